@@ -1,0 +1,142 @@
+"""The public domain and the validation of input points (DESIGN.md: the domain is public input).
+
+Bounds are never derived from the data silently: the user declares them (or picks a sample's
+declared domain, or the world). Points outside are clipped onto the boundary or dropped, and the
+count is reported; rows with NaN/inf are refused with a count unless the caller asks to drop them.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+OUTSIDE_MODES = ("drop", "clip")
+NONFINITE_MODES = ("error", "drop")
+
+
+@dataclass(frozen=True)
+class Domain:
+    """Axis-aligned public bounds [xmin, xmax] x [ymin, ymax] (e.g. longitude x latitude)."""
+
+    xmin: float
+    ymin: float
+    xmax: float
+    ymax: float
+
+    def __post_init__(self) -> None:
+        vals = (self.xmin, self.ymin, self.xmax, self.ymax)
+        if not all(isinstance(v, (int, float, np.floating, np.integer)) and math.isfinite(v) for v in vals):
+            raise ValueError(f"Domain bounds must be finite numbers (got {vals})")
+        if not (self.xmin < self.xmax and self.ymin < self.ymax):
+            raise ValueError(
+                f"Domain needs xmin < xmax and ymin < ymax (got x [{self.xmin}, {self.xmax}], "
+                f"y [{self.ymin}, {self.ymax}])")
+        for name in ("xmin", "ymin", "xmax", "ymax"):
+            object.__setattr__(self, name, float(getattr(self, name)))
+
+    @classmethod
+    def world(cls) -> "Domain":
+        """Longitude [-180, 180] x latitude [-90, 90]."""
+        return cls(-180.0, -90.0, 180.0, 90.0)
+
+    @property
+    def width(self) -> float:
+        return self.xmax - self.xmin
+
+    @property
+    def height(self) -> float:
+        return self.ymax - self.ymin
+
+    @property
+    def area(self) -> float:
+        return self.width * self.height
+
+    def as_rect(self) -> np.ndarray:
+        return np.array([self.xmin, self.ymin, self.xmax, self.ymax])
+
+    def contains(self, xy: np.ndarray) -> np.ndarray:
+        """Boolean mask of points inside the closed domain."""
+        return ((xy[:, 0] >= self.xmin) & (xy[:, 0] <= self.xmax)
+                & (xy[:, 1] >= self.ymin) & (xy[:, 1] <= self.ymax))
+
+
+@dataclass(frozen=True)
+class PointSet:
+    """Points inside the domain plus what validation did to the input (reported in releases)."""
+
+    xy: np.ndarray          # (n, 2) float64, a new array: the caller's input is never modified
+    n_input: int
+    n_nonfinite: int        # rows with NaN/inf that were dropped (only with nonfinite="drop")
+    n_outside: int          # rows outside the domain
+    outside: str            # "drop" or "clip": what happened to them
+
+    @property
+    def n(self) -> int:
+        return int(self.xy.shape[0])
+
+    def report(self) -> dict:
+        return {"rows_in": self.n_input, "rows_nonfinite_dropped": self.n_nonfinite,
+                "rows_outside_domain": self.n_outside, "outside_rows": self.outside + "ped"
+                if self.outside == "drop" else "clipped to the boundary", "rows_used": self.n}
+
+
+def as_points(points) -> np.ndarray:
+    """Coerce input to a float (n, 2) array without touching the caller's object."""
+    try:
+        arr = np.array(points, dtype=float, copy=True)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"points must be numeric with shape (n, 2): {exc}") from None
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"points must have shape (n, 2) as [x, y] rows (got shape {arr.shape})")
+    return arr
+
+
+def prepare_points(points, domain: Domain, outside: str = "drop", nonfinite: str = "error") -> PointSet:
+    """Validate points against a public domain.
+
+    ``outside``: "drop" (default) removes points outside the domain, "clip" moves them onto
+    its boundary; either way the count is reported. ``nonfinite``: "error" (default) refuses rows
+    with NaN/inf with their count, "drop" removes them and reports the count.
+    """
+    if not isinstance(domain, Domain):
+        raise ValueError("domain must be a psdviz Domain(xmin, ymin, xmax, ymax) declared by the user")
+    if outside not in OUTSIDE_MODES:
+        raise ValueError(f"outside must be one of {OUTSIDE_MODES} (got {outside!r})")
+    if nonfinite not in NONFINITE_MODES:
+        raise ValueError(f"nonfinite must be one of {NONFINITE_MODES} (got {nonfinite!r})")
+    xy = as_points(points)
+    n_input = xy.shape[0]
+    if n_input == 0:
+        raise ValueError("no points given: the input is empty (need at least 1 row of [x, y])")
+    finite = np.isfinite(xy).all(axis=1)
+    n_bad = int(n_input - finite.sum())
+    if n_bad and nonfinite == "error":
+        raise ValueError(f"{n_bad} of {n_input} rows contain NaN or inf; remove them or pass nonfinite='drop'")
+    xy = xy[finite]
+    inside = domain.contains(xy)
+    n_out = int(xy.shape[0] - inside.sum())
+    if outside == "drop":
+        xy = xy[inside]
+    else:
+        np.clip(xy[:, 0], domain.xmin, domain.xmax, out=xy[:, 0])
+        np.clip(xy[:, 1], domain.ymin, domain.ymax, out=xy[:, 1])
+    if xy.shape[0] == 0:
+        raise ValueError(
+            f"none of the {n_input} points lies inside the domain x [{domain.xmin}, {domain.xmax}], "
+            f"y [{domain.ymin}, {domain.ymax}]: check the bounds or the column order (lon, lat)")
+    return PointSet(np.ascontiguousarray(xy), n_input, n_bad, n_out, outside)
+
+
+def validate_rects(rects) -> np.ndarray:
+    """Query rectangles as a (k, 4) float array [xmin, ymin, xmax, ymax] with xmin <= xmax, ymin <= ymax."""
+    arr = np.array(rects, dtype=float, copy=True)
+    if arr.ndim == 1 and arr.size == 4:
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.shape[1] != 4:
+        raise ValueError(f"rects must have shape (k, 4) as [xmin, ymin, xmax, ymax] (got {arr.shape})")
+    if not np.isfinite(arr).all():
+        raise ValueError("rects contain NaN or inf")
+    if (arr[:, 2] < arr[:, 0]).any() or (arr[:, 3] < arr[:, 1]).any():
+        raise ValueError("each rect needs xmin <= xmax and ymin <= ymax")
+    return arr

@@ -1,0 +1,67 @@
+"""The privacy ledger: every noisy quantity says what it cost (DESIGN.md privacy rules).
+
+Each :class:`Spend` is one step of the *sequential* composition along a root-to-leaf path (for
+example "noisy counts at depth 3"); the nodes inside one step cover disjoint regions, so they
+compose in parallel and cost the step's epsilon once. The ledger total is therefore the
+worst-case path cost, and it must never exceed the epsilon the user asked for.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class Spend:
+    """One step of sequential composition."""
+
+    what: str            # e.g. "count", "median", "N estimate", "split decisions"
+    epsilon: float       # cost of this step along any path
+    mechanism: str       # e.g. "geometric", "laplace", "exponential", "smooth sensitivity"
+    level: int | None = None   # tree depth, if the step is one tree level
+    nodes: int = 1       # how many disjoint regions were measured in this step
+    sensitivity: float = 1.0
+    delta: float = 0.0
+    note: str = ""
+
+
+@dataclass
+class Ledger:
+    """What epsilon went where; :meth:`total` is the worst-case path cost."""
+
+    budget: float
+    spends: list[Spend] = field(default_factory=list)
+
+    def spend(self, what: str, epsilon: float, mechanism: str, **kw) -> Spend:
+        """Record a step; refuses to go over the budget."""
+        if epsilon < 0:
+            raise ValueError(f"a spend cannot be negative (got {epsilon})")
+        item = Spend(what, float(epsilon), mechanism, **kw)
+        if self.total() + item.epsilon > self.budget * (1 + TOLERANCE) + TOLERANCE:
+            raise ValueError(
+                f"spending {epsilon:g} on {what!r} would exceed the budget {self.budget:g} "
+                f"(already spent {self.total():g})")
+        self.spends.append(item)
+        return item
+
+    def total(self) -> float:
+        return float(sum(s.epsilon for s in self.spends))
+
+    def delta(self) -> float:
+        return float(sum(s.delta for s in self.spends))
+
+    def remaining(self) -> float:
+        return max(0.0, self.budget - self.total())
+
+    def by_level(self, what: str | None = None) -> dict[int, float]:
+        """Epsilon per tree depth (optionally for one kind of spend)."""
+        out: dict[int, float] = {}
+        for s in self.spends:
+            if s.level is not None and (what is None or s.what == what):
+                out[s.level] = out.get(s.level, 0.0) + s.epsilon
+        return out
+
+    def records(self) -> list[dict]:
+        """Plain dicts, one per spend (for tables and JSON reports)."""
+        return [asdict(s) for s in self.spends]

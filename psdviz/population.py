@@ -1,0 +1,38 @@
+"""The number of points N: private unless declared public (DESIGN.md privacy rules).
+
+Grid sizes (Qardaji et al.) and tree sizes need N. Either the user declares a public value
+(``n_public``), or a stated slice ``n_fraction`` of epsilon buys a noisy count of all points
+(sensitivity 1), recorded in the ledger. The release says which was used.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .ledger import Ledger
+from .noise import geometric_noise
+from .rng import Randomness
+from .validation import check_fraction
+
+DEFAULT_N_FRACTION = 0.05
+
+
+@dataclass(frozen=True)
+class PopulationSize:
+    value: float          # the N used in formulas (>= 1)
+    source: str           # "declared public" or "estimated with epsilon ..."
+    epsilon: float        # budget spent on it (0 if public)
+
+
+def resolve_n(n_true: int, epsilon: float, rnd: Randomness, ledger: Ledger,
+              n_public: int | None = None, n_fraction: float = DEFAULT_N_FRACTION) -> PopulationSize:
+    """N for formulas: the declared public value, or a noisy count bought with n_fraction * epsilon."""
+    if n_public is not None:
+        if isinstance(n_public, bool) or not float(n_public).is_integer() or n_public < 1:
+            raise ValueError(f"n_public must be a positive integer (got {n_public!r})")
+        return PopulationSize(float(n_public), "declared public by the user", 0.0)
+    frac = check_fraction(n_fraction, "n_fraction")
+    eps_n = frac * epsilon
+    ledger.spend("N estimate", eps_n, "geometric", nodes=1,
+                 note="noisy total count used only to size the structure")
+    noisy = n_true + int(geometric_noise(rnd.rng, 1, eps_n)[0])
+    return PopulationSize(float(max(noisy, 1)), f"estimated with epsilon {eps_n:g} ({frac:.0%} of the budget)", eps_n)

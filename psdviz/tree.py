@@ -1,0 +1,112 @@
+"""Trees as flat arrays (DESIGN.md "Trees as flat arrays").
+
+One row per node, nodes stored level by level (breadth first), the children of a node stored
+contiguously: ``first_child[v] .. first_child[v] + n_children[v]``. Rectangles of siblings may
+overlap (Hilbert R-tree); counts always partition the points.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+# Memory cap on nodes: about 12 float/int arrays per node, so 6M nodes is roughly 0.6 GB.
+MAX_NODES = 6_000_000
+
+
+def check_node_count(n_nodes: int, what: str) -> None:
+    """Refuse trees larger than :data:`MAX_NODES` with a message naming the limit."""
+    if n_nodes > MAX_NODES:
+        raise ValueError(
+            f"{what} would have {n_nodes:,} nodes, above the memory cap of {MAX_NODES:,} nodes; "
+            "choose a smaller height or grid size")
+
+
+@dataclass
+class FlatTree:
+    """Node arrays of a spatial decomposition.
+
+    ``noisy`` holds released noisy counts (NaN where a node was not measured, epsilon 0);
+    ``count_eps`` the epsilon of each node's count; ``split_eps`` the epsilon spent choosing the
+    node's split (medians etc.); ``est`` the published estimate after post-processing.
+    """
+
+    rect: np.ndarray          # (n, 4) float64: x0, y0, x1, y1
+    depth: np.ndarray         # (n,) int16
+    parent: np.ndarray        # (n,) int64, -1 for the root
+    first_child: np.ndarray   # (n,) int64, -1 for leaves
+    n_children: np.ndarray    # (n,) int32
+    noisy: np.ndarray         # (n,) float64
+    count_eps: np.ndarray     # (n,) float64
+    split_eps: np.ndarray     # (n,) float64
+    est: np.ndarray = field(default=None)  # (n,) float64
+    noise_var: np.ndarray = field(default=None)  # (n,) variance of each noisy count (inf if unmeasured)
+
+    def __post_init__(self) -> None:
+        if self.est is None:
+            self.est = self.noisy.copy()
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.depth.shape[0])
+
+    @property
+    def height(self) -> int:
+        return int(self.depth.max())
+
+    @property
+    def is_leaf(self) -> np.ndarray:
+        return self.n_children == 0
+
+    def level_bounds(self) -> np.ndarray:
+        """Start offsets of each depth (nodes are stored level by level), length height + 2."""
+        return np.searchsorted(self.depth, np.arange(self.height + 2))
+
+    def leaf_index(self) -> np.ndarray:
+        return np.flatnonzero(self.is_leaf)
+
+    def subtree_sum(self, values: np.ndarray) -> np.ndarray:
+        """Sum of ``values`` given at leaves over every subtree (bottom-up, one pass per level)."""
+        out = np.where(self.is_leaf, values, 0.0).astype(float)
+        bounds = self.level_bounds()
+        for d in range(self.height, 0, -1):
+            lo, hi = bounds[d], bounds[d + 1]
+            out += np.bincount(self.parent[lo:hi], weights=out[lo:hi], minlength=self.n_nodes)
+        return out
+
+    def path_epsilons(self) -> np.ndarray:
+        """Per leaf, the sum of count and split epsilons along its root-to-leaf path."""
+        total = self.count_eps + self.split_eps
+        acc = total.copy()
+        bounds = self.level_bounds()
+        for d in range(1, self.height + 1):
+            lo, hi = bounds[d], bounds[d + 1]
+            acc[lo:hi] += acc[self.parent[lo:hi]]
+        return acc[self.is_leaf]
+
+    def take(self, keep: np.ndarray) -> "FlatTree":
+        """The sub-forest of kept nodes (a kept node's parent must be kept); re-indexed."""
+        keep = np.asarray(keep, dtype=bool)
+        new_id = np.cumsum(keep) - 1
+        old = np.flatnonzero(keep)
+        parent = self.parent[old]
+        parent = np.where(parent >= 0, new_id[np.maximum(parent, 0)], -1)
+        n_children = np.bincount(parent[parent >= 0], minlength=old.size).astype(np.int32)
+        first_child = np.full(old.size, -1, dtype=np.int64)
+        has = parent >= 0
+        # children are contiguous and in parent order, so the first occurrence is the first child
+        uniq, first = np.unique(parent[has], return_index=True)
+        first_child[uniq] = np.flatnonzero(has)[first]
+        return replace(self, rect=self.rect[old], depth=self.depth[old], parent=parent,
+                       first_child=first_child, n_children=n_children, noisy=self.noisy[old],
+                       count_eps=self.count_eps[old], split_eps=self.split_eps[old],
+                       est=self.est[old], noise_var=None if self.noise_var is None else self.noise_var[old])
+
+
+def children_of(first_child: np.ndarray, n_children: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised expansion: (position of the parent in ``nodes``, child id) for every child."""
+    counts = n_children[nodes]
+    owner = np.repeat(np.arange(nodes.size), counts)
+    starts = np.repeat(first_child[nodes], counts)
+    offs = np.arange(owner.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    return owner, starts + offs
