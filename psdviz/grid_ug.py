@@ -17,7 +17,8 @@ from .ledger import Ledger
 from .measure import measure_counts
 from .population import DEFAULT_N_FRACTION, resolve_n
 from .pyramid import Pyramid
-from .quadtree import leaf_cells, leaf_variance_fn
+from .complete_tree import leaf_variance_fn
+from .quadtree import leaf_cells
 from .release import Release
 from .rng import Randomness
 from .tree import FlatTree, check_node_count

@@ -14,9 +14,7 @@ from .budget import level_epsilons
 from .domain import Domain, PointSet
 from .ledger import Ledger
 from .measure import measure_counts
-from .ols import ols_coefficients, ols_estimate
-from .prune import prune_tree
-from .pyramid import Pyramid
+from .complete_tree import finish_complete_tree
 from .release import Release
 from .rng import Randomness
 from .tree import FlatTree, check_node_count
@@ -89,74 +87,5 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     tree = FlatTree(noisy=np.concatenate(noisy), noise_var=np.concatenate(var),
                     count_eps=eps[s["depth"]], split_eps=np.zeros(s["depth"].size), **s)
     params = {"height": height, "budget": budget, "postprocess": bool(postprocess), "prune": prune}
-    return finish_quad_like(tree, eps, 4, ps, domain, ledger, rnd, "quadtree", params,
+    return finish_complete_tree(tree, eps, 4, ps, domain, ledger, rnd, "quadtree", params,
                             grid=morton_grid_ids(height), postprocess=postprocess, prune=prune)
-
-
-def finish_quad_like(tree: FlatTree, eps: np.ndarray, fanout: int, ps: PointSet, domain: Domain,
-                     ledger: Ledger, rnd: Randomness, method: str, params: dict, *,
-                     grid: np.ndarray | None, postprocess: bool, prune: float | None,
-                     private: bool = True) -> Release:
-    """Shared tail of complete-tree builders: OLS, pruning, fast query index, Release."""
-    full = tree
-    consistent = bool(postprocess or (eps[:-1] == 0).all())
-    if postprocess:
-        tree.est = ols_estimate(tree, eps, fanout)
-    elif consistent:  # leaf-only budget: internal estimates are sums of noisy leaves
-        tree.est = tree.subtree_sum(tree.noisy)
-    kept = None
-    if prune is not None:
-        tree, kept = prune_tree(tree, prune, use_estimate=consistent)
-    pyramid = None
-    if grid is not None and kept is None:
-        lo = tree.level_bounds()
-        levels = [tree.height] if consistent else [d for d in range(tree.height + 1) if eps[d] > 0]
-        vals = tree.est if consistent else tree.noisy
-        pyramid = Pyramid.from_grids(domain, [vals[lo[d]:lo[d + 1]][_grid_at(grid, tree.height - d)]
-                                              for d in levels])
-    if postprocess:
-        var_fn = ols_variance_fn(full, eps, fanout, kept)
-    elif consistent:
-        var_fn = leaf_variance_fn(full, kept)
-    else:
-        var_fn = None
-    return Release(method, params, domain, tree, ledger, rnd, ps.report(), consistent,
-                   private=private, pyramid=pyramid, leaf_variance=var_fn)
-
-
-def _full_leaf_weights(full: FlatTree, kept: np.ndarray | None, w: np.ndarray) -> np.ndarray:
-    """Weights on the full tree's leaves for weights given on a (possibly pruned) tree's leaves."""
-    bounds = full.level_bounds()
-    if kept is None:
-        return w[bounds[full.height]:]
-    big = np.zeros((full.n_nodes, w.shape[1]))
-    big[kept] = w
-    for d in range(1, full.height + 1):
-        lo, hi = bounds[d], bounds[d + 1]
-        big[lo:hi] += big[full.parent[lo:hi]]
-    return big[bounds[full.height]:]
-
-
-def ols_variance_fn(full: FlatTree, eps: np.ndarray, fanout: int, kept: np.ndarray | None):
-    """Variance of sums of OLS leaf estimates: sum_v Var(Y_v) c_v^2 with c from the OLS adjoint."""
-    finite = np.isfinite(full.noise_var)
-
-    def fn(w: np.ndarray) -> np.ndarray:
-        coef = ols_coefficients(full, eps, fanout, _full_leaf_weights(full, kept, w))
-        return (coef[finite] ** 2 * full.noise_var[finite, None]).sum(axis=0)
-    return fn
-
-
-def leaf_variance_fn(full: FlatTree, kept: np.ndarray | None):
-    """Variance of sums of independent noisy leaf counts."""
-    leaf_var = full.noise_var[full.level_bounds()[full.height]:]
-
-    def fn(w: np.ndarray) -> np.ndarray:
-        return (_full_leaf_weights(full, kept, w) ** 2 * leaf_var[:, None]).sum(axis=0)
-    return fn
-
-
-def _grid_at(leaf_grid: np.ndarray, up: int) -> np.ndarray:
-    """Position-within-level ids of the grid ``up`` levels above the leaves (Morton order)."""
-    g = leaf_grid[:: 1 << up, :: 1 << up] if up else leaf_grid
-    return g >> (2 * up)
