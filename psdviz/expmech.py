@@ -17,7 +17,9 @@ def gumbel_max(rng: np.random.Generator, log_weights: np.ndarray) -> int:
     lw = np.asarray(log_weights, dtype=float)
     if lw.ndim != 1 or lw.size == 0 or not np.isfinite(lw).any():
         raise ValueError("exponential mechanism needs at least one candidate with a finite score")
-    return int(np.argmax(lw + rng.gumbel(size=lw.shape)))
+    # shift by the largest finite score (does not change the law) so that Gumbel noise of order 1
+    # is not lost to rounding when scores are huge (e.g. 1e17 + g == 1e17 in float64)
+    return int(np.argmax((lw - lw[np.isfinite(lw)].max()) + rng.gumbel(size=lw.shape)))
 
 
 def gumbel_max_rows(rng: np.random.Generator, log_weights: np.ndarray) -> np.ndarray:
@@ -27,7 +29,8 @@ def gumbel_max_rows(rng: np.random.Generator, log_weights: np.ndarray) -> np.nda
         raise ValueError("gumbel_max_rows needs a non-empty 2-D array")
     if not np.isfinite(lw).any(axis=1).all():
         raise ValueError("every row needs at least one candidate with a finite score")
-    return np.argmax(lw + rng.gumbel(size=lw.shape), axis=1)
+    top = np.max(np.where(np.isfinite(lw), lw, -np.inf), axis=1, keepdims=True)
+    return np.argmax((lw - top) + rng.gumbel(size=lw.shape), axis=1)
 
 
 def exponential_interval(rng: np.random.Generator, edges: np.ndarray, scores: np.ndarray,

@@ -29,4 +29,12 @@ def prune_mask(tree: FlatTree, threshold: float, use_estimate: bool = True) -> n
 def prune_tree(tree: FlatTree, threshold: float, use_estimate: bool = True) -> tuple[FlatTree, np.ndarray]:
     """The pruned tree and, for each of its nodes, the id it had in ``tree``."""
     keep = prune_mask(tree, threshold, use_estimate)
-    return tree.take(keep), np.flatnonzero(keep)
+    kept = np.flatnonzero(keep)
+    below = tree.below_epsilons()
+    small = tree.take(keep)
+    # new leaves keep the cost of the measurements that were cut below them (ledger stays exact)
+    extra = np.where(small.is_leaf & ~tree.is_leaf[kept], below[kept], 0.0)
+    if tree.pruned_eps is not None:
+        extra = extra + tree.pruned_eps[kept]
+    small.pruned_eps = extra
+    return small, kept

@@ -41,6 +41,9 @@ class FlatTree:
     split_eps: np.ndarray     # (n,) float64
     est: np.ndarray = field(default=None)  # (n,) float64
     noise_var: np.ndarray = field(default=None)  # (n,) variance of each noisy count (inf if unmeasured)
+    # (n,) epsilon spent on descendants that pruning removed (their measurements shaped this node's
+    # estimate and the pruning decision), so path_epsilons() stays the full cost on a pruned tree
+    pruned_eps: np.ndarray = field(default=None)
 
     def __post_init__(self) -> None:
         if self.est is None:
@@ -77,7 +80,7 @@ class FlatTree:
     def path_epsilons(self) -> np.ndarray:
         """Per leaf, the sum of count and split epsilons along its root-to-leaf path."""
         total = self.count_eps + self.split_eps
-        acc = total.copy()
+        acc = total + (0.0 if self.pruned_eps is None else self.pruned_eps)
         bounds = self.level_bounds()
         for d in range(1, self.height + 1):
             lo, hi = bounds[d], bounds[d + 1]
@@ -100,7 +103,18 @@ class FlatTree:
         return replace(self, rect=self.rect[old], depth=self.depth[old], parent=parent,
                        first_child=first_child, n_children=n_children, noisy=self.noisy[old],
                        count_eps=self.count_eps[old], split_eps=self.split_eps[old],
-                       est=self.est[old], noise_var=None if self.noise_var is None else self.noise_var[old])
+                       est=self.est[old], noise_var=None if self.noise_var is None else self.noise_var[old],
+                       pruned_eps=None if self.pruned_eps is None else self.pruned_eps[old])
+
+    def below_epsilons(self) -> np.ndarray:
+        """Per node, the largest count + split epsilon along a path from a child down to a leaf."""
+        below = np.zeros(self.n_nodes)
+        step = self.count_eps + self.split_eps
+        bounds = self.level_bounds()
+        for d in range(self.height, 0, -1):
+            lo, hi = bounds[d], bounds[d + 1]
+            np.maximum.at(below, self.parent[lo:hi], step[lo:hi] + below[lo:hi])
+        return below
 
 
 def children_of(first_child: np.ndarray, n_children: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
