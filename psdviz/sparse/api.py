@@ -1,0 +1,154 @@
+"""``summarize(table, epsilon, method, seed, **params)``: the entry point of psdviz.sparse.
+
+Methods (ICDT'12): "filter" (section 2.2), "threshold" (section 2.3), "priority" (section 2.3),
+"filter-priority" (section 2.4; two-sided filter then priority sampling), and "geometric", the
+full geometric mechanism (the laborious baseline, size-limited). ``dyadic=True`` summarises the
+dyadic-range transform instead (section 3), ``consistency=True`` adds its consistency check
+(filter and filter-priority only, as the paper advocates).
+
+Privacy: M' = M + two-sided geometric noise with a = exp(-epsilon_counts / sensitivity) for all
+cells (implicitly for the zero cells); filtering and sampling are post-processing of M' (section
+2.1), so the release costs epsilon_counts (+ the optional statistics slice, see :mod:`.params`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ledger import Ledger
+from ..noise import geometric_noise
+from ..rng import make_randomness
+from ..validation import check_epsilon, check_int
+from .dyadic import consistent, dyadic_transform
+from .laborious import check_laborious, geometric_table
+from .params import table_stats, tau_for_size, theta_for_size
+from .release import SparseRelease
+from .shortcut import Summary, filter_summary, priority_summary, threshold_summary, top_priorities
+from .table import SparseTable
+from .zero_law import alpha_of
+
+METHODS = ("filter", "threshold", "priority", "filter-priority", "geometric")
+_OWN = {"filter": {"theta", "target_size", "two_sided"}, "threshold": {"tau", "target_size"},
+        "priority": {"size"}, "filter-priority": {"theta", "size"}, "geometric": set()}
+_COMMON = {"dyadic", "consistency", "stats", "stats_fraction", "sensitivity"}
+THETA_MAX = 10 ** 9
+
+
+def method_parameters(method: str) -> tuple[str, ...]:
+    if method not in METHODS:
+        raise ValueError(f"unknown sparse method {method!r}; choose one of {METHODS}")
+    return tuple(sorted(_OWN[method] | _COMMON))
+
+
+def _needs_stats(method: str, p: dict) -> bool:
+    return {"filter": p.get("theta") is None, "threshold": p.get("tau") is None,
+            "priority": p.get("size") is None,
+            "filter-priority": p.get("theta") is None or p.get("size") is None,
+            "geometric": False}[method]
+
+
+def _check_params(table, method: str, params: dict) -> None:
+    if not isinstance(table, SparseTable):
+        raise ValueError("table must be a psdviz.sparse.SparseTable (see make_table, contingency_table, grid_table)")
+    allowed = set(method_parameters(method))
+    unknown = sorted(set(params) - allowed)
+    if unknown:
+        raise ValueError(f"method {method!r} has no parameter(s) {unknown}; its parameters are {sorted(allowed)}")
+    if params.get("consistency") and not (params.get("dyadic") and method in ("filter", "filter-priority")):
+        raise ValueError("consistency=True needs dyadic=True and method 'filter' or 'filter-priority' "
+                         "(paper section 3 does not advocate it for pure sampling)")
+
+
+def summarize(table: SparseTable, epsilon: float, method: str = "filter-priority", seed=None,
+              **params) -> SparseRelease:
+    """A private summary of a sparse count table; see the module docstring for the methods."""
+    _check_params(table, method, params)
+    epsilon = check_epsilon(epsilon)
+    sens = float(params.get("sensitivity", 1.0))
+    if not sens > 0:
+        raise ValueError(f"sensitivity must be > 0 (got {sens!r})")
+    rnd = make_randomness(seed)
+    ledger = Ledger(epsilon)
+    stats = None
+    if _needs_stats(method, params):
+        stats = table_stats(table, epsilon, rnd, ledger, params.get("stats", "noisy"),
+                            params.get("stats_fraction", 0.05))
+    eps_counts = epsilon - (stats.epsilon if stats else 0.0)
+    dx = None
+    target = table
+    if params.get("dyadic", False):
+        target, dx = dyadic_transform(table)
+        sens = sens * dx.sensitivity
+    alpha = alpha_of(eps_counts, sens)
+    ledger.spend("noisy counts of all cells" + (" and dyadic nodes" if dx else ""), eps_counts, "geometric",
+                 nodes=target.m, sensitivity=sens,
+                 note="zero cells are noised implicitly (shortcut of ICDT'12 section 2); one node per level"
+                 if dx else "zero cells are noised implicitly (shortcut of ICDT'12 section 2)")
+    resolved = {"alpha": alpha, "sensitivity": sens, "epsilon_counts": eps_counts,
+                "dyadic": dx is not None, "consistency": bool(params.get("consistency", False)),
+                "stats": stats.source if stats else "not needed"}
+    summ = _run(method, target, rnd.rng, alpha, eps_counts, sens, params, stats, dx)
+    if method != "geometric":
+        ledger.spend(f"{method} summary", 0.0, "post-processing",
+                     note="filtering / sampling of the noisy table is post-processing (section 2.1)")
+    resolved.update(summ.params)
+    layout = {k: v for k, v in table.layout.items() if k != "points"}
+    return SparseRelease(method, resolved, table.m, summ.indices, summ.values, summ.weights, ledger, rnd,
+                         layout, dx, [rnd.mode])
+
+
+def _run(method, target, rng, alpha, eps, sens, p, stats, dx) -> Summary:
+    if method == "geometric":
+        check_laborious(target.m)
+        noisy = geometric_table(rng, target, eps, sens)
+        idx = np.arange(target.m, dtype=np.int64)
+        return Summary(idx, noisy, noisy.astype(float), {})
+    noisy = target.counts + geometric_noise(rng, target.n, eps, sens)
+    n_est = stats.n if stats else None
+    if method == "filter":
+        two = p.get("two_sided", True)
+        if not isinstance(two, (bool, np.bool_)):
+            raise ValueError(f"two_sided must be True or False (got {two!r})")
+        theta = _theta(p, alpha, target.m, n_est, two)
+        summ = filter_summary(rng, target.indices, noisy, target.m, alpha, theta, bool(two))
+        if p.get("consistency"):
+            keep = consistent(dx, summ.indices)
+            summ = Summary(summ.indices[keep], summ.values[keep], summ.weights[keep], summ.params)
+        return summ
+    if method == "threshold":
+        tau = p.get("tau")
+        if tau is None:
+            t = _target(p, n_est)
+            tau = tau_for_size(alpha, t, stats.l1 * (dx.sensitivity if dx else 1), target.m)
+        elif not (isinstance(tau, (int, float, np.integer, np.floating)) and np.isfinite(tau) and tau > 0):
+            raise ValueError(f"tau must be a finite number > 0 (got {tau!r})")
+        return threshold_summary(rng, target.indices, noisy, target.m, alpha, float(tau))
+    s = p.get("size")
+    s = max(1, int(round(n_est))) if s is None else s
+    s = check_int(s, "size", 1, max(target.m - 1, 1))
+    if method == "priority":
+        return priority_summary(rng, target.indices, noisy, target.m, alpha, s)
+    theta = p.get("theta")
+    theta = max(1, int(round(stats.l1 / stats.n / 2))) if theta is None else check_int(theta, "theta", 1, THETA_MAX)
+    if not p.get("consistency"):
+        return priority_summary(rng, target.indices, noisy, target.m, alpha, s, theta)
+    filt = filter_summary(rng, target.indices, noisy, target.m, alpha, theta, True)
+    keep = consistent(dx, filt.indices)
+    idx, val, tau_s = top_priorities(rng, filt.indices[keep], filt.values[keep], s)
+    wts = np.sign(val) * np.maximum(np.abs(val), tau_s)
+    return Summary(idx, val, wts.astype(float), {"size": s, "theta": theta, "tau_s": tau_s})
+
+
+def _target(p: dict, n_est) -> float:
+    t = p.get("target_size")
+    if t is None:
+        return float(n_est)
+    return float(check_int(t, "target_size", 1, 10 ** 12))
+
+
+def _theta(p: dict, alpha: float, m: int, n_est, two_sided: bool) -> int:
+    theta = p.get("theta")
+    if theta is not None:
+        if p.get("target_size") is not None:
+            raise ValueError("give either theta or target_size, not both")
+        return check_int(theta, "theta", 1, THETA_MAX)
+    return theta_for_size(alpha, _target(p, n_est), m - n_est, two_sided)

@@ -1,0 +1,145 @@
+"""What happens to a cell whose true count is 0: pass probability and conditional value.
+
+ICDT'12 Remark 1: every zero cell gets the same two-sided geometric noise nu, P(nu = x) =
+(1 - a)/(1 + a) a^|x|, so it enters the summary with one probability p and, given that it did,
+its value has one conditional law. All methods of the paper are instances of one weight
+
+    w(nu) = [pass the filter] * min(|nu| / tau, 1)
+
+- one-sided high-pass filter (section 2.2, Algorithm Filter): nu >= theta, no sampling;
+- two-sided filter (appendix C.1): |nu| >= theta;
+- threshold sampling (section 2.3, appendix C.2): theta = 0, sampling threshold tau;
+- filter + threshold (section 2.4, appendix C.4): |nu| >= theta, then tau.
+
+With v0 = max(theta, 1) (nu = 0 has weight 0 when sampling; the paper requires theta >= 1 for the
+filters) and T = floor(tau), the pass probability is
+
+    p = c (1 - a)/(1 + a) [ sum_{v=v0..T} (v / tau) a^v + sum_{v >= max(v0, T+1)} a^v ]
+
+with c = 2 for two-sided laws, 1 for the one-sided filter. For integer tau this is exactly the
+paper's p_theta = a^theta / (1 + a) (one-sided), 2 a^theta / (1 + a) (two-sided), p_tau (C.2) and
+p_{theta,tau} (C.4); for a non-integer tau it is the same sum with floor(tau) (the paper's
+derivation assumes an integer tau; our reading sums the exact series). The closed forms of the
+paper are in :func:`paper_p_theta` etc. and the tests check both against brute-force sums.
+
+Values are drawn from the conditional law P(|nu| = v | pass) proportional to min(v/tau, 1) a^v
+(sign uniform for two-sided laws) as a two-part mixture instead of the paper's four-piece CDF
+inversion: the tail part (weight 1) is ``start + geometric``, exactly the CDF
+1 - a^(x - theta + 1) of appendix C.1; the body part (v0 <= v <= T, weight v / tau) is inverted
+from a cumulative table over v. The table is cut where a^(v - v0) < e^-60 (a relative mass below
+1e-24, far below float resolution), and refused (ValueError) if it would exceed TABLE_MAX entries.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+TABLE_MAX = 20_000_000
+CUT_LOG = 60.0
+
+
+def alpha_of(epsilon: float, sensitivity: float = 1.0) -> float:
+    """a = exp(-epsilon / sensitivity), the geometric mechanism's parameter (section 2.1)."""
+    return math.exp(-epsilon / sensitivity)
+
+
+def _g(a: float, x: int) -> float:
+    """sum_{v=0..x} v a^v = a (1 - (x+1) a^x + x a^(x+1)) / (1-a)^2  (appendix C.2, eq. 2)."""
+    if x <= 0:
+        return 0.0
+    return a * (1.0 - (x + 1) * a ** x + x * a ** (x + 1)) / (1.0 - a) ** 2
+
+
+def _vsum(a: float, lo: int, hi: int) -> float:
+    """sum_{v=lo..hi} v a^v = a^lo [lo (1 - a^(J+1)) / (1-a) + g(J)], J = hi - lo.
+
+    Written from a^lo so that no two large, nearly equal partial sums are subtracted.
+    """
+    if hi < lo:
+        return 0.0
+    span = hi - lo
+    return a ** lo * (lo * (1.0 - a ** (span + 1)) / (1.0 - a) + _g(a, span))
+
+
+@dataclass(frozen=True)
+class ZeroLaw:
+    """Fate of a zero cell under filter ``theta`` (0: none), sampling ``tau`` (None: none)."""
+
+    alpha: float
+    theta: int = 0
+    tau: float | None = None
+    two_sided: bool = True
+
+    @property
+    def v0(self) -> int:
+        return max(int(self.theta), 1)
+
+    @property
+    def body_end(self) -> int:
+        """Last magnitude with weight v/tau < 1 (v0 - 1 when there is no such magnitude)."""
+        if self.tau is None:
+            return self.v0 - 1
+        return max(int(math.floor(self.tau)), self.v0 - 1)
+
+    def pass_probability(self) -> float:
+        """p: chance that a zero cell ends up in the summary (closed form, see module doc)."""
+        a, v0, t_end = self.alpha, self.v0, self.body_end
+        if a <= 0.0:
+            return 0.0
+        tail_start = max(v0, t_end + 1)
+        tail = a ** tail_start / (1.0 - a)
+        body = _vsum(a, v0, t_end) / self.tau if t_end >= v0 else 0.0
+        side = 2.0 if self.two_sided else 1.0
+        return min(1.0, side * (1.0 - a) / (1.0 + a) * (body + tail))
+
+    def _body_table(self) -> np.ndarray:
+        """Cumulative masses (scaled by a^-v0) of magnitudes v0..end with weight v/tau."""
+        a, v0, t_end = self.alpha, self.v0, self.body_end
+        span = t_end - v0 + 1
+        if span <= 0 or a <= 0.0:
+            return np.empty(0)
+        cut = span if a >= 1.0 else min(span, int(CUT_LOG / -math.log(a)) + 1)
+        if cut > TABLE_MAX:
+            raise ValueError(f"epsilon/sensitivity is too small for the sampling threshold tau={self.tau:g} "
+                             f"(value table of {cut} entries > {TABLE_MAX}); raise epsilon or lower tau")
+        j = np.arange(cut, dtype=float)
+        return np.cumsum((v0 + j) / self.tau * np.exp(j * math.log(a)))
+
+    def sample_values(self, rng: np.random.Generator, k: int) -> np.ndarray:
+        """k values of M'(i) for zero cells conditioned on being kept (exact law, see module doc)."""
+        if k == 0:
+            return np.empty(0, dtype=np.int64)
+        a, v0 = self.alpha, self.v0
+        table = self._body_table()
+        tail_start = max(v0, self.body_end + 1)
+        tail_mass = a ** (tail_start - v0) / (1.0 - a)      # scaled by a^-v0, like the table
+        body_mass = float(table[-1]) if table.size else 0.0
+        in_body = rng.random(k) * (body_mass + tail_mass) < body_mass
+        mag = np.empty(k, dtype=np.int64)
+        nb = int(in_body.sum())
+        if nb:
+            u = rng.random(nb) * body_mass
+            mag[in_body] = v0 + np.minimum(np.searchsorted(table, u, side="right"), table.size - 1)
+        nt = k - nb
+        if nt:
+            mag[~in_body] = tail_start + rng.geometric(1.0 - a, size=nt).astype(np.int64) - 1
+        if self.two_sided:
+            mag = np.where(rng.random(k) < 0.5, -mag, mag)
+        return mag
+
+
+def paper_p_theta(a: float, theta: int, two_sided: bool = False) -> float:
+    """Appendix C.1: p_theta = a^theta / (1 + a); two-sided 2 a^theta / (1 + a)."""
+    return (2.0 if two_sided else 1.0) * a ** theta / (1.0 + a)
+
+
+def paper_p_tau(a: float, tau: int) -> float:
+    """Section 2.3 / appendix C.2: p_tau = 2 a (1 - a^tau) / (tau (1 - a^2)), integer tau."""
+    return 2.0 * a * (1.0 - a ** tau) / (tau * (1.0 - a * a))
+
+
+def paper_p_theta_tau(a: float, theta: int, tau: int) -> float:
+    """Appendix C.4: 2 (theta a^theta - (theta-1) a^(theta+1) - a^(tau+1)) / (tau (1 - a^2))."""
+    return 2.0 * (theta * a ** theta - (theta - 1) * a ** (theta + 1) - a ** (tau + 1)) / (tau * (1.0 - a * a))

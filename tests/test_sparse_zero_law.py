@@ -1,0 +1,65 @@
+"""Zero-cell law of ICDT'12 (Remark 1, appendix C.1, C.2, C.4): pass probability and value law."""
+import numpy as np
+import pytest
+
+from psdviz.sparse.zero_law import ZeroLaw, paper_p_tau, paper_p_theta, paper_p_theta_tau
+
+
+def brute_pmf(a, theta, tau, two_sided, vmax=40000):
+    """Slow obvious version: P(|nu| = v and kept) for v = 0..vmax, by summing the noise pmf."""
+    v = np.arange(vmax + 1)
+    pmf = (1 - a) / (1 + a) * a ** v.astype(float)
+    w = (v >= max(theta, 1)).astype(float)
+    if tau is not None:
+        w *= np.minimum(v / tau, 1.0)
+    return (2.0 if two_sided else 1.0) * pmf * w
+
+
+CASES = [(3, None, False), (3, None, True), (0, 7, True), (0, 7.5, True), (4, 12, True),
+         (10, 5, True), (1, 1, True), (40, 90.3, True)]
+
+
+@pytest.mark.parametrize("a", [0.3, 0.905, 0.995])
+@pytest.mark.parametrize("theta,tau,two", CASES)
+def test_pass_probability_matches_brute_force(a, theta, tau, two):
+    law = ZeroLaw(a, theta, tau, two)
+    assert law.pass_probability() == pytest.approx(brute_pmf(a, theta, tau, two).sum(), rel=1e-9, abs=1e-300)
+
+
+@pytest.mark.parametrize("a", [0.3, 0.905, 0.99])
+def test_pass_probability_matches_paper_closed_forms(a):
+    assert ZeroLaw(a, 5, None, False).pass_probability() == pytest.approx(paper_p_theta(a, 5))
+    assert ZeroLaw(a, 5, None, True).pass_probability() == pytest.approx(paper_p_theta(a, 5, True))
+    assert ZeroLaw(a, 0, 9, True).pass_probability() == pytest.approx(paper_p_tau(a, 9))
+    assert ZeroLaw(a, 4, 20, True).pass_probability() == pytest.approx(paper_p_theta_tau(a, 4, 20))
+
+
+def max_sigma_deviation(values, pmf, n):
+    """Largest |empirical - expected| frequency over magnitudes with p > 1e-3, in binomial sigmas."""
+    emp = np.bincount(np.abs(values), minlength=pmf.size)[: pmf.size] / n
+    big = pmf > 1e-3
+    sig = np.sqrt(pmf[big] * (1 - pmf[big]) / n)
+    return float(np.max(np.abs(emp[big] - pmf[big]) / sig))
+
+
+@pytest.mark.parametrize("theta,tau,two", [(3, None, False), (4, None, True), (0, 15.5, True), (5, 30, True)])
+def test_value_law_matches_exact_pmf(theta, tau, two):
+    # Each magnitude's frequency is binomial(n, p_v); 5 binomial sigmas per bin (~20 bins):
+    # a correct sampler fails with chance < 1e-5, a sampler off by one magnitude fails surely.
+    a, n = 0.9, 200_000
+    law = ZeroLaw(a, theta, tau, two)
+    vals = law.sample_values(np.random.default_rng(11), n)
+    pmf = brute_pmf(a, theta, tau, two, vmax=400)
+    pmf = pmf / pmf.sum()
+    assert max_sigma_deviation(vals, pmf, n) < 5.0
+    if two:   # the sign is a fair coin: binomial(n, 1/2), 5 sigma
+        assert abs((vals < 0).mean() - 0.5) < 5 * np.sqrt(0.25 / n)
+    else:
+        assert vals.min() >= theta
+    # the same check rejects a wrong law (magnitudes shifted by one)
+    assert max_sigma_deviation(vals + np.sign(vals), pmf, n) > 5.0
+
+
+def test_value_law_small_epsilon_table_limit():
+    with pytest.raises(ValueError, match="too small"):
+        ZeroLaw(1 - 1e-9, 0, 1e9, True).sample_values(np.random.default_rng(0), 10)
