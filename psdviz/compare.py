@@ -165,8 +165,11 @@ def make_queries(points, domain: Domain, workload: Workload, seed: int | None = 
 
 
 def run_cell(points, domain: Domain, var: Variant, epsilon: float, queries: QuerySet, trials: int = 1,
-             seed: int | None = 0) -> pd.DataFrame:
-    """Build ``var`` at ``epsilon`` ``trials`` times and answer the whole query set each time."""
+             seed: int | None = 0, reports: list | None = None) -> pd.DataFrame:
+    """Build ``var`` at ``epsilon`` ``trials`` times and answer the whole query set each time.
+
+    If ``reports`` is a list, each build's privacy report (``Release.report()``) is appended to it.
+    """
     epsilon = check_epsilon(epsilon)
     trials = check_int(trials, "trials", 1, MAX_TRIALS)
     var.check()
@@ -177,6 +180,8 @@ def run_cell(points, domain: Domain, var: Variant, epsilon: float, queries: Quer
                     outside="drop", nonfinite="drop", **var.kwargs)
         seconds = time.perf_counter() - start
         est = rel.answer(queries.rects)
+        if reports is not None:
+            reports.append(rel.report())
         frames.append(pd.DataFrame({
             "method": var.label, "algorithm": var.method, "epsilon": epsilon, "shape": queries.shape,
             "trial": t, "query": queries.query, "estimate": est, "truth": queries.truth,

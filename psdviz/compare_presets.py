@@ -104,7 +104,12 @@ def resolve(preset: Preset) -> tuple[list[Variant], list[str]]:
         if v.method not in registered:
             notes.append(f"{v.label}: method {v.method!r} is not available yet")
             continue
-        unknown = sorted(set(v.kwargs) - set(parameters(v.method)))
+        try:
+            accepted = set(parameters(v.method))
+        except (ImportError, AttributeError) as exc:  # a method registered before its module landed
+            notes.append(f"{v.label}: method {v.method!r} cannot be loaded ({exc})")
+            continue
+        unknown = sorted(set(v.kwargs) - accepted)
         if unknown:
             notes.append(f"{v.label}: method {v.method!r} has no parameter(s) {unknown}")
             continue
