@@ -1,0 +1,113 @@
+"""``publish``: the one entry point for count-of-counts histograms over a hierarchy.
+
+Slides of Kuo et al. (VLDB 2018), section 3. Budget: ``epsilon_per_level[l]`` is spent on the nodes
+of level l. The nodes of one level partition the groups (each group lies in one leaf, hence in one
+node per level), so within a level the measurements compose in parallel; along a root-to-leaf path
+they compose sequentially, and the ledger total is ``sum(epsilon_per_level)``.
+
+``consistency``:
+
+* ``"top-down"`` (the paper's method): every level measured, then matched and merged top-down
+  (:mod:`psdviz.coco.consistency`); needs "hg" or "hc" at every level;
+* ``"independent"``: every level measured, each node published as estimated (not consistent);
+* ``"bottom-up"``: the whole budget ``sum(epsilon_per_level)`` on the leaves, every other node the
+  sum of its leaves (the slides' bottom-up aggregation baseline).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..ledger import Ledger
+from ..rng import Randomness, make_randomness
+from ..validation import check_epsilon
+from . import cumulative, naive, unattributed
+from .consistency import MERGES, aggregate_up, top_down
+from .estimate import LevelEstimate
+from .hierarchy import Hierarchy
+from .release import CocoRelease
+from .representations import true_histograms
+from .table import GroupedTable
+
+METHODS = {"naive": naive, "hg": unattributed, "hc": cumulative}
+CONSISTENCY = ("top-down", "independent", "bottom-up")
+LOSSES = ("l2", "l1")
+
+
+def _per_level(value, n_levels: int, name: str) -> list:
+    if isinstance(value, (str, int, float, np.integer, np.floating)):
+        return [value] * n_levels
+    values = list(value)
+    if len(values) != n_levels:
+        raise ValueError(f"{name} must be one value or one per level ({n_levels}), got {len(values)}")
+    return values
+
+
+def _check(table, hierarchy, epsilon_per_level, method, consistency, loss, merge):
+    if not isinstance(table, GroupedTable):
+        raise ValueError("table must be a GroupedTable (see psdviz.coco.group_records)")
+    if hierarchy is not None and hierarchy is not table.hierarchy and hierarchy != table.hierarchy:
+        raise ValueError("hierarchy must be the one the table was grouped with (or None)")
+    L = table.hierarchy.n_levels
+    eps = [check_epsilon(e, f"epsilon_per_level[{i}]") for i, e in enumerate(_per_level(epsilon_per_level, L, "epsilon_per_level"))]
+    methods = [str(m) for m in _per_level(method, L, "method")]
+    for m in methods:
+        if m not in METHODS:
+            raise ValueError(f"method must be one of {tuple(METHODS)} (got {m!r})")
+    if consistency not in CONSISTENCY:
+        raise ValueError(f"consistency must be one of {CONSISTENCY} (got {consistency!r})")
+    if consistency == "top-down" and "naive" in methods:
+        raise ValueError("consistency='top-down' needs method 'hg' or 'hc' at every level")
+    if loss not in LOSSES:
+        raise ValueError(f"loss must be one of {LOSSES} (got {loss!r})")
+    if merge not in MERGES:
+        raise ValueError(f"merge must be one of {MERGES} (got {merge!r})")
+    return eps, methods
+
+
+def _measure(H: np.ndarray, method: str, eps: float, level: int, n_nodes: int, rnd: Randomness,
+             ledger: Ledger, loss: str) -> LevelEstimate:
+    module = METHODS[method]
+    ledger.spend(f"{method} histograms", eps, "geometric", level=level, nodes=n_nodes,
+                 sensitivity=module.SENSITIVITY,
+                 note=f"{module.__name__.rsplit('.', 1)[-1]} query, one per node of level {level}")
+    return module.estimate(H, eps, rnd.rng, loss=loss)
+
+
+def publish(table: GroupedTable, hierarchy: Hierarchy | None = None,
+            epsilon_per_level: float | Sequence[float] = 1.0, method: str | Sequence[str] = "hc",
+            seed: int | None | Randomness = None, *, consistency: str = "top-down",
+            loss: str = "l2", merge: str = "weighted") -> CocoRelease:
+    """Private count-of-counts histograms of every node of the table's hierarchy.
+
+    ``method``: "naive", "hg" or "hc", or one per level (the slides mix H_c and H_g per level).
+    ``loss``: "l2" or "l1" for the isotonic fits of "hg"/"hc". ``merge``: "weighted" (inverse
+    variance, the paper) or "average" (plain mean, the slides' comparison). ``seed=None`` uses OS
+    entropy; an integer gives a labelled reproducible teaching run.
+    """
+    eps, methods = _check(table, hierarchy, epsilon_per_level, method, consistency, loss, merge)
+    h = table.hierarchy
+    rnd = make_randomness(seed)
+    truth = true_histograms(table)          # private input of the mechanisms only
+    groups = truth.sum(axis=1)              # G per node: public
+    K = table.max_size
+    ledger = Ledger(float(sum(eps)))
+    independent = np.full_like(truth, -1)
+    if consistency == "bottom-up":
+        leaves = h.leaves
+        est = _measure(truth[leaves], methods[-1], float(sum(eps)), h.n_levels - 1, leaves.size, rnd, ledger, loss)
+        independent[leaves] = est.hist
+        hist = aggregate_up(h, est.hist)
+    else:
+        estimates = []
+        for level in range(h.n_levels):
+            ids = h.level_nodes(level)
+            est = _measure(truth[ids], methods[level], eps[level], level, ids.size, rnd, ledger, loss)
+            independent[ids] = est.hist
+            estimates.append(est)
+        hist = top_down(h, estimates, K, merge) if consistency == "top-down" else independent.copy()
+    params = {"epsilon_per_level": ",".join(f"{e:g}" for e in eps), "loss": loss, "merge": merge,
+              "max_size": K}
+    notes = [f"G per node and the hierarchy are public; group sizes truncated at K = {K}"]
+    return CocoRelease(h, K, groups, hist, independent, tuple(methods), consistency, params, ledger, rnd, notes)

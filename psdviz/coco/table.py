@@ -1,0 +1,121 @@
+"""The grouped table: records (group id, leaf location) reduced to one row per group.
+
+Slides of Kuo et al. (VLDB 2018), "Scenario" and "Convenient Views": table Persons(name, group_id,
+location); A = SELECT group_id, COUNT(*) AS size GROUP BY group_id. Each group lives in one leaf.
+
+Public and private parts (the slides' neighbouring relation: add or remove one Persons record, the
+Groups table and the hierarchy being public):
+
+* the hierarchy and the groups (hence the number of groups G of every node) are public, as in the
+  paper; this module takes the groups seen in the records as that public list;
+* the maximum group size K is a declared public bound; sizes above K are truncated to K and the
+  number of truncated groups is reported to the data owner (it is not part of any release);
+* group sizes are private. A group may have size 0 in a neighbouring table (its only record
+  removed), so histograms have the K + 1 bins 0..K.
+
+A group whose records span several leaves is an error, or, with ``span="split"``, becomes one group
+per leaf (the choice and the number of extra groups are recorded on the table).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .hierarchy import Hierarchy
+
+SPAN_CHOICES = ("error", "split")
+MAX_SIZE_LIMIT = 10_000_000
+
+
+@dataclass(frozen=True)
+class GroupedTable:
+    """One row per group: its leaf (node id in the hierarchy) and its size (truncated at K)."""
+
+    hierarchy: Hierarchy
+    leaf: np.ndarray          # int64 (n_groups,) node ids of leaves
+    size: np.ndarray          # int64 (n_groups,) in [0, max_size]
+    max_size: int             # K, declared public bound
+    n_records: int
+    n_truncated: int          # groups whose size exceeded K (data-owner diagnostic)
+    span: str = "error"
+    n_split: int = 0          # extra groups created by splitting groups that spanned leaves
+
+    @property
+    def n_groups(self) -> int:
+        return int(self.leaf.size)
+
+    def groups_per_node(self) -> np.ndarray:
+        """G of every node (public, as in the paper)."""
+        h = self.hierarchy
+        out = np.zeros(h.n_nodes, np.int64)
+        for level in range(h.n_levels):
+            out += np.bincount(h.ancestors_at(self.leaf, level), minlength=h.n_nodes)
+        return out
+
+    def report(self) -> dict:
+        return {"records": self.n_records, "groups": self.n_groups, "max_size": self.max_size,
+                "truncated_groups": self.n_truncated, "span": self.span, "split_groups": self.n_split}
+
+
+def check_max_size(max_size) -> int:
+    if isinstance(max_size, bool) or not float(max_size).is_integer() or not 1 <= max_size <= MAX_SIZE_LIMIT:
+        raise ValueError(f"max_size (K) must be an integer in [1, {MAX_SIZE_LIMIT}] (got {max_size!r})")
+    return int(max_size)
+
+
+def _leaf_ids(hierarchy: Hierarchy, leaf_names) -> np.ndarray:
+    leaves = hierarchy.leaves
+    lookup = pd.Index([hierarchy.names[i] for i in leaves])
+    pos = lookup.get_indexer(pd.Index(pd.Series(leaf_names).astype(str)))
+    if np.any(pos < 0):
+        bad = pd.Series(leaf_names).astype(str)[pos < 0].iloc[0]
+        raise ValueError(f"location {bad!r} is not a leaf of the hierarchy ({int((pos < 0).sum())} records)")
+    return leaves[pos]
+
+
+def group_records(groups, locations, hierarchy: Hierarchy, max_size: int, *, span: str = "error") -> GroupedTable:
+    """Reduce records to groups.
+
+    ``groups``: one group key per record (array-like, or a DataFrame whose columns together form the
+    key); ``locations``: the leaf name of each record. Inputs are not modified.
+    """
+    K = check_max_size(max_size)
+    if span not in SPAN_CHOICES:
+        raise ValueError(f"span must be one of {SPAN_CHOICES} (got {span!r})")
+    if isinstance(groups, pd.DataFrame):
+        gcode = groups.groupby(list(groups.columns), sort=False, dropna=False).ngroup().to_numpy()
+    else:
+        gcode = pd.factorize(pd.Series(groups), use_na_sentinel=False)[0]
+    leaf = _leaf_ids(hierarchy, locations)
+    if gcode.shape[0] != leaf.shape[0]:
+        raise ValueError(f"groups and locations must have one entry per record "
+                         f"(got {gcode.shape[0]} and {leaf.shape[0]})")
+    pair = gcode.astype(np.int64) * hierarchy.n_nodes + leaf
+    keys, counts = np.unique(pair, return_counts=True)
+    key_group = keys // hierarchy.n_nodes
+    n_split = int(keys.size - np.unique(key_group).size)
+    if n_split and span == "error":
+        spanning = np.unique(key_group[1:][key_group[1:] == key_group[:-1]]).size
+        raise ValueError(f"{spanning} groups have records in several leaves; pass span='split' "
+                         f"to split each into one group per leaf")
+    size = np.minimum(counts, K).astype(np.int64)
+    return GroupedTable(hierarchy, (keys % hierarchy.n_nodes).astype(np.int64), size, K,
+                        n_records=int(gcode.shape[0]), n_truncated=int((counts > K).sum()),
+                        span=span, n_split=n_split)
+
+
+def from_sizes(hierarchy: Hierarchy, leaf, size, max_size: int) -> GroupedTable:
+    """A table given directly as one (leaf node id, size) per group (synthetic data, tests)."""
+    K = check_max_size(max_size)
+    leaf = np.asarray(leaf, np.int64)
+    size = np.asarray(size, np.int64)
+    if leaf.shape != size.shape or leaf.ndim != 1:
+        raise ValueError("leaf and size must be one-dimensional arrays of one length")
+    if leaf.size and not np.isin(leaf, hierarchy.leaves).all():
+        raise ValueError("every leaf must be a leaf node id of the hierarchy")
+    if np.any(size < 0):
+        raise ValueError("sizes must be >= 0")
+    return GroupedTable(hierarchy, leaf.copy(), np.minimum(size, K), K, n_records=int(size.sum()),
+                        n_truncated=int((size > K).sum()))
