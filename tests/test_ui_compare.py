@@ -145,3 +145,14 @@ def test_parsers():
     assert page._parse_fractions("0.001, 0.01") == ((0.001, 1.0), (0.01, 1.0))
     with pytest.raises(ValueError, match="area fractions"):
         page._parse_fractions("a, b")
+
+
+def test_data_shared_by_another_page_is_offered():
+    from types import SimpleNamespace
+    from psdviz import Domain
+    at = AppTest.from_string(SCRIPT, default_timeout=120)
+    xy = np.random.default_rng(1).uniform(0, 2, (3000, 2))
+    at.session_state[page.SHARED_DATA_KEY] = SimpleNamespace(name="my.csv", xy=xy, domain=Domain(0, 0, 2, 2))
+    at.run()
+    assert at.selectbox(key="cmp_source").value.startswith("Data loaded on the map page: my.csv")
+    assert "3,000 points" in " ".join(c.value for c in at.caption)

@@ -34,7 +34,9 @@ SYNTHETIC = {
     "Synthetic: clustered (50,000 points, unit square)": False,
     "Synthetic: clustered + 0.5% far outliers (unit square)": True,
 }
-SHARED_DATA_KEY = "psdviz_data"   # {"name", "points", "domain"} when another page loaded data
+# When another page stores its loaded data set here (an object with .name, .xy, .domain and
+# .fingerprint, e.g. the map page's data_input.Dataset), the lab offers it as a source.
+SHARED_DATA_KEY = "psdviz_data"
 
 
 # ---------------------------------------------------------------- data
@@ -61,7 +63,7 @@ def _load(source: str) -> tuple[np.ndarray, Domain, str]:
 def _sources() -> list[str]:
     out = []
     if SHARED_DATA_KEY in st.session_state:
-        out.append(f"Data loaded on the map page: {st.session_state[SHARED_DATA_KEY].get('name', 'upload')}")
+        out.append(f"Data loaded on the map page: {getattr(st.session_state[SHARED_DATA_KEY], 'name', 'upload')}")
     out += [f"Sample: {s.name} ({s.description})" for s in SAMPLES.values() if s.spatial]
     return out + list(SYNTHETIC)
 
@@ -69,8 +71,8 @@ def _sources() -> list[str]:
 def _data(source: str) -> tuple[np.ndarray, Domain, str]:
     if source.startswith("Data loaded on the map page"):
         d = st.session_state[SHARED_DATA_KEY]
-        xy = np.asarray(d["points"], dtype=float)
-        return xy, d["domain"], d.get("fingerprint") or fingerprint(xy, d["domain"])
+        xy = np.asarray(d.xy, dtype=float)
+        return xy, d.domain, fingerprint(xy, d.domain)
     return _load(source)
 
 
