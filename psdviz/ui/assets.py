@@ -1,0 +1,44 @@
+"""Leaflet and Leaflet.draw served by the app itself (offline maps), with the CDN as fallback.
+
+``.ci/fetch_assets`` copies the npm packages' dist files into ``static/`` next to ``app.py``;
+Streamlit serves that folder at ``/app/static/`` (``server.enableStaticServing``). streamlit-folium
+loads every URL in the elements' ``default_js`` one after the other and stops at the first failure,
+so the map keeps only Leaflet (+ Leaflet.draw) and drops folium's jQuery/Bootstrap/awesome-markers,
+which the app does not use. When the local files are missing the CDN URLs are used instead.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+STATIC_DIR = Path(__file__).resolve().parents[2] / "static"
+URL_PREFIX = "/app/static"
+LEAFLET_VERSION = "1.9.4"
+DRAW_VERSION = "1.0.4"
+
+_FILES = {  # name -> (path under static/, CDN fallback)
+    "leaflet_js": ("leaflet/leaflet.js", f"https://cdn.jsdelivr.net/npm/leaflet@{LEAFLET_VERSION}/dist/leaflet.js"),
+    "leaflet_css": ("leaflet/leaflet.css", f"https://cdn.jsdelivr.net/npm/leaflet@{LEAFLET_VERSION}/dist/leaflet.css"),
+    "draw_js": ("leaflet-draw/leaflet.draw.js",
+                f"https://cdn.jsdelivr.net/npm/leaflet-draw@{DRAW_VERSION}/dist/leaflet.draw.js"),
+    "draw_css": ("leaflet-draw/leaflet.draw.css",
+                 f"https://cdn.jsdelivr.net/npm/leaflet-draw@{DRAW_VERSION}/dist/leaflet.draw.css"),
+}
+
+
+def url(name: str, static_dir: Path = STATIC_DIR) -> str:
+    """Local URL when the file was fetched, else the CDN URL."""
+    rel, cdn = _FILES[name]
+    return f"{URL_PREFIX}/{rel}" if (static_dir / rel).is_file() else cdn
+
+
+def offline_ready(static_dir: Path = STATIC_DIR) -> bool:
+    return all((static_dir / rel).is_file() for rel, _ in _FILES.values())
+
+
+def use_local_leaflet(fmap, draw=None) -> None:
+    """Point a folium Map (and its Draw control) at the served Leaflet files (instance attributes)."""
+    fmap.default_js = [("leaflet", url("leaflet_js"))]
+    fmap.default_css = [("leaflet_css", url("leaflet_css"))]
+    if draw is not None:
+        draw.default_js = [("leaflet_draw_js", url("draw_js"))]
+        draw.default_css = [("leaflet_draw_css", url("draw_css"))]

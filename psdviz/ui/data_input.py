@@ -1,0 +1,168 @@
+"""Choosing the data: a bundled sample or an upload, the lon/lat columns, and the public domain.
+
+Reading files (CSV/TSV, Parquet, GeoJSON, GeoPackage) is pure pandas/geopandas and testable without
+Streamlit (:func:`read_table`, :func:`pick_points`); :func:`choose_data` draws the sidebar widgets.
+The uploaded bytes are never altered: columns are converted into a new array.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from psdviz import Domain
+from psdviz.samples import SAMPLES, get_sample, load_sample
+
+MAX_UPLOAD_MB = 50          # also set as server.maxUploadSize in .streamlit/config.toml
+MAX_ROWS = 2_000_000
+UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "geojson", "json", "gpkg"]
+X_NAMES = ("lon", "lng", "long", "longitude", "x")
+Y_NAMES = ("lat", "latitude", "y")
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Points chosen for a build: (n, 2) [x, y] floats (NaN kept, counted) and the public domain."""
+
+    name: str
+    xy: np.ndarray
+    domain: Domain
+    domain_source: str
+    n_nonnumeric: int
+    fingerprint: str
+
+    @property
+    def n_nan(self) -> int:
+        return int((~np.isfinite(self.xy).all(axis=1)).sum())
+
+    @property
+    def n_outside(self) -> int:
+        ok = np.isfinite(self.xy).all(axis=1)
+        return int(ok.sum() - self.domain.contains(self.xy[ok]).sum())
+
+
+def fingerprint(xy: np.ndarray) -> str:
+    return hashlib.sha1(np.ascontiguousarray(xy).tobytes()).hexdigest()[:16]
+
+
+def read_table(name: str, data: bytes) -> pd.DataFrame:
+    """Read an uploaded file by its extension; point geometries become ``lon``/``lat`` columns."""
+    ext = name.lower().rsplit(".", 1)[-1] if "." in name else ""
+    if len(data) > MAX_UPLOAD_MB * 1024 * 1024:
+        raise ValueError(f"the file is larger than the limit of {MAX_UPLOAD_MB} MB")
+    readers = {"csv": _read_csv, "txt": _read_csv, "tsv": _read_tsv, "parquet": _read_parquet,
+               "geojson": _read_geo, "json": _read_geo, "gpkg": _read_geo}
+    if ext not in readers:
+        raise ValueError(f"unsupported file type {ext!r}; use one of {UPLOAD_TYPES}")
+    try:
+        df = readers[ext](data)
+    except Exception as exc:  # parser errors of all kinds -> one message saying what to fix
+        raise ValueError(f"could not read {name!r} as {ext}: {exc}") from None
+    if len(df) == 0:
+        raise ValueError(f"{name!r} has no rows")
+    if len(df) > MAX_ROWS:
+        raise ValueError(f"{name!r} has {len(df):,} rows, above the limit of {MAX_ROWS:,}")
+    return df
+
+
+def _read_csv(data: bytes) -> pd.DataFrame:
+    return pd.read_csv(io.BytesIO(data), sep=None, engine="python")  # sniffs , ; or tab
+
+
+def _read_tsv(data: bytes) -> pd.DataFrame:
+    return pd.read_csv(io.BytesIO(data), sep="\t")
+
+
+def _read_parquet(data: bytes) -> pd.DataFrame:
+    return pd.read_parquet(io.BytesIO(data))
+
+
+def _read_geo(data: bytes) -> pd.DataFrame:
+    """Attributes plus ``lon``/``lat`` of Point geometries (NaN for other geometry types)."""
+    import geopandas as gpd
+    import shapely
+    gdf = gpd.read_file(io.BytesIO(data))
+    df = pd.DataFrame(gdf.drop(columns=gdf.geometry.name))
+    geoms = np.asarray(gdf.geometry.values, dtype=object)
+    if not (shapely.get_type_id(geoms) == 0).any():
+        raise ValueError("the file has no Point geometries; upload points (or a table with lon/lat columns)")
+    df["lon"], df["lat"] = shapely.get_x(geoms), shapely.get_y(geoms)
+    return df
+
+
+def guess_column(columns: list[str], names: tuple[str, ...]) -> int:
+    low = [c.lower() for c in columns]
+    for n in names:
+        if n in low:
+            return low.index(n)
+    return 0
+
+
+def pick_points(df: pd.DataFrame, xcol: str, ycol: str) -> tuple[np.ndarray, int]:
+    """New (n, 2) float array from two columns, and how many cells were not numbers (now NaN)."""
+    for c, role in ((xcol, "longitude / x"), (ycol, "latitude / y")):
+        if c not in df.columns:
+            raise ValueError(f"column {c!r} ({role}) is not in the table; columns are {list(df.columns)}")
+    cols = [pd.to_numeric(df[c], errors="coerce") for c in (xcol, ycol)]
+    bad = sum(int((v.isna() & df[c].notna()).sum()) for v, c in zip(cols, (xcol, ycol)))
+    for v, c in zip(cols, (xcol, ycol)):
+        if v.notna().sum() == 0:
+            raise ValueError(f"column {c!r} has no numeric values; pick the longitude/latitude columns")
+    return np.column_stack([v.to_numpy(dtype=float) for v in cols]), bad
+
+
+@st.cache_data(show_spinner="Loading the sample...", max_entries=4)
+def _sample_xy(name: str) -> np.ndarray:
+    s = get_sample(name)
+    return load_sample(name)[[s.x, s.y]].to_numpy(dtype=float)
+
+
+def _choose_domain(declared: Domain | None, key: str) -> tuple[Domain, str]:
+    options = (["the sample's declared domain"] if declared is not None else []) + ["the world", "typed bounds"]
+    pick = st.radio("Domain (public bounds)", options, key=f"{key}_domain",
+                    help="The domain is public input, never read from the data: the cells split it, "
+                         "and points outside it are dropped (the app says how many).")
+    if pick.startswith("the sample"):
+        return declared, "sample's declared domain"
+    if pick == "the world":
+        return Domain.world(), "world"
+    c1, c2 = st.columns(2)
+    xmin = c1.number_input("x min (lon)", value=-180.0, key=f"{key}_xmin")
+    xmax = c2.number_input("x max (lon)", value=180.0, key=f"{key}_xmax")
+    ymin = c1.number_input("y min (lat)", value=-90.0, key=f"{key}_ymin")
+    ymax = c2.number_input("y max (lat)", value=90.0, key=f"{key}_ymax")
+    return Domain(xmin, ymin, xmax, ymax), "typed bounds"
+
+
+def choose_data() -> Dataset | None:
+    """Sidebar: sample or upload; returns None (after an st.error saying what to fix) on bad input."""
+    spatial = [n for n, s in SAMPLES.items() if s.spatial]
+    source = st.radio("Data", [f"sample: {n}" for n in spatial] + ["upload a file"], key="data_source",
+                      help="A bundled public sample, or your own points (lon/lat columns).")
+    try:
+        if source.startswith("sample: "):
+            name = source.removeprefix("sample: ")
+            s = get_sample(name)
+            st.caption(f"{s.description}. {s.attribution}")
+            xy = _sample_xy(name)
+            domain, dsrc = _choose_domain(s.domain, "sample")
+            return Dataset(name, xy, domain, dsrc, 0, fingerprint(xy))
+        up = st.file_uploader(f"Points file (CSV/TSV, Parquet, GeoJSON, GeoPackage; at most {MAX_UPLOAD_MB} MB "
+                              f"and {MAX_ROWS:,} rows)", type=UPLOAD_TYPES, key="upload")
+        if up is None:
+            st.info("Upload a file to continue, or pick a sample.")
+            return None
+        df = read_table(up.name, up.getvalue())
+        cols = [str(c) for c in df.columns]
+        xcol = st.selectbox("Longitude / x column", cols, index=guess_column(cols, X_NAMES), key="xcol")
+        ycol = st.selectbox("Latitude / y column", cols, index=guess_column(cols, Y_NAMES), key="ycol")
+        xy, bad = pick_points(df, xcol, ycol)
+        domain, dsrc = _choose_domain(None, "upload")
+        return Dataset(up.name, xy, domain, dsrc, bad, fingerprint(xy))
+    except (ValueError, OSError) as exc:
+        st.error(f"Data problem: {exc}")
+        return None

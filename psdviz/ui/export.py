@@ -1,0 +1,33 @@
+"""Downloads: the release as GeoJSON, the JSON privacy report, the query comparisons as CSV.
+
+Only released values go into the GeoJSON and the report; true counts appear only in the comparison
+CSV, whose columns say so. Non-private references cannot be exported as a release.
+"""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from psdviz import Release
+from psdviz.cells import cells_geojson
+
+COMPARISON_COLUMNS = ["xmin", "ymin", "xmax", "ymax", "private_answer", "standard_error", "true_answer_NOT_PRIVATE",
+                      "abs_error", "rel_error", "method", "epsilon", "randomness"]
+
+
+def geojson_bytes(release: Release, depth: int | None = None) -> bytes:
+    return json.dumps(cells_geojson(release, depth)).encode()
+
+
+def report_bytes(release: Release, app_info: dict | None = None) -> bytes:
+    rep = release.report()
+    if app_info:
+        rep["app"] = app_info
+    return json.dumps(rep, indent=2, default=str).encode()
+
+
+def comparisons_csv(rows: list[dict]) -> bytes:
+    """One row per query compared (columns :data:`COMPARISON_COLUMNS`; extra keys are ignored)."""
+    return pd.DataFrame([{k: r.get(k) for k in COMPARISON_COLUMNS} for r in rows],
+                        columns=COMPARISON_COLUMNS).to_csv(index=False).encode()

@@ -1,0 +1,139 @@
+"""The folium map of a release: cells coloured by estimated density, optional true points, Draw.
+
+Up to :data:`MAX_SHAPES` cells are drawn as GeoJSON polygons on a canvas renderer with tooltips;
+beyond that the view is a raster overlay (one pixel = the cell containing its centre, rasterised by
+the engine) and a click is looked up by the page, so the browser stays responsive. No tile layer:
+the map works offline (Leaflet itself is served by the app, see :mod:`psdviz.ui.assets`).
+"""
+from __future__ import annotations
+
+import base64
+import math
+from dataclasses import dataclass
+
+import folium
+import numpy as np
+from folium.plugins import Draw
+
+from psdviz import Release
+from psdviz.cells import cell_density, cells_geojson, frontier
+from psdviz.raster import mercator_centres, rasterize
+
+from .assets import use_local_leaflet
+
+MAX_SHAPES = 5000
+LAT_LIMIT = 85.0
+# a sequential palette (light yellow -> dark purple), 9 steps
+PALETTE = ["#fcfdbf", "#feca8d", "#fd9668", "#f1605d", "#cd4071", "#9e2f7f", "#721f81", "#440f76", "#180f3d"]
+POINT_LIMIT = 3000
+
+
+@dataclass(frozen=True)
+class Colours:
+    """log10 density bins: colour index per cell and the range shown in the legend."""
+
+    index: np.ndarray
+    lo: float
+    hi: float
+
+
+def colour_bins(density: np.ndarray) -> Colours:
+    """Bin log10 of positive densities between their 2nd and 98th percentiles; <= 0 gets bin 0."""
+    pos = density[np.isfinite(density) & (density > 0)]
+    if pos.size == 0:
+        return Colours(np.zeros(density.size, int), 0.0, 0.0)
+    lg = np.log10(pos)
+    lo, hi = np.percentile(lg, [2, 98])
+    hi = max(hi, lo + 1e-9)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = np.where(density > 0, np.log10(np.where(density > 0, density, 1)), -np.inf)
+    idx = np.clip(np.floor((v - lo) / (hi - lo) * len(PALETTE)), 0, len(PALETTE) - 1).astype(int)
+    return Colours(idx, float(lo), float(hi))
+
+
+def _bounds(release: Release) -> list[list[float]]:
+    d = release.domain
+    return [[max(d.ymin, -LAT_LIMIT), d.xmin], [min(d.ymax, LAT_LIMIT), d.xmax]]
+
+
+def _style(feature: dict) -> dict:
+    c = feature["properties"]["colour"]
+    return {"fillColor": c, "color": "#555555", "weight": 0.4, "fillOpacity": 0.55}
+
+
+def _shapes_layer(release: Release, depth: int, nodes: np.ndarray, colours: Colours) -> folium.GeoJson:
+    gj = cells_geojson(release, depth, export=False)
+    for f, ci in zip(gj["features"], colours.index.tolist()):
+        f["properties"]["colour"] = PALETTE[ci]
+    tip = folium.GeoJsonTooltip(fields=["level", "noisy", "estimate"],
+                                aliases=["level", "noisy count", "estimated count"])
+    return folium.GeoJson(gj, name="private cells", style_function=_style, tooltip=tip,
+                          highlight_function=lambda f: {"weight": 2, "color": "#000000"})
+
+
+def _hex_rgba(c: str, alpha: int) -> list[int]:
+    return [int(c[1:3], 16), int(c[3:5], 16), int(c[5:7], 16), alpha]
+
+
+def _raster_layer(release: Release, nodes: np.ndarray, colours: Colours, width: int = 720) -> folium.raster_layers.ImageOverlay:
+    (lat0, lon0), (lat1, lon1) = _bounds(release)
+    height = int(np.clip(width * (lat1 - lat0) / max(lon1 - lon0, 1e-9) * 1.2, 200, 900))
+    xs = lon0 + (np.arange(width) + 0.5) * (lon1 - lon0) / width
+    ys = mercator_centres(lat0, lat1, height)
+    ids = rasterize(release.tree.rect[nodes], np.arange(nodes.size, dtype=float), xs, ys, fill=-1)
+    lut = np.array([_hex_rgba(PALETTE[i], 150) for i in colours.index] + [[0, 0, 0, 0]], dtype=np.uint8)
+    img = lut[np.where(ids >= 0, ids, nodes.size).astype(int)][::-1]  # north up
+    return folium.raster_layers.ImageOverlay(img, bounds=[[lat0, lon0], [lat1, lon1]], name="private cells (raster)",
+                                             interactive=True, mercator_project=False)
+
+
+def _points_layer(points: np.ndarray) -> folium.FeatureGroup:
+    fg = folium.FeatureGroup(name="TRUE POINTS (not private)")
+    n = points.shape[0]
+    take = points if n <= POINT_LIMIT else points[np.linspace(0, n - 1, POINT_LIMIT).astype(int)]
+    gj = {"type": "FeatureCollection", "features": [
+        {"type": "Feature", "geometry": {"type": "Point", "coordinates": [x, y]}, "properties": {}}
+        for x, y in take.tolist()]}
+    folium.GeoJson(gj, marker=folium.CircleMarker(radius=1.5, color="#0055ff", fill=True, weight=1)).add_to(fg)
+    return fg
+
+
+@dataclass
+class MapInfo:
+    nodes: np.ndarray
+    raster: bool
+    colours: Colours
+
+
+def make_map(release: Release, depth: int, true_points: np.ndarray | None = None) -> tuple[folium.Map, MapInfo]:
+    """Build the folium map for the view down to ``depth``."""
+    nodes = frontier(release.tree, depth)
+    colours = colour_bins(cell_density(release.tree, nodes))
+    b = _bounds(release)
+    m = folium.Map(location=[(b[0][0] + b[1][0]) / 2, (b[0][1] + b[1][1]) / 2], zoom_start=2, tiles=None,
+                   prefer_canvas=True, world_copy_jump=False, control_scale=True)
+    m.fit_bounds(b)
+    raster = nodes.size > MAX_SHAPES
+    layer = _raster_layer(release, nodes, colours) if raster else _shapes_layer(release, depth, nodes, colours)
+    layer.add_to(m)
+    if true_points is not None:
+        _points_layer(true_points).add_to(m)
+    draw = Draw(draw_options={"polyline": False, "polygon": False, "circle": False, "marker": False,
+                              "circlemarker": False, "rectangle": {"shapeOptions": {"color": "#0a7d00"}}},
+                edit_options={"edit": False}, show_geometry_on_click=False)
+    draw.add_to(m)
+    use_local_leaflet(m, draw)
+    return m, MapInfo(nodes, raster, colours)
+
+
+def legend_html(colours: Colours) -> str:
+    """A small colour bar: estimated count per square unit (e.g. per square degree), log scale."""
+    boxes = "".join(f'<span style="background:{c};display:inline-block;width:22px;height:12px"></span>'
+                    for c in PALETTE)
+    lo, hi = (10 ** colours.lo, 10 ** colours.hi)
+    return (f'<div style="font-size:0.8em">estimated density (points per square degree, log scale): '
+            f'{_fmt(lo)} {boxes} {_fmt(hi)}</div>')
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.2g}" if math.isfinite(v) else "?"

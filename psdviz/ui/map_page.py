@@ -1,0 +1,201 @@
+"""The map page: build a private decomposition, see it on a map, draw a query, compare with the truth.
+
+Every number shown comes from an engine call (psdviz.build, Release.answer / answer_variance /
+nodes / report, PointIndex); this module only arranges widgets. The map and the query panel live
+in one ``st.fragment`` so drawing a rectangle reruns only that part; query bounds are kept in
+session state because the map remounts whenever its content changes (depth, layers, release).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+
+import psdviz as pv
+from psdviz.cells import cell_at, cell_details, frontier_sizes, view_depth
+
+from . import cache, controls, data_input, export, mapview
+from .map_layers import MAX_SHAPES, legend_html, make_map
+from .query_panel import clicked_point, compare, rect_from_drawings
+
+EXPORT_MAX_CELLS = 250_000
+
+
+def render() -> None:
+    st.title("Private spatial decompositions: build, see, query")
+    with st.sidebar:
+        st.header("1. Data")
+        data = data_input.choose_data()
+        st.header("2. Method")
+        spec = controls.choose_build()
+    if data is None:
+        return
+    msg = controls.check_spec(spec)
+    if msg:
+        st.error(f"{msg}. Pick a value in range.")
+        return
+    try:
+        release = cache.build_release(data, spec)
+    except ValueError as exc:
+        st.error(f"Cannot build {spec.method}: {exc}")
+        return
+    rid = cache.release_id(data, spec)
+    input_summary(data, release)
+    depth, show_points = view_controls(release, rid)
+    map_and_query(release, data, depth, show_points)
+    budget_view(release)
+    export_view(release, rid)
+
+
+def input_summary(data: data_input.Dataset, release: pv.Release) -> None:
+    rep = release.points_report
+    label = "PRIVATE release" if release.private else "NOT PRIVATE reference"
+    st.markdown(f"**{label}**: `{release.method}`, epsilon = {release.epsilon:g}, randomness: "
+                f"{release.randomness_mode}; {int(release.tree.is_leaf.sum()):,} cells, "
+                f"{release.tree.n_nodes:,} nodes, height {release.tree.height}.")
+    st.caption(f"Data `{data.name}`: {rep['rows_in']:,} rows; {rep['rows_nonfinite_dropped']:,} with missing or "
+               f"non-numeric coordinates dropped ({data.n_nonnumeric:,} non-numeric cells); "
+               f"{rep['rows_outside_domain']:,} outside the domain ({data.domain_source}: "
+               f"x [{data.domain.xmin:g}, {data.domain.xmax:g}], y [{data.domain.ymin:g}, {data.domain.ymax:g}]) "
+               f"{rep['outside_rows']}; {rep['rows_used']:,} used.")
+    shown = {k: v for k, v in release.params.items()}
+    st.caption("Parameters used (defaults from the paper, formulas evaluated by the engine): "
+               + ", ".join(f"{k} = {v}" for k, v in shown.items()))
+
+
+def view_controls(release: pv.Release, rid: str) -> tuple[int, bool]:
+    tree = release.tree
+    sizes = frontier_sizes(tree)
+    default = view_depth(tree, MAX_SHAPES)
+    c1, c2 = st.columns([3, 2])
+    if tree.height > 0:
+        depth = c1.slider("View the partition down to level", 0, tree.height, default, key=f"depth|{rid}",
+                          help=f"Cells per level: {', '.join(f'{d}: {s:,}' for d, s in enumerate(sizes))}. "
+                               f"Views above {MAX_SHAPES:,} cells are drawn as a raster (click still works).")
+    else:
+        depth = 0
+    show = c2.toggle("Show the true points (NOT private)", key="show_points",
+                     help="For teaching only: the raw data, which a real release would never show.")
+    if show:
+        c2.warning("The blue dots are the raw data: not private.")
+    return depth, show
+
+
+@st.fragment
+def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, show_points: bool) -> None:
+    pts = cache.truth_index(data).xy if show_points else None
+    fmap, info = make_map(release, depth, pts)
+    left, right = st.columns([3, 2])
+    with left:
+        out = mapview.show_map(fmap, key="psd_map") or {}
+        st.markdown(legend_html(info.colours), unsafe_allow_html=True)
+        if info.raster:
+            st.caption(f"{info.nodes.size:,} cells: drawn as a raster; click a cell for its details.")
+    rect = rect_from_drawings(out.get("all_drawings"))
+    if rect is not None:
+        st.session_state["query_rect"] = rect
+    click = clicked_point(out.get("last_object_clicked"))
+    if click is not None:
+        st.session_state["clicked"] = click
+    with right:
+        query_panel(release, data)
+        cell_panel(release, info.nodes)
+
+
+def query_panel(release: pv.Release, data: data_input.Dataset) -> None:
+    st.subheader("Query")
+    with st.expander("Type a query rectangle instead of drawing"):
+        c1, c2 = st.columns(2)
+        d = data.domain
+        xmin = c1.number_input("query x min", value=d.xmin, key="qx0")
+        xmax = c2.number_input("query x max", value=d.xmin + d.width / 4, key="qx1")
+        ymin = c1.number_input("query y min", value=d.ymin, key="qy0")
+        ymax = c2.number_input("query y max", value=d.ymin + d.height / 4, key="qy1")
+        if st.button("Answer this rectangle", key="qtyped"):
+            st.session_state["query_rect"] = [xmin, ymin, xmax, ymax]
+    rect = st.session_state.get("query_rect")
+    if rect is None:
+        st.info("Draw a rectangle on the map (square tool at the top left) to compare the private answer "
+                "with the truth.")
+        return
+    try:
+        row = compare(release, cache.truth_index(data), rect)
+    except ValueError as exc:
+        st.error(f"Bad query rectangle: {exc}")
+        return
+    st.caption(f"x [{rect[0]:.3f}, {rect[2]:.3f}], y [{rect[1]:.3f}, {rect[3]:.3f}]")
+    c1, c2 = st.columns(2)
+    c1.metric("Private answer", f"{row['private_answer']:,.1f}", help="Estimated count from the release.")
+    c1.metric("Standard error", f"± {row['standard_error']:,.1f}",
+              help="From the known noise variances of the counts used (engine: answer_variance).")
+    c2.metric("True answer (not private)", f"{row['true_answer_NOT_PRIVATE']:,}")
+    c2.metric("Absolute error", f"{row['abs_error']:,.1f}", help="|private - true|")
+    st.metric("Relative error", f"{100 * row['rel_error']:.1f} %",
+              help="|private - true| / max(true, 0.1% of the points)")
+    hist = st.session_state.setdefault("comparisons", [])
+    sig = tuple(rect) + (row["method"], row["epsilon"], row["private_answer"])
+    if not hist or hist[-1].get("_sig") != sig:
+        hist.append({**row, "_sig": sig})
+
+
+def cell_panel(release: pv.Release, nodes: np.ndarray) -> None:
+    click = st.session_state.get("clicked")
+    if click is None:
+        st.caption("Click a cell to see its level, epsilon and noise.")
+        return
+    node = cell_at(release.tree, nodes, *click)
+    if node is None:
+        st.caption("The click was outside the domain.")
+        return
+    c = cell_details(release, node)
+    st.subheader("Clicked cell")
+    st.markdown(
+        f"level **{c['level']}**; count epsilon **{c['count_epsilon']:.4g}** (split epsilon {c['split_epsilon']:.4g}; "
+        f"{c['path_epsilon']:.4g} along its path from the root)  \n"
+        f"noise: standard deviation **{_num(c['noise_sd'])}** (scale 1/epsilon = {_num(c['noise_scale'])})  \n"
+        f"noisy count **{_num(c['noisy'])}**, estimated count **{c['estimate']:,.1f}**  \n"
+        f"x [{c['rect'][0]:.3f}, {c['rect'][2]:.3f}], y [{c['rect'][1]:.3f}, {c['rect'][3]:.3f}]")
+
+
+def _num(v) -> str:
+    return "not measured" if v is None else f"{v:,.2f}"
+
+
+def budget_view(release: pv.Release) -> None:
+    st.subheader("Where the privacy budget went")
+    recs = pd.DataFrame(release.ledger.records())
+    if recs.empty:
+        st.info("No privacy budget spent (a non-private reference).")
+        return
+    recs["level"] = recs["level"].map(lambda v: "global" if pd.isna(v) else str(int(v)))
+    fig = px.bar(recs, x="level", y="epsilon", color="what", barmode="stack",
+                 labels={"level": "tree level", "epsilon": "epsilon"}, height=300)
+    fig.update_xaxes(type="category")
+    c1, c2 = st.columns([3, 2])
+    c1.plotly_chart(fig, use_container_width=True)
+    c2.metric("Epsilon spent (worst path)", f"{release.ledger.total():.4g}", help="Sum of sequential steps.")
+    c2.caption(f"chosen epsilon: {release.epsilon:g}. Nodes within one level cover disjoint regions, so a level "
+               "costs its epsilon once (parallel composition); levels add up (sequential composition).")
+    st.dataframe(recs, hide_index=True, width="stretch")
+
+
+def export_view(release: pv.Release, rid: str) -> None:
+    st.subheader("Export")
+    c1, c2, c3 = st.columns(3)
+    rep = export.report_bytes(release, {"app": "psdviz map page"})
+    c2.download_button("Privacy report (JSON)", rep, file_name="psdviz_report.json", mime="application/json",
+                       key="dl_report", on_click="ignore")
+    hist = st.session_state.setdefault("comparisons", [])  # filled by the query fragment; read at click time
+    c3.download_button("Query comparisons (CSV)", lambda: export.comparisons_csv(hist), file_name="psdviz_queries.csv",
+                       mime="text/csv", key="dl_csv", on_click="ignore")
+    if not release.private:
+        c1.info("Non-private references cannot be exported as a release.")
+        return
+    sizes = frontier_sizes(release.tree)
+    n_leaves = int(release.tree.is_leaf.sum())
+    depth = None if n_leaves <= EXPORT_MAX_CELLS else int(np.flatnonzero(sizes <= EXPORT_MAX_CELLS).max())
+    what = "all published cells" if depth is None else f"the cells down to level {depth}"
+    c1.download_button(f"Release (GeoJSON: {what})", lambda: export.geojson_bytes(release, depth),
+                       file_name="psdviz_release.geojson", mime="application/geo+json", key="dl_geojson",
+                       on_click="ignore")

@@ -1,0 +1,46 @@
+"""Reading the drawn rectangle and comparing the private answer with the truth (engine calls only)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import psdviz as pv
+from psdviz.metrics import relative_error
+
+
+def rect_from_drawings(drawings) -> list[float] | None:
+    """[xmin, ymin, xmax, ymax] of the last drawn polygon (Leaflet.draw rectangle), or None."""
+    if not drawings:
+        return None
+    for feat in reversed(drawings):
+        geom = (feat or {}).get("geometry") or {}
+        if geom.get("type") == "Polygon" and geom.get("coordinates"):
+            ring = np.asarray(geom["coordinates"][0], float)
+            return [float(ring[:, 0].min()), float(ring[:, 1].min()), float(ring[:, 0].max()), float(ring[:, 1].max())]
+    return None
+
+
+def clicked_point(obj) -> tuple[float, float] | None:
+    """(x, y) = (lng, lat) of streamlit-folium's ``last_object_clicked``."""
+    if not obj or obj.get("lat") is None or obj.get("lng") is None:
+        return None
+    return float(obj["lng"]), float(obj["lat"])
+
+
+def compare(release: pv.Release, truth: pv.PointIndex, rect: list[float]) -> dict:
+    """Private answer, its standard error (from the known noise variances), the true answer, errors.
+
+    The relative error is |private - true| / max(true, rho) with rho = 0.1% of the points
+    (psdviz.metrics.relative_error), so tiny true counts do not divide by zero.
+    """
+    r = np.asarray([rect], float)
+    private = float(release.answer(r)[0])
+    var = float(release.answer_variance(r)[0])
+    true = int(truth.count(r)[0])
+    n = int(truth.xy.shape[0])
+    return {"xmin": rect[0], "ymin": rect[1], "xmax": rect[2], "ymax": rect[3],
+            "private_answer": private, "standard_error": math.sqrt(var) if math.isfinite(var) else float("nan"),
+            "true_answer_NOT_PRIVATE": true, "abs_error": abs(private - true),
+            "rel_error": float(relative_error([private], [true], n)[0]),
+            "method": release.method, "epsilon": release.epsilon, "randomness": release.randomness_mode}
