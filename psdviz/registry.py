@@ -13,10 +13,18 @@ from typing import Callable
 _BUILDERS: dict[str, str] = {
     "quadtree": "quadtree:build_quadtree",
     "ug": "grid_ug:build_ug",
+    "kdtree": "kdtree:build_kdtree",
+    "hybrid": "hybrid:build_hybrid",
+    "hilbert": "hilbert:build_hilbert",
+    "kd-cell": "kdcell:build_kd_cell",
+    "kd-noisymean": "kdtree:build_kd_noisymean",
 }
 
 # Non-private references for teaching the cost of privacy: buildable, labelled, never exportable.
-_REFERENCES: dict[str, str] = {}
+_REFERENCES: dict[str, str] = {
+    "kd-pure": "kdtree:build_kd_pure",
+    "kd-true": "kdtree:build_kd_true",
+}
 
 
 def methods() -> tuple[str, ...]:

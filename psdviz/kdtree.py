@@ -1,0 +1,182 @@
+"""Private kd-trees flattened to fanout 4 (ICDE'12 sections 3.2, 6, 7, 8).
+
+A kd-tree of ``height`` fanout-4 levels is a binary kd-tree of 2 * height levels whose every
+other level releases no count ("flattening", section 6.2): the root connects to its four
+grandchildren. The splits are private medians (section 6.1) along x, then y, over each node's
+*region*; the tree is complete, so the quadtree's machinery applies unchanged: per-depth count
+budgets (geometric by default, Lemma 3), OLS (section 5) and pruning after post-processing
+(section 7, threshold m = 32 as in section 8) through :func:`finish_complete_tree`.
+
+Budget (section 6.2): epsilon_count = count_fraction * epsilon (default 0.7, the paper's choice),
+spread over the height + 1 count levels by ``budget``; epsilon_median = the rest, uniform over
+the 2 * switch binary levels that use medians (switch = height for the plain kd-tree; the
+hybrid tree, :mod:`psdviz.hybrid`, splits at midpoints below ``switch``, costing nothing). Each
+binary level's medians are taken on disjoint node sets, so a level costs its epsilon once; along
+a path the medians and counts compose sequentially, for a total of exactly epsilon.
+Each fanout-4 node's ``split_eps`` is the cost of the two medians that produce its children.
+
+kd-noisymean (Inan et al. [12]) is this tree with noisy-mean splits; kd-pure (exact medians,
+exact counts) and kd-true (exact medians, noisy counts) are non-private references.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .budget import level_epsilons
+from .complete_tree import finish_complete_tree
+from .domain import Domain, PointSet
+from .kdsplit import exact_median_splits, kd_partition
+from .ledger import Ledger
+from .measure import measure_counts
+from .medians import MECHANISM, check_median_method, private_medians
+from .prune import prune_tree
+from .quadtree import quad_nodes, quad_structure
+from .release import Release
+from .rng import Randomness
+from .tree import FlatTree, check_node_count
+from .validation import check_fraction, check_int
+
+MAX_HEIGHT = 10
+DEFAULT_HEIGHT = 8          # section 8: h = 8 with fanout 4
+DEFAULT_PRUNE = 32.0        # section 8: m = 32
+DEFAULT_COUNT_FRACTION = 0.7
+
+
+def level_counts_from_leaves(leaf: np.ndarray, height: int) -> list[np.ndarray]:
+    """Counts per fanout-4 depth (root first) from each point's leaf id (children 4j..4j+3)."""
+    counts = [np.bincount(leaf, minlength=4 ** height)]
+    for _ in range(height):
+        counts.append(counts[-1].reshape(-1, 4).sum(axis=1))
+    return counts[::-1]
+
+
+def complete_tree(rects: list[np.ndarray], domain: Domain, height: int) -> dict:
+    """Complete fanout-4 structure (the quadtree's links) with the given rectangles per depth."""
+    s = quad_structure(domain, height)
+    s["rect"] = np.concatenate(rects)
+    return s
+
+
+def check_common(height: int, count_fraction: float, prune: float | None) -> int:
+    height = check_int(height, "height", 1, MAX_HEIGHT)
+    check_node_count(quad_nodes(height), f"a kd-tree of height {height}")
+    check_fraction(count_fraction, "count_fraction")
+    if prune is not None and not (isinstance(prune, (int, float)) and np.isfinite(prune)):
+        raise ValueError(f"prune must be a finite number or None (got {prune!r})")
+    return height
+
+
+def median_chooser(rnd: Randomness, ledger: Ledger, eps_binary: float, switch: int, median: str,
+                   sample_rate: float, delta: float):
+    """Split rule: private medians on binary depths < 2 * switch (recorded), midpoints below."""
+    def choose(t, axis, vals, offsets, rect):
+        lo, hi = rect[:, axis], rect[:, axis + 2]
+        if t >= 2 * switch:
+            return (lo + hi) / 2.0
+        ledger.spend("median", eps_binary, MECHANISM[median], level=t // 2, nodes=lo.size,
+                     sensitivity=1.0, delta=delta if median == "smooth" else 0.0,
+                     note=f"{'xy'[axis]} split, binary depth {t}"
+                     + (f", Bernoulli sample p={sample_rate:g} (Theorem 7)" if sample_rate < 1 else ""))
+        return private_medians(rnd.rng, vals, offsets, lo, hi, eps_binary, median,
+                               sample_rate=sample_rate, delta=delta)
+    return choose
+
+
+def measure_tree(rnd: Randomness, ledger: Ledger, leaf: np.ndarray, height: int, eps: np.ndarray):
+    noisy, var = [], []
+    for d, c in enumerate(level_counts_from_leaves(leaf, height)):
+        y, v = measure_counts(rnd, ledger, c, eps[d], level=d)
+        noisy.append(y)
+        var.append(v)
+    return np.concatenate(noisy), np.concatenate(var)
+
+
+def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, method: str, *,
+                     height: int, switch: int, count_fraction: float, budget: str, median: str,
+                     sample_rate: float, delta: float, postprocess: bool, prune: float | None) -> Release:
+    """Shared builder of kdtree, hybrid and kd-noisymean."""
+    height = check_common(height, count_fraction, prune)
+    switch = check_int(switch, "switch", 1, height)
+    check_median_method(median)
+    if not (isinstance(sample_rate, (int, float)) and 0 < sample_rate <= 1):
+        raise ValueError(f"sample_rate must lie in (0, 1] (got {sample_rate!r})")
+    ledger = Ledger(epsilon)
+    eps_count = level_epsilons(count_fraction * epsilon, height, budget)
+    eps_binary = (1.0 - count_fraction) * epsilon / (2 * switch)
+    choose = median_chooser(rnd, ledger, eps_binary, switch, median, sample_rate, delta)
+    rects, leaf = kd_partition(ps.xy, domain, 2 * height, choose)
+    noisy, var = measure_tree(rnd, ledger, leaf, height, eps_count)
+    s = complete_tree(rects[::2], domain, height)
+    split_eps = np.where(s["depth"] < switch, 2 * eps_binary, 0.0)
+    tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]], split_eps=split_eps, **s)
+    params = {"height": height, "switch": switch, "count_fraction": count_fraction, "budget": budget,
+              "median": median, "sample_rate": sample_rate, "postprocess": bool(postprocess), "prune": prune}
+    if median == "smooth":
+        params["delta"] = delta
+    return finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, method, params, grid=None,
+                                postprocess=postprocess, prune=prune)
+
+
+def build_kdtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
+                 count_fraction: float = DEFAULT_COUNT_FRACTION, budget: str = "geometric", median: str = "em",
+                 sample_rate: float = 1.0, delta: float = 1e-4, postprocess: bool = True,
+                 prune: float | None = DEFAULT_PRUNE) -> Release:
+    """kd-standard of section 8: EM medians on every level, geometric counts, OLS, pruning m = 32."""
+    return build_private_kd(ps, domain, epsilon, rnd, "kdtree", height=height, switch=height,
+                            count_fraction=count_fraction, budget=budget, median=median,
+                            sample_rate=sample_rate, delta=delta, postprocess=postprocess, prune=prune)
+
+
+def build_kd_noisymean(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
+                       height: int = DEFAULT_HEIGHT, count_fraction: float = DEFAULT_COUNT_FRACTION,
+                       budget: str = "geometric", postprocess: bool = True,
+                       prune: float | None = DEFAULT_PRUNE) -> Release:
+    """kd-noisymean (Inan et al. [12] as compared in section 8): splits at noisy means."""
+    return build_private_kd(ps, domain, epsilon, rnd, "kd-noisymean", height=height, switch=height,
+                            count_fraction=count_fraction, budget=budget, median="noisymean",
+                            sample_rate=1.0, delta=0.0, postprocess=postprocess, prune=prune)
+
+
+def _exact_chooser(t, axis, vals, offsets, rect):
+    return exact_median_splits(vals, offsets, rect[:, axis], rect[:, axis + 2])
+
+
+NOT_PRIVATE = "not private: exact medians{} (a reference for the cost of privacy; never publish)"
+
+
+def build_kd_true(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
+                  count_fraction: float = DEFAULT_COUNT_FRACTION, budget: str = "geometric",
+                  postprocess: bool = True, prune: float | None = DEFAULT_PRUNE) -> Release:
+    """kd-true (section 8): exact medians, noisy counts with the same count budget as kdtree
+    (count_fraction * epsilon), so kd-true vs kdtree isolates the cost of private medians."""
+    height = check_common(height, count_fraction, prune)
+    ledger = Ledger(epsilon)
+    eps_count = level_epsilons(count_fraction * epsilon, height, budget)
+    rects, leaf = kd_partition(ps.xy, domain, 2 * height, _exact_chooser)
+    noisy, var = measure_tree(rnd, ledger, leaf, height, eps_count)
+    s = complete_tree(rects[::2], domain, height)
+    tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]],
+                    split_eps=np.zeros(s["depth"].size), **s)
+    params = {"height": height, "count_fraction": count_fraction, "budget": budget,
+              "postprocess": bool(postprocess), "prune": prune}
+    rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "kd-true", params, grid=None,
+                               postprocess=postprocess, prune=prune, private=False)
+    rel.notes.append(NOT_PRIVATE.format(", noisy counts"))
+    return rel
+
+
+def build_kd_pure(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
+                  prune: float | None = DEFAULT_PRUNE) -> Release:
+    """kd-pure (section 8): exact medians and exact counts; no noise at all (epsilon unused)."""
+    height = check_common(height, 0.5, prune)
+    rects, leaf = kd_partition(ps.xy, domain, 2 * height, _exact_chooser)
+    counts = np.concatenate(level_counts_from_leaves(leaf, height)).astype(float)
+    s = complete_tree(rects[::2], domain, height)
+    zeros = np.zeros(counts.size)
+    tree = FlatTree(noisy=counts, noise_var=zeros.copy(), count_eps=zeros.copy(), split_eps=zeros.copy(), **s)
+    if prune is not None:
+        tree, _ = prune_tree(tree, prune, use_estimate=True)
+    rel = Release("kd-pure", {"height": height, "prune": prune}, domain, tree, Ledger(epsilon), rnd,
+                  ps.report(), consistent=True, private=False)
+    rel.notes.append(NOT_PRIVATE.format(", exact counts"))
+    return rel
