@@ -20,6 +20,7 @@ from .map_layers import MAX_SHAPES, legend_html, make_map
 from .query_panel import clicked_point, compare, rect_from_drawings
 
 EXPORT_MAX_CELLS = 250_000
+SHARED_DATA_KEY = "psdviz_data"
 
 
 def render() -> None:
@@ -31,6 +32,7 @@ def render() -> None:
         spec = controls.choose_build()
     if data is None:
         return
+    st.session_state[SHARED_DATA_KEY] = data  # other pages (e.g. the Compare page) may offer it
     msg = controls.check_spec(spec)
     if msg:
         st.error(f"{msg}. Pick a value in range.")
