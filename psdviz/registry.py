@@ -18,6 +18,7 @@ _BUILDERS: dict[str, str] = {
     "hilbert": "hilbert:build_hilbert",
     "kd-cell": "kdcell:build_kd_cell",
     "kd-noisymean": "kdtree:build_kd_noisymean",
+    "ag": "grid_ag:build_ag",
 }
 
 # Non-private references for teaching the cost of privacy: buildable, labelled, never exportable.
