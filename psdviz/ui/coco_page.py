@@ -1,0 +1,246 @@
+"""Count-of-counts page (issue 8) over :func:`psdviz.coco.publish` (Kuo et al., VLDB 2018).
+
+Data: the bundled flights sample (services grouped under USA > state > airport) or an uploaded
+table of records (pick the group columns, an optional record column, the location (leaf) column,
+and the hierarchy: coarser columns of the same table or an uploaded hierarchy file). Method: naive,
+H_g or H_c with top-down consistency, or bottom-up (the whole budget on the leaves, summed up).
+A node is picked in the tree selector or by clicking its marker on the map. The page shows the true
+and private histograms of the node (the truth is a teaching view, computed here, never exported),
+the earthmover's error, and the check that the node equals the sum of its children.
+"""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from .. import coco
+from ..coco.sample import flights_table, load_flight_airports
+from . import coco_view as view
+from . import data_input, mapview
+
+FLIGHTS = "Bundled flights sample (NYC 2013: services grouped by USA > state > airport)"
+UPLOAD = "Upload a table of records"
+METHOD_CHOICES = {
+    "H_c (cumulative, top-down consistency)": ("hc", "top-down"),
+    "H_g (unattributed, top-down consistency)": ("hg", "top-down"),
+    "naive (noisy histogram per node, no consistency)": ("naive", "independent"),
+    "bottom-up (H_c at the leaves, parents are sums)": ("hc", "bottom-up"),
+}
+MAP_KEY = "coco_map"
+
+
+# ---------------------------------------------------------------- data
+@st.cache_data(show_spinner="Grouping the flights ...", max_entries=4)
+def _flights(max_size: int):
+    table, h = flights_table(max_size=max_size)
+    ap = load_flight_airports()
+    pos = view.node_positions(h, dict(zip(ap["iata"], ap["lat"])), dict(zip(ap["iata"], ap["lon"])))
+    return table, h, pos, f"flights-{max_size}"
+
+
+@st.cache_data(show_spinner="Grouping the records ...", max_entries=8)
+def _grouped(fp: str, group_cols: tuple, record_col: str | None, leaf_col: str, path_cols: tuple,
+             max_size: int, _df: pd.DataFrame, _hier: pd.DataFrame | None):
+    df = _df
+    if record_col:
+        df = df.drop_duplicates(list(group_cols) + [record_col])
+    if _hier is None:
+        h = coco.Hierarchy.from_columns(df, list(path_cols) + [leaf_col], root="root")
+        lat, lon = {}, {}
+    else:
+        h = coco.Hierarchy.from_columns(_hier, list(path_cols), root="root")
+        lat, lon = {}, {}
+        if {"lat", "lon"} <= set(_hier.columns):
+            leaf = _hier[path_cols[-1]].astype(str)
+            lat = dict(zip(leaf, pd.to_numeric(_hier["lat"], errors="coerce")))
+            lon = dict(zip(leaf, pd.to_numeric(_hier["lon"], errors="coerce")))
+    table = coco.group_records(df[list(group_cols)], df[leaf_col].astype(str), h, max_size, span="split")
+    return table, h, view.node_positions(h, lat, lon), fp
+
+
+def _read_upload(label: str, key: str) -> pd.DataFrame | None:
+    up = st.file_uploader(label, type=["csv", "tsv", "txt", "parquet"], key=key)
+    if up is None:
+        return None
+    return data_input.read_table(up.name, up.getvalue())
+
+
+def _upload_controls(max_size: int):
+    df = _read_upload(f"Records (CSV/TSV or Parquet, at most {data_input.MAX_UPLOAD_MB} MB): one row per record",
+                      "coco_upload")
+    if df is None:
+        st.info("Upload a table of records to continue, or pick the flights sample.")
+        return None
+    cols = [str(c) for c in df.columns]
+    group_cols = st.multiselect("Group columns", cols, key="coco_gcols")
+    st.caption("Records with the same values in these columns form one group (e.g. a household).")
+    record_col = st.selectbox("Record column (optional)", ["(every row is a record)"] + cols, key="coco_rcol")
+    st.caption("If set, repeated values of this column within a group count once.")
+    leaf_col = st.selectbox("Location column (the leaf of the hierarchy)", cols, key="coco_lcol")
+    st.caption("Where each group lives: a leaf name of the hierarchy (e.g. an airport or a county).")
+    how = st.radio("Hierarchy", ["coarser columns of this table", "upload a hierarchy file"], key="coco_hsrc",
+                   horizontal=True)
+    st.caption("The hierarchy is public: it is not derived privately, only grouped.")
+    hier = None
+    if how.startswith("coarser"):
+        path_cols = tuple(st.multiselect("Coarser levels, coarsest first", [c for c in cols if c != leaf_col],
+                                         key="coco_pcols"))
+        st.caption("E.g. state for airports. Leave empty for root > leaves.")
+    else:
+        hier = _read_upload("Hierarchy file: one row per leaf, columns coarsest first, the leaf column last; "
+                            "optional lat and lon columns put the nodes on the map", "coco_hupload")
+        if hier is None:
+            st.info("Upload the hierarchy file to continue.")
+            return None
+        hcols = [c for c in map(str, hier.columns) if c not in ("lat", "lon")]
+        path_cols = tuple(hcols)
+    if not group_cols:
+        raise ValueError("group columns: pick at least one column that identifies a group")
+    if leaf_col in group_cols:
+        raise ValueError("location column: it must not also be a group column")
+    fp = hashlib.sha1(pd.util.hash_pandas_object(df, index=False).to_numpy().tobytes()).hexdigest()[:16]
+    if hier is not None:
+        fp += hashlib.sha1(pd.util.hash_pandas_object(hier, index=False).to_numpy().tobytes()).hexdigest()[:8]
+    rc = None if record_col.startswith("(") else record_col
+    return _grouped(fp, tuple(group_cols), rc, leaf_col, path_cols, max_size, df, hier)
+
+
+# ---------------------------------------------------------------- engine call
+@st.cache_data(show_spinner="Publishing private histograms ...", max_entries=32)
+def _publish(fp: str, eps: tuple, method: str, consistency: str, seed: int, _table: coco.GroupedTable):
+    return coco.publish(_table, None, list(eps), method, seed=seed, consistency=consistency)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _truth(fp: str, _table: coco.GroupedTable) -> np.ndarray:
+    return coco.true_histograms(_table)
+
+
+# ---------------------------------------------------------------- node picking
+def _apply_click(result, pos: pd.DataFrame, level: int, names: tuple) -> None:
+    """A new marker click selects its node in the tree selector (clicks are processed once)."""
+    click = (result or {}).get("last_object_clicked") if isinstance(result, dict) else None
+    if not click or "lat" not in click:
+        return
+    sig = (round(float(click["lat"]), 6), round(float(click["lng"]), 6))
+    if st.session_state.get("coco_last_click") == sig:
+        return
+    st.session_state["coco_last_click"] = sig
+    node = view.nearest_node(pos, level, float(click["lat"]), float(click["lng"]))
+    if node is not None:
+        st.session_state["coco_node"] = names[node]
+
+
+def _node_picker(h: coco.Hierarchy, pos: pd.DataFrame, groups: np.ndarray) -> int:
+    order = view.dfs_order(h)
+    labels = dict(zip(order, view.node_labels(h)))
+    names = tuple(h.names)
+    has_map = bool(pos["lat"].notna().any())
+    col_map, col_pick = st.columns([3, 2]) if has_map else (None, st.container())
+    if has_map:
+        with col_map:
+            level = st.radio("Map shows", list(range(1, h.n_levels)), index=0, key="coco_map_level", horizontal=True,
+                             format_func=lambda l: f"level {l}" + (" (leaves)" if l == h.n_levels - 1 else ""))
+            st.caption("Click a marker to pick that node; marker size grows with its number of groups.")
+            _apply_click(st.session_state.get(MAP_KEY), pos, level, names)   # a click from the last run
+            current = st.session_state.get("coco_node", names[0])
+            sel = h.node_id(current) if current in names else 0
+            result = mapview.show_map(view.marker_map(pos, level, groups, sel), key=MAP_KEY, height=430)
+            before = st.session_state.get("coco_node")
+            _apply_click(result, pos, level, names)
+            if st.session_state.get("coco_node") != before:
+                st.rerun()
+    with col_pick:
+        if st.session_state.get("coco_node") not in names:
+            st.session_state["coco_node"] = names[0]
+        name = st.selectbox("Node", [names[i] for i in order], key="coco_node",
+                            format_func=lambda n: labels[h.node_id(n)].replace(" ", "\u00a0"))
+        st.caption("The tree selector: pick any node (root, a region or a leaf).")
+    return h.node_id(name)
+
+
+# ---------------------------------------------------------------- page
+def _budget_controls(h: coco.Hierarchy, consistency: str) -> list[float]:
+    st.markdown("**Epsilon per level**")
+    st.caption("Each level's histograms use their own budget; levels add up along a path "
+               "(sequential composition), nodes of one level are disjoint (parallel).")
+    cols = st.columns(h.n_levels)
+    eps = [float(c.number_input(f"level {l}", 0.001, 10.0, 0.5 if l else 0.2, 0.05, format="%.3f", key=f"coco_eps{l}"))
+           for l, c in enumerate(cols)]
+    if consistency == "bottom-up":
+        st.caption(f"Bottom-up spends the total {sum(eps):g} on the leaves; every other node is the sum of its leaves.")
+    return eps
+
+
+def _show_node(rel: coco.CocoRelease, truth: np.ndarray, node: int) -> None:
+    h = rel.hierarchy
+    name = h.names[node]
+    log_y = st.checkbox("Log scale", value=True, key="coco_log", help="Most groups are small; log scale shows the tail.")
+    st.plotly_chart(view.histogram_figure(truth[node], rel.histograms[node], name, log_y), width="stretch",
+                    key="coco_hist")
+    err = rel.emd(truth)
+    chk = view.children_check(rel, node)
+    c1, c2, c3 = st.columns(3)
+    c1.metric("Earthmover's error at this node", f"{err[node]:,.0f}")
+    c1.caption("People to add or remove to turn the private histogram into the true one.")
+    c2.metric("Groups G (public)", f"{int(rel.groups[node]):,}")
+    if chk["equal"] is None:
+        c3.metric("Sum of children", "leaf")
+        c3.caption("A leaf has no children to add up.")
+    else:
+        c3.metric("Node = sum of its children", "yes" if chk["equal"] else f"no (off by up to {chk['max_difference']})")
+        c3.caption(f"Released histogram against the sum of its {chk['children']} children's.")
+    by_level = rel.emd_by_level(truth).rename("mean earthmover's error").to_frame()
+    by_level.index.name = "level"
+    with st.expander("Error by level and whole-release checks"):
+        st.dataframe(by_level)
+        st.json(rel.check_consistency())
+
+
+def _exports(rel: coco.CocoRelease) -> None:
+    c1, c2 = st.columns(2)
+    c1.download_button("Download the release (JSON, with its ledger)", rel.to_json(), "count_of_counts.json",
+                       "application/json", key="coco_json")
+    c2.download_button("Download the private histograms (CSV)", rel.records().to_csv(index=False),
+                       "count_of_counts.csv", "text/csv", key="coco_csv")
+    st.caption("Exports hold the private histograms, the public hierarchy and G, and the ledger; no true values.")
+
+
+def render() -> None:
+    st.title("Count of counts")
+    st.caption("How many groups have 1, 2, 3, ... records, in every region, published with differential privacy.")
+    source = st.radio("Data", [FLIGHTS, UPLOAD], key="coco_source")
+    max_size = int(st.number_input("Largest group size K (public bound)", 1, 100_000, 365, key="coco_K"))
+    st.caption("Larger groups are truncated to K. For the flights, K = 365: a service flies at most daily.")
+    try:
+        loaded = _flights(max_size) if source == FLIGHTS else _upload_controls(max_size)
+    except (ValueError, OSError, KeyError) as exc:
+        st.error(f"Data problem: {exc}")
+        return
+    if loaded is None:
+        return
+    table, h, pos, fp = loaded
+    st.caption(f"{table.n_records:,} records in {table.n_groups:,} groups; hierarchy of {h.n_levels} levels "
+               f"and {h.n_nodes} nodes; {table.n_truncated} groups truncated at K.")
+    label = st.selectbox("Method", list(METHOD_CHOICES), key="coco_method")
+    st.caption("H_c and H_g fit the noisy histograms with isotonic regression, then make levels agree top-down.")
+    method, consistency = METHOD_CHOICES[label]
+    eps = _budget_controls(h, consistency)
+    seed = int(st.number_input("Seed", 0, 2**31 - 1, 0, key="coco_seed"))
+    st.caption("Reproducible noise for a lesson: the same seed gives the same release.")
+    try:
+        rel = _publish(fp, tuple(eps), method, consistency, seed, table)
+    except ValueError as exc:
+        st.error(str(exc))
+        return
+    st.caption(f"Total epsilon spent: {rel.ledger.total():g} (ledger in the JSON export).")
+    node = _node_picker(h, pos, rel.groups)
+    _show_node(rel, _truth(fp, table), node)
+    _exports(rel)
+
+
+if __name__ == "__main__":
+    render()
