@@ -24,20 +24,19 @@ GRID_MAX = 1 << 20  # cells per axis
 
 def _codes(column, declared, name: str) -> tuple[np.ndarray, list, bool]:
     """Integer codes of a categorical column against declared (or observed) categories."""
-    values = pd.Series(np.asarray(column, dtype=object))
+    values = pd.Series(column).reset_index(drop=True)
     if values.isna().any():
         raise ValueError(f"{name} contains {int(values.isna().sum())} missing values; drop or fill them first")
     if declared is None:
-        cats = pd.Index(pd.unique(values)).sort_values()
-        observed = True
-    else:
-        cats = pd.Index(list(declared))
-        if cats.has_duplicates:
-            raise ValueError(f"{name}_values contains duplicates")
-        observed = False
+        codes, cats = pd.factorize(values, sort=True)
+        return codes.astype(np.int64), list(cats), True
+    cats = pd.Index(list(declared))
+    if cats.has_duplicates:
+        raise ValueError(f"{name}_values contains duplicates")
     codes = cats.get_indexer(values)
     if (codes < 0).any():
         raise ValueError(f"{int((codes < 0).sum())} rows of {name} are not among the declared {name}_values")
+    observed = False
     return codes.astype(np.int64), list(cats), observed
 
 

@@ -38,7 +38,7 @@ def _zero_part(rng: np.random.Generator, explicit: np.ndarray, m: int, law: Zero
 def _merge(idx_a, val_a, idx_b, val_b):
     idx = np.concatenate([idx_a, idx_b])
     val = np.concatenate([val_a, val_b]).astype(np.int64)
-    order = np.argsort(idx, kind="stable")
+    order = np.argsort(idx)                           # indices are distinct: no ties
     return idx[order], val[order]
 
 
@@ -121,10 +121,9 @@ def top_priorities(rng, idx, val, s: int, cap: np.ndarray | float = 1.0):
     pos = np.flatnonzero(pri > 0)
     if pos.size <= s:
         return idx[pos], val[pos], 0.0
-    order = pos[np.argpartition(-pri[pos], s)[: s + 1]]
-    order = order[np.argsort(-pri[order], kind="stable")]
-    top = np.sort(order[:s])
-    return idx[top], val[top], float(pri[order[s]])
+    part = pos[np.argpartition(-pri[pos], s)]     # part[s] is the (s+1)-th largest priority
+    top = np.sort(part[:s])
+    return idx[top], val[top], float(pri[part[s]])
 
 
 def priority_summary(rng, explicit, noisy, m, alpha: float, s: int, theta: int = 0) -> Summary:

@@ -22,7 +22,7 @@ def zero_ranks_to_cells(nonzero: np.ndarray, ranks: np.ndarray) -> np.ndarray:
 
 
 def sample_zero_cells(rng: np.random.Generator, nonzero: np.ndarray, m: int, k: int) -> np.ndarray:
-    """k distinct cells drawn uniformly among the m - len(nonzero) zero cells, sorted ascending."""
+    """k distinct cells drawn uniformly among the m - len(nonzero) zero cells (in random order)."""
     n_zero = m - nonzero.size
     if not 0 <= k <= n_zero:
         raise ValueError(f"cannot draw k={k} zero cells out of m - n = {n_zero}")
@@ -31,5 +31,5 @@ def sample_zero_cells(rng: np.random.Generator, nonzero: np.ndarray, m: int, k: 
                          "raise the threshold (theta / tau) or lower the target size")
     if k == 0:
         return np.empty(0, dtype=np.int64)
-    ranks = np.sort(rng.choice(n_zero, size=k, replace=False).astype(np.int64))
+    ranks = rng.choice(n_zero, size=k, replace=False).astype(np.int64)
     return zero_ranks_to_cells(nonzero, ranks)
