@@ -19,6 +19,8 @@ _BUILDERS: dict[str, str] = {
     "kd-cell": "kdcell:build_kd_cell",
     "kd-noisymean": "kdtree:build_kd_noisymean",
     "ag": "grid_ag:build_ag",
+    "htree": "htree:build_htree",
+    "privtree": "privtree:build_privtree",
 }
 
 # Non-private references for teaching the cost of privacy: buildable, labelled, never exportable.
