@@ -201,3 +201,8 @@ def test_publish_bad_input():
         coco.publish(t, None, -1.0)
     with pytest.raises(ValueError, match="consistency"):
         coco.publish(t, None, 0.1, consistency="sideways")
+    other = random_table(np.random.default_rng(99), n_levels=2).hierarchy
+    with pytest.raises(ValueError, match="hierarchy must be the one"):
+        coco.publish(t, other, 0.1)
+    same = coco.Hierarchy(t.hierarchy.names, t.hierarchy.parent.copy(), t.hierarchy.level.copy())
+    assert coco.publish(t, same, 0.1, seed=1).check_consistency()["ok"]

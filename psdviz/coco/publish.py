@@ -44,10 +44,15 @@ def _per_level(value, n_levels: int, name: str) -> list:
     return values
 
 
+def _same(a: Hierarchy, b: Hierarchy) -> bool:
+    return a is b or (isinstance(a, Hierarchy) and a.names == b.names
+                      and np.array_equal(a.parent, b.parent) and np.array_equal(a.level, b.level))
+
+
 def _check(table, hierarchy, epsilon_per_level, method, consistency, loss, merge):
     if not isinstance(table, GroupedTable):
         raise ValueError("table must be a GroupedTable (see psdviz.coco.group_records)")
-    if hierarchy is not None and hierarchy is not table.hierarchy and hierarchy != table.hierarchy:
+    if hierarchy is not None and not _same(hierarchy, table.hierarchy):
         raise ValueError("hierarchy must be the one the table was grouped with (or None)")
     L = table.hierarchy.n_levels
     eps = [check_epsilon(e, f"epsilon_per_level[{i}]") for i, e in enumerate(_per_level(epsilon_per_level, L, "epsilon_per_level"))]
