@@ -112,3 +112,18 @@ def test_grid_table_matches_slow_count_and_cells_draw():
     rel = summarize(t, 1.0, "filter", seed=1, theta=2)
     assert "points" not in rel.to_dict()["layout"]
     assert {"xmin", "ymax"} <= set(rel.to_frame().columns)
+
+
+def test_summary_that_would_explode_is_refused():
+    # tau = 0.5 keeps every cell with a non-zero noisy value: ~0.9 * 10^9 zero cells
+    rng = np.random.default_rng(0)
+    big = make_table(np.sort(rng.choice(10 ** 9, 100, replace=False)), np.full(100, 50), 10 ** 9)
+    with pytest.raises(ValueError, match="raise the threshold"):
+        summarize(big, 0.5, "threshold", seed=1, tau=0.5)
+
+
+def test_method_parameters_lists_own_and_common_names():
+    assert {"theta", "size", "dyadic", "consistency", "stats"} <= set(method_parameters("filter-priority"))
+    assert "tau" not in method_parameters("filter")
+    with pytest.raises(ValueError, match="unknown sparse method"):
+        method_parameters("laplace")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-MAX_ZERO_SAMPLE = 100_000_000
+MAX_ZERO_SAMPLE = 20_000_000
 
 
 def zero_ranks_to_cells(nonzero: np.ndarray, ranks: np.ndarray) -> np.ndarray:
