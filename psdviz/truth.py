@@ -1,9 +1,11 @@
 """Exact range counts over raw points (never part of a release; for teaching views and metrics).
 
-Points are bucketed on a B x B grid over their bounding box (the truth may use the data's own
-extent: nothing here is published). A query's buckets strictly inside it are counted from a 2-D
+Points are bucketed on a B x B grid whose edges are the quantiles of each coordinate (rank space;
+the truth may use the data itself: nothing here is published), so every grid row and column holds
+about n / B points whatever the skew. A query's buckets strictly inside it are counted from a 2-D
 prefix table; the buckets on its boundary rows and columns are contiguous runs in a row-major
-(resp. column-major) bucket order, and only their points are tested one by one (vectorised).
+(resp. column-major) bucket order, and only their points (at most about 4 n / B) are tested one by
+one (vectorised). Bucketing is monotone (searchsorted on the edges), which is all the method needs.
 Rectangles are closed: a point on an edge counts.
 """
 from __future__ import annotations
@@ -14,6 +16,7 @@ from .domain import as_points, validate_rects
 from .pyramid import prefix_2d
 
 CHUNK = 2048
+MAX_BUCKETS = 1024   # per axis: prefix and run tables of ~1M entries each
 
 
 class PointIndex:
@@ -25,27 +28,26 @@ class PointIndex:
             raise ValueError("points contain NaN or inf; drop those rows first")
         self.xy = xy
         n = xy.shape[0]
-        self.b = b = int(np.clip(np.sqrt(max(n, 1) / 4.0), 1, 1024))
-        if n:
-            lo, hi = xy.min(axis=0), xy.max(axis=0)
-        else:
-            lo, hi = np.zeros(2), np.ones(2)
-        span = np.where(hi > lo, hi - lo, 1.0)
-        self.lo, self.span = lo, span
-        cell = np.clip(((xy - lo) / span * b).astype(np.int64), 0, b - 1)
-        self.bx, self.by = cell[:, 0], cell[:, 1]
+        self.b = b = int(np.clip(np.sqrt(max(n, 1)), 1, MAX_BUCKETS))
+        cut = (np.arange(1, b) * n) // b
+        # b - 1 interior edges per axis at the coordinate quantiles; bucket = number of edges <= v
+        self.edges = [np.sort(xy[:, a])[cut] for a in (0, 1)]
+        self.bx, self.by = self._bucket(xy[:, 0], 0), self._bucket(xy[:, 1], 1)
         row_key = self.by * b + self.bx
         col_key = self.bx * b + self.by
-        self.row_order = np.argsort(row_key, kind="stable")
-        self.col_order = np.argsort(col_key, kind="stable")
+        self.row_order = np.argsort(row_key)
+        self.col_order = np.argsort(col_key)
         edges = np.arange(b * b + 1)
         self.row_start = np.searchsorted(row_key[self.row_order], edges)
         self.col_start = np.searchsorted(col_key[self.col_order], edges)
+        # coordinates stored in both bucket orders: the boundary tests read contiguous runs
+        self.sorted_xy = {"row": (xy[self.row_order, 0], xy[self.row_order, 1]),
+                          "col": (xy[self.col_order, 0], xy[self.col_order, 1])}
         grid = np.bincount(row_key, minlength=b * b).reshape(b, b).astype(float)
         self.prefix = prefix_2d(grid)
 
     def _bucket(self, v: np.ndarray, axis: int) -> np.ndarray:
-        return np.clip(np.floor((v - self.lo[axis]) / self.span[axis] * self.b), 0, self.b - 1).astype(np.int64)
+        return np.searchsorted(self.edges[axis], v, side="right").astype(np.int64)
 
     def count(self, rects) -> np.ndarray:
         rects = validate_rects(rects)
@@ -60,9 +62,9 @@ class PointIndex:
         q = np.arange(i0.size)
         segs = []
         for j, use in ((j0, np.ones(q.size, bool)), (j1, j1 != j0)):
-            segs.append((q[use], self.row_start[j[use] * b + i0[use]], self.row_start[j[use] * b + i1[use] + 1], self.row_order))
+            segs.append((q[use], self.row_start[j[use] * b + i0[use]], self.row_start[j[use] * b + i1[use] + 1], "row"))
         for i, use in ((i0, j1 - j0 > 1), (i1, (i1 != i0) & (j1 - j0 > 1))):
-            segs.append((q[use], self.col_start[i[use] * b + j0[use] + 1], self.col_start[i[use] * b + j1[use]], self.col_order))
+            segs.append((q[use], self.col_start[i[use] * b + j0[use] + 1], self.col_start[i[use] * b + j1[use]], "col"))
         return segs
 
     def _count(self, rects: np.ndarray) -> np.ndarray:
@@ -77,9 +79,10 @@ class PointIndex:
                 continue
             owner = np.repeat(q, lens)
             pos = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens) + np.repeat(lo, lens)
-            p = self.xy[order[pos]]
-            r = rects[owner]
-            ok = (p[:, 0] >= r[:, 0]) & (p[:, 0] <= r[:, 2]) & (p[:, 1] >= r[:, 1]) & (p[:, 1] <= r[:, 3])
+            xs, ys = self.sorted_xy[order]
+            px, py = xs[pos], ys[pos]
+            ok = ((px >= rects[owner, 0]) & (px <= rects[owner, 2])
+                  & (py >= rects[owner, 1]) & (py <= rects[owner, 3]))
             counts += np.bincount(owner[ok], minlength=rects.shape[0])
         # queries entirely outside the points' extent may still hit boundary buckets: the exact test handles it
         return counts
