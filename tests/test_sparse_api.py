@@ -127,3 +127,21 @@ def test_method_parameters_lists_own_and_common_names():
     assert "tau" not in method_parameters("filter")
     with pytest.raises(ValueError, match="unknown sparse method"):
         method_parameters("laplace")
+
+
+def test_theta_and_tau_from_target_size_follow_appendix_c():
+    from psdviz.sparse.params import tau_for_size, theta_for_size
+    from psdviz.sparse.zero_law import ZeroLaw
+    a, n_zero, t = 0.905, 10 ** 8, 50_000
+    for two in (False, True):
+        theta = theta_for_size(a, t, n_zero, two)
+        expected = n_zero * ZeroLaw(a, theta, None, two).pass_probability()
+        assert a * t < expected <= t          # ceil(theta): at most t, and theta - 1 would exceed t
+    # tau: (||M||_1 + 2 m a / (1 - a^2)) / t
+    assert tau_for_size(a, 1000, 5000.0, 10 ** 4) == pytest.approx((5000 + 2e4 * a / (1 - a * a)) / 1000)
+
+
+def test_default_grid_is_4096_squared():
+    pts = np.array([[0.5, 0.5], [0.1, 0.9], [2.0, 2.0]])
+    t = grid_table(pts, Domain(0, 0, 1, 1))
+    assert t.m == 4096 * 4096 and t.n == 2 and t.layout["points"]["rows_outside_domain"] == 1

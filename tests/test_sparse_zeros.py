@@ -15,7 +15,7 @@ def test_rank_mapping_matches_slow_version():
 
 def test_sampled_cells_are_distinct_zero_cells_and_uniform():
     rng = np.random.default_rng(5)
-    m, k, reps = 60, 10, 4000
+    m, k, reps = 60, 20, 1500
     nz = np.array([0, 1, 7, 20, 21, 22, 59])
     hits = np.zeros(m)
     for _ in range(reps):
@@ -35,3 +35,16 @@ def test_huge_domain_is_not_materialised():
     nz = np.sort(rng.choice(10 ** 12, 1000, replace=False))
     cells = sample_zero_cells(rng, nz, 10 ** 12, 10_000)
     assert cells.size == 10_000 and not np.isin(cells, nz).any() and cells.max() < 10 ** 12
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 300).flatmap(lambda m: st.tuples(st.just(m), st.sets(st.integers(0, m - 1)))))
+def test_rank_mapping_property(case):
+    m, nz_set = case
+    nz = np.array(sorted(nz_set), dtype=np.int64)
+    zeros = np.setdiff1d(np.arange(m), nz)
+    assert np.array_equal(zero_ranks_to_cells(nz, np.arange(zeros.size)), zeros)
