@@ -145,3 +145,16 @@ def test_default_grid_is_4096_squared():
     pts = np.array([[0.5, 0.5], [0.1, 0.9], [2.0, 2.0]])
     t = grid_table(pts, Domain(0, 0, 1, 1))
     assert t.m == 4096 * 4096 and t.n == 2 and t.layout["points"]["rows_outside_domain"] == 1
+
+
+def test_filter_max_size_raises_theta_on_the_output_only():
+    t = small(m=50_000, n=2000)
+    full = summarize(t, 0.5, "filter", seed=4, theta=2)
+    capped = summarize(t, 0.5, "filter", seed=4, theta=2, max_size=1500)
+    assert capped.size <= 1500 < full.size
+    theta = capped.params["theta"]
+    mag = np.abs(full.values)
+    # same draw (same seed): the capped summary is exactly the full one filtered at theta',
+    # and theta' - 1 would have kept more than max_size entries
+    assert np.array_equal(capped.indices, full.indices[mag >= theta])
+    assert (mag >= theta - 1).sum() > 1500 and capped.params["theta_initial"] == 2

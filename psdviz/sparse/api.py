@@ -1,6 +1,7 @@
 """``summarize(table, epsilon, method, seed, **params)``: the entry point of psdviz.sparse.
 
-Methods (ICDT'12): "filter" (section 2.2), "threshold" (section 2.3), "priority" (section 2.3),
+Methods (ICDT'12): "filter" (section 2.2; ``max_size`` raises theta on the output as in appendix
+C.1), "threshold" (section 2.3), "priority" (section 2.3),
 "filter-priority" (section 2.4; two-sided filter then priority sampling), and "geometric", the
 full geometric mechanism (the laborious baseline, size-limited). ``dyadic=True`` summarises the
 dyadic-range transform instead (section 3), ``consistency=True`` adds its consistency check
@@ -22,12 +23,13 @@ from .dyadic import consistent, dyadic_transform
 from .laborious import check_laborious, geometric_table
 from .params import table_stats, tau_for_size, theta_for_size
 from .release import SparseRelease
-from .shortcut import Summary, filter_summary, priority_summary, threshold_summary, top_priorities
+from .shortcut import (Summary, filter_summary, priority_summary, raise_filter, threshold_summary,
+                       top_priorities)
 from .table import SparseTable
 from .zero_law import alpha_of
 
 METHODS = ("filter", "threshold", "priority", "filter-priority", "geometric")
-_OWN = {"filter": {"theta", "target_size", "two_sided"}, "threshold": {"tau", "target_size"},
+_OWN = {"filter": {"theta", "target_size", "two_sided", "max_size"}, "threshold": {"tau", "target_size"},
         "priority": {"size"}, "filter-priority": {"theta", "size"}, "geometric": set()}
 _COMMON = {"dyadic", "consistency", "stats", "stats_fraction", "sensitivity"}
 THETA_MAX = 10 ** 9
@@ -110,6 +112,8 @@ def _run(method, target, rng, alpha, eps, sens, p, stats, dx) -> Summary:
             raise ValueError(f"two_sided must be True or False (got {two!r})")
         theta = _theta(p, alpha, target.m, n_est, two)
         summ = filter_summary(rng, target.indices, noisy, target.m, alpha, theta, bool(two))
+        if p.get("max_size") is not None:
+            summ = raise_filter(summ, check_int(p["max_size"], "max_size", 1, 10 ** 12))
         if p.get("consistency"):
             keep = consistent(dx, summ.indices)
             summ = Summary(summ.indices[keep], summ.values[keep], summ.weights[keep], summ.params)

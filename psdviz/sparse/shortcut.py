@@ -54,6 +54,22 @@ def filter_summary(rng, explicit, noisy, m: int, alpha: float, theta: int, two_s
     return Summary(idx, val, val.astype(float), {"theta": int(theta), "two_sided": bool(two_sided)})
 
 
+def raise_filter(summ: Summary, max_size: int) -> Summary:
+    """Appendix C.1: "if the output is too large ... apply a higher filter theta' on it".
+
+    Post-processing of the released filter output: theta' is the smallest integer leaving at most
+    ``max_size`` entries (so it is private at no extra cost).
+    """
+    if summ.indices.size <= max_size:
+        return summ
+    mag = np.abs(summ.values) if summ.params.get("two_sided", True) else summ.values
+    kth = np.partition(mag, mag.size - max_size - 1)[mag.size - max_size - 1]   # (max_size+1)-th largest
+    theta = int(kth) + 1
+    keep = mag >= theta
+    params = dict(summ.params, theta=theta, theta_initial=summ.params["theta"])
+    return Summary(summ.indices[keep], summ.values[keep], summ.weights[keep], params, summ.diagnostics)
+
+
 def _threshold_draw(rng, explicit, noisy, m, alpha, theta, tau):
     """Kept cells of (filter theta then) threshold sampling with tau (sections 2.3, 2.4)."""
     w = np.abs(noisy).astype(float)
