@@ -86,7 +86,8 @@ def page(server):
 
 
 def _map_frame(pg):
-    return pg.frame_locator(MAP_IFRAME)
+    """The map's iframe (the last one: during a rerun the old one may linger for a moment)."""
+    return pg.frame_locator(MAP_IFRAME).last
 
 
 def _shot(pg, name):
@@ -132,7 +133,7 @@ def test_map_is_not_blank_and_served_offline(page, server):
 def test_drawing_a_rectangle_shows_private_and_true_answers(page):
     frame = _map_frame(page)
     frame.locator("a.leaflet-draw-draw-rectangle").click()
-    box = page.locator(MAP_IFRAME).bounding_box()
+    box = page.locator(MAP_IFRAME).last.bounding_box()
     x0, y0 = box["x"] + box["width"] * 0.45, box["y"] + box["height"] * 0.25
     x1, y1 = box["x"] + box["width"] * 0.62, box["y"] + box["height"] * 0.45
     page.mouse.move(x0, y0)
@@ -152,7 +153,7 @@ def test_drawing_a_rectangle_shows_private_and_true_answers(page):
 
 
 def test_clicking_a_cell_shows_its_details(page):
-    box = page.locator(MAP_IFRAME).bounding_box()
+    box = page.locator(MAP_IFRAME).last.bounding_box()
     page.mouse.click(box["x"] + box["width"] * 0.30, box["y"] + box["height"] * 0.70)
     page.get_by_text("Clicked cell").wait_for()
     _wait_idle(page)
@@ -165,6 +166,7 @@ def test_switching_the_method_rebuilds(page):
     page.get_by_role("option", name="ug", exact=True).click()
     page.locator("code", has_text="ug").first.wait_for()
     _wait_idle(page)
+    assert page.locator(MAP_IFRAME).count() == 1
     _map_frame(page).locator("canvas.leaflet-zoom-animated, img.leaflet-image-layer").first.wait_for()
     assert page.get_by_text("True answer (not private)").count() == 1  # the stored query is re-answered
     _shot(page, "04_method_ug.png")

@@ -120,6 +120,8 @@ def test_bad_inputs_show_errors_and_keep_running():
 def test_budget_view_and_report_match_the_ledger(points):
     at = _app(height=5)
     assert float(_metric(at, "Epsilon spent (worst path)")) == pytest.approx(0.5)
+    assert not at.dataframe
+    at.toggle(key="show_budget").set_value(True).run()
     table = at.dataframe[0].value
     assert table["epsilon"].sum() == pytest.approx(0.5) and set(table["what"]) == {"count"}
     rel = pv.build(points, pv.Domain.world(), method="quadtree", epsilon=0.5, seed=7, height=5)

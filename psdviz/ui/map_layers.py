@@ -1,22 +1,24 @@
 """The folium map of a release: cells coloured by estimated density, optional true points, Draw.
 
-Up to :data:`MAX_SHAPES` cells are drawn as GeoJSON polygons on a canvas renderer with tooltips;
+Up to :data:`MAX_SHAPES` cells are drawn as rectangles on a canvas renderer with tooltips;
 beyond that the view is a raster overlay (one pixel = the cell containing its centre, rasterised by
 the engine) and a click is looked up by the page, so the browser stays responsive. No tile layer:
 the map works offline (Leaflet itself is served by the app, see :mod:`psdviz.ui.assets`).
 """
 from __future__ import annotations
 
-import base64
+import json
 import math
 from dataclasses import dataclass
 
 import folium
 import numpy as np
+from branca.element import MacroElement
 from folium.plugins import Draw
+from folium.template import Template
 
 from psdviz import Release
-from psdviz.cells import cell_density, cells_geojson, frontier
+from psdviz.cells import cell_density, frontier
 from psdviz.raster import mercator_centres, rasterize
 
 from .assets import use_local_leaflet
@@ -56,19 +58,51 @@ def _bounds(release: Release) -> list[list[float]]:
     return [[max(d.ymin, -LAT_LIMIT), d.xmin], [min(d.ymax, LAT_LIMIT), d.xmax]]
 
 
-def _style(feature: dict) -> dict:
-    c = feature["properties"]["colour"]
-    return {"fillColor": c, "color": "#555555", "weight": 0.4, "fillOpacity": 0.55}
+class CellsLayer(MacroElement):
+    """Cells as Leaflet rectangles from a compact array (x0, y0, x1, y1, colour, level, noisy, estimate).
+
+    folium's GeoJson embeds ~350 bytes of JSON per cell that branca then re-parses as a Jinja
+    template (twice per run inside streamlit-folium); this layer sends ~50 bytes per cell, which
+    keeps a 5,000-cell map's rerun and first paint fast. Clicks reach streamlit-folium because
+    every rectangle is a layer of the map; the tooltip shows the released counts.
+    """
+
+    _template = Template("""
+        {% macro script(this, kwargs) %}
+        var {{ this.get_name() }} = (function () {
+            var rows = {{ this.rows }}, pal = {{ this.palette }}, g = L.featureGroup();
+            for (var i = 0; i < rows.length; i++) {
+                var r = rows[i];
+                var cell = L.rectangle([[r[1], r[0]], [r[3], r[2]]],
+                    {color: "#555555", weight: 0.4, fillColor: pal[r[4]], fillOpacity: 0.55});
+                cell.bindTooltip("level " + r[5] + "<br>noisy count " + (r[6] === null ? "not measured" : r[6])
+                    + "<br>estimated count " + r[7], {sticky: true});
+                g.addLayer(cell);
+            }
+            return g;
+        })().addTo({{ this._parent.get_name() }});
+        {% endmacro %}
+    """)
+
+    def __init__(self, rows: str, palette: list[str]):
+        super().__init__()
+        self._name = "CellsLayer"
+        self.rows = rows
+        self.palette = json.dumps(palette)
 
 
-def _shapes_layer(release: Release, depth: int, nodes: np.ndarray, colours: Colours) -> folium.GeoJson:
-    gj = cells_geojson(release, depth, export=False)
-    for f, ci in zip(gj["features"], colours.index.tolist()):
-        f["properties"]["colour"] = PALETTE[ci]
-    tip = folium.GeoJsonTooltip(fields=["level", "noisy", "estimate"],
-                                aliases=["level", "noisy count", "estimated count"])
-    return folium.GeoJson(gj, name="private cells", style_function=_style, tooltip=tip,
-                          highlight_function=lambda f: {"weight": 2, "color": "#000000"})
+def _rows_json(release: Release, nodes: np.ndarray, colours: Colours) -> str:
+    t = release.tree
+    r = np.round(t.rect[nodes], 5).tolist()
+    noisy = [None if not math.isfinite(v) else round(v, 1) for v in t.noisy[nodes].tolist()]
+    est = np.round(t.est[nodes], 1).tolist()
+    rows = [[*rc, c, lv, ny, e] for rc, c, lv, ny, e in
+            zip(r, colours.index.tolist(), t.depth[nodes].tolist(), noisy, est)]
+    return json.dumps(rows, separators=(",", ":"))
+
+
+def _shapes_layer(release: Release, nodes: np.ndarray, colours: Colours) -> CellsLayer:
+    return CellsLayer(_rows_json(release, nodes, colours), PALETTE)
 
 
 def _hex_rgba(c: str, alpha: int) -> list[int]:
@@ -114,7 +148,7 @@ def make_map(release: Release, depth: int, true_points: np.ndarray | None = None
                    prefer_canvas=True, world_copy_jump=False, control_scale=True)
     m.fit_bounds(b)
     raster = nodes.size > MAX_SHAPES
-    layer = _raster_layer(release, nodes, colours) if raster else _shapes_layer(release, depth, nodes, colours)
+    layer = _raster_layer(release, nodes, colours) if raster else _shapes_layer(release, nodes, colours)
     layer.add_to(m)
     if true_points is not None:
         _points_layer(true_points).add_to(m)

@@ -126,7 +126,11 @@ def query_panel(release: pv.Release, data: data_input.Dataset) -> None:
     except ValueError as exc:
         st.error(f"Bad query rectangle: {exc}")
         return
-    st.caption(f"x [{rect[0]:.3f}, {rect[2]:.3f}], y [{rect[1]:.3f}, {rect[3]:.3f}]")
+    hist = st.session_state.setdefault("comparisons", [])
+    sig = tuple(rect) + (row["method"], row["epsilon"], row["private_answer"])
+    if not hist or hist[-1].get("_sig") != sig:
+        hist.append({**row, "_sig": sig})
+    st.caption(f"Query #{len(hist)}: x [{rect[0]:.3f}, {rect[2]:.3f}], y [{rect[1]:.3f}, {rect[3]:.3f}]")
     c1, c2 = st.columns(2)
     c1.metric("Private answer", f"{row['private_answer']:,.1f}", help="Estimated count from the release.")
     c1.metric("Standard error", f"± {row['standard_error']:,.1f}",
@@ -135,10 +139,6 @@ def query_panel(release: pv.Release, data: data_input.Dataset) -> None:
     c2.metric("Absolute error", f"{row['abs_error']:,.1f}", help="|private - true|")
     st.metric("Relative error", f"{100 * row['rel_error']:.1f} %",
               help="|private - true| / max(true, 0.1% of the points)")
-    hist = st.session_state.setdefault("comparisons", [])
-    sig = tuple(rect) + (row["method"], row["epsilon"], row["private_answer"])
-    if not hist or hist[-1].get("_sig") != sig:
-        hist.append({**row, "_sig": sig})
 
 
 def cell_panel(release: pv.Release, nodes: np.ndarray) -> None:
@@ -165,20 +165,27 @@ def _num(v) -> str:
 
 
 def budget_view(release: pv.Release) -> None:
+    """Ledger total, and (on demand) a plotly chart of epsilon per level and the ledger table.
+
+    The chart and table sit behind a toggle: drawing plotly and the data grid in the same pass as
+    the map delays the map's first paint by several seconds in a loaded headless browser.
+    """
     st.subheader("Where the privacy budget went")
     recs = pd.DataFrame(release.ledger.records())
+    c1, c2 = st.columns([1, 3])
+    c1.metric("Epsilon spent (worst path)", f"{release.ledger.total():.4g}", help="Sum of sequential steps.")
+    c2.caption(f"chosen epsilon: {release.epsilon:g}. Nodes within one level cover disjoint regions, so a level "
+               "costs its epsilon once (parallel composition); levels add up (sequential composition).")
     if recs.empty:
         st.info("No privacy budget spent (a non-private reference).")
+        return
+    if not st.toggle("Show the budget chart and the ledger table", key="show_budget"):
         return
     recs["level"] = recs["level"].map(lambda v: "global" if pd.isna(v) else str(int(v)))
     fig = px.bar(recs, x="level", y="epsilon", color="what", barmode="stack",
                  labels={"level": "tree level", "epsilon": "epsilon"}, height=300)
     fig.update_xaxes(type="category")
-    c1, c2 = st.columns([3, 2])
-    c1.plotly_chart(fig, use_container_width=True)
-    c2.metric("Epsilon spent (worst path)", f"{release.ledger.total():.4g}", help="Sum of sequential steps.")
-    c2.caption(f"chosen epsilon: {release.epsilon:g}. Nodes within one level cover disjoint regions, so a level "
-               "costs its epsilon once (parallel composition); levels add up (sequential composition).")
+    st.plotly_chart(fig, width="stretch")
     st.dataframe(recs, hide_index=True, width="stretch")
 
 

@@ -1,0 +1,108 @@
+"""App speed in headless chromium: first paint (cold and warm server) and draw-to-answer.
+
+Starts `streamlit run app.py` on 127.0.0.1, drives Debian's chromium with Playwright and prints
+the figures (issue 7 targets: first paint <= 6 s, draw-to-answer <= 1.5 s at ~5,000 cells). The
+default view is the GeoNames sample (144,563 points), quadtree height 10 shown down to level 6
+(4,096 cells). Usage: python benchmarks/bench_app.py [repeats]
+"""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+TITLE: list[float] = []  # time until the page title shows (Streamlit's own boot)
+IFRAME = "iframe[title='streamlit_folium.st_folium']"
+
+
+def start_server() -> tuple[subprocess.Popen, str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+                             "--server.port", str(port), "--server.headless", "true"], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(240):
+        try:
+            urllib.request.urlopen(f"{url}/_stcore/health", timeout=1)
+            return proc, url
+        except OSError:
+            time.sleep(0.25)
+    raise RuntimeError("server did not start")
+
+
+def first_paint(browser, url: str) -> tuple[float, object]:
+    page = browser.new_page(viewport={"width": 1500, "height": 1100})
+    t0 = time.perf_counter()
+    page.goto(url)
+    page.get_by_text("Private spatial decompositions").wait_for(timeout=120_000)
+    TITLE.append(time.perf_counter() - t0)
+    page.frame_locator(IFRAME).last.locator("canvas.leaflet-zoom-animated").first.wait_for(timeout=120_000)
+    return time.perf_counter() - t0, page
+
+
+def idle(page) -> None:
+    page.wait_for_timeout(300)
+    page.locator("[data-testid='stStatusWidget']").wait_for(state="detached", timeout=120_000)
+
+
+def draw_to_answer(page, k: int) -> float:
+    """Draw a rectangle; time from mouse-up until the answer for *this* rectangle is shown."""
+    page.frame_locator(IFRAME).last.locator("a.leaflet-draw-draw-rectangle").click()
+    box = page.locator(IFRAME).last.bounding_box()
+    fx, fy = 0.40 + 0.03 * k, 0.25 + 0.02 * k
+    x0, y0 = box["x"] + box["width"] * fx, box["y"] + box["height"] * fy
+    x1, y1 = x0 + box["width"] * 0.15, y0 + box["height"] * 0.15
+    n_before = page.locator("[data-testid='stCaptionContainer']", has_text="Query #").count() and int(
+        page.locator("[data-testid='stCaptionContainer']", has_text="Query #").last.inner_text()
+        .split("#")[1].split(":")[0])
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move(x1, y1, steps=6)
+    t0 = time.perf_counter()
+    page.mouse.up()
+    page.get_by_text(f"Query #{n_before + 1}:").wait_for(timeout=60_000)
+    dt = time.perf_counter() - t0
+    idle(page)
+    return dt
+
+
+def main(repeats: int = 3) -> None:
+    proc, url = start_server()
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=ARGS)
+            cold, page = first_paint(browser, url)
+            idle(page)
+            warm = []
+            for _ in range(repeats):
+                t, p = first_paint(browser, url)
+                warm.append(t)
+                p.close()
+            draws = [draw_to_answer(page, k) for k in range(repeats)]
+            browser.close()
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+    print(f"first paint, cold server (imports, sample load, build): {cold:.2f} s")
+    print(f"first paint, warm server (new session, cached build): median {statistics.median(warm):.2f} s "
+          f"(runs: {', '.join(f'{t:.2f}' for t in warm)})")
+    print(f"  of which Streamlit's page boot (title visible): median {statistics.median(TITLE[1:]):.2f} s")
+    print(f"draw-to-answer at 4,096 cells: median {statistics.median(draws):.2f} s "
+          f"(runs: {', '.join(f'{t:.2f}' for t in draws)})")
+    print(f"machine: {os.cpu_count()} cores shared with other jobs; figures are pessimistic")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 3)
