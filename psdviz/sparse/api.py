@@ -21,7 +21,7 @@ from ..rng import make_randomness
 from ..validation import check_epsilon, check_int
 from .dyadic import consistent, dyadic_transform
 from .laborious import check_laborious, geometric_table
-from .params import table_stats, tau_for_size, theta_for_size
+from .params import STATS_MODES, table_stats, tau_for_size, theta_for_size
 from .release import SparseRelease
 from .shortcut import (Summary, filter_summary, priority_summary, raise_filter, threshold_summary,
                        top_priorities)
@@ -55,6 +55,8 @@ def _check_params(table, method: str, params: dict) -> None:
     unknown = sorted(set(params) - allowed)
     if unknown:
         raise ValueError(f"method {method!r} has no parameter(s) {unknown}; its parameters are {sorted(allowed)}")
+    if params.get("stats", "noisy") not in STATS_MODES:
+        raise ValueError(f"stats must be one of {STATS_MODES} (got {params['stats']!r})")
     if params.get("consistency") and not (params.get("dyadic") and method in ("filter", "filter-priority")):
         raise ValueError("consistency=True needs dyadic=True and method 'filter' or 'filter-priority' "
                          "(paper section 3 does not advocate it for pure sampling)")
@@ -65,9 +67,10 @@ def summarize(table: SparseTable, epsilon: float, method: str = "filter-priority
     """A private summary of a sparse count table; see the module docstring for the methods."""
     _check_params(table, method, params)
     epsilon = check_epsilon(epsilon)
-    sens = float(params.get("sensitivity", 1.0))
-    if not sens > 0:
-        raise ValueError(f"sensitivity must be > 0 (got {sens!r})")
+    sens = params.get("sensitivity", 1.0)
+    if not (isinstance(sens, (int, float, np.integer, np.floating)) and np.isfinite(sens) and sens > 0):
+        raise ValueError(f"sensitivity must be a finite number > 0 (got {sens!r})")
+    sens = float(sens)
     rnd = make_randomness(seed)
     ledger = Ledger(epsilon)
     stats = None
@@ -102,37 +105,46 @@ def _run(method, target, rng, alpha, eps, sens, p, stats, dx) -> Summary:
     if method == "geometric":
         check_laborious(target.m)
         noisy = geometric_table(rng, target, eps, sens)
-        idx = np.arange(target.m, dtype=np.int64)
-        return Summary(idx, noisy, noisy.astype(float), {})
+        return Summary(np.arange(target.m, dtype=np.int64), noisy, noisy.astype(float), {})
     noisy = target.counts + geometric_noise(rng, target.n, eps, sens)
-    n_est = stats.n if stats else None
-    if method == "filter":
-        two = p.get("two_sided", True)
-        if not isinstance(two, (bool, np.bool_)):
-            raise ValueError(f"two_sided must be True or False (got {two!r})")
-        theta = _theta(p, alpha, target.m, n_est, two)
-        summ = filter_summary(rng, target.indices, noisy, target.m, alpha, theta, bool(two))
-        if p.get("max_size") is not None:
-            summ = raise_filter(summ, check_int(p["max_size"], "max_size", 1, 10 ** 12))
-        if p.get("consistency"):
-            keep = consistent(dx, summ.indices)
-            summ = Summary(summ.indices[keep], summ.values[keep], summ.weights[keep], summ.params)
-        return summ
-    if method == "threshold":
-        tau = p.get("tau")
-        if tau is None:
-            t = _target(p, n_est)
-            tau = tau_for_size(alpha, t, stats.l1 * (dx.sensitivity if dx else 1), target.m)
-        elif not (isinstance(tau, (int, float, np.integer, np.floating)) and np.isfinite(tau) and tau > 0):
-            raise ValueError(f"tau must be a finite number > 0 (got {tau!r})")
-        return threshold_summary(rng, target.indices, noisy, target.m, alpha, float(tau))
+    run = {"filter": _run_filter, "threshold": _run_threshold, "priority": _run_priority,
+           "filter-priority": _run_priority}[method]
+    return run(method, target, rng, noisy, alpha, p, stats, dx)
+
+
+def _run_filter(method, target, rng, noisy, alpha, p, stats, dx) -> Summary:
+    two = p.get("two_sided", True)
+    if not isinstance(two, (bool, np.bool_)):
+        raise ValueError(f"two_sided must be True or False (got {two!r})")
+    theta = _theta(p, alpha, target.m, stats.n if stats else None, bool(two))
+    summ = filter_summary(rng, target.indices, noisy, target.m, alpha, theta, bool(two))
+    if p.get("max_size") is not None:
+        summ = raise_filter(summ, check_int(p["max_size"], "max_size", 1, 10 ** 12))
+    if p.get("consistency"):
+        keep = consistent(dx, summ.indices)
+        summ = Summary(summ.indices[keep], summ.values[keep], summ.weights[keep], summ.params)
+    return summ
+
+
+def _run_threshold(method, target, rng, noisy, alpha, p, stats, dx) -> Summary:
+    tau = p.get("tau")
+    if tau is None:
+        l1 = stats.l1 * (dx.sensitivity if dx else 1)       # every count appears once per level
+        tau = tau_for_size(alpha, _target(p, stats.n), l1, target.m)
+    elif not (isinstance(tau, (int, float, np.integer, np.floating)) and np.isfinite(tau) and tau > 0):
+        raise ValueError(f"tau must be a finite number > 0 (got {tau!r})")
+    return threshold_summary(rng, target.indices, noisy, target.m, alpha, float(tau))
+
+
+def _run_priority(method, target, rng, noisy, alpha, p, stats, dx) -> Summary:
     s = p.get("size")
-    s = max(1, int(round(n_est))) if s is None else s
-    s = check_int(s, "size", 1, max(target.m - 1, 1))
+    s = check_int(max(1, int(round(stats.n))) if s is None else s, "size", 1, max(target.m - 1, 1))
     if method == "priority":
         return priority_summary(rng, target.indices, noisy, target.m, alpha, s)
     theta = p.get("theta")
-    theta = max(1, int(round(stats.l1 / stats.n / 2))) if theta is None else check_int(theta, "theta", 1, THETA_MAX)
+    if theta is None:
+        theta = _default_fp_theta(alpha, target.m, stats, dx)
+    theta = check_int(theta, "theta", 1, THETA_MAX)
     if not p.get("consistency"):
         return priority_summary(rng, target.indices, noisy, target.m, alpha, s, theta)
     filt = filter_summary(rng, target.indices, noisy, target.m, alpha, theta, True)
@@ -140,6 +152,14 @@ def _run(method, target, rng, alpha, eps, sens, p, stats, dx) -> Summary:
     idx, val, tau_s = top_priorities(rng, filt.indices[keep], filt.values[keep], s)
     wts = np.sign(val) * np.maximum(np.abs(val), tau_s)
     return Summary(idx, val, wts.astype(float), {"size": s, "theta": theta, "tau_s": tau_s})
+
+
+def _default_fp_theta(alpha: float, m: int, stats, dx) -> int:
+    """Section 4.2: theta about half the mean non-zero count. Over dyadic nodes (whose noise is
+    ``levels`` times larger) our reading takes half the filter threshold for a target size n."""
+    if dx is None:
+        return max(1, int(round(stats.l1 / stats.n / 2)))
+    return max(1, theta_for_size(alpha, stats.n, m - stats.n, True) // 2)
 
 
 def _target(p: dict, n_est) -> float:
