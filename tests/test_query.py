@@ -5,6 +5,7 @@ import pytest
 
 import psdviz as pv
 from psdviz.ols import ols_estimate
+from psdviz.prune import prune_mask
 from psdviz.query import answer_tree
 
 DOM = pv.Domain(-2, 1, 6, 5)
@@ -149,3 +150,25 @@ def test_answer_variance_matches_empirical_variance_over_seeds():
     exact = pv.build(p, DOM, epsilon=0.4, seed=0, height=3).answer_variance(q)
     rel_err = np.abs(ans.var(axis=0, ddof=1) / exact - 1)
     assert (rel_err < 5 * np.sqrt(5 / (n - 1))).all(), (ans.var(axis=0, ddof=1), exact)
+
+
+def test_answer_variance_on_a_pruned_tree_equals_dense_linear_map():
+    """Pruned release: answers are linear in Y through OLS on the full tree, then the kept nodes."""
+    p = points()
+    kw = dict(method="quadtree", epsilon=0.5, seed=8, height=2, budget="geometric")
+    full = pv.build(p, DOM, **kw)
+    pruned = pv.build(p, DOM, prune=150.0, **kw)
+    keep = prune_mask(full.tree, 150.0)
+    assert 0 < keep.sum() < full.tree.n_nodes
+    t = full.tree
+    eps = np.array([t.count_eps[t.depth == d][0] for d in range(t.height + 1)])
+    q = query_set(seed=9, k=20)
+    cols = []
+    for v in range(t.n_nodes):
+        y = np.zeros(t.n_nodes)
+        y[v] = 1.0
+        est = ols_estimate(type(t)(**{**t.__dict__, "noisy": y}), eps, 4)
+        cols.append(answer_tree(pruned.tree, q, est[keep]))
+    A = np.column_stack(cols)
+    dense = (A ** 2 * t.noise_var).sum(axis=1)
+    np.testing.assert_allclose(pruned.answer_variance(q), dense, rtol=1e-9, atol=1e-9)
