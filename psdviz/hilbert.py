@@ -65,9 +65,7 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
         cut = np.searchsorted(h, split, side="left")
         lo, hi = np.column_stack([lo, split]).ravel(), np.column_stack([split, hi]).ravel()
         offsets = np.r_[np.column_stack([offsets[:-1], cut]).ravel(), h.size]
-    leaf = np.empty(h.size, dtype=np.int64)
-    leaf[:] = np.repeat(np.arange(lo.size), np.diff(offsets))   # leaf of each sorted point
-    noisy, var = measure_tree(rnd, ledger, leaf, height, eps_count)
+    noisy, var = measure_tree(rnd, ledger, np.diff(offsets), height, eps_count)
     rects = leaf_rects(domain, order, lo, hi)
     levels = [rects]
     for _ in range(height):

@@ -83,8 +83,8 @@ def build_kd_cell(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     # points are split by coordinate; snap them to cell centres so that a point's side of a
     # cell-edge split is decided by its cell, exactly as the grid counted it
     centres = np.column_stack([domain.xmin + (ix + 0.5) * size[0], domain.ymin + (iy + 0.5) * size[1]])
-    rects, leaf = kd_partition(centres, domain, 2 * height, choose)
-    noisy, var = measure_tree(rnd, ledger, leaf, height, eps_count)
+    rects, leaf_counts, _ = kd_partition(centres, domain, 2 * height, choose)
+    noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
     s = complete_tree(rects[::2], domain, height)
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]],
                     split_eps=np.zeros(s["depth"].size), **s)

@@ -19,7 +19,7 @@ from typing import Callable
 import numpy as np
 
 from .domain import Domain
-from .medians.segments import split_offsets, stable_partition
+from .medians.segments import partition_positions, split_offsets
 
 Chooser = Callable[[int, int, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
@@ -33,29 +33,45 @@ def split_children(rect: np.ndarray, axis: int, split: np.ndarray) -> np.ndarray
     return np.stack([left, right], axis=1).reshape(-1, 4)
 
 
-def kd_partition(xy: np.ndarray, domain: Domain, levels: int, choose: Chooser) -> tuple[list[np.ndarray], np.ndarray]:
-    """Rectangles at every binary depth 0..levels and the final node id of each point."""
+def kd_partition(xy: np.ndarray, domain: Domain, levels: int, choose: Chooser,
+                 with_ids: bool = False) -> tuple[list[np.ndarray], np.ndarray, np.ndarray | None]:
+    """Rectangles at every binary depth 0..levels, the number of points in each final node and,
+    if ``with_ids``, the final node of each point (for tests and teaching views).
+
+    Each order carries the points' coordinates themselves (no index gathers); the segment id
+    array is the same for both orders, since both are grouped by node with the same offsets.
+    """
     n = xy.shape[0]
-    orders = [np.argsort(xy[:, 0], kind="stable"), np.argsort(xy[:, 1], kind="stable")]
+    by = [np.argsort(xy[:, 0], kind="stable"), np.argsort(xy[:, 1], kind="stable")]
+    coords = [[xy[o, 0].copy(), xy[o, 1].copy()] for o in by]
+    ids = by[0] if with_ids else None          # original index of each entry of order 0
+    seg = np.zeros(n, dtype=np.int64)
     offsets = np.array([0, n], dtype=np.int64)
     rects = [domain.as_rect()[None, :]]
     for t in range(levels):
         a = t % 2
-        vals = xy[orders[a], a]
         rect = rects[-1]
-        split = np.clip(choose(t, a, vals, offsets, rect), rect[:, a], rect[:, a + 2])
-        seg = np.repeat(np.arange(rect.shape[0]), np.diff(offsets))
-        bit_a = vals >= split[seg]
-        ones = np.bincount(seg, weights=bit_a, minlength=rect.shape[0]).astype(np.int64)
-        other = orders[1 - a]
-        # the same points in the other order: node ids agree segment by segment
-        bit_o = xy[other, a] >= split[seg]
-        orders[1 - a] = stable_partition(other, offsets, bit_o)
-        offsets = split_offsets(offsets, ones)
+        split = np.clip(choose(t, a, coords[a][a], offsets, rect), rect[:, a], rect[:, a + 2])
+        cut = split[seg]
+        bit_a = coords[a][a] >= cut          # sorted inside each node: already grouped by child
+        bit_o = coords[1 - a][a] >= cut
+        pos = partition_positions(offsets, seg, bit_o)
+        for arr in coords[1 - a]:
+            arr[pos] = arr.copy()
+        if with_ids and a == 1:
+            new_ids = np.empty_like(ids)
+            new_ids[pos] = ids
+            ids = new_ids
+        cs = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(bit_a, out=cs[1:])
+        offsets = split_offsets(offsets, cs[offsets[1:]] - cs[offsets[:-1]])
+        seg = 2 * seg + bit_a
         rects.append(split_children(rect, a, split))
-    node = np.empty(n, dtype=np.int64)
-    node[orders[0]] = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))
-    return rects, node
+    node = None
+    if with_ids:
+        node = np.empty(n, dtype=np.int64)
+        node[ids] = seg
+    return rects, np.diff(offsets), node
 
 
 def exact_median_splits(values: np.ndarray, offsets: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

@@ -42,9 +42,9 @@ DEFAULT_PRUNE = 32.0        # section 8: m = 32
 DEFAULT_COUNT_FRACTION = 0.7
 
 
-def level_counts_from_leaves(leaf: np.ndarray, height: int) -> list[np.ndarray]:
-    """Counts per fanout-4 depth (root first) from each point's leaf id (children 4j..4j+3)."""
-    counts = [np.bincount(leaf, minlength=4 ** height)]
+def level_counts_from_leaves(leaf_counts: np.ndarray, height: int) -> list[np.ndarray]:
+    """Counts per fanout-4 depth (root first) from the leaf counts (children of j: 4j..4j+3)."""
+    counts = [np.asarray(leaf_counts, dtype=np.int64)]
     for _ in range(height):
         counts.append(counts[-1].reshape(-1, 4).sum(axis=1))
     return counts[::-1]
@@ -82,9 +82,9 @@ def median_chooser(rnd: Randomness, ledger: Ledger, eps_binary: float, switch: i
     return choose
 
 
-def measure_tree(rnd: Randomness, ledger: Ledger, leaf: np.ndarray, height: int, eps: np.ndarray):
+def measure_tree(rnd: Randomness, ledger: Ledger, leaf_counts: np.ndarray, height: int, eps: np.ndarray):
     noisy, var = [], []
-    for d, c in enumerate(level_counts_from_leaves(leaf, height)):
+    for d, c in enumerate(level_counts_from_leaves(leaf_counts, height)):
         y, v = measure_counts(rnd, ledger, c, eps[d], level=d)
         noisy.append(y)
         var.append(v)
@@ -104,8 +104,8 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
     eps_count = level_epsilons(count_fraction * epsilon, height, budget)
     eps_binary = (1.0 - count_fraction) * epsilon / (2 * switch)
     choose = median_chooser(rnd, ledger, eps_binary, switch, median, sample_rate, delta)
-    rects, leaf = kd_partition(ps.xy, domain, 2 * height, choose)
-    noisy, var = measure_tree(rnd, ledger, leaf, height, eps_count)
+    rects, leaf_counts, _ = kd_partition(ps.xy, domain, 2 * height, choose)
+    noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
     s = complete_tree(rects[::2], domain, height)
     split_eps = np.where(s["depth"] < switch, 2 * eps_binary, 0.0)
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]], split_eps=split_eps, **s)
@@ -152,8 +152,8 @@ def build_kd_true(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     height = check_common(height, count_fraction, prune)
     ledger = Ledger(epsilon)
     eps_count = level_epsilons(count_fraction * epsilon, height, budget)
-    rects, leaf = kd_partition(ps.xy, domain, 2 * height, _exact_chooser)
-    noisy, var = measure_tree(rnd, ledger, leaf, height, eps_count)
+    rects, leaf_counts, _ = kd_partition(ps.xy, domain, 2 * height, _exact_chooser)
+    noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
     s = complete_tree(rects[::2], domain, height)
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]],
                     split_eps=np.zeros(s["depth"].size), **s)
@@ -169,8 +169,8 @@ def build_kd_pure(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
                   prune: float | None = DEFAULT_PRUNE) -> Release:
     """kd-pure (section 8): exact medians and exact counts; no noise at all (epsilon unused)."""
     height = check_common(height, 0.5, prune)
-    rects, leaf = kd_partition(ps.xy, domain, 2 * height, _exact_chooser)
-    counts = np.concatenate(level_counts_from_leaves(leaf, height)).astype(float)
+    rects, leaf_counts, _ = kd_partition(ps.xy, domain, 2 * height, _exact_chooser)
+    counts = np.concatenate(level_counts_from_leaves(leaf_counts, height)).astype(float)
     s = complete_tree(rects[::2], domain, height)
     zeros = np.zeros(counts.size)
     tree = FlatTree(noisy=counts, noise_var=zeros.copy(), count_eps=zeros.copy(), split_eps=zeros.copy(), **s)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .tree import FlatTree, children_of
+from .tree import FlatTree
 
-CHUNK = 4096
+CHUNK = 2048   # queries per batch: keeps the (query, node) pair arrays near cache size
 
 
 def _overlap(rects: np.ndarray, nodes: np.ndarray):
@@ -29,26 +29,52 @@ def decompose(tree: FlatTree, rects: np.ndarray, usable: np.ndarray):
 
     ``usable[v]`` says whether node v's value may be used (released and finite); a fully
     covered node that is not usable is opened like a partly covered one.
+
+    Implementation: rectangle columns are gathered as contiguous 1-D arrays, and every pair is
+    classified once per level (outside / taken whole / leaf share / opened); only opened pairs
+    are expanded to their children.
     """
+    rects = np.asarray(rects, dtype=float)
+    nx0, ny0, nx1, ny1 = (np.ascontiguousarray(tree.rect[:, i]) for i in range(4))
+    area = (nx1 - nx0) * (ny1 - ny0)
+    inner = tree.n_children > 0
+    first, nkids = tree.first_child, tree.n_children
+    qx0, qy0, qx1, qy1 = (np.ascontiguousarray(rects[:, i]) for i in range(4))
     out_q, out_v, out_c = [], [], []
     for start in range(0, rects.shape[0], CHUNK):
         q = np.arange(start, min(start + CHUNK, rects.shape[0]))
         v = np.zeros(q.size, dtype=np.int64)
         while q.size:
-            ox, oy, inside = _overlap(rects[q], tree.rect[v])
+            a0, a1, b0, b1 = qx0[q], qx1[q], qy0[q], qy1[q]
+            c0, c1, d0, d1 = nx0[v], nx1[v], ny0[v], ny1[v]
+            ox = np.minimum(a1, c1) - np.maximum(a0, c0)
+            oy = np.minimum(b1, d1) - np.maximum(b0, d0)
+            inside = (c0 >= a0) & (c1 <= a1) & (d0 >= b0) & (d1 <= b1)
             hit = inside | ((ox > 0) & (oy > 0))
-            take = hit & inside & usable[v]
-            leaf = tree.n_children[v] == 0
-            part = hit & ~take & leaf & usable[v]
-            r = tree.rect[v[part]]
-            area = (r[:, 2] - r[:, 0]) * (r[:, 3] - r[:, 1])
-            frac = np.divide(ox[part] * oy[part], area, out=np.zeros(area.size), where=area > 0)
-            out_q += [q[take], q[part]]
-            out_v += [v[take], v[part]]
-            out_c += [np.ones(int(take.sum())), frac]
-            go = hit & ~take & ~leaf
-            owner, child = children_of(tree.first_child, tree.n_children, v[go])
-            q, v = q[go][owner], child
+            u = usable[v]
+            take = inside & u
+            opened = hit & ~take
+            isin = inner[v]
+            part = opened & ~isin & u
+            go = opened & isin
+            if take.any():
+                out_q.append(q[take])
+                out_v.append(v[take])
+                out_c.append(np.ones(out_q[-1].size))
+            if part.any():
+                vp = v[part]
+                ar = area[vp]
+                out_q.append(q[part])
+                out_v.append(vp)
+                out_c.append(np.divide(ox[part] * oy[part], ar, out=np.zeros(ar.size), where=ar > 0))
+            vg = v[go]
+            k = nkids[vg]
+            total = int(k.sum())
+            ends = np.cumsum(k)
+            q = np.repeat(q[go], k)
+            v = np.repeat(first[vg] - (ends - k), k) + np.arange(total)
+    if not out_q:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
     return np.concatenate(out_q), np.concatenate(out_v), np.concatenate(out_c)
 
 

@@ -38,18 +38,25 @@ def split_offsets(offsets: np.ndarray, ones: np.ndarray) -> np.ndarray:
     return out
 
 
+def partition_positions(offsets: np.ndarray, seg: np.ndarray, bit: np.ndarray) -> np.ndarray:
+    """New position of every entry when, inside every segment, entries with ``bit == 0`` move
+    before those with ``bit == 1``, both groups keeping their order (``seg``: segment ids)."""
+    bit = bit.astype(np.int64)
+    cs = np.zeros(bit.size + 1, dtype=np.int64)
+    np.cumsum(bit, out=cs[1:])
+    start = offsets[:-1]
+    ones_total = cs[offsets[1:]] - cs[start]
+    zeros_total = np.diff(offsets) - ones_total
+    # entry i of a segment: zeros before it = (i - start) - ones before it
+    ones_before = cs[:-1] - cs[start][seg]
+    zero_pos = np.arange(bit.size) - ones_before            # start + zeros before
+    one_pos = (start + zeros_total - cs[start])[seg] + cs[:-1]
+    return np.where(bit == 1, one_pos, zero_pos)
+
+
 def stable_partition(order: np.ndarray, offsets: np.ndarray, bit: np.ndarray) -> np.ndarray:
     """Reorder ``order`` (grouped by segment) so that, inside every segment, entries with
     ``bit == 0`` come first and both groups keep their relative order. O(n), no sort."""
-    bit = bit.astype(np.int64)
-    seg = segment_ids(offsets)
-    start = offsets[:-1][seg]
-    cs = np.r_[0, np.cumsum(bit)]
-    ones_before = cs[:-1] - cs[offsets[:-1]][seg]
-    zeros_before = np.arange(bit.size) - start - ones_before
-    ones_total = cs[offsets[1:]] - cs[offsets[:-1]]
-    zeros_total = np.diff(offsets) - ones_total
-    newpos = start + np.where(bit == 1, zeros_total[seg] + ones_before, zeros_before)
     out = np.empty_like(order)
-    out[newpos] = order
+    out[partition_positions(offsets, segment_ids(offsets), bit)] = order
     return out
