@@ -158,3 +158,11 @@ def test_filter_max_size_raises_theta_on_the_output_only():
     # and theta' - 1 would have kept more than max_size entries
     assert np.array_equal(capped.indices, full.indices[mag >= theta])
     assert (mag >= theta - 1).sum() > 1500 and capped.params["theta_initial"] == 2
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("dyadic", [False, True])
+def test_empty_table_runs(method, dyadic):
+    rel = summarize(make_table([], [], 1000), 1.0, method, seed=1, dyadic=dyadic)
+    out = rel.range_sums([0, 10], [1000, 20])
+    assert out.dtype == float and out.shape == (2,)

@@ -64,7 +64,7 @@ class SparseRelease:
         q, nodes = decompose_ranges(self.dyadic, lo_a, hi_a)
         pos = np.minimum(np.searchsorted(self.indices, nodes), max(self.size - 1, 0))
         hit = (self.indices[pos] == nodes) if self.size else np.zeros(nodes.size, dtype=bool)
-        return np.bincount(q[hit], weights=vals[pos[hit]], minlength=lo_a.size)
+        return np.bincount(q[hit], weights=vals[pos[hit]], minlength=lo_a.size).astype(float)
 
     def subset_sum(self, cells, adjusted: bool = True) -> float:
         """Estimated sum over a set of cells (a dyadic release uses its leaf level)."""
