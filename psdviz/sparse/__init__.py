@@ -10,9 +10,11 @@ from .builders import contingency_table, grid_cells, grid_table
 from .dyadic import DyadicIndex, dyadic_transform
 from .laborious import LABORIOUS_MAX
 from .release import SparseRelease
+from .sample import flights_sparse_table
 from .table import SparseTable, make_table
 from .zero_law import ZeroLaw
 
 __all__ = ["DyadicIndex", "LABORIOUS_MAX", "METHODS", "SparseRelease", "SparseTable", "ZeroLaw",
-           "contingency_table", "dyadic_transform", "grid_cells", "grid_table", "make_table",
+           "contingency_table", "dyadic_transform", "flights_sparse_table", "grid_cells", "grid_table",
+           "make_table",
            "method_parameters", "summarize"]
