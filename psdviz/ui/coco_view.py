@@ -65,7 +65,7 @@ def marker_map(pos: pd.DataFrame, level: int, groups: np.ndarray, selected: int 
     fmap = folium.Map(tiles=None, zoom_control=True, prefer_canvas=False)
     use_local_leaflet(fmap)
     g = groups[sel["node"].to_numpy()]
-    radius = 4 + 14 * np.sqrt(g / max(int(g.max(initial=1)), 1))
+    radius = 3 + 9 * np.sqrt(g / max(int(g.max(initial=1)), 1))
     for (node, name, lat, lon), r in zip(sel[["node", "name", "lat", "lon"]].itertuples(index=False), radius):
         chosen = selected is not None and int(node) == int(selected)
         folium.CircleMarker(
