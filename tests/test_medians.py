@@ -186,3 +186,14 @@ def test_segment_helpers_against_slow():
         seg = key[a:b]
         assert first[s] == a + np.argmax(seg)
         assert last[s] == a + len(seg) - 1 - np.argmax(seg[::-1])
+
+
+def test_smooth_epsilon_limit_and_sampled_cap():
+    rng = np.random.default_rng(11)
+    x = np.sort(rng.uniform(0, 1, 1000))
+    off = np.array([0, x.size])
+    with pytest.raises(ValueError, match="per-median epsilon"):
+        smooth_medians(rng, x, off, 0.0, 1.0, 1.5)
+    # sampling would allow ln(0.5 / 0.02) = 3.2 > 1: capped below 1 instead of failing
+    out = private_medians(rng, x, off, 0.0, 1.0, 0.5, "smooth", sample_rate=0.01)
+    assert 0.0 <= out[0] <= 1.0

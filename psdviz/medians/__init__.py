@@ -13,6 +13,7 @@ from .cell import cell_medians
 from .em import em_interval_probabilities, em_medians
 from .noisymean import noisy_mean_medians
 from .sampling import amplified_epsilon, bernoulli_sample
+from .smooth import EPS_LIMIT as SMOOTH_EPS_LIMIT
 from .smooth import smooth_medians, smooth_sensitivity
 
 MEDIAN_METHODS = ("em", "smooth", "noisymean")
@@ -28,11 +29,16 @@ def check_median_method(name: str) -> str:
 def private_medians(rng: np.random.Generator, values: np.ndarray, offsets: np.ndarray, lo, hi,
                     epsilon: float, method: str = "em", *, sample_rate: float = 1.0,
                     delta: float = 1e-4) -> np.ndarray:
-    """Medians that are epsilon-DP (``smooth``: (epsilon, delta)-DP) per segment."""
+    """Medians that are epsilon-DP (``smooth``: (epsilon, delta)-DP) per segment.
+
+    With ``sample_rate`` p < 1 the mechanism runs on a fresh Bernoulli(p) sample with the
+    Theorem 7 budget (see :mod:`psdviz.medians.sampling`); delta is kept as is (conservative)."""
     check_median_method(method)
     eps = epsilon
     if sample_rate < 1.0:
         eps = amplified_epsilon(epsilon, sample_rate)
+        if method == "smooth" and eps >= SMOOTH_EPS_LIMIT > epsilon:
+            eps = 0.99 * SMOOTH_EPS_LIMIT   # Definition 4 needs epsilon < 1; spending less is safe
         values, offsets = bernoulli_sample(rng, values, offsets, sample_rate)
     if method == "em":
         return em_medians(rng, values, offsets, lo, hi, eps)
