@@ -89,3 +89,12 @@ def test_sparse_builds_and_shows_the_heatmap(browser_page, server):  # noqa: F81
     pg.mouse.wheel(0, 250)
     pg.wait_for_timeout(500)
     pg.screenshot(path=str(ARTIFACTS / "lab_03_sparse.png"))
+    pg.get_by_text("Points on a fine grid").click()           # the world places on a 256 x 256 grid
+    pg.get_by_text("65,536 cells", exact=False).first.wait_for()
+    _wait_idle(pg)
+    pg.get_by_text("Block sums: truth and private summary").wait_for()
+    pg.wait_for_timeout(1000)
+    pg.get_by_text("Block sums: truth and private summary").scroll_into_view_if_needed()
+    pg.mouse.wheel(0, 250)
+    pg.wait_for_timeout(500)
+    pg.screenshot(path=str(ARTIFACTS / "lab_04_sparse_grid.png"))
