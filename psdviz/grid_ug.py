@@ -56,16 +56,17 @@ def build_ug(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, g
         pop = resolve_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction)
         eps_cells = epsilon - pop.epsilon
         m = ug_size(pop.value, eps_cells, c)
-        n_note = pop.source
+        n_note, eps_n = pop.source, pop.epsilon
     else:
         if isinstance(grid_size, bool) or not float(grid_size).is_integer() or grid_size < 1:
             raise ValueError(f"grid_size must be a positive integer (got {grid_size!r})")
-        m, eps_cells, n_note = int(grid_size), epsilon, "not needed (grid size given)"
+        m, eps_cells, n_note, eps_n = int(grid_size), epsilon, "not needed (grid size given)", 0.0
     check_node_count(m * m + 1, f"a {m} x {m} grid")
     ix, iy = leaf_cells(ps.xy, domain, m, m)
     counts = np.bincount(iy * m + ix, minlength=m * m)
     noisy, var = measure_counts(rnd, ledger, counts, eps_cells, level=1)
     tree = grid_tree(domain, m, m, noisy, var, eps_cells)
+    tree.split_eps[0] = eps_n   # the noisy N chose the grid: a structural spend at the root
     params = {"grid_size": m, "grid_size_given": grid_size is not None, "N": n_note, "c": c}
     return Release("ug", params, domain, tree, ledger, rnd, ps.report(), consistent=True,
                    pyramid=Pyramid.from_grids(domain, [noisy.reshape(m, m)]),
