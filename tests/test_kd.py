@@ -137,6 +137,11 @@ def test_pruning_default_threshold():
     assert rel.tree.n_nodes < (4 ** 9 - 1) // 3
     internal = ~rel.tree.is_leaf
     assert (rel.tree.est[internal] >= 32).all()
+    # the cut descendants' medians and counts were spent: every path still costs epsilon
+    for m in PRIVATE:
+        pruned = pv.build(xy, DOM, m, 1.0, seed=4, height=5)
+        assert pruned.tree.n_nodes < (4 ** 6 - 1) // 3
+        np.testing.assert_allclose(pruned.tree.path_epsilons(), 1.0)
 
 
 @pytest.mark.parametrize("method,params,match", [
