@@ -172,3 +172,24 @@ def test_answer_variance_on_a_pruned_tree_equals_dense_linear_map():
     A = np.column_stack(cols)
     dense = (A ** 2 * t.noise_var).sum(axis=1)
     np.testing.assert_allclose(pruned.answer_variance(q), dense, rtol=1e-9, atol=1e-9)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_REL = {m: pv.build(points(), DOM, method=m, epsilon=0.5, seed=11, **kw)
+        for m, kw in (("quadtree", {"height": 4}), ("ug", {"grid_size": 9}))}
+_x = st.floats(-3, 7, allow_nan=False)
+_y = st.floats(0, 6, allow_nan=False)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(sorted(_REL)), _x, _x, _x, _y, _y)
+def test_consistent_answers_are_additive(method, a, b, c, y0, y1):
+    """On a consistent release the estimate is an integral of a density, so splitting a rectangle
+    at any x gives two answers that add up to the whole (up to rounding)."""
+    x0, xm, x1 = sorted((a, b, c))
+    y0, y1 = sorted((y0, y1))
+    rel = _REL[method]
+    left, right, whole = rel.answer([[x0, y0, xm, y1], [xm, y0, x1, y1], [x0, y0, x1, y1]])
+    assert abs(left + right - whole) <= 1e-7 * max(1.0, abs(whole))
