@@ -5,7 +5,6 @@ import pytest
 
 import psdviz as pv
 from psdviz.budget import level_epsilons
-from psdviz.domain import prepare_points
 from psdviz.kdsplit import exact_median_splits, kd_partition
 
 DOM = pv.Domain(-10, 0, 30, 20)
@@ -62,8 +61,9 @@ def test_median_budget_uniform_and_hybrid_switch():
 def test_kd_partition_against_recursive_exact_medians():
     """The level-vectorised partition equals a plain recursive kd-tree with exact medians."""
     xy = points(500, seed=3)
-    rects, counts, node = kd_partition(xy, DOM, 6, lambda t, a, v, o, r: exact_median_splits(v, o, r[:, a], r[:, a + 2]),
-                                      with_ids=True)
+    def exact(t, a, v, o, r):
+        return exact_median_splits(v, o, r[:, a], r[:, a + 2])
+    rects, counts, node = kd_partition(xy, DOM, 6, exact, with_ids=True)
     np.testing.assert_array_equal(counts, np.bincount(node, minlength=64))
 
     def recurse(idx, rect, t, out):

@@ -18,7 +18,6 @@ from __future__ import annotations
 import numpy as np
 
 
-
 def em_medians(rng: np.random.Generator, values: np.ndarray, offsets: np.ndarray, lo: np.ndarray,
                hi: np.ndarray, epsilon: float) -> np.ndarray:
     """One private median per segment (``values`` sorted inside each segment, within [lo, hi]).
@@ -62,7 +61,8 @@ def em_medians(rng: np.random.Generator, values: np.ndarray, offsets: np.ndarray
     return np.where(hi > lo, np.clip(out, lo, hi), lo)
 
 
-def em_interval_probabilities(values: np.ndarray, lo: float, hi: float, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+def em_interval_probabilities(values: np.ndarray, lo: float, hi: float,
+                              epsilon: float) -> tuple[np.ndarray, np.ndarray]:
     """Exact law of Definition 5 for one node: (edges, probability of each gap). For tests and
     teaching; uses a log-sum-exp normalisation."""
     x = np.sort(np.asarray(values, float))
