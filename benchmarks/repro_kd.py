@@ -6,7 +6,9 @@ Figure 4 (median quality by depth): 2^20 values uniform in [0, 2^26]; a binary t
 are each mechanism's private medians, epsilon = 0.01 per level; the average normalised rank
 error |rank(m) - n/2| / (n/2) of the nodes of each depth (100% when the median falls outside the
 node's data). Mechanisms: smooth sensitivity (SS, delta = 1e-4), exponential mechanism (EM), noisy
-mean (NM), cell-based (cell length 2^10), and SS/EM on a 1% Bernoulli sample. Two readings of the
+mean (NM), cell-based (cell length 2^10; each level draws fresh noisy cell counts for its
+nodes with the same epsilon 0.01, so all mechanisms spend the same per level), and SS/EM on a 1%
+Bernoulli sample (a fresh sample per level). Two readings of the
 sampled variants: "Thm 7" runs the mechanism with the largest epsilon' allowed by Theorem 7
 (2 p e^{epsilon'} <= epsilon; at epsilon = 0.01, p = 1% no gain is possible, so epsilon' = 0.01),
 which is what the engine does; "eps/2p" runs it with epsilon / (2p) = 0.5, the "about 50 times

@@ -162,3 +162,15 @@ def test_input_not_modified():
     for m in PRIVATE:
         pv.build(xy, DOM, m, 0.5, seed=1, height=3)
     np.testing.assert_array_equal(xy, before)
+
+
+def test_seeded_runs_reproducible_and_fresh_runs_differ():
+    xy = points(2000, seed=12)
+    for m in PRIVATE:
+        a = pv.build(xy, DOM, m, 0.5, seed=5, height=3)
+        b = pv.build(xy, DOM, m, 0.5, seed=5, height=3)
+        np.testing.assert_array_equal(a.tree.rect, b.tree.rect)
+        np.testing.assert_array_equal(a.tree.est, b.tree.est)
+        c = pv.build(xy, DOM, m, 0.5, height=3)          # OS entropy
+        assert c.report()["seed"] is None
+        assert not (np.array_equal(a.tree.rect, c.tree.rect) and np.array_equal(a.tree.noisy, c.tree.noisy))
