@@ -80,7 +80,7 @@ def test_coco_map_click_picks_a_node(browser_page, server):  # noqa: F811
 def test_sparse_builds_and_shows_the_heatmap(browser_page, server):  # noqa: F811
     pg = browser_page
     pg.goto(f"{server}/sparse")
-    pg.get_by_text("Block sums: truth and private summary").wait_for()
+    pg.get_by_text("Block sums: truth and private summary").last.wait_for()
     _wait_idle(pg)
     assert pg.locator(".js-plotly-plot .heatmaplayer image, .js-plotly-plot .hm image").count() >= 2 or \
         pg.locator(".js-plotly-plot .heatmaplayer").count() >= 1
@@ -92,9 +92,9 @@ def test_sparse_builds_and_shows_the_heatmap(browser_page, server):  # noqa: F81
     pg.get_by_text("Points on a fine grid").click()           # the world places on a 256 x 256 grid
     pg.get_by_text("65,536 cells", exact=False).first.wait_for()
     _wait_idle(pg)
-    pg.get_by_text("Block sums: truth and private summary").wait_for()
+    pg.get_by_text("Block sums: truth and private summary").last.wait_for()
     pg.wait_for_timeout(1000)
-    pg.get_by_text("Block sums: truth and private summary").scroll_into_view_if_needed()
+    pg.get_by_text("Block sums: truth and private summary").last.scroll_into_view_if_needed()
     pg.mouse.wheel(0, 250)
     pg.wait_for_timeout(500)
     pg.screenshot(path=str(ARTIFACTS / "lab_04_sparse_grid.png"))
