@@ -54,6 +54,8 @@ def cell_at(tree: FlatTree, nodes: np.ndarray, x: float, y: float) -> int | None
 def path_epsilon(tree: FlatTree, node: int) -> float:
     """Count and split epsilon spent on the root-to-``node`` path (sequential composition)."""
     total, v = 0.0, int(node)
+    if tree.pruned_eps is not None:  # a pruned leaf still paid for the levels cut below it
+        total += float(tree.pruned_eps[v])
     while v >= 0:
         total += float(tree.count_eps[v] + tree.split_eps[v])
         v = int(tree.parent[v])

@@ -96,6 +96,14 @@ class Release:
         df = self.nodes()
         return df[df["is_leaf"]].reset_index(drop=True)
 
+    def input_handling(self) -> dict:
+        """How invalid or out-of-domain rows were treated (the rules only, no counts: counts of the
+        private input are not part of a release)."""
+        rep = self.points_report
+        return {"outside_domain": rep.get("outside_rows", "dropped"),
+                "rows_with_nan_or_inf": "dropped" if rep.get("rows_nonfinite_dropped") else "refused or none",
+                "N": "private: not released" if "N" not in self.params else str(self.params["N"])}
+
     def report(self) -> dict:
         """A JSON-ready privacy report: method, parameters, ledger, randomness, input handling."""
         return {
@@ -105,6 +113,11 @@ class Release:
                            for k, v in self.params.items()},
             "domain": [self.domain.xmin, self.domain.ymin, self.domain.xmax, self.domain.ymax],
             "randomness": self.randomness.mode, "seed": self.randomness.seed,
-            "input": self.points_report, "ledger": self.ledger.records(),
+            "input_handling": self.input_handling(),
+            "data_owner_audit_NOT_PRIVATE": {
+                "note": "exact counts about the input, for the data owner's records only: they are not "
+                        "differentially private; remove this section before publishing the report",
+                **self.points_report},
+            "ledger": self.ledger.records(),
             "cells": int(self.tree.is_leaf.sum()), "nodes": self.tree.n_nodes, "notes": self.notes,
         }
