@@ -23,7 +23,7 @@ from .complete_tree import finish_complete_tree
 from .domain import Domain, PointSet
 from .kdtree import DEFAULT_COUNT_FRACTION, DEFAULT_HEIGHT, DEFAULT_PRUNE, check_common, complete_tree, measure_tree
 from .ledger import Ledger
-from .medians import MECHANISM, check_median_method, private_medians
+from .medians import MECHANISM, check_median_method, check_sample_rate, private_medians
 from .quadtree import leaf_cells
 from .release import Release
 from .rng import Randomness
@@ -46,8 +46,7 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     height = check_common(height, count_fraction, prune)
     order = check_int(order, "order", 1, MAX_ORDER)
     check_median_method(median)
-    if not (isinstance(sample_rate, (int, float)) and 0 < sample_rate <= 1):
-        raise ValueError(f"sample_rate must lie in (0, 1] (got {sample_rate!r})")
+    check_sample_rate(sample_rate)
     ledger = Ledger(epsilon)
     eps_count = level_epsilons(count_fraction * epsilon, height, budget)
     eps_binary = (1.0 - count_fraction) * epsilon / (2 * height)

@@ -28,7 +28,7 @@ from .domain import Domain, PointSet
 from .kdsplit import exact_median_splits, kd_partition
 from .ledger import Ledger
 from .measure import measure_counts
-from .medians import MECHANISM, check_median_method, private_medians
+from .medians import MECHANISM, check_median_method, check_sample_rate, private_medians
 from .prune import prune_tree
 from .quadtree import quad_nodes, quad_structure
 from .release import Release
@@ -98,8 +98,7 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
     height = check_common(height, count_fraction, prune)
     switch = check_int(switch, "switch", 1, height)
     check_median_method(median)
-    if not (isinstance(sample_rate, (int, float)) and 0 < sample_rate <= 1):
-        raise ValueError(f"sample_rate must lie in (0, 1] (got {sample_rate!r})")
+    check_sample_rate(sample_rate)
     ledger = Ledger(epsilon)
     eps_count = level_epsilons(count_fraction * epsilon, height, budget)
     eps_binary = (1.0 - count_fraction) * epsilon / (2 * switch)

@@ -26,6 +26,12 @@ def check_median_method(name: str) -> str:
     return name
 
 
+def check_sample_rate(p: float) -> float:
+    if isinstance(p, bool) or not (isinstance(p, (int, float)) and 0 < p <= 1):
+        raise ValueError(f"sample_rate must lie in (0, 1] (got {p!r})")
+    return float(p)
+
+
 def private_medians(rng: np.random.Generator, values: np.ndarray, offsets: np.ndarray, lo, hi,
                     epsilon: float, method: str = "em", *, sample_rate: float = 1.0,
                     delta: float = 1e-4) -> np.ndarray:
@@ -47,5 +53,6 @@ def private_medians(rng: np.random.Generator, values: np.ndarray, offsets: np.nd
     return noisy_mean_medians(rng, values, offsets, lo, hi, eps)
 
 
-__all__ = ["MEDIAN_METHODS", "amplified_epsilon", "bernoulli_sample", "cell_medians", "em_interval_probabilities",
-           "em_medians", "noisy_mean_medians", "private_medians", "smooth_medians", "smooth_sensitivity"]
+__all__ = ["MEDIAN_METHODS", "amplified_epsilon", "bernoulli_sample", "cell_medians", "check_median_method",
+           "check_sample_rate", "em_interval_probabilities", "em_medians", "noisy_mean_medians",
+           "private_medians", "smooth_medians", "smooth_sensitivity"]
