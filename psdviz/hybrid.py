@@ -14,13 +14,18 @@ from .release import Release
 from .rng import Randomness
 
 
+def default_switch(height) -> int:
+    """The switch level used when ``switch`` is None: height // 2 (at least 1), section 8."""
+    return max(1, int(height) // 2) if isinstance(height, (int, float)) else 1
+
+
 def build_hybrid(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
                  switch: int | None = None, count_fraction: float = DEFAULT_COUNT_FRACTION,
                  budget: str = "geometric", median: str = "em", sample_rate: float = 1.0, delta: float = 1e-4,
                  postprocess: bool = True, prune: float | None = DEFAULT_PRUNE) -> Release:
     """``switch`` = number of fanout-4 levels split by private medians (default height // 2)."""
     if switch is None:
-        switch = max(1, int(height) // 2) if isinstance(height, (int, float)) else 1
+        switch = default_switch(height)
     return build_private_kd(ps, domain, epsilon, rnd, "hybrid", height=height, switch=switch,
                             count_fraction=count_fraction, budget=budget, median=median,
                             sample_rate=sample_rate, delta=delta, postprocess=postprocess, prune=prune)

@@ -14,9 +14,11 @@ SCRIPT = """
 import streamlit as st
 from psdviz.ui import map_page, mapview
 
-def fake_map(fmap, key, height=560):
+def fake_map(fmap, key, height=560, overlay=None):
     st.session_state["map_calls"] = st.session_state.get("map_calls", 0) + 1
     st.session_state["map_html_len"] = len(fmap.get_root().render())
+    st.session_state["overlay"] = None if overlay is None else [
+        [list(map(float, p)) for p in child.locations] for child in overlay._children.values()]
     return st.session_state.get("fake_map_value", {})
 
 mapview.show_map = fake_map

@@ -1,7 +1,10 @@
 """Build controls: method, epsilon, the method's own parameters (read generically), randomness.
 
-Parameters come from ``psdviz.method_parameters(method)`` (names and the paper defaults), so new
-methods appear without UI changes. Each widget carries a one-line explanation for a student.
+Parameters come from the engine (:func:`psdviz.param_info.parameter_info`: names, paper defaults,
+types, the fixed value sets the builders validate against), so new methods appear without UI
+changes and a select box cannot offer a value the engine refuses. Integer parameters are integer
+inputs; parameters that accept None get an on/off switch (prefilled, when switched on, with the
+engine's effective value). Each widget carries a one-line explanation for a student.
 """
 from __future__ import annotations
 
@@ -11,10 +14,15 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 import psdviz as pv
+from psdviz.param_info import ParamInfo, parameter_info, suggested_value
 
 EPSILONS = [0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0]  # 0.01 .. 10, log scale
 EPS_MIN, EPS_MAX = 0.01, 10.0
-BUDGET_PLANS = ("uniform", "geometric", "leaf")
+CHOICE_LABELS = {"budget": "budget plan per level", "median": "private median method", "variant": "h-tree variant"}
+UNSET_MEANS = {"prune": "no pruning", "switch": "half the height", "n_public": "N stays private"}
+UNSET_FORMULA = "the paper's formula"
+FALLBACK = {"n_public": 100_000}   # prefill of an unset data-dependent value with no published hint
+LAST_PARAMS_KEY = "psdviz_last_params"   # method -> the parameters its last release published
 
 EXPLAIN = {
     "epsilon": "Privacy loss: smaller epsilon = more noise = stronger privacy. Any one person changes "
@@ -26,16 +34,53 @@ EXPLAIN = {
     "postprocess": "Make the noisy counts consistent (each parent = sum of its children) by least "
                    "squares. Uses released values only, so it costs no privacy and lowers error.",
     "prune": "After post-processing, cut the subtrees of nodes whose count is below this threshold "
-             "(empty areas stop early). Leave unset to keep the full tree.",
+             "(empty areas stop early). Switch off to keep the full tree.",
     "count_fraction": "Share of epsilon spent on noisy counts; the rest pays for the private split points "
                       "(medians) of data-dependent trees.",
+    "switch": "Hybrid tree: the top levels split at private medians, the levels below at midpoints "
+              "(free). Unset = half the height (the paper found half-way best).",
+    "median": "How each private median is chosen: em (exponential mechanism, the paper's choice), smooth "
+              "(smooth sensitivity, needs delta) or noisymean (a noisy average).",
+    "sample_rate": "Compute the medians on a random sample of this share of the points: sampling "
+                   "amplifies privacy (Theorem 7), so each median gets a larger effective epsilon.",
+    "delta": "Small failure probability allowed by the smooth-sensitivity median ((epsilon, delta)-DP); "
+             "only used when median = smooth.",
+    "order": "Hilbert curve order: points are snapped to a 2^order x 2^order grid before the curve "
+             "orders them (18 is finer than any data here).",
+    "grid": "kd-cell: points are first counted on a grid x grid lattice; medians are then found on those "
+            "cell counts instead of on the points.",
     "grid_size": "Cells per side. Unset = the paper's formula m = sqrt(N * epsilon / c) with N estimated "
                  "privately (or the public N below).",
     "n_public": "Declare the number of points public (then N costs no budget). Leave unset if N is private.",
     "n_fraction": "Share of epsilon used to estimate N privately when a formula needs it.",
-    "c": "Constant in the grid-size formula (the paper suggests 10).",
+    "c": "Constant in the size formula sqrt(N * epsilon / c): larger c = fewer, bigger cells.",
+    "alpha": "Adaptive grid: share of epsilon spent on the coarse first-level grid; the rest goes to "
+             "the finer grids inside each cell.",
+    "c2": "Adaptive grid: constant of the second-level size m2 = sqrt(N' * (1 - alpha) * epsilon / c2), "
+          "N' = the cell's noisy count.",
+    "m1": "Adaptive grid: cells per side of the first-level grid. Unset = max(10, sqrt(N * epsilon / c) / 4).",
+    "variant": "h-tree variant: standard (strips, then cells in each strip), composite (a coarse h-tree "
+               "with a fine h-tree in each cell) or hybrid (a coarse h-tree with uniform grids inside).",
+    "size": "h-tree: number of strips and of cells per strip (m). Unset = sqrt(N * epsilon / c) with N "
+            "estimated privately.",
+    "median_fraction": "h-tree: share of epsilon spent on the private split points (medians); the rest "
+                       "pays for the counts.",
+    "tree_fraction": "PrivTree: share of epsilon spent on deciding which cells to split; the rest pays "
+                     "for the leaf counts.",
+    "theta": "PrivTree: a cell is split while its (noisy, depth-biased) count exceeds theta (the paper uses 0).",
+    "max_depth": "PrivTree: a safety cap on the depth (no privacy cost); the tree normally stops earlier.",
     "seed": "Fresh randomness for real releases; a seed makes a lesson reproducible (and is labelled so).",
 }
+# the same name means something slightly different in some methods
+EXPLAIN_FOR = {
+    ("htree", "c"): "h-tree: constant in the size formula m = sqrt(N * epsilon / c) (the paper's c = 3).",
+    ("ag", "c"): "Adaptive grid: constant of the first-level size m1 = sqrt(N * epsilon / c) / 4 (the paper's 10).",
+}
+
+
+def explain(method: str, name: str) -> str:
+    """The one-line explanation of a method parameter."""
+    return EXPLAIN_FOR.get((method, name), EXPLAIN.get(name, "method parameter"))
 
 
 @dataclass(frozen=True)
@@ -56,34 +101,49 @@ def method_label(m: str) -> str:
     return f"{m} (not private: reference)" if m in pv.REFERENCES else m
 
 
-def _number(name: str, default, key: str):
-    """An optional number: unset (None) keeps the paper's formula/default."""
-    if default is None:
-        on = st.checkbox(f"set {name}", value=False, key=f"{key}_on", help=EXPLAIN.get(name))
-        if not on:
-            return None
-        is_int = name in ("grid_size", "n_public", "height")
-        return st.number_input(name, value=10 if is_int else 0.0, step=1 if is_int else None,
-                               key=key, help=EXPLAIN.get(name))
-    if isinstance(default, int):
-        return int(st.number_input(f"{name} (paper default {default})", value=default, step=1, key=key,
-                                   help=EXPLAIN.get(name)))
-    return float(st.number_input(f"{name} (paper default {default:g})", value=float(default), key=key,
-                                 help=EXPLAIN.get(name), format="%.4g"))
+def _number(name: str, kind: str, value, key: str, text: str, label: str | None = None):
+    """An integer or float input; integer parameters stay integers (also when prefilled)."""
+    if kind == "int":
+        return int(st.number_input(label or name, value=int(value), step=1, key=key, help=text))
+    return float(st.number_input(label or name, value=float(value), key=key, help=text, format="%.4g"))
 
 
-def parameter_widget(method: str, name: str, default):
+def _optional_number(method: str, info: ParamInfo, key: str, chosen: dict, hint):
+    """A parameter that may be None: a checkbox switches it on or off.
+
+    Switched on, it is prefilled with the engine's effective value (e.g. switch = height // 2),
+    else with ``hint`` (the value a previous release published), else a plain fallback."""
+    text = explain(method, info.name)
+    on_by_default = info.default is not None
+    label = (f"use {info.name} (paper default {info.default:g})" if on_by_default
+             else f"set {info.name} (unset: {UNSET_MEANS.get(info.name, UNSET_FORMULA)})")
+    if not st.checkbox(label, value=on_by_default, key=f"{key}_on", help=text):
+        return None
+    value = info.default if on_by_default else suggested_value(method, info.name, chosen)
+    if value is None:
+        value = hint if hint is not None else FALLBACK.get(info.name, 10)
+    return _number(info.name, info.kind, value, key, text)
+
+
+def parameter_widget(method: str, info: ParamInfo, chosen: dict | None = None, hint=None):
+    """The widget of one method parameter, typed by the engine (:func:`psdviz.param_info.parameter_info`).
+
+    ``chosen`` = the values picked above it (for effective defaults), ``hint`` = the value a previous
+    release published for it (prefill of data-dependent sizes such as grid_size)."""
+    name, default, text = info.name, info.default, explain(method, info.name)
     key = f"p_{method}_{name}"
-    if isinstance(default, bool):
-        return st.checkbox(name, value=default, key=key, help=EXPLAIN.get(name))
-    if name == "budget":
-        return st.selectbox("budget plan per level", BUDGET_PLANS, index=BUDGET_PLANS.index(default)
-                            if default in BUDGET_PLANS else 0, key=key, help=EXPLAIN["budget"])
-    if name.endswith("fraction") and isinstance(default, float):
-        return st.slider(name, 0.05, 0.95, float(default), 0.05, key=key, help=EXPLAIN.get(name))
-    if default is None or isinstance(default, (int, float)):
-        return _number(name, default, key)
-    return st.text_input(name, value=str(default), key=key, help=EXPLAIN.get(name, "method parameter"))
+    if info.kind == "bool":
+        return st.checkbox(name, value=bool(default), key=key, help=text)
+    if info.kind == "choice":
+        return st.selectbox(CHOICE_LABELS.get(name, name), info.choices, key=key, help=text,
+                            index=info.choices.index(default) if default in info.choices else 0)
+    if info.optional:
+        return _optional_number(method, info, key, chosen or {}, hint)
+    if info.kind == "float" and name.endswith("fraction"):
+        return st.slider(name, 0.05, 0.95, float(default), 0.05, key=key, help=text)
+    if info.kind in ("int", "float"):
+        return _number(name, info.kind, default, key, text, label=f"{name} (paper default {default:g})")
+    return st.text_input(name, value=str(default), key=key, help=text)
 
 
 def choose_build() -> BuildSpec:
@@ -100,10 +160,12 @@ def choose_build() -> BuildSpec:
         epsilon = st.number_input("epsilon", value=float(epsilon), key="eps_typed", format="%.4g")
     st.caption(EXPLAIN["epsilon"])
     params = {}
+    hints = st.session_state.get(LAST_PARAMS_KEY, {}).get(method, {})
     with st.expander("Method parameters", expanded=False):
-        for name, default in pv.method_parameters(method).items():
-            value = parameter_widget(method, name, default)
-            if value != default:
+        chosen: dict = {}
+        for name, info in parameter_info(method).items():
+            chosen[name] = value = parameter_widget(method, info, chosen, hints.get(name))
+            if value != info.default:
                 params[name] = value
     mode = st.radio("Randomness", ["fresh", "seed"], horizontal=True, key="rand_mode", help=EXPLAIN["seed"])
     seed = None

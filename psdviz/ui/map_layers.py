@@ -28,6 +28,7 @@ LAT_LIMIT = 85.0
 # a sequential palette (light yellow -> dark purple), 9 steps
 PALETTE = ["#fcfdbf", "#feca8d", "#fd9668", "#f1605d", "#cd4071", "#9e2f7f", "#721f81", "#440f76", "#180f3d"]
 POINT_LIMIT = 3000
+QUERY_COLOUR = "#0a7d00"
 
 
 @dataclass(frozen=True)
@@ -153,11 +154,23 @@ def make_map(release: Release, depth: int, true_points: np.ndarray | None = None
     if true_points is not None:
         _points_layer(true_points).add_to(m)
     draw = Draw(draw_options={"polyline": False, "polygon": False, "circle": False, "marker": False,
-                              "circlemarker": False, "rectangle": {"shapeOptions": {"color": "#0a7d00"}}},
+                              "circlemarker": False, "rectangle": {"shapeOptions": {"color": QUERY_COLOUR}}},
                 edit_options={"edit": False}, show_geometry_on_click=False)
     draw.add_to(m)
     use_local_leaflet(m, draw)
     return m, MapInfo(nodes, raster, colours)
+
+
+def query_layer(rect: list[float] | None) -> folium.FeatureGroup | None:
+    """The kept query rectangle [xmin, ymin, xmax, ymax] as a dashed outline (no fill, so the cells
+    under it keep their tooltips and clicks), or None when there is no query."""
+    if rect is None:
+        return None
+    x0, y0, x1, y1 = (float(v) for v in rect)
+    fg = folium.FeatureGroup(name="kept query rectangle")
+    folium.Rectangle([[y0, x0], [y1, x1]], color=QUERY_COLOUR, weight=3, dash_array="6 4", fill=False,
+                     tooltip="the query rectangle answered on the right").add_to(fg)
+    return fg
 
 
 def legend_html(colours: Colours) -> str:

@@ -16,11 +16,12 @@ import psdviz as pv
 from psdviz.cells import cell_at, cell_details, frontier_sizes, view_depth
 
 from . import cache, controls, data_input, export, mapview
-from .map_layers import MAX_SHAPES, legend_html, make_map
+from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
 from .query_panel import clicked_point, compare, rect_from_drawings
 
 EXPORT_MAX_CELLS = 250_000
 SHARED_DATA_KEY = "psdviz_data"
+MAP_KEY = "psd_map"
 
 
 def render() -> None:
@@ -43,11 +44,19 @@ def render() -> None:
         st.error(f"Cannot build {spec.method}: {exc}")
         return
     rid = cache.release_id(data, spec)
+    remember_params(release)
     input_summary(data, release)
     depth, show_points = view_controls(release, rid)
     map_and_query(release, data, depth, show_points)
     budget_view(release)
     export_view(release, rid)
+
+
+def remember_params(release: pv.Release) -> None:
+    """Keep the parameters this release published (e.g. the grid size its formula chose) as the
+    prefill of the method's parameter widgets; n_public is prefilled with the rows used."""
+    hints = {**release.params, "n_public": int(release.points_report["rows_used"])}
+    st.session_state.setdefault(controls.LAST_PARAMS_KEY, {})[release.method] = hints
 
 
 def input_summary(data: data_input.Dataset, release: pv.Release) -> None:
@@ -88,21 +97,29 @@ def view_controls(release: pv.Release, rid: str) -> tuple[int, bool]:
 def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, show_points: bool) -> None:
     pts = cache.truth_index(data).xy if show_points else None
     fmap, info = make_map(release, depth, pts)
+    keep_new_drawing(mapview.latest_value(MAP_KEY).get("all_drawings"))
     left, right = st.columns([3, 2])
     with left:
-        out = mapview.show_map(fmap, key="psd_map") or {}
+        kept = query_layer(st.session_state.get("query_rect"))  # stays visible when the map remounts
+        out = mapview.show_map(fmap, key=MAP_KEY, overlay=kept) or {}
         st.markdown(legend_html(info.colours), unsafe_allow_html=True)
         if info.raster:
             st.caption(f"{info.nodes.size:,} cells: drawn as a raster; click a cell for its details.")
-    rect = rect_from_drawings(out.get("all_drawings"))
-    if rect is not None:
-        st.session_state["query_rect"] = rect
+    keep_new_drawing(out.get("all_drawings"))
     click = clicked_point(out.get("last_object_clicked"))
     if click is not None:
         st.session_state["clicked"] = click
     with right:
         query_panel(release, data)
         cell_panel(release, info.nodes)
+
+
+def keep_new_drawing(drawings) -> None:
+    """Make a newly drawn rectangle the kept query. A drawing already seen is ignored, so a typed
+    query is not overwritten by the same old drawing on the next rerun."""
+    rect = rect_from_drawings(drawings)
+    if rect is not None and rect != st.session_state.get("seen_drawing"):
+        st.session_state["seen_drawing"] = st.session_state["query_rect"] = rect
 
 
 def query_panel(release: pv.Release, data: data_input.Dataset) -> None:

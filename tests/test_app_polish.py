@@ -1,0 +1,119 @@
+"""Map-page polish: parameter widgets typed by the engine, explanations, the kept query rectangle."""
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import psdviz as pv
+from psdviz.budget import PLANS
+from psdviz.htree import VARIANTS
+from psdviz.medians import MEDIAN_METHODS
+from psdviz.param_info import parameter_choices, parameter_info, suggested_value
+from psdviz.ui import controls
+from test_app_page import RECT, SCRIPT, _drawing
+
+ALL = list(pv.METHODS) + list(pv.REFERENCES)
+
+
+def _app(method: str) -> AppTest:
+    at = AppTest.from_string(SCRIPT, default_timeout=120)
+    at.run()
+    at.radio(key="rand_mode").set_value("seed")
+    at.selectbox(key="method").set_value(method)
+    return at.run()
+
+
+def _params_caption(at) -> str:
+    return next(c.value for c in at.caption if c.value.startswith("Parameters used"))
+
+
+def test_every_parameter_has_its_own_explanation():
+    for m in ALL:
+        for name in pv.method_parameters(m):
+            text = controls.explain(m, name)
+            assert text != "method parameter" and len(text) > 30, (m, name)
+
+
+def test_choices_come_from_the_engine_and_the_engine_accepts_each():
+    assert parameter_choices("quadtree") == {"budget": PLANS}
+    assert parameter_choices("kdtree") == {"budget": PLANS, "median": MEDIAN_METHODS}
+    assert parameter_choices("htree") == {"variant": VARIANTS}
+    xy = np.random.default_rng(0).uniform(0, 1, (3000, 2))
+    dom = pv.Domain(0, 0, 1, 1)
+    for m, name in (("quadtree", "budget"), ("kdtree", "median"), ("htree", "variant")):
+        for value in parameter_choices(m)[name]:
+            extra = {"height": 4} if m != "htree" else {}
+            pv.build(xy, dom, method=m, epsilon=0.9, seed=1, **extra, **{name: value})
+        with pytest.raises(ValueError, match=name):
+            pv.build(xy, dom, method=m, epsilon=0.9, seed=1, **{name: "no-such-choice"})
+
+
+def test_integer_parameters_are_typed_int_even_with_a_none_default():
+    ints = {(m, n) for m in ALL for n, i in parameter_info(m).items() if i.kind == "int"}
+    assert {("hybrid", "switch"), ("ug", "grid_size"), ("ag", "m1"), ("htree", "size"), ("hilbert", "order"),
+            ("kd-cell", "grid"), ("privtree", "max_depth"), ("ug", "n_public")} <= ints
+    assert parameter_info("kdtree")["prune"].optional and parameter_info("kdtree")["prune"].default == 32.0
+    assert suggested_value("hybrid", "switch", {"height": 8}) == 4
+    assert suggested_value("hybrid", "switch", {"height": 5}) == 2
+
+
+def test_string_parameters_are_select_boxes_with_the_engine_values():
+    at = _app("kdtree")
+    assert at.selectbox(key="p_kdtree_median").options == list(MEDIAN_METHODS)
+    assert at.selectbox(key="p_kdtree_budget").options == list(PLANS)
+    at.selectbox(key="p_kdtree_median").set_value("noisymean").run()
+    assert not at.exception and not at.error
+    assert "median = noisymean" in _params_caption(at)
+
+
+def test_hybrid_switch_is_prefilled_with_half_the_height_and_builds():
+    at = _app("hybrid")
+    at.checkbox(key="p_hybrid_switch_on").check().run()
+    box = at.number_input(key="p_hybrid_switch")
+    assert box.value == 4 and isinstance(box.value, int)        # height 8 // 2, not 10.0
+    assert not at.exception and not at.error
+    assert "switch = 4" in _params_caption(at)
+
+
+def test_prune_can_be_switched_off_for_the_kd_family():
+    at = _app("kdtree")
+    assert "prune = 32.0" in _params_caption(at)
+    at.checkbox(key="p_kdtree_prune_on").uncheck().run()
+    assert not at.exception and not at.error
+    assert "prune = None" in _params_caption(at)
+
+
+def test_data_dependent_size_is_prefilled_with_the_published_value():
+    at = _app("ug")
+    published = int(_params_caption(at).split("grid_size = ")[1].split(",")[0])
+    at.checkbox(key="p_ug_grid_size_on").check().run()
+    box = at.number_input(key="p_ug_grid_size")
+    assert box.value == published and isinstance(box.value, int)
+    assert not at.error
+
+
+def test_the_kept_query_rectangle_is_drawn_after_a_remount():
+    at = _app("quadtree")
+    at.number_input(key="p_quadtree_height").set_value(5).run()
+    at.session_state["fake_map_value"] = {"all_drawings": [_drawing(RECT)], "last_object_clicked": None}
+    at.run()
+    # the map remounts (new method, depth): Leaflet.draw's shape is gone, the kept query is a layer
+    at.session_state["fake_map_value"] = {"all_drawings": [], "last_object_clicked": None}
+    at.selectbox(key="method").set_value("ug").run()
+    x0, y0, x1, y1 = RECT
+    assert at.session_state["overlay"] == [[[y0, x0], [y1, x1]]]
+    assert any(m.label == "True answer (not private)" for m in at.metric)
+
+
+def test_a_typed_query_is_not_overwritten_by_the_old_drawing():
+    at = _app("quadtree")
+    at.number_input(key="p_quadtree_height").set_value(5).run()
+    at.session_state["fake_map_value"] = {"all_drawings": [_drawing(RECT)], "last_object_clicked": None}
+    at.run()
+    at.number_input(key="qx0").set_value(0.0)
+    at.number_input(key="qx1").set_value(10.0)
+    at.number_input(key="qy0").set_value(40.0)
+    at.number_input(key="qy1").set_value(50.0)
+    at.button(key="qtyped").click().run()
+    at.run()                                   # the component still returns the old drawing
+    assert at.session_state["query_rect"] == [0.0, 40.0, 10.0, 50.0]
+    assert at.session_state["overlay"] == [[[40.0, 0.0], [50.0, 10.0]]]
