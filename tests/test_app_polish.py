@@ -117,3 +117,68 @@ def test_a_typed_query_is_not_overwritten_by_the_old_drawing():
     at.run()                                   # the component still returns the old drawing
     assert at.session_state["query_rect"] == [0.0, 40.0, 10.0, 50.0]
     assert at.session_state["overlay"] == [[[40.0, 0.0], [50.0, 10.0]]]
+
+
+def test_compare_page_offers_fresh_randomness_by_default():
+    from test_ui_compare import SYNTH, _small_custom
+    at = AppTest.from_string("from psdviz.ui.compare_page import render\nrender()", default_timeout=120)
+    at.run()
+    at.selectbox(key="cmp_source").select(SYNTH).run()
+    assert at.radio(key="cmp_rand").value == "fresh" and at.radio(key="cmp_rand").options == ["fresh", "seed"]
+    _small_custom(at).button(key="cmp_run_btn").click().run()
+    assert not at.exception and not at.error
+    first = at.dataframe[0].value["median_rel_error"].to_numpy()
+    at.run()                                    # a rerun without pressing Run keeps the same release
+    np.testing.assert_array_equal(at.dataframe[0].value["median_rel_error"].to_numpy(), first)
+    at.button(key="cmp_run_btn").click().run()  # pressing Run again draws new noise (and queries)
+    assert not np.array_equal(at.dataframe[0].value["median_rel_error"].to_numpy(), first)
+    at.radio(key="cmp_rand").set_value("seed").run()
+    assert at.number_input(key="cmp_seed").value == 0
+
+
+SPARSE = "from psdviz.ui.sparse_page import render\nrender()"
+
+
+def test_sparse_page_defaults_to_points_on_a_grid_without_a_caveat():
+    at = AppTest.from_string(SPARSE, default_timeout=120)
+    at.run()
+    assert not at.exception and not at.error
+    assert at.radio(key="sp_source").value == "Points on a fine grid"
+    assert not at.warning                               # a grid over a public domain: nothing data-derived
+    assert any("65,536 cells" in c.value for c in at.caption)
+    at.radio(key="sp_source").set_value("Flights sample: tail number x scheduled service").run()
+    text = " ".join(c.value for c in at.caption)
+    assert "looks like pure noise" in text and "are really non-zero" in text
+    assert "read from the data itself" in at.warning[0].value
+
+
+def test_declared_category_lists_are_parsed_and_make_a_public_layout():
+    from psdviz import sparse
+    from psdviz.ui import sparse_page
+    assert sparse_page._split("a, b\nc\n\n a ") == ["a", "b", "c"]
+    t = sparse.contingency_table(["a", "b"], ["x", "x"], sparse_page._split("a,b,c"), sparse_page._split("x\ny"))
+    assert t.m == 6 and t.layout["categories"] == "declared public"
+
+
+def test_data_loaded_on_the_map_page_is_offered_on_compare_and_sparse():
+    script = """
+import streamlit as st
+from psdviz.ui import compare_page, map_page, mapview, sparse_page
+mapview.show_map = lambda fmap, key, height=560, overlay=None: {}
+{"map": map_page.render, "compare": compare_page.render, "sparse": sparse_page.render}[st.session_state.page]()
+"""
+    at = AppTest.from_string(script, default_timeout=120)
+    at.session_state["page"] = "map"
+    at.run()
+    at.radio(key="data_source").set_value("sample: flight_airports").run()
+    assert not at.exception and not at.error
+    n = at.session_state["psdviz_data"].xy.shape[0]
+    at.session_state["page"] = "compare"
+    at.run()
+    assert at.selectbox(key="cmp_source").value == "Data loaded on the map page: flight_airports"
+    assert f"{n:,} points" in " ".join(c.value for c in at.caption)
+    at.session_state["page"] = "sparse"
+    at.run()
+    assert not at.exception and not at.error
+    assert at.selectbox(key="sp_points").value == "data loaded on the map page"
+    assert any(f"{n:,} individuals" in c.value for c in at.caption)

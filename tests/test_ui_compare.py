@@ -18,6 +18,7 @@ def _app() -> AppTest:
     at = AppTest.from_string(SCRIPT, default_timeout=120)
     at.run()
     at.selectbox(key="cmp_source").select(SYNTH).run()
+    at.radio(key="cmp_rand").set_value("seed").run()
     return at
 
 

@@ -28,7 +28,9 @@ def _grid_app(side=256) -> AppTest:
 def test_flights_table_summary_heatmap_and_query_chart():
     at = AppTest.from_string(SCRIPT, default_timeout=120)
     at.run()
+    at.radio(key="sp_source").set_value("Flights sample: tail number x scheduled service").run()
     assert not at.exception and not at.error
+    assert "not private" in at.warning[0].value          # the categories come from the data itself
     m = _metrics(at)
     assert m["Cells in the table (m)"] == "48,750,494"
     assert int(m["Summary size"].replace(",", "")) > 0

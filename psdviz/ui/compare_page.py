@@ -24,8 +24,10 @@ from ..compare_presets import PRESETS, resolve
 from ..domain import Domain
 from ..samples import SAMPLES, sample_points
 from ..synthetic import skewed, with_outliers
+from ..rng import FRESH, SEEDED
 from ..validation import check_int
 from . import compare_charts as charts
+from .controls import EXPLAIN
 
 EPSILON_CHOICES = [0.01, 0.05, 0.1, 0.2, 0.4, 0.5, 0.7, 1.0, 2.0, 5.0, 10.0]
 CUSTOM = "Custom comparison"
@@ -78,13 +80,13 @@ def _data(source: str) -> tuple[np.ndarray, Domain, str]:
 
 # ---------------------------------------------------------------- cached engine calls
 @st.cache_data(show_spinner=False, max_entries=16)
-def _queries(fp: str, workload_key: str, seed: int, _xy: np.ndarray, _domain: Domain,
+def _queries(fp: str, workload_key: str, seed: int | None, _xy: np.ndarray, _domain: Domain,
              _workload: C.Workload) -> C.QuerySet:
     return C.make_queries(_xy, _domain, _workload, seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _cell(fp: str, workload_key: str, variant_key: str, epsilon: float, trials: int, seed: int,
+def _cell(fp: str, workload_key: str, variant_key: str, epsilon: float, trials: int, seed: int | None,
           _xy: np.ndarray, _domain: Domain, _variant: C.Variant, _qs: C.QuerySet) -> tuple[pd.DataFrame, list]:
     reports: list = []
     df = C.run_cell(_xy, _domain, _variant, epsilon, _qs, trials, seed, reports=reports)
@@ -95,9 +97,12 @@ def _key(obj) -> str:
     return json.dumps(obj, sort_keys=True, default=str)
 
 
-def run_with_progress(xy, domain, fp, variants, epsilons, workload, trials, seed):
-    """Run the grid cell by cell (each cached) with a progress bar; returns (table, reports)."""
-    wkey = _key(workload.__dict__)
+def run_with_progress(xy, domain, fp, variants, epsilons, workload, trials, seed, nonce=0):
+    """Run the grid cell by cell (each cached) with a progress bar; returns (table, reports).
+
+    ``seed`` None = fresh randomness (OS entropy); ``nonce`` (bumped by each press of Run) is part
+    of the cache keys, so a fresh run is kept across reruns until Run is pressed again."""
+    wkey = _key(workload.__dict__) + f"|{nonce}"
     bar = st.progress(0.0, text="Drawing the queries and their true answers ...")
     qs = _queries(fp, wkey, seed, xy, domain, workload)
     cells = [(v, e) for v in variants for e in epsilons]
@@ -182,6 +187,18 @@ def _preset_controls(preset_name: str, domain: Domain):
     return variants, list(p.epsilons), p.workload(domain, queries=q)
 
 
+def _randomness() -> int | None:
+    """Fresh randomness (None) or a seed, labelled as on the map page."""
+    mode = st.radio("Randomness", ["fresh", "seed"], horizontal=True, key="cmp_rand", help=EXPLAIN["seed"])
+    if mode == "fresh":
+        st.caption("Fresh: new queries and noise from OS entropy at every Run, as a real release would use.")
+        return None
+    seed = int(st.number_input("seed", 0, 2**31 - 1, 0, key="cmp_seed"))
+    st.caption("Seeded: the same seed gives the same queries and noise (reproducible for a lesson; "
+               "labelled so in the export).")
+    return seed
+
+
 # ---------------------------------------------------------------- results
 def _show_results(results: pd.DataFrame, reports: dict, experiment: dict) -> None:
     eps_values = sorted(results["epsilon"].unique())
@@ -227,8 +244,7 @@ def render() -> None:
             variants, epsilons, workload = _preset_controls(preset, domain)
         trials = st.slider("Trials", 1, 20, 2, key="cmp_trials")
         st.caption("Each trial is a fresh private build; more trials show the spread caused by the noise.")
-        seed = int(st.number_input("Seed", 0, 2**31 - 1, 0, key="cmp_seed"))
-        st.caption("Reproducible randomness for a lesson: the same seed gives the same queries and noise.")
+        seed = _randomness()
         variants, epsilons = C.check_grid(variants, epsilons)
         workload.check(domain)
         check_int(trials, "trials", 1, C.MAX_TRIALS)
@@ -237,17 +253,21 @@ def render() -> None:
         return
     experiment = {"data": source, "fingerprint": fp, "methods": [v.__dict__ for v in variants],
                   "epsilons": epsilons, "workload": workload.__dict__, "trials": trials, "seed": seed,
-                  "preset": None if preset == CUSTOM else preset}
+                  "randomness": FRESH if seed is None else SEEDED, "preset": None if preset == CUSTOM else preset}
     key = _key(experiment)
     cells = len(variants) * len(epsilons)
     if st.button(f"Run comparison ({cells} builds x {trials} trial(s))", type="primary", key="cmp_run_btn"):
         st.session_state["cmp_run"] = key
+        st.session_state["cmp_nonce"] = st.session_state.get("cmp_nonce", 0) + 1   # fresh: new noise per press
     if st.session_state.get("cmp_run") != key:
         if st.session_state.get("cmp_run"):
             st.info("The inputs changed since the last run: press Run to compare again.")
         return
+    nonce = st.session_state.get("cmp_nonce", 0) if seed is None else 0
+    if seed is None:
+        st.caption("Fresh randomness: press Run again for new queries and new noise.")
     try:
-        results, reports = run_with_progress(xy, domain, fp, variants, epsilons, workload, trials, seed)
+        results, reports = run_with_progress(xy, domain, fp, variants, epsilons, workload, trials, seed, nonce)
     except ValueError as exc:
         st.error(str(exc))
         return

@@ -1,8 +1,11 @@
 """Sparse page (issue 8) over :func:`psdviz.sparse.summarize` (Cormode et al., ICDT 2012).
 
-Tables: the flights sample as tail number x scheduled service (48.7 million cells, 0.4% non-zero),
-an uploaded table (two categorical columns), or points (a bundled sample or the map page's data)
-counted on a fine grid. Methods: filter, threshold, priority, filter-priority and the full
+Tables: points (the map page's data, or a bundled sample) counted on a fine grid (the default: its
+dense spots stand out from the noise), the flights sample as tail number x scheduled service
+(48.7 million cells, 0.4% non-zero, median count 1: at moderate epsilon its summary is almost all
+noise, and the page says why), or an uploaded table (two categorical columns). A contingency
+table whose category lists are read from the data carries a caveat (those lists are not private);
+an upload can declare public lists instead. Methods: filter, threshold, priority, filter-priority and the full
 geometric mechanism when the table is small enough. Parameters are either derived from a private
 estimate of the table's size (the engine spends a stated 5% slice) or given explicitly.
 
@@ -31,8 +34,17 @@ from . import sparse_view as view
 FLIGHTS = "Flights sample: tail number x scheduled service"
 UPLOAD = "Upload a table (two categorical columns)"
 POINTS = "Points on a fine grid"
+MAP_DATA = "data loaded on the map page"
+OBSERVED = "read from the data (not private)"
+DECLARED = "declared public lists"
 SHARED_DATA_KEY = "psdviz_data"
 GRID_SIDES = [128, 256, 512, 1024, 2048, 4096]
+FLIGHTS_NOISY = ("Why this table looks like pure noise: most (tail number, service) pairs occur once or twice "
+                 "(median 1 flight), no more than the noise of scale 1/epsilon, so at moderate epsilon almost all "
+                 "kept entries are empty cells pushed over the threshold by noise. Try a large epsilon.")
+OBSERVED_CAVEAT = ("The category lists (row and column values) were read from the data itself, so they are not "
+                   "private: publishing them reveals that each listed value occurs in the data. A real release "
+                   "needs public lists (e.g. every registered tail number), declared before looking at the data.")
 METHOD_HELP = {
     "filter": "Keep noisy cells at or above a threshold theta; zero cells that pass are simulated (section 2.2).",
     "threshold": "Keep each noisy cell with probability min(1, |v| / tau), reweighted (section 2.3).",
@@ -49,8 +61,8 @@ def _flights_table():
 
 
 @st.cache_data(show_spinner="Counting ...", max_entries=8)
-def _contingency(fp: str, rcol: str, ccol: str, _df: pd.DataFrame):
-    return sparse.contingency_table(_df[rcol].astype(str), _df[ccol].astype(str)), fp
+def _contingency(fp: str, rcol: str, ccol: str, _df: pd.DataFrame, row_values=None, col_values=None):
+    return sparse.contingency_table(_df[rcol].astype(str), _df[ccol].astype(str), row_values, col_values), fp
 
 
 @st.cache_data(show_spinner="Counting points on the grid ...", max_entries=8)
@@ -61,13 +73,14 @@ def _grid(fp: str, side: int, _xy: np.ndarray, _domain):
 def _points_source():
     opts = []
     if SHARED_DATA_KEY in st.session_state:
-        opts.append("data loaded on the map page")
+        opts.append(MAP_DATA)
     opts += [n for n, s in SAMPLES.items() if s.spatial]
-    src = st.selectbox("Points", opts, key="sp_points")
+    src = st.selectbox("Points", opts, key="sp_points",
+                       format_func=lambda o: f"{o}: {st.session_state[SHARED_DATA_KEY].name}" if o == MAP_DATA else o)
     st.caption("The points are counted on a grid over the data set's declared public domain.")
     side = st.select_slider("Grid cells per side", GRID_SIDES, value=256, key="sp_side")
     st.caption("A finer grid has more (mostly empty) cells: the sparse regime of the paper.")
-    if src == "data loaded on the map page":
+    if src == MAP_DATA:
         d = st.session_state[SHARED_DATA_KEY]
         xy, dom = np.asarray(d.xy, dtype=float), d.domain
         xy = xy[np.isfinite(xy).all(axis=1)]
@@ -94,12 +107,32 @@ def _upload_source():
         raise ValueError("the table needs at least two columns (the two attributes to cross)")
     rcol = st.selectbox("Row attribute", cols, key="sp_rcol")
     ccol = st.selectbox("Column attribute", cols, index=1, key="sp_ccol")
-    st.caption("The table counts individuals per (row value, column value); the observed values are "
-               "used as the categories (the layout says so).")
+    st.caption("The table counts individuals per (row value, column value).")
     if rcol == ccol:
         raise ValueError("row and column attributes must be two different columns")
+    lists = _declared_lists()
     fp = hashlib.sha1(pd.util.hash_pandas_object(df[[rcol, ccol]], index=False).to_numpy().tobytes()).hexdigest()[:16]
-    return _contingency(fp, rcol, ccol, df)
+    return _contingency(fp + json.dumps(lists), rcol, ccol, df, *lists)
+
+
+def _declared_lists() -> tuple[list[str] | None, list[str] | None]:
+    """(row values, column values) declared public by the user, or (None, None) = read from the data."""
+    how = st.radio("Category lists", [OBSERVED, DECLARED], key="sp_lists", horizontal=True,
+                   help="Which row and column values the table has. Values read from the data are not private.")
+    if how == OBSERVED:
+        return None, None
+    c1, c2 = st.columns(2)
+    rows = _split(c1.text_area("Row values (public list)", key="sp_rvals", help="One value per line or comma separated."))
+    cols = _split(c2.text_area("Column values (public list)", key="sp_cvals", help="One value per line or comma separated."))
+    st.caption("Every row of the upload must use listed values; listed values that never occur are empty cells.")
+    if not rows or not cols:
+        raise ValueError("declared category lists: type the public row values and column values "
+                         "(one per line), or read them from the data")
+    return rows, cols
+
+
+def _split(text: str) -> list[str]:
+    return list(dict.fromkeys(v.strip() for v in text.replace(",", "\n").splitlines() if v.strip()))
 
 
 # ---------------------------------------------------------------- engine call
@@ -144,9 +177,11 @@ def _param_controls(method: str, m: int) -> dict:
 
 # ---------------------------------------------------------------- page
 def _source():
-    src = st.radio("Table", [FLIGHTS, UPLOAD, POINTS], key="sp_source")
+    src = st.radio("Table", [POINTS, FLIGHTS, UPLOAD], key="sp_source",
+                   help="Points on a grid is the default: its dense spots stand out clearly from the noise.")
     st.caption("A count table with many cells, almost all of them zero.")
     if src == FLIGHTS:
+        st.caption(FLIGHTS_NOISY)
         return _flights_table()
     if src == UPLOAD:
         return _upload_source()
@@ -160,8 +195,12 @@ def _show(rel, seconds: float, table, fp: str, key: str) -> None:
     c3.metric("Build time", f"{seconds:.2f} s")
     c4.metric("Epsilon spent", f"{rel.ledger.total():g}")
     st.caption(f"The true table has {table.n:,} non-zero cells; publishing all m noisy cells would need {table.m:,} entries.")
-    shape = view.table_shape(table.layout, table.m)
     idx, _, weights = rel.leaves()
+    if idx.size:
+        real = float(np.isin(idx, table.indices).mean())
+        st.caption(f"Teaching view (not private): {real:.1%} of the summary's entries are cells that are really "
+                   "non-zero; the rest are empty cells that the noise pushed over the threshold.")
+    shape = view.table_shape(table.layout, table.m)
     fig = view.heatmaps(view.block_sums(table.indices, table.counts, shape),
                         view.block_sums(idx, weights, shape))
     st.plotly_chart(fig, width="stretch", key="sp_heat")
@@ -195,6 +234,8 @@ def render() -> None:
         return
     table, fp = loaded
     st.caption(f"{table.m:,} cells, {table.n:,} non-zero ({table.density:.3%}), {table.l1:,} individuals.")
+    if table.layout.get("categories") == "observed in the data":
+        st.warning(OBSERVED_CAVEAT)
     method = st.selectbox("Method", list(sparse.METHODS), index=list(sparse.METHODS).index("filter-priority"),
                           key="sp_method")
     epsilon = float(st.select_slider("Epsilon", [0.01, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0], value=1.0,
