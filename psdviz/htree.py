@@ -39,7 +39,7 @@ from .measure import measure_counts
 from .population import DEFAULT_N_FRACTION, resolve_n
 from .rng import Randomness
 from .slicing import MIN_POINTS, slice_groups
-from .strip_index import StripIndex
+from .split_index import SplitIndex
 from .tree import FlatTree, check_node_count
 from .tree_gls import gls_estimate, gls_plan, gls_variance_fn
 from .validation import check_fraction, check_int
@@ -218,11 +218,11 @@ def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
     tree = b.tree()
     params = {"variant": variant, "size": m, "m1": m1, "m2": m2, "c": c, "median_fraction": median_fraction,
               "N": n_note, "postprocess": bool(postprocess), "leaves": int(tree.is_leaf.sum())}
-    return _finish(tree, ps, domain, ledger, rnd, params, postprocess, variant == "standard")
+    return _finish(tree, ps, domain, ledger, rnd, params, postprocess)
 
 
 def _finish(tree: FlatTree, ps: PointSet, domain: Domain, ledger: Ledger, rnd: Randomness, params: dict,
-            postprocess: bool, strips: bool) -> IndexedRelease:
+            postprocess: bool) -> IndexedRelease:
     var_fn = None
     if postprocess:
         plan = gls_plan(tree, tree.noise_var)
@@ -230,6 +230,6 @@ def _finish(tree: FlatTree, ps: PointSet, domain: Domain, ledger: Ledger, rnd: R
         var_fn = gls_variance_fn(tree, plan)
     else:
         tree.est = tree.subtree_sum(tree.noisy)
-    index = StripIndex.from_tree(tree, domain, consistent=bool(postprocess)) if strips else None
+    index = SplitIndex(tree, tree.est if postprocess else tree.noisy)   # all variants: x/y splits, grid
     return IndexedRelease("htree", params, domain, tree, ledger, rnd, ps.report(), consistent=bool(postprocess),
                           leaf_variance=var_fn, index=index)

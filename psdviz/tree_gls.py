@@ -53,8 +53,9 @@ def gls_plan(tree: FlatTree, noise_var: np.ndarray) -> GlsPlan:
         own = var[lo:hi]
         measured = internal & np.isfinite(own)
         with np.errstate(invalid="ignore", divide="ignore"):
-            a_d = np.where(measured, s_var / (own + s_var), 0.0)
-            vz = np.where(measured, own * s_var / (own + s_var), s_var)
+            tot = own + s_var   # both 0 (noise-free counts at a huge epsilon): take the node's own count
+            a_d = np.where(measured, np.where(tot > 0, s_var / tot, 1.0), 0.0)
+            vz = np.where(measured, np.where(tot > 0, own * s_var / tot, 0.0), s_var)
         a[lo:hi] = a_d
         var_z[lo:hi] = np.where(internal, vz, var_z[lo:hi])
     child = tree.parent >= 0

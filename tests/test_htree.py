@@ -121,14 +121,38 @@ def test_inference_equals_dense_wls_and_variances():
                                rtol=1e-8)
 
 
+def _aligned_queries(t, rng, k):
+    """Queries whose edges coincide with node edges (unions of two nodes, node x-range with random y)."""
+    a, b = t.rect[rng.integers(1, t.n_nodes, k)], t.rect[rng.integers(1, t.n_nodes, k)]
+    union = np.column_stack([np.minimum(a[:, :2], b[:, :2]), np.maximum(a[:, 2:], b[:, 2:])])
+    band = np.column_stack([a[:, 0], rng.uniform(0, 0.5, k), a[:, 2], rng.uniform(0.5, 1, k)])
+    cross = np.column_stack([rng.uniform(0, 0.5, k), a[:, 1], rng.uniform(0.5, 1, k), a[:, 3]])
+    return np.vstack([a, union, band, cross])
+
+
+@pytest.mark.parametrize("variant", ["standard", "composite", "hybrid"])
 @pytest.mark.parametrize("post", [True, False])
-def test_strip_index_equals_canonical_traversal(post):
-    rel = pv.build(pts(5000), DOM, method="htree", epsilon=1.0, seed=6, postprocess=post)
+def test_split_index_equals_canonical_traversal(variant, post):
+    """The fast index (rel.answer) against the generic canonical decomposition (query.answer_tree) on
+    random, node-aligned, whole-domain, degenerate and out-of-domain queries."""
+    rel = pv.build(pts(5000), DOM, method="htree", epsilon=1.0, seed=6, variant=variant, postprocess=post)
     rng = np.random.default_rng(9)
-    q = np.vstack([shape_queries(DOM, w, h, 150, rng) for w, h in ((0.01, 0.02), (0.2, 0.1), (0.8, 0.9))])
-    q = np.vstack([q, [[0, 0, 1, 1], [0.1, 0.1, 0.1, 0.5], [-1, -1, 2, 0.5]]])
+    q = np.vstack([shape_queries(DOM, w, h, 150, rng) for w, h in ((0.01, 0.02), (0.2, 0.1), (0.8, 0.9), (1, 1))])
+    q = np.vstack([q, _aligned_queries(rel.tree, rng, 150),
+                   [[0, 0, 1, 1], [0.1, 0.1, 0.1, 0.5], [-1, -1, 2, 0.5], [0, 0.2, 1, 0.7], [0.3, 0, 0.6, 1],
+                    [2, 2, 3, 3]]])
     vals = rel.tree.est if post else rel.tree.noisy
-    np.testing.assert_allclose(rel.answer(q), answer_tree(rel.tree, q, vals), atol=1e-7)
+    assert rel.index is not None
+    np.testing.assert_allclose(rel.answer(q), answer_tree(rel.tree, q, vals), rtol=1e-9, atol=1e-7)
+
+
+def test_gls_with_noise_free_counts_is_finite():
+    """At a huge epsilon the noise variances are exactly 0; inference must not divide 0 by 0."""
+    p = pts(600, seed=5)
+    rel = pv.build(p, DOM, method="htree", epsilon=1e4, seed=2, size=6)
+    t = rel.tree
+    assert np.isfinite(t.est).all()
+    np.testing.assert_allclose(t.est[1:], t.noisy[1:])
 
 
 def test_bad_parameters():
