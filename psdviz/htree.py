@@ -75,6 +75,20 @@ class _Builder:
         self.member = np.zeros(xy.shape[0], dtype=np.int64)   # node (within its level) of every point
         self.xy = xy
         self.offset = 0   # global id of the first node of the current last level
+        self._by_axis: dict[int, np.ndarray] = {}
+
+    def order(self, axis: int) -> np.ndarray:
+        """Points sorted by (node of the last level, coordinate): the coordinate sort is done once per
+        dimension and reused; grouping by node is then a stable integer (radix) sort."""
+        if axis not in self._by_axis:
+            self._by_axis[axis] = np.argsort(self.xy[:, axis])
+        base = self._by_axis[axis]
+        n_groups = self.rect[-1].shape[0]
+        if n_groups == 1:
+            return base
+        g = self.member[base]
+        g = g.astype(np.uint16) if n_groups <= np.iinfo(np.uint16).max + 1 else g
+        return base[np.argsort(g, kind="stable")]
 
     def add_level(self, rect, parent_local, member, noisy, var, eps):
         n_prev = self.rect[-1].shape[0]
@@ -104,11 +118,10 @@ def _slice_level(b: _Builder, axis: int, k: int, expected: np.ndarray, eps_round
                  ledger: Ledger, level: int):
     """Slice every node of the last level into up to k parts along ``axis`` (Algorithm 1)."""
     regions = b.rect[-1]
-    g = b.member
-    order = np.lexsort((b.xy[:, axis], g))
+    order = b.order(axis)
     v = b.xy[order, axis]
     n_groups = regions.shape[0]
-    bounds = np.searchsorted(g[order], np.arange(n_groups + 1))
+    bounds = np.searchsorted(b.member[order], np.arange(n_groups + 1))
     lo, hi = regions[:, axis], regions[:, axis + 2]
     sl = slice_groups(rnd.rng, v, bounds[:-1], bounds[1:], lo, hi, np.full(n_groups, k), expected, eps_round,
                       MIN_POINTS)
@@ -124,15 +137,18 @@ def _slice_level(b: _Builder, axis: int, k: int, expected: np.ndarray, eps_round
     high = np.empty(owner.size)
     low[first_part] = lo
     high[first_part + parts - 1] = hi
-    inner = np.setdiff1d(np.arange(owner.size), first_part)
+    inner = np.ones(owner.size, bool)
+    inner[first_part] = False
+    not_last = np.ones(owner.size, bool)
+    not_last[first_part + parts - 1] = False
     low[inner] = sl.value
-    high[np.setdiff1d(np.arange(owner.size), first_part + parts - 1)] = sl.value
+    high[not_last] = sl.value
     rect = regions[owner].copy()
     rect[:, axis], rect[:, axis + 2] = low, high
     # counts from positions in the sorted array: part boundaries
     pos = np.empty(owner.size + 1, np.int64)
     pos[first_part] = bounds[:-1]
-    pos[inner] = sl.position
+    pos[:-1][inner] = sl.position
     pos[-1] = v.size
     counts = np.diff(pos)
     member = np.empty(v.size, np.int64)
