@@ -91,6 +91,24 @@ def cell_density(tree: FlatTree, nodes: np.ndarray) -> np.ndarray:
         return np.where(area > 0, tree.est[nodes] / area, np.nan)
 
 
+def noise_level(tree: FlatTree, nodes: np.ndarray, k: float = 2.0) -> tuple[float, float] | None:
+    """(median noise standard deviation of the cells' noisy counts, share of cells whose estimate is
+    below ``k`` times their own noise sd), over the measured cells among ``nodes``; None if none is.
+
+    A teaching summary of how much of a view is noise. It uses the noise of each cell's *own* noisy
+    count (the variance the engine recorded), an upper bound for post-processed estimates, whose
+    variance least squares can only lower; it reads released values only.
+    """
+    if tree.noise_var is None or nodes.size == 0:
+        return None
+    var = tree.noise_var[nodes]
+    ok = np.isfinite(var) & np.isfinite(tree.noisy[nodes])
+    if not ok.any():
+        return None
+    sd = np.sqrt(var[ok])
+    return float(np.median(sd)), float(np.mean(tree.est[nodes][ok] < k * sd))
+
+
 def cells_geojson(release: Release, depth: int | None = None, digits: int = 2, *, export: bool = True) -> dict:
     """GeoJSON FeatureCollection of the cells (leaves, or the view down to ``depth``).
 

@@ -182,3 +182,31 @@ mapview.show_map = lambda fmap, key, height=560, overlay=None: {}
     assert not at.exception and not at.error
     assert at.selectbox(key="sp_points").value == "data loaded on the map page"
     assert any(f"{n:,} individuals" in c.value for c in at.caption)
+
+
+def test_noise_level_against_a_slow_loop():
+    from psdviz.cells import frontier, noise_level
+    xy = np.random.default_rng(3).uniform(0, 1, (5000, 2))
+    rel = pv.build(xy, pv.Domain(0, 0, 1, 1), method="quadtree", epsilon=0.5, seed=2, height=5)
+    t = rel.tree
+    nodes = frontier(t, 4)
+    sds, below = [], []
+    for n in nodes:                                   # slow obvious version
+        sd = float(np.sqrt(t.noise_var[n]))
+        sds.append(sd)
+        below.append(t.est[n] < 2 * sd)
+    got = noise_level(t, nodes)
+    assert got == pytest.approx((float(np.median(sds)), float(np.mean(below))))
+    leaf_only = pv.build(xy, pv.Domain(0, 0, 1, 1), method="quadtree", epsilon=0.5, seed=2, height=3, budget="leaf")
+    assert noise_level(leaf_only.tree, frontier(leaf_only.tree, 1)) is None   # unmeasured level: nothing to say
+
+
+def test_charts_label_decades_and_skip_zero_medians_on_log_axes():
+    import pandas as pd
+    from psdviz.ui import sparse_view
+    errors = pd.DataFrame({"kind": ["range"] * 4, "size": [1, 1, 10, 10], "abs_error": [0.0, 0.0, 3.0, 5.0],
+                           "rel_error": [0.0, 0.0, 0.1, 0.2]})
+    fig = sparse_view.error_chart(errors)
+    y = list(fig.data[0].y)
+    assert np.isnan(y[0]) and y[1] == 4.0 and "not drawn" in fig.layout.title.text
+    assert fig.layout.yaxis.dtick == 1

@@ -100,7 +100,7 @@ def histogram_figure(true_h: np.ndarray, private_h: np.ndarray, name: str, log_y
                       xaxis_title="group size (records per group)", yaxis_title="number of groups",
                       height=420, margin=dict(t=50, b=40), legend=dict(orientation="h", y=1.02, x=1, xanchor="right"))
     if log_y:
-        fig.update_yaxes(type="log")
+        fig.update_yaxes(type="log", dtick=1, exponentformat="power")   # decades only, no 2/5 clutter
     return fig
 
 

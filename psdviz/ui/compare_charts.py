@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 from ..compare import summarize
 
 ERROR_LABEL = "relative error |est - true| / max(true, 0.001 N)"
+DECADES = dict(dtick=1, exponentformat="power")   # log axes: label powers of ten only (no 2, 5 clutter)
 
 
 def _shape_order(results: pd.DataFrame) -> list[str]:
@@ -24,9 +25,11 @@ def error_boxes(results: pd.DataFrame, epsilon: float, log_y: bool = True) -> go
     sel = results[results["epsilon"] == epsilon]
     fig = px.box(sel, x="shape", y="rel_error", color="method", points=False, log_y=log_y,
                  category_orders={"shape": _shape_order(results)},
-                 labels={"rel_error": "relative error", "shape": "query shape"},
+                 labels={"rel_error": "relative error", "shape": "query shape (width, height)"},
                  title=f"Relative error per query shape at epsilon = {epsilon:g}")
     fig.update_layout(legend_title_text="method", height=430, margin=dict(t=50, b=40))
+    if log_y:
+        fig.update_yaxes(**DECADES)
     return fig
 
 
@@ -42,6 +45,9 @@ def error_lines(results: pd.DataFrame, log_y: bool = True) -> go.Figure:
     fig.for_each_annotation(lambda a: a.update(text=a.text.replace("shape=", "")))
     rows = -(-len(shapes) // min(len(shapes), 3))
     fig.update_layout(height=300 + 220 * (rows - 1), margin=dict(t=60, b=40))
+    fig.update_xaxes(tickvals=sorted(s["epsilon"].unique()), tickformat="g")   # ticks at the epsilons run
+    if log_y:
+        fig.update_yaxes(**DECADES)
     return fig
 
 

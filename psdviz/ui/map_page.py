@@ -13,7 +13,7 @@ import plotly.express as px
 import streamlit as st
 
 import psdviz as pv
-from psdviz.cells import cell_at, cell_details, frontier_sizes, view_depth
+from psdviz.cells import cell_at, cell_details, frontier_sizes, noise_level, view_depth
 
 from . import cache, controls, data_input, export, mapview
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
@@ -67,9 +67,9 @@ def input_summary(data: data_input.Dataset, release: pv.Release) -> None:
                 f"{release.tree.n_nodes:,} nodes, height {release.tree.height}.")
     st.caption(f"Data `{data.name}`: {rep['rows_in']:,} rows; {rep['rows_nonfinite_dropped']:,} with missing or "
                f"non-numeric coordinates dropped ({data.n_nonnumeric:,} non-numeric cells); "
-               f"{rep['rows_outside_domain']:,} outside the domain ({data.domain_source}: "
-               f"x [{data.domain.xmin:g}, {data.domain.xmax:g}], y [{data.domain.ymin:g}, {data.domain.ymax:g}]) "
-               f"{rep['outside_rows']}; {rep['rows_used']:,} used.")
+               f"{rep['rows_outside_domain']:,} outside the domain ({rep['outside_rows']}); {rep['rows_used']:,} used. "
+               f"Domain ({data.domain_source}): x [{data.domain.xmin:g}, {data.domain.xmax:g}], "
+               f"y [{data.domain.ymin:g}, {data.domain.ymax:g}].")
     shown = {k: v for k, v in release.params.items()}
     st.caption("Parameters used (defaults from the paper, formulas evaluated by the engine): "
                + ", ".join(f"{k} = {v}" for k, v in shown.items()))
@@ -105,6 +105,7 @@ def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, sho
         st.markdown(legend_html(info.colours), unsafe_allow_html=True)
         if info.raster:
             st.caption(f"{info.nodes.size:,} cells: drawn as a raster; click a cell for its details.")
+        noise_caption(release, info.nodes)
     keep_new_drawing(out.get("all_drawings"))
     click = clicked_point(out.get("last_object_clicked"))
     if click is not None:
@@ -112,6 +113,17 @@ def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, sho
     with right:
         query_panel(release, data)
         cell_panel(release, info.nodes)
+
+
+def noise_caption(release: pv.Release, nodes: np.ndarray) -> None:
+    """How much of this view is noise: the cells' noise sd and the share of estimates below 2 sd."""
+    level = noise_level(release.tree, nodes)
+    if level is None:
+        return
+    sd, share = level
+    st.caption(f"Noise in this view: a cell's noisy count has standard deviation about {sd:,.1f}; "
+               f"{share:.0%} of the cells shown have an estimate below twice their own noise, so their colour "
+               "is mostly noise. A shallower level or a larger epsilon shows the structure more clearly.")
 
 
 def keep_new_drawing(drawings) -> None:

@@ -47,6 +47,8 @@ def heatmaps(truth: np.ndarray, summary: np.ndarray, titles=("truth (not private
     fig.update_layout(coloraxis=dict(colorscale="Viridis", cmin=-top if (t.min() < 0 or s.min() < 0) else 0, cmax=top,
                                      colorbar=dict(title="log10(1+sum)")),
                       height=430, margin=dict(t=50, b=30), title="Block sums: truth and private summary")
+    fig.update_xaxes(title_text="block column")
+    fig.update_yaxes(title_text="block row", row=1, col=1)
     return fig
 
 
@@ -54,8 +56,12 @@ def error_chart(errors: pd.DataFrame, measure: str = "abs_error") -> go.Figure:
     """Median error against query size, one line per query kind (log-log)."""
     g = errors.groupby(["kind", "size"])[measure].median().reset_index()
     label = "median absolute error" if measure == "abs_error" else "median relative error"
+    zero = g[measure] <= 0
+    g[measure] = g[measure].where(~zero)          # a log axis cannot show 0: leave those points out
+    title = "Error against query size" + (" (sizes with median error 0 are not drawn)" if zero.any() else "")
     fig = px.line(g, x="size", y=measure, color="kind", markers=True, log_x=True, log_y=True,
-                  labels={"size": "query size (cells)", measure: label, "kind": "query"},
-                  title="Error against query size")
+                  labels={"size": "query size (cells)", measure: label, "kind": "query"}, title=title)
     fig.update_layout(height=380, margin=dict(t=50, b=40))
+    fig.update_xaxes(dtick=1)
+    fig.update_yaxes(dtick=1, exponentformat="power")
     return fig
