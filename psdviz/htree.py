@@ -71,7 +71,8 @@ class _Builder:
     def __init__(self, domain: Domain, xy: np.ndarray):
         self.rect = [domain.as_rect()[None, :]]
         self.parent = [np.array([-1])]
-        self.noisy, self.var, self.ceps, self.seps = [np.array([np.nan])], [np.array([np.inf])], [np.zeros(1)], [np.zeros(1)]
+        self.noisy, self.var = [np.array([np.nan])], [np.array([np.inf])]
+        self.ceps, self.seps = [np.zeros(1)], [np.zeros(1)]
         self.member = np.zeros(xy.shape[0], dtype=np.int64)   # node (within its level) of every point
         self.xy = xy
         self.offset = 0   # global id of the first node of the current last level
@@ -233,6 +234,7 @@ def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
         _grid_layer(b, m2, eps_levels[2], rnd, ledger)
     tree = b.tree()
     params = {"variant": variant, "size": m, "m1": m1, "m2": m2, "c": c, "median_fraction": median_fraction,
+              "slice_epsilon": eps_round, "planned_rounds": rounds,
               "N": n_note, "postprocess": bool(postprocess), "leaves": int(tree.is_leaf.sum())}
     return _finish(tree, ps, domain, ledger, rnd, params, postprocess)
 
