@@ -83,21 +83,21 @@ def _private_quantile(rng, v, log_gap, s, e, lo, hi, frac, epsilon):
     n = e - s
     length = n + 1
     off = np.cumsum(length) - length
-    owner = np.repeat(np.arange(s.size), length)
-    j = np.arange(owner.size) - off[owner]
-    at = s[owner] + j                                # index of the interval's right data point
-    key = log_gap[np.clip(at - 1, 0, log_gap.size - 1)]
+    gi = np.arange(int(length.sum()))                # interval j of range r has global index off_r + j
+    # its right data point is v[s_r + j]; the gap to its left is log_gap[s_r + j - 1]
+    key = log_gap.take(gi + np.repeat(s - off - 1, length), mode="clip")
     with np.errstate(divide="ignore", invalid="ignore"):
         first_v = v[np.minimum(s, v.size - 1)]
         last_v = v[np.maximum(e - 1, 0)]
         key[off] = np.log(np.where(n > 0, first_v, hi) - lo)
         key[off + n] = np.log(hi - np.where(n > 0, last_v, lo))
-    key -= (epsilon / 2.0) * np.abs(j - (frac * n)[owner])
+    key -= (epsilon / 2.0) * np.abs(gi - np.repeat(off + frac * n, length))   # |j - frac n|
     key -= np.log(rng.standard_exponential(key.size))
     best = np.maximum.reduceat(key, off)
-    hit = np.flatnonzero(key == best[owner])
-    first = hit[np.r_[True, owner[hit][1:] != owner[hit][:-1]]]
-    jj = j[first]
+    hit = np.flatnonzero(key == np.repeat(best, length))
+    owner = np.searchsorted(off, hit, side="right") - 1   # every range has at least one hit (its maximum)
+    first = hit[np.r_[True, owner[1:] != owner[:-1]]]
+    jj = first - off
     left = np.where(jj == 0, lo, v[np.maximum(s + jj - 1, 0)])
     right = np.where(jj == n, hi, v[np.minimum(s + jj, v.size - 1)])
     value = np.clip(rng.uniform(left, right), lo, hi)
