@@ -25,6 +25,12 @@ to (prod_{j<i} fanout_j)^(1/3), fanout = m1, m1, m2, m2 (composite) or m1, m1, m
 
 N is the public value or a noisy count with ``n_fraction`` of epsilon; its cost is the root's
 split_eps. A node's split_eps is the slicing rounds that shaped its children times the round cost.
+
+Queries go through ``split_index.SplitIndex`` (all variants: their levels are sorted x/y splits and
+ht-hybrid's leaf grids), which returns exactly the canonical answer of ``query.answer_tree``.
+Performance: the points are sorted once per dimension; each level groups them by node with a stable
+radix sort, and each slicing round is one vectorised exponential mechanism over every gap of every
+live range (exact: no candidate is dropped).
 """
 from __future__ import annotations
 
