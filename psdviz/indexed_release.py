@@ -1,8 +1,7 @@
 """A Release with a method-specific fast query index.
 
 Some structures (the adaptive grid's grid of grids, the h-tree's sorted splits: ``split_index.py``)
-are not one regular grid,
-so the pyramid path does not apply, and the generic traversal in ``query.py`` opens too many
+are not one regular grid, so the pyramid path does not apply, and the generic traversal in ``query.py`` opens too many
 (query, node) pairs on their wide levels. Such a method gives its Release an ``index`` object with
 ``answer(rects) -> estimates`` that returns exactly the canonical answer of ``query.answer_tree``
 (tested against it); everything else (variances, node tables, reports) is the plain Release.

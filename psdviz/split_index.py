@@ -31,7 +31,8 @@ import numpy as np
 
 from .tree import FlatTree
 
-CHUNK = 4096   # queries per batch: bounds the size of the (query, node) pair arrays
+CHUNK = 2048          # queries per batch
+MAX_PAIRS = 1 << 19   # (query, node) pairs processed at once: bounds the temporary arrays
 
 
 @dataclass
@@ -216,13 +217,21 @@ class SplitIndex:
             part = np.zeros(min(CHUNK, rects.shape[0] - s))
             sub = rects[s:s + part.size]
             q, v = self._classify(sub, np.arange(part.size), np.zeros(part.size, np.int64), part)
-            for lev in self.levels:
-                if not q.size:
-                    break
-                step = self._grid_step if isinstance(lev, _GridLevel) else self._split_step
-                q, v = step(lev, sub, q, v, part)
+            self._descend(sub, q, v, 0, part)
             out[s:s + part.size] = part
         return out
+
+    def _descend(self, rects, q, v, d, out) -> None:
+        """Open the (query, node) pairs at depth d, level by level, at most MAX_PAIRS at a time."""
+        while q.size and d < len(self.levels):
+            if q.size > MAX_PAIRS:
+                for i in range(0, q.size, MAX_PAIRS):
+                    self._descend(rects, q[i:i + MAX_PAIRS], v[i:i + MAX_PAIRS], d, out)
+                return
+            lev = self.levels[d]
+            step = self._grid_step if isinstance(lev, _GridLevel) else self._split_step
+            q, v = step(lev, rects, q, v, out)
+            d += 1
 
 
 def _make_level(tree: FlatTree, values: np.ndarray, bounds: np.ndarray, d: int):

@@ -183,3 +183,14 @@ def test_private_quantile_matches_exact_interval_probabilities():
     w = np.diff(edges) * np.exp(-eps / 2 * np.abs(np.arange(pts_.size + 1) - frac * pts_.size))
     p = w / w.sum()
     assert np.all(np.abs(counts - reps * p) <= 4.5 * np.sqrt(reps * p * (1 - p)) + 1)
+
+
+def test_split_index_batching_does_not_change_answers(monkeypatch):
+    """Tiny query chunks and pair batches (the memory bounds) give the same answers."""
+    import psdviz.split_index as si
+    rel = pv.build(pts(3000), DOM, method="htree", epsilon=1.0, seed=8, variant="composite")
+    q = shape_queries(DOM, 0.3, 0.4, 40, np.random.default_rng(4))
+    full = rel.answer(q)
+    monkeypatch.setattr(si, "CHUNK", 3)
+    monkeypatch.setattr(si, "MAX_PAIRS", 5)
+    np.testing.assert_allclose(rel.answer(q), full, rtol=1e-12, atol=1e-9)
