@@ -181,13 +181,13 @@ score -|rank - target|, sensitivity 1).
 
 **Why the finding does not reproduce.** Each slice gets only eps_m / (2 ceil(log2 m)) (printed above:
 about 0.003 at eps = 0.1 and 0.02-0.03 at eps = 1). The score of a split differs by at most n/2 across a
-range of n points, so once n * eps_slice / 4 is of order 1 (ranges of a few hundred points at eps = 1, a
-few thousand at eps = 0.1) the mechanism is close to uniform over the region's *length*. Algorithm 1
+range of n points, so once n * eps_slice / 4 is of order 1 (n of order 200 points at eps = 1, 1,000 at
+eps = 0.1; the strips hold about 1,000 and 3,200 points) the mechanism is close to uniform over the region's *length*. Algorithm 1
 always reaches such ranges (it recurses down to T = 32), so late splits land wherever the region is
 long: in empty space. With far outliers the regions are 10x or 100x longer than the data, so even more
 splits fall outside the data: many leaves are empty and the data sit in a few large leaves, whose
 non-uniformity error dominates (see the empty-leaf shares). The two non-private diagnostic rows locate
-the cause: with exact medians the h-tree's error is the same with and without outliers, and with an
+the cause: with exact medians the h-tree's error is nearly the same with and without outliers, and with an
 exponential mechanism that picks among the data values (gaps between consecutive points weighted
 equally, whatever their length), the reading under which the paper's "data-dependent methods are
 immune to outliers" holds, the h-tree is again outlier-invariant and beats the space-based methods on
