@@ -91,22 +91,28 @@ def cell_density(tree: FlatTree, nodes: np.ndarray) -> np.ndarray:
         return np.where(area > 0, tree.est[nodes] / area, np.nan)
 
 
-def noise_level(tree: FlatTree, nodes: np.ndarray, k: float = 2.0) -> tuple[float, float] | None:
-    """(median noise standard deviation of the cells' noisy counts, share of cells whose estimate is
-    below ``k`` times their own noise sd), over the measured cells among ``nodes``; None if none is.
+def within_noise(tree: FlatTree, nodes: np.ndarray, k: float = 2.0) -> np.ndarray:
+    """True for cells whose estimate is below ``k`` times the noise sd of their own noisy count
+    (indistinguishable from an empty cell at about that many standard deviations); False where the
+    cell was not measured. That sd bounds the post-processed estimate's (least squares only lowers
+    variance), so the test is conservative; it reads released values only."""
+    if tree.noise_var is None:
+        return np.zeros(nodes.size, bool)
+    var = tree.noise_var[nodes]
+    ok = np.isfinite(var) & np.isfinite(tree.noisy[nodes])
+    return ok & (tree.est[nodes] < k * np.sqrt(np.where(ok, var, 0.0)))
 
-    A teaching summary of how much of a view is noise. It uses the noise of each cell's *own* noisy
-    count (the variance the engine recorded), an upper bound for post-processed estimates, whose
-    variance least squares can only lower; it reads released values only.
-    """
+
+def noise_level(tree: FlatTree, nodes: np.ndarray, k: float = 2.0) -> tuple[float, float] | None:
+    """(median noise sd of the cells' noisy counts, share of cells :func:`within_noise`) over the
+    measured cells among ``nodes``; None if none is measured. A teaching summary of a view."""
     if tree.noise_var is None or nodes.size == 0:
         return None
     var = tree.noise_var[nodes]
     ok = np.isfinite(var) & np.isfinite(tree.noisy[nodes])
     if not ok.any():
         return None
-    sd = np.sqrt(var[ok])
-    return float(np.median(sd)), float(np.mean(tree.est[nodes][ok] < k * sd))
+    return float(np.median(np.sqrt(var[ok]))), float(within_noise(tree, nodes[ok], k).mean())
 
 
 def cells_geojson(release: Release, depth: int | None = None, digits: int = 2, *, export: bool = True) -> dict:

@@ -210,3 +210,20 @@ def test_charts_label_decades_and_skip_zero_medians_on_log_axes():
     y = list(fig.data[0].y)
     assert np.isnan(y[0]) and y[1] == 4.0 and "not drawn" in fig.layout.title.text
     assert fig.layout.yaxis.dtick == 1
+
+
+def test_cells_within_noise_take_the_palest_colour_and_do_not_stretch_the_scale():
+    from psdviz.cells import frontier, within_noise
+    from psdviz.ui.map_layers import colour_bins
+    xy = np.random.default_rng(4).uniform(0, 0.3, (4000, 2))     # data in one corner: the rest is empty
+    rel = pv.build(xy, pv.Domain(0, 0, 1, 1), method="quadtree", epsilon=0.5, seed=5, height=5)
+    t = rel.tree
+    nodes = frontier(t, 4)
+    faint = within_noise(t, nodes)
+    slow = np.array([t.est[n] < 2 * np.sqrt(t.noise_var[n]) for n in nodes])
+    np.testing.assert_array_equal(faint, slow)
+    assert 0 < faint.sum() < nodes.size
+    density = np.where(faint, 1e-3, 50.0 * (1 + np.arange(nodes.size)))
+    c = colour_bins(density, faint)
+    assert (c.index[faint] == 0).all()
+    assert c.lo >= np.log10(50.0) - 1e-9                         # the scale ignores the faint cells

@@ -18,7 +18,7 @@ from folium.plugins import Draw
 from folium.template import Template
 
 from psdviz import Release
-from psdviz.cells import cell_density, frontier
+from psdviz.cells import cell_density, frontier, within_noise
 from psdviz.raster import mercator_centres, rasterize
 
 from .assets import use_local_leaflet
@@ -40,16 +40,21 @@ class Colours:
     hi: float
 
 
-def colour_bins(density: np.ndarray) -> Colours:
-    """Bin log10 of positive densities between their 2nd and 98th percentiles; <= 0 gets bin 0."""
-    pos = density[np.isfinite(density) & (density > 0)]
+def colour_bins(density: np.ndarray, faint: np.ndarray | None = None) -> Colours:
+    """Bin log10 of positive densities between their 2nd and 98th percentiles; <= 0 gets bin 0.
+
+    Cells flagged ``faint`` (estimate within noise of zero, :func:`psdviz.cells.within_noise`) get
+    bin 0 and do not stretch the colour range, so noise around empty areas is not painted as data.
+    """
+    faint = np.zeros(density.size, bool) if faint is None else np.asarray(faint, bool)
+    pos = density[np.isfinite(density) & (density > 0) & ~faint]
     if pos.size == 0:
         return Colours(np.zeros(density.size, int), 0.0, 0.0)
     lg = np.log10(pos)
     lo, hi = np.percentile(lg, [2, 98])
     hi = max(hi, lo + 1e-9)
     with np.errstate(divide="ignore", invalid="ignore"):
-        v = np.where(density > 0, np.log10(np.where(density > 0, density, 1)), -np.inf)
+        v = np.where((density > 0) & ~faint, np.log10(np.where(density > 0, density, 1)), -np.inf)
     idx = np.clip(np.floor((v - lo) / (hi - lo) * len(PALETTE)), 0, len(PALETTE) - 1).astype(int)
     return Colours(idx, float(lo), float(hi))
 
@@ -143,7 +148,7 @@ class MapInfo:
 def make_map(release: Release, depth: int, true_points: np.ndarray | None = None) -> tuple[folium.Map, MapInfo]:
     """Build the folium map for the view down to ``depth``."""
     nodes = frontier(release.tree, depth)
-    colours = colour_bins(cell_density(release.tree, nodes))
+    colours = colour_bins(cell_density(release.tree, nodes), within_noise(release.tree, nodes))
     b = _bounds(release)
     m = folium.Map(location=[(b[0][0] + b[1][0]) / 2, (b[0][1] + b[1][1]) / 2], zoom_start=2, tiles=None,
                    prefer_canvas=True, world_copy_jump=False, control_scale=True)
@@ -179,8 +184,11 @@ def legend_html(colours: Colours) -> str:
                     for c in PALETTE)
     lo, hi = (10 ** colours.lo, 10 ** colours.hi)
     return (f'<div style="font-size:0.8em">estimated density (points per square degree, log scale): '
-            f'{_fmt(lo)} {boxes} {_fmt(hi)}</div>')
+            f'{_fmt(lo)} {boxes} {_fmt(hi)}; the palest colour also marks cells whose estimate is within noise '
+            f'of zero (below 2 noise standard deviations)</div>')
 
 
 def _fmt(v: float) -> str:
-    return f"{v:.2g}" if math.isfinite(v) else "?"
+    if not math.isfinite(v):
+        return "?"
+    return f"{v:,.0f}" if v >= 100 else f"{v:.2g}"
