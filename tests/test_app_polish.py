@@ -227,3 +227,21 @@ def test_cells_within_noise_take_the_palest_colour_and_do_not_stretch_the_scale(
     c = colour_bins(density, faint)
     assert (c.index[faint] == 0).all()
     assert c.lo >= np.log10(50.0) - 1e-9                         # the scale ignores the faint cells
+
+
+def test_the_click_ending_a_rectangle_drag_is_not_a_cell_click():
+    from psdviz.ui.query_panel import at_rect_corner
+    rect = [-21.796875, 19.311143, 51.328125, 69.657086]
+    assert at_rect_corner((51.32812512345, 19.3111432), rect)      # GeoJSON keeps 6 decimals
+    assert not at_rect_corner((51.3, 19.3), rect) and not at_rect_corner((0.0, 40.0), rect)
+    assert not at_rect_corner((51.3, 19.3), None)
+    at = _app("quadtree")
+    at.number_input(key="p_quadtree_height").set_value(5).run()
+    corner = {"lat": RECT[3], "lng": RECT[2]}
+    at.session_state["fake_map_value"] = {"all_drawings": [_drawing(RECT)], "last_object_clicked": corner}
+    at.run()
+    assert "clicked" not in at.session_state and not any(s.value == "Clicked cell" for s in at.subheader)
+    at.session_state["fake_map_value"] = {"all_drawings": [_drawing(RECT)], "last_object_clicked": {"lat": 48.8,
+                                                                                                     "lng": 2.3}}
+    at.run()
+    assert any(s.value == "Clicked cell" for s in at.subheader)

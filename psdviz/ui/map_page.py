@@ -17,7 +17,7 @@ from psdviz.cells import cell_at, cell_details, frontier_sizes, noise_level, vie
 
 from . import cache, controls, data_input, export, mapview
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
-from .query_panel import clicked_point, compare, rect_from_drawings
+from .query_panel import at_rect_corner, clicked_point, compare, rect_from_drawings
 
 EXPORT_MAX_CELLS = 250_000
 SHARED_DATA_KEY = "psdviz_data"
@@ -108,7 +108,7 @@ def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, sho
         noise_caption(release, info.nodes)
     keep_new_drawing(out.get("all_drawings"))
     click = clicked_point(out.get("last_object_clicked"))
-    if click is not None:
+    if click is not None and not at_rect_corner(click, st.session_state.get("query_rect")):  # not a drag's end
         st.session_state["clicked"] = click
     with right:
         query_panel(release, data)

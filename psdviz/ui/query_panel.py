@@ -28,6 +28,16 @@ def clicked_point(obj) -> tuple[float, float] | None:
     return float(obj["lng"]), float(obj["lat"])
 
 
+def at_rect_corner(point: tuple[float, float] | None, rect: list[float] | None) -> bool:
+    """Whether ``point`` is a corner of ``rect``: the click Leaflet fires on the cell under the mouse
+    when a rectangle drag ends (the drawing's GeoJSON keeps 6 decimals, hence the tolerance)."""
+    if point is None or rect is None:
+        return False
+    x, y = point
+    tol = 2e-6 * max(1.0, *(abs(v) for v in rect))
+    return any(abs(x - cx) <= tol and abs(y - cy) <= tol for cx in (rect[0], rect[2]) for cy in (rect[1], rect[3]))
+
+
 def compare(release: pv.Release, truth: pv.PointIndex, rect: list[float]) -> dict:
     """Private answer, its standard error (from the known noise variances), the true answer, errors.
 
