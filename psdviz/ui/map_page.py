@@ -70,9 +70,8 @@ def input_summary(data: data_input.Dataset, release: pv.Release) -> None:
                f"{rep['rows_outside_domain']:,} outside the domain ({rep['outside_rows']}); {rep['rows_used']:,} used. "
                f"Domain ({data.domain_source}): x [{data.domain.xmin:g}, {data.domain.xmax:g}], "
                f"y [{data.domain.ymin:g}, {data.domain.ymax:g}].")
-    shown = {k: v for k, v in release.params.items()}
     st.caption("Parameters used (defaults from the paper, formulas evaluated by the engine): "
-               + ", ".join(f"{k} = {v}" for k, v in shown.items()))
+               + ", ".join(f"{k} = {_short(v)}" for k, v in release.params.items()))
 
 
 def view_controls(release: pv.Release, rid: str) -> tuple[int, bool]:
@@ -188,6 +187,11 @@ def cell_panel(release: pv.Release, nodes: np.ndarray) -> None:
         f"noise: standard deviation **{_num(c['noise_sd'])}** (scale 1/epsilon = {_num(c['noise_scale'])})  \n"
         f"noisy count **{_num(c['noisy'])}**, estimated count **{c['estimate']:,.1f}**  \n"
         f"x [{c['rect'][0]:.3f}, {c['rect'][2]:.3f}], y [{c['rect'][1]:.3f}, {c['rect'][3]:.3f}]")
+
+
+def _short(v) -> str:
+    """Floats to 4 significant digits (0.013571428571428571 -> 0.01357); other values as they are."""
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
 
 
 def _num(v) -> str:
