@@ -45,7 +45,7 @@ def error_lines(results: pd.DataFrame, log_y: bool = True) -> go.Figure:
     fig.for_each_annotation(lambda a: a.update(text=a.text.replace("shape=", "")))
     rows = -(-len(shapes) // min(len(shapes), 3))
     fig.update_layout(height=300 + 220 * (rows - 1), margin=dict(t=60, b=40))
-    fig.update_xaxes(tickvals=sorted(s["epsilon"].unique()), tickformat="g")   # ticks at the epsilons run
+    fig.update_xaxes(tickvals=sorted(s["epsilon"].unique()), tickformat="~g")   # ticks at the epsilons run
     if log_y:
         fig.update_yaxes(**DECADES)
     return fig
