@@ -245,3 +245,23 @@ def test_the_click_ending_a_rectangle_drag_is_not_a_cell_click():
                                                                                                      "lng": 2.3}}
     at.run()
     assert any(s.value == "Clicked cell" for s in at.subheader)
+
+
+@pytest.mark.parametrize("script, prefix, label", [(SPARSE, "sp", "Summary size"),
+                                                    ("from psdviz.ui.coco_page import render\nrender()", "coco",
+                                                     "Earthmover's error at this node")])
+def test_lab_pages_default_to_fresh_randomness_kept_until_new_noise(script, prefix, label):
+    at = AppTest.from_string(script, default_timeout=120)
+    at.run()
+    assert at.radio(key=f"{prefix}_rand").value == "fresh" and not at.exception and not at.error
+
+    def shown():
+        return next(m.value for m in at.metric if m.label == label)
+    first = shown()
+    at.run()
+    assert shown() == first                       # a rerun keeps the release (cached with its nonce)
+    values = {first}
+    for _ in range(3):                            # new noise: a different release (3 tries: ties are possible)
+        at.button(key=f"{prefix}_renoise").click().run()
+        values.add(shown())
+    assert len(values) > 1

@@ -20,6 +20,7 @@ from .. import coco
 from ..coco.sample import flights_table, load_flight_airports
 from . import coco_view as view
 from . import data_input, mapview
+from .controls import choose_randomness
 
 FLIGHTS = "Bundled flights sample (NYC 2013: services grouped by USA > state > airport)"
 UPLOAD = "Upload a table of records"
@@ -110,7 +111,9 @@ def _upload_controls(max_size: int):
 
 # ---------------------------------------------------------------- engine call
 @st.cache_data(show_spinner="Publishing private histograms ...", max_entries=32)
-def _publish(fp: str, eps: tuple, method: str, consistency: str, seed: int, _table: coco.GroupedTable):
+def _publish(fp: str, eps: tuple, method: str, consistency: str, seed: int | None, nonce: int,
+             _table: coco.GroupedTable):
+    """One cached release; with fresh randomness (seed None) ``nonce`` tells releases apart."""
     return coco.publish(_table, None, list(eps), method, seed=seed, consistency=consistency)
 
 
@@ -229,10 +232,9 @@ def render() -> None:
     st.caption("H_c and H_g fit the noisy histograms with isotonic regression, then make levels agree top-down.")
     method, consistency = METHOD_CHOICES[label]
     eps = _budget_controls(h, consistency)
-    seed = int(st.number_input("Seed", 0, 2**31 - 1, 0, key="coco_seed"))
-    st.caption("Reproducible noise for a lesson: the same seed gives the same release.")
+    seed, nonce = choose_randomness("coco", "release")
     try:
-        rel = _publish(fp, tuple(eps), method, consistency, seed, table)
+        rel = _publish(fp, tuple(eps), method, consistency, seed, nonce, table)
     except ValueError as exc:
         st.error(str(exc))
         return

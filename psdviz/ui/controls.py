@@ -178,6 +178,26 @@ def choose_build() -> BuildSpec:
     return BuildSpec(method, float(epsilon), params, seed, nonce)
 
 
+def choose_randomness(prefix: str, what: str) -> tuple[int | None, int]:
+    """The randomness control of the lab pages, labelled as on the map page.
+
+    Returns (None, nonce) for fresh randomness (OS entropy; the nonce, bumped by "Draw new noise",
+    belongs in the cache key so a rerun keeps the release) or (seed, 0) for a reproducible lesson."""
+    mode = st.radio("Randomness", ["fresh", "seed"], horizontal=True, key=f"{prefix}_rand", help=EXPLAIN["seed"])
+    if mode == "seed":
+        seed = int(st.number_input("seed", 0, 2**31 - 1, 0, key=f"{prefix}_seed"))
+        st.caption(f"Seeded: the same seed gives the same {what} (reproducible for a lesson; labelled so in "
+                   "the export).")
+        return seed, 0
+    nonce = st.session_state.setdefault(f"{prefix}_nonce", 0)
+    if st.button("Draw new noise", key=f"{prefix}_renoise",
+                 help=f"A new {what} with fresh noise (each release costs epsilon again)."):
+        st.session_state[f"{prefix}_nonce"] = nonce = nonce + 1
+    st.caption(f"Fresh: noise from OS entropy, as a real release would use; the {what} is kept until you draw "
+               "new noise.")
+    return None, nonce
+
+
 def check_spec(spec: BuildSpec) -> str | None:
     """The app's own range for epsilon (the engine accepts more): a message, or None if fine."""
     if not EPS_MIN <= spec.epsilon <= EPS_MAX:

@@ -29,6 +29,7 @@ from ..sparse.laborious import LABORIOUS_MAX
 from ..sparse.sample import flights_sparse_table
 from ..sparse_lab import compare_queries, query_sizes
 from . import data_input
+from .controls import choose_randomness
 from . import sparse_view as view
 
 FLIGHTS = "Flights sample: tail number x scheduled service"
@@ -137,7 +138,8 @@ def _split(text: str) -> list[str]:
 
 # ---------------------------------------------------------------- engine call
 @st.cache_data(show_spinner="Building the private summary ...", max_entries=32)
-def _summarize(fp: str, epsilon: float, method: str, params_key: str, seed: int, _table):
+def _summarize(fp: str, epsilon: float, method: str, params_key: str, seed: int | None, nonce: int, _table):
+    """One cached summary; with fresh randomness (seed None) ``nonce`` tells releases apart."""
     params = json.loads(params_key)
     start = time.perf_counter()
     rel = sparse.summarize(_table, epsilon, method, seed=seed, **params)
@@ -241,16 +243,15 @@ def render() -> None:
     epsilon = float(st.select_slider("Epsilon", [0.01, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0], value=1.0,
                                      key="sp_eps"))
     st.caption("Epsilon: the privacy budget; every cell's count gets two-sided geometric noise of scale 1/epsilon.")
-    seed = int(st.number_input("Seed", 0, 2**31 - 1, 0, key="sp_seed"))
-    st.caption("Reproducible randomness for a lesson: the same seed gives the same summary.")
+    seed, nonce = choose_randomness("sp", "summary")
     try:
         params = _param_controls(method, table.m)
         pkey = json.dumps(params, sort_keys=True)
-        rel, seconds = _summarize(fp, epsilon, method, pkey, seed, table)
+        rel, seconds = _summarize(fp, epsilon, method, pkey, seed, nonce, table)
     except ValueError as exc:
         st.error(str(exc))
         return
-    _show(rel, seconds, table, fp, f"{epsilon}-{method}-{pkey}-{seed}")
+    _show(rel, seconds, table, fp, f"{epsilon}-{method}-{pkey}-{seed}-{nonce}")
 
 
 if __name__ == "__main__":
