@@ -169,6 +169,10 @@ def test_switching_the_method_rebuilds(page):
     assert page.locator(MAP_IFRAME).count() == 1
     _map_frame(page).locator("canvas.leaflet-zoom-animated, img.leaflet-image-layer").first.wait_for()
     assert page.get_by_text("True answer (not private)").count() == 1  # the stored query is re-answered
+    # the remounted map still shows the kept query rectangle (streamlit-folium's feature group)
+    frame = next(f for f in reversed(page.frames) if f.locator("canvas.leaflet-zoom-animated, "
+                                                                  "img.leaflet-image-layer").count())
+    frame.wait_for_function("() => (window.feature_group || []).some(g => Object.keys(g._layers).length > 0)")
     _shot(page, "04_method_ug.png")
 
 
