@@ -112,12 +112,16 @@ def _upload_source():
     if rcol == ccol:
         raise ValueError("row and column attributes must be two different columns")
     lists = _declared_lists()
+    if lists is None:
+        st.info("Type the public row values and column values (one per line), or read them from the data.")
+        return None
     fp = hashlib.sha1(pd.util.hash_pandas_object(df[[rcol, ccol]], index=False).to_numpy().tobytes()).hexdigest()[:16]
     return _contingency(fp + json.dumps(lists), rcol, ccol, df, *lists)
 
 
-def _declared_lists() -> tuple[list[str] | None, list[str] | None]:
-    """(row values, column values) declared public by the user, or (None, None) = read from the data."""
+def _declared_lists() -> tuple[list[str] | None, list[str] | None] | None:
+    """(row values, column values) declared public by the user, (None, None) = read from the data,
+    or None while the declared lists are still empty."""
     how = st.radio("Category lists", [OBSERVED, DECLARED], key="sp_lists", horizontal=True,
                    help="Which row and column values the table has. Values read from the data are not private.")
     if how == OBSERVED:
@@ -126,10 +130,7 @@ def _declared_lists() -> tuple[list[str] | None, list[str] | None]:
     rows = _split(c1.text_area("Row values (public list)", key="sp_rvals", help="One value per line or comma separated."))
     cols = _split(c2.text_area("Column values (public list)", key="sp_cvals", help="One value per line or comma separated."))
     st.caption("Every row of the upload must use listed values; listed values that never occur are empty cells.")
-    if not rows or not cols:
-        raise ValueError("declared category lists: type the public row values and column values "
-                         "(one per line), or read them from the data")
-    return rows, cols
+    return (rows, cols) if rows and cols else None
 
 
 def _split(text: str) -> list[str]:
