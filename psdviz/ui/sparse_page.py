@@ -127,8 +127,9 @@ def _declared_lists() -> tuple[list[str] | None, list[str] | None] | None:
     if how == OBSERVED:
         return None, None
     c1, c2 = st.columns(2)
-    rows = _split(c1.text_area("Row values (public list)", key="sp_rvals", help="One value per line or comma separated."))
-    cols = _split(c2.text_area("Column values (public list)", key="sp_cvals", help="One value per line or comma separated."))
+    how_to = "One value per line or comma separated."
+    rows = _split(c1.text_area("Row values (public list)", key="sp_rvals", help=how_to))
+    cols = _split(c2.text_area("Column values (public list)", key="sp_cvals", help=how_to))
     st.caption("Every row of the upload must use listed values; listed values that never occur are empty cells.")
     return (rows, cols) if rows and cols else None
 
