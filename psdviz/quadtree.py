@@ -20,7 +20,7 @@ from .rng import Randomness
 from .tree import FlatTree, check_node_count
 from .validation import check_int
 
-MAX_HEIGHT = 11
+MAX_HEIGHT = 11  # the largest height under the node cap (tree.MAX_NODES)
 
 
 def quad_nodes(height: int) -> int:
@@ -74,8 +74,8 @@ def morton_grid_ids(height: int) -> np.ndarray:
 def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = 10,
                    budget: str = "geometric", postprocess: bool = True, prune: float | None = None) -> Release:
     """Private quadtree of the given height (paper default h = 10, geometric budget, OLS)."""
-    height = check_int(height, "height", 1, MAX_HEIGHT)
-    check_node_count(quad_nodes(height), f"a quadtree of height {height}")
+    height = check_int(height, "height", 1, 64)
+    check_node_count(quad_nodes(height), f"a quadtree of height {height} (at most {MAX_HEIGHT} fits)")
     eps = level_epsilons(epsilon, height, budget)
     ledger = Ledger(epsilon)
     noisy, var = [], []

@@ -76,8 +76,10 @@ def test_bad_epsilon_names_the_limit(eps):
 
 
 def test_height_beyond_cap_names_the_limit():
-    with pytest.raises(ValueError, match=r"height must be an integer in \[1, 11\]"):
+    with pytest.raises(ValueError, match=r"height 12 \(at most 11 fits\).*memory cap of 6,000,000 nodes"):
         pv.build(pts(), DOM, epsilon=1.0, height=12)
+    with pytest.raises(ValueError, match=r"height must be an integer in \[1, 64\]"):
+        pv.build(pts(), DOM, epsilon=1.0, height=0)
     with pytest.raises(ValueError, match="memory cap of 6,000,000 nodes"):
         pv.build(pts(), DOM, method="ug", epsilon=1.0, grid_size=3000)
 
