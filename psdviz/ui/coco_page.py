@@ -4,7 +4,8 @@ Data: the bundled flights sample (services grouped under USA > state > airport) 
 table of records (pick the group columns, an optional record column, the location (leaf) column,
 and the hierarchy: coarser columns of the same table or an uploaded hierarchy file). Method: naive,
 H_g or H_c with top-down consistency, or bottom-up (the whole budget on the leaves, summed up).
-A node is picked in the tree selector or by clicking its marker on the map. The page shows the true
+A node is picked in the tree selector or by clicking it on the map (US states as regions from the
+us-atlas outlines when fetched, other nodes as markers). The page shows the true
 and private histograms of the node (the truth is a teaching view, computed here, never exported),
 the earthmover's error, and the check that the node equals the sum of its children.
 """
@@ -19,7 +20,7 @@ import streamlit as st
 from .. import coco
 from ..coco.sample import flights_table, load_flight_airports
 from . import coco_view as view
-from . import data_input, mapview
+from . import data_input, mapview, outlines
 from .controls import choose_randomness
 
 FLIGHTS = "Bundled flights sample (NYC 2013: services grouped by USA > state > airport)"
@@ -123,8 +124,9 @@ def _truth(fp: str, _table: coco.GroupedTable) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- node picking
-def _apply_click(result, pos: pd.DataFrame, level: int, names: tuple) -> None:
-    """A new marker click selects its node in the tree selector (clicks are processed once)."""
+def _apply_click(result, pos: pd.DataFrame, level: int, names: tuple, regions: dict[int, dict]) -> None:
+    """A new click selects a node in the tree selector (clicks are processed once): the state region
+    containing the click, else the nearest marker."""
     click = (result or {}).get("last_object_clicked") if isinstance(result, dict) else None
     if not click or "lat" not in click:
         return
@@ -132,7 +134,9 @@ def _apply_click(result, pos: pd.DataFrame, level: int, names: tuple) -> None:
     if st.session_state.get("coco_last_click") == sig:
         return
     st.session_state["coco_last_click"] = sig
-    node = view.nearest_node(pos, level, float(click["lat"]), float(click["lng"]))
+    node = view.region_node(regions, float(click["lat"]), float(click["lng"]))
+    if node is None:
+        node = view.nearest_node(pos, level, float(click["lat"]), float(click["lng"]))
     if node is not None:
         st.session_state["coco_node"] = names[node]
 
@@ -147,13 +151,17 @@ def _node_picker(h: coco.Hierarchy, pos: pd.DataFrame, groups: np.ndarray) -> in
         with col_map:
             level = st.radio("Map shows", list(range(1, h.n_levels)), index=0, key="coco_map_level", horizontal=True,
                              format_func=lambda l: f"level {l}" + (" (leaves)" if l == h.n_levels - 1 else ""))
-            st.caption("Click a marker to pick that node; marker size grows with its number of groups.")
-            _apply_click(st.session_state.get(MAP_KEY), pos, level, names)   # a click from the last run
+            regions = view.node_regions(h, level, outlines.state_regions([names[i] for i in h.level_nodes(level)]))
+            st.caption(("Click a state or a marker" if regions else "Click a marker") + " to pick that node; "
+                       + ("the fill darkens" if regions else "marker size grows") + " with its number of groups."
+                       + ("" if regions or level != 1 else " (No state outlines: the us-atlas file is missing "
+                          "or the names are not US states.)"))
+            _apply_click(st.session_state.get(MAP_KEY), pos, level, names, regions)   # a click from the last run
             current = st.session_state.get("coco_node", names[0])
             sel = h.node_id(current) if current in names else 0
-            result = mapview.show_map(view.marker_map(pos, level, groups, sel), key=MAP_KEY, height=430)
+            result = mapview.show_map(view.marker_map(pos, level, groups, sel, regions), key=MAP_KEY, height=430)
             before = st.session_state.get("coco_node")
-            _apply_click(result, pos, level, names)
+            _apply_click(result, pos, level, names, regions)
             if st.session_state.get("coco_node") != before:
                 st.rerun()
     with col_pick:

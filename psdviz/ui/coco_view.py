@@ -1,9 +1,11 @@
 """Count-of-counts views without Streamlit: the tree selector's labels, node positions, the folium
 marker map, the true-vs-private histogram figure and the per-node checks (Kuo et al., VLDB 2018).
 
-The map has no tile layer (offline) and no state shapes: every node of the chosen level is a marker
-(airports at their public coordinates; a state at the mean position of its airports), and a click
-selects the marker's node. Positions come from public coordinates only.
+The map has no tile layer (offline). Nodes whose name is a US state (name or postal code, matched
+in :func:`psdviz.ui.outlines.state_regions`; us-atlas outlines, public) are drawn as clickable state
+REGIONS; every other node of the chosen level is a marker (airports at their public coordinates; a
+state without an outline at the mean position of its airports). A click selects the region that
+contains it, else the nearest marker's node. Positions come from public coordinates only.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from .. import topojson as tj
 from ..coco import CocoRelease, Hierarchy
 from .assets import use_local_leaflet
 
@@ -59,12 +62,17 @@ def node_positions(h: Hierarchy, leaf_lat: dict[str, float], leaf_lon: dict[str,
                          "lat": lat, "lon": lon})
 
 
-def marker_map(pos: pd.DataFrame, level: int, groups: np.ndarray, selected: int | None) -> folium.Map:
-    """Circle markers for the nodes of one level; radius grows with the number of groups G."""
-    sel = pos[(pos["level"] == level) & pos["lat"].notna()]
+def marker_map(pos: pd.DataFrame, level: int, groups: np.ndarray, selected: int | None,
+               regions: dict[int, dict] | None = None) -> folium.Map:
+    """Circle markers for the nodes of one level (radius grows with the number of groups G); nodes in
+    ``regions`` (node -> GeoJSON geometry) are drawn as clickable polygons instead."""
+    regions = regions or {}
+    sel = pos[(pos["level"] == level) & pos["lat"].notna() & ~pos["node"].isin(list(regions))]
     fmap = folium.Map(tiles=None, zoom_control=True, prefer_canvas=False)
     use_local_leaflet(fmap)
     g = groups[sel["node"].to_numpy()]
+    if regions:
+        _region_layer(pos, regions, groups, selected).add_to(fmap)
     radius = 3 + 9 * np.sqrt(g / max(int(g.max(initial=1)), 1))
     for (node, name, lat, lon), r in zip(sel[["node", "name", "lat", "lon"]].itertuples(index=False), radius):
         chosen = selected is not None and int(node) == int(selected)
@@ -73,9 +81,44 @@ def marker_map(pos: pd.DataFrame, level: int, groups: np.ndarray, selected: int 
             fill=True, fill_color="#e6550d" if chosen else "#4a90c2", fill_opacity=0.8,
             tooltip=folium.Tooltip(f"{name}: {int(groups[node])} groups", permanent=chosen),
         ).add_to(fmap)
-    if len(sel):
-        fmap.fit_bounds([[sel["lat"].min() - 1, sel["lon"].min() - 1], [sel["lat"].max() + 1, sel["lon"].max() + 1]])
+    shown = pos[(pos["level"] == level) & pos["lat"].notna()]
+    if len(shown):
+        fmap.fit_bounds([[shown["lat"].min() - 1, shown["lon"].min() - 1], [shown["lat"].max() + 1, shown["lon"].max() + 1]])
     return fmap
+
+
+def _region_layer(pos: pd.DataFrame, regions: dict[int, dict], groups: np.ndarray, selected: int | None):
+    """One GeoJson layer of the state polygons: fill darker with more groups, the selected one orange."""
+    top = max(int(max((groups[n] for n in regions), default=1)), 1)
+    feats = [{"type": "Feature", "geometry": geom,
+              "properties": {"label": f"{pos['name'].iloc[n]}: {int(groups[n])} groups",
+                             "opacity": round(0.15 + 0.6 * float(np.sqrt(groups[n] / top)), 3),
+                             "chosen": selected is not None and int(n) == int(selected)}}
+             for n, geom in sorted(regions.items())]
+
+    def style(f):
+        chosen = f["properties"]["chosen"]
+        return {"color": "#b30000" if chosen else "#1f4e79", "weight": 3 if chosen else 0.8,
+                "fillColor": "#e6550d" if chosen else "#4a90c2", "fillOpacity": 0.8 if chosen else f["properties"]["opacity"]}
+
+    return folium.GeoJson({"type": "FeatureCollection", "features": feats}, name="states", style_function=style,
+                          tooltip=folium.GeoJsonTooltip(["label"], labels=False), highlight_function=None)
+
+
+def node_regions(h: Hierarchy, level: int, outlines: dict[str, dict] | None) -> dict[int, dict]:
+    """node -> outline geometry for the nodes of ``level`` whose name has one (empty without outlines)."""
+    if not outlines:
+        return {}
+    return {int(n): outlines[h.names[n]] for n in h.level_nodes(level) if h.names[n] in outlines}
+
+
+def region_node(regions: dict[int, dict], lat: float, lng: float) -> int | None:
+    """The node whose region contains the clicked point, or None."""
+    for node, geom in regions.items():
+        b = tj.bbox(geom)
+        if b is not None and b[0] <= lng <= b[2] and b[1] <= lat <= b[3] and tj.contains(geom, lng, lat):
+            return node
+    return None
 
 
 def nearest_node(pos: pd.DataFrame, level: int, lat: float, lng: float) -> int | None:

@@ -3,7 +3,9 @@
 Up to :data:`MAX_SHAPES` cells are drawn as rectangles on a canvas renderer with tooltips;
 beyond that the view is a raster overlay (one pixel = the cell containing its centre, rasterised by
 the engine) and a click is looked up by the page, so the browser stays responsive. No tile layer:
-the map works offline (Leaflet itself is served by the app, see :mod:`psdviz.ui.assets`).
+the map works offline (Leaflet itself is served by the app, see :mod:`psdviz.ui.assets`). Thin
+grey country outlines (:mod:`psdviz.ui.outlines`) sit above the cells without catching the pointer,
+when the domain is lon/lat and the outline file was fetched.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from psdviz.cells import cell_density, frontier, within_noise
 from psdviz.raster import mercator_centres, rasterize
 
 from .assets import use_local_leaflet
+from .outlines import OutlineLayer, countries, is_lon_lat
 
 MAX_SHAPES = 5000
 LAT_LIMIT = 85.0
@@ -143,10 +146,13 @@ class MapInfo:
     nodes: np.ndarray
     raster: bool
     colours: Colours
+    outlines: bool = False
 
 
-def make_map(release: Release, depth: int, true_points: np.ndarray | None = None) -> tuple[folium.Map, MapInfo]:
-    """Build the folium map for the view down to ``depth``."""
+def make_map(release: Release, depth: int, true_points: np.ndarray | None = None,
+             outlines: bool = True) -> tuple[folium.Map, MapInfo]:
+    """Build the folium map for the view down to ``depth``; ``outlines``: add the country borders
+    (only drawn for a lon/lat domain when the outline file is there)."""
     nodes = frontier(release.tree, depth)
     colours = colour_bins(cell_density(release.tree, nodes), within_noise(release.tree, nodes))
     b = _bounds(release)
@@ -156,6 +162,9 @@ def make_map(release: Release, depth: int, true_points: np.ndarray | None = None
     raster = nodes.size > MAX_SHAPES
     layer = _raster_layer(release, nodes, colours) if raster else _shapes_layer(release, nodes, colours)
     layer.add_to(m)
+    borders = _outline_layer(release) if outlines else None
+    if borders is not None:
+        borders.add_to(m)
     if true_points is not None:
         _points_layer(true_points).add_to(m)
     draw = Draw(draw_options={"polyline": False, "polygon": False, "circle": False, "marker": False,
@@ -163,7 +172,17 @@ def make_map(release: Release, depth: int, true_points: np.ndarray | None = None
                 edit_options={"edit": False}, show_geometry_on_click=False)
     draw.add_to(m)
     use_local_leaflet(m, draw)
-    return m, MapInfo(nodes, raster, colours)
+    return m, MapInfo(nodes, raster, colours, borders is not None)
+
+
+def _outline_layer(release: Release) -> OutlineLayer | None:
+    """Country outlines for the domain's box (plus a margin of a tenth of its size), or None."""
+    d = release.domain
+    if not is_lon_lat(d.xmin, d.ymin, d.xmax, d.ymax):
+        return None   # a non-geographic domain (e.g. metres): country borders would mislead
+    mx, my = d.width / 10, d.height / 10
+    fc = countries((max(d.xmin - mx, -180), max(d.ymin - my, -90), min(d.xmax + mx, 180), min(d.ymax + my, 90)))
+    return OutlineLayer(fc) if fc and fc["features"] else None
 
 
 def query_layer(rect: list[float] | None) -> folium.FeatureGroup | None:

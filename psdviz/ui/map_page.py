@@ -17,6 +17,7 @@ from psdviz.cells import cell_at, cell_details, frontier_sizes, noise_level, vie
 
 from . import cache, controls, data_input, export, mapview
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
+from .outlines import is_lon_lat
 from .query_panel import at_rect_corner, clicked_point, compare, rect_from_drawings
 
 EXPORT_MAX_CELLS = 250_000
@@ -46,8 +47,8 @@ def render() -> None:
     rid = cache.release_id(data, spec)
     remember_params(release)
     input_summary(data, release)
-    depth, show_points = view_controls(release, rid)
-    map_and_query(release, data, depth, show_points)
+    depth, show_points, outlines = view_controls(release, rid)
+    map_and_query(release, data, depth, show_points, outlines)
     budget_view(release)
     export_view(release, rid)
 
@@ -74,7 +75,7 @@ def input_summary(data: data_input.Dataset, release: pv.Release) -> None:
                + ", ".join(f"{k} = {_short(v)}" for k, v in release.params.items()))
 
 
-def view_controls(release: pv.Release, rid: str) -> tuple[int, bool]:
+def view_controls(release: pv.Release, rid: str) -> tuple[int, bool, bool]:
     tree = release.tree
     sizes = frontier_sizes(tree)
     default = view_depth(tree, MAX_SHAPES)
@@ -89,13 +90,17 @@ def view_controls(release: pv.Release, rid: str) -> tuple[int, bool]:
                      help="For teaching only: the raw data, which a real release would never show.")
     if show:
         c2.warning("The blue dots are the raw data: not private.")
-    return depth, show
+    outlines = c2.toggle("Country outlines", value=True, key="show_outlines",
+                         help="Thin grey borders (Natural Earth 1:110m, public) for orientation; drawn for "
+                              "longitude/latitude domains only, never for other coordinates.")
+    return depth, show, outlines
 
 
 @st.fragment
-def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, show_points: bool) -> None:
+def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, show_points: bool,
+                  outlines: bool = True) -> None:
     pts = cache.truth_index(data).xy if show_points else None
-    fmap, info = make_map(release, depth, pts)
+    fmap, info = make_map(release, depth, pts, outlines)
     keep_new_drawing(mapview.latest_value(MAP_KEY).get("all_drawings"))
     left, right = st.columns([3, 2])
     with left:
@@ -105,6 +110,8 @@ def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, sho
         if info.raster:
             st.caption(f"{info.nodes.size:,} cells: drawn as a raster; click a cell for its details.")
         noise_caption(release, info.nodes)
+        if outlines and not info.outlines:
+            st.caption(outline_note(release.domain))
     keep_new_drawing(out.get("all_drawings"))
     click = clicked_point(out.get("last_object_clicked"))
     if click is not None and not at_rect_corner(click, st.session_state.get("query_rect")):  # not a drag's end
@@ -124,6 +131,13 @@ def noise_caption(release: pv.Release, nodes: np.ndarray) -> None:
                f"{share:.0%} of the cells shown have an estimate below twice their own noise: they are drawn in the "
                "palest colour, as they cannot be told apart from empty cells. A shallower level or a larger "
                "epsilon leaves less noise per cell.")
+
+
+def outline_note(d: pv.Domain) -> str:
+    """Why the map has no country outlines although they are switched on."""
+    if not is_lon_lat(d.xmin, d.ymin, d.xmax, d.ymax):
+        return "No country outlines: the domain is not longitude/latitude."
+    return "No country outlines: the outline file is missing (run `bash .ci/fetch_assets`)."
 
 
 def keep_new_drawing(drawings) -> None:

@@ -1,0 +1,120 @@
+"""Offline reference outlines for the maps: country borders (world-atlas countries-110m, Natural
+Earth, public domain) and US states (us-atlas states-10m, US Census, public domain), fetched from npm
+by ``.ci/fetch_assets`` into ``static/`` and decoded by :mod:`psdviz.topojson`.
+
+Coordinates are rounded to 2 decimals (about 1 km, far below what the 110m/10m files resolve at the
+zoom levels used) so the pages stay small. Every loader returns None when its file is missing or
+unreadable: the maps then simply have no outlines.
+"""
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+from branca.element import MacroElement
+from folium.template import Template
+
+from psdviz import topojson as tj
+
+from .assets import STATIC_DIR
+
+WORLD_FILE = "world-atlas/countries-110m.json"
+STATES_FILE = "us-atlas/states-10m.json"
+DECIMALS = 2
+LON_LAT = (-180.0, -90.0, 180.0, 90.0)
+TOLERANCE = 1.0   # degrees a domain may stick out of the lon/lat ranges and still count as lon/lat
+# us-atlas names only; the postal codes let uploaded hierarchies use either
+POSTAL = dict(zip(
+    "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH "
+    "OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY AS GU MP PR VI".split(),
+    ["Alabama", "Alaska", "Arizona", "Arkansas", "California", "Colorado", "Connecticut", "Delaware",
+     "District of Columbia", "Florida", "Georgia", "Hawaii", "Idaho", "Illinois", "Indiana", "Iowa", "Kansas",
+     "Kentucky", "Louisiana", "Maine", "Maryland", "Massachusetts", "Michigan", "Minnesota", "Mississippi",
+     "Missouri", "Montana", "Nebraska", "Nevada", "New Hampshire", "New Jersey", "New Mexico", "New York",
+     "North Carolina", "North Dakota", "Ohio", "Oklahoma", "Oregon", "Pennsylvania", "Rhode Island",
+     "South Carolina", "South Dakota", "Tennessee", "Texas", "Utah", "Vermont", "Virginia", "Washington",
+     "West Virginia", "Wisconsin", "Wyoming", "American Samoa", "Guam",
+     "Commonwealth of the Northern Mariana Islands", "Puerto Rico", "United States Virgin Islands"]))
+ALIASES = {"virgin islands": "united states virgin islands", "northern mariana islands":
+           "commonwealth of the northern mariana islands"}
+
+
+@functools.lru_cache(maxsize=4)
+def _load(path: Path, mtime: float, name: str) -> tuple[tuple[str, dict, tuple], ...]:
+    out = []
+    for f in tj.features(json.loads(path.read_text()), name):
+        g = tj.round_geometry(f["geometry"], DECIMALS)
+        if g is not None:
+            out.append((str(f["properties"].get("name", "")), g, tj.bbox(g)))
+    return tuple(out)
+
+
+def _features(rel: str, name: str, static_dir: Path | None) -> tuple | None:
+    path = (static_dir or STATIC_DIR) / rel
+    try:
+        return _load(path, path.stat().st_mtime, name)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def is_lon_lat(xmin: float, ymin: float, xmax: float, ymax: float) -> bool:
+    """Does a domain look like longitude/latitude (inside [-180, 180] x [-90, 90], give or take
+    :data:`TOLERANCE`)? Other (non-geographic) domains get no country outlines."""
+    x0, y0, x1, y1 = LON_LAT
+    return xmin >= x0 - TOLERANCE and xmax <= x1 + TOLERANCE and ymin >= y0 - TOLERANCE and ymax <= y1 + TOLERANCE
+
+
+def countries(bounds: tuple[float, float, float, float], static_dir: Path | None = None) -> dict | None:
+    """A GeoJSON FeatureCollection of the countries whose box meets ``bounds`` (xmin, ymin, xmax,
+    ymax), or None when the file is missing or the bounds are not lon/lat."""
+    if not is_lon_lat(*bounds):
+        return None
+    feats = _features(WORLD_FILE, "countries", static_dir)
+    if feats is None:
+        return None
+    x0, y0, x1, y1 = bounds
+    keep = [{"type": "Feature", "properties": {}, "geometry": g} for _, g, b in feats
+            if b[0] <= x1 and b[2] >= x0 and b[1] <= y1 and b[3] >= y0]
+    return {"type": "FeatureCollection", "features": keep}
+
+
+def state_regions(names: list[str], static_dir: Path | None = None) -> dict[str, dict] | None:
+    """Geometry per given name that is a US state/territory name or postal code (case-insensitive);
+    None when the file is missing."""
+    feats = _features(STATES_FILE, "states", static_dir)
+    if feats is None:
+        return None
+    by_name = {n.lower(): g for n, g, _ in feats}
+    out = {}
+    for n in names:
+        key = POSTAL.get(n.strip().upper(), n).strip().lower()
+        g = by_name.get(ALIASES.get(key, key))
+        if g is not None:
+            out[n] = g
+    return out
+
+
+class OutlineLayer(MacroElement):
+    """Thin grey outlines in their own pane above the cells, not interactive: the pane ignores the
+    pointer (CSS pointer-events none) and its own SVG renderer keeps the paths out of the cells'
+    canvas, so clicks, tooltips and drawing still reach the cells below."""
+
+    _template = Template("""
+        {% macro script(this, kwargs) %}
+        var {{ this.get_name() }} = (function (map) {
+            var pane = map.getPane("outlines") || map.createPane("outlines");
+            pane.style.zIndex = 450;
+            pane.style.pointerEvents = "none";
+            return L.geoJSON({{ this.data }}, {pane: "outlines", renderer: L.svg({pane: "outlines"}),
+                interactive: false, style: function () {
+                    return {color: "#3c3c3c", weight: 0.8, opacity: 0.7, fill: false};
+                }}).addTo(map);
+        })({{ this._parent.get_name() }});
+        {% endmacro %}
+    """)
+
+    def __init__(self, collection: dict):
+        super().__init__()
+        self._name = "OutlineLayer"
+        self.data = json.dumps(collection, separators=(",", ":"))
