@@ -25,7 +25,7 @@ from .params import STATS_MODES, table_stats, tau_for_size, theta_for_size
 from .release import SparseRelease
 from .shortcut import (Summary, filter_summary, priority_summary, raise_filter, threshold_summary,
                        top_priorities)
-from .table import SparseTable
+from .table import DATA_OWNER_KEYS, OBSERVED, SparseTable
 from .zero_law import alpha_of
 
 METHODS = ("filter", "threshold", "priority", "filter-priority", "geometric")
@@ -33,6 +33,8 @@ _OWN = {"filter": {"theta", "target_size", "two_sided", "max_size"}, "threshold"
         "priority": {"size"}, "filter-priority": {"theta", "size"}, "geometric": set()}
 _COMMON = {"dyadic", "consistency", "stats", "stats_fraction", "sensitivity"}
 THETA_MAX = 10 ** 9
+OBSERVED_NOTE = ("NOT PRIVATE: the category lists (layout rows and cols) and hence m were read from the data, "
+                 "so they reveal which values occur; declare public lists (row_values, col_values) for a real release")
 
 
 def method_parameters(method: str) -> tuple[str, ...]:
@@ -76,7 +78,7 @@ def summarize(table: SparseTable, epsilon: float, method: str = "filter-priority
     stats = None
     if _needs_stats(method, params):
         stats = table_stats(table, epsilon, rnd, ledger, params.get("stats", "noisy"),
-                            params.get("stats_fraction", 0.05))
+                            params.get("stats_fraction", 0.05), sens)
     eps_counts = epsilon - (stats.epsilon if stats else 0.0)
     dx = None
     target = table
@@ -96,9 +98,12 @@ def summarize(table: SparseTable, epsilon: float, method: str = "filter-priority
         ledger.spend(f"{method} summary", 0.0, "post-processing",
                      note="filtering / sampling of the noisy table is post-processing (section 2.1)")
     resolved.update(summ.params)
-    layout = {k: v for k, v in table.layout.items() if k != "points"}
+    layout = {k: v for k, v in table.layout.items() if k not in DATA_OWNER_KEYS}
+    notes = [rnd.mode]
+    if layout.get("categories") == OBSERVED:
+        notes.append(OBSERVED_NOTE)
     return SparseRelease(method, resolved, table.m, summ.indices, summ.values, summ.weights, ledger, rnd,
-                         layout, dx, [rnd.mode])
+                         layout, dx, notes)
 
 
 def _run(method, target, rng, alpha, eps, sens, p, stats, dx) -> Summary:

@@ -11,9 +11,10 @@
 These formulas need n and ||M||_1. The paper assumes both public (section 2.1) "otherwise it is
 straightforward to add the necessary noise": ``stats="public"`` follows the paper's assumption
 (the caller declares them public); ``stats="noisy"`` (default) buys both with a slice
-``stats_fraction`` of epsilon, half each, geometric noise of sensitivity 1 (one individual changes
-n and ||M||_1 by at most 1), recorded in the ledger. They are only measured when a default or a
-target size needs them.
+``stats_fraction`` of epsilon, half each, geometric noise with the table's declared sensitivity s
+(one individual changes ||M||_1 by at most s and, spreading those s units over s cells, n by at most
+s; s = 1 for one row per individual), recorded in the ledger. They are only measured when a default
+or a target size needs them.
 """
 from __future__ import annotations
 
@@ -38,7 +39,9 @@ class TableStats:
 
 
 def table_stats(table: SparseTable, epsilon: float, rnd: Randomness, ledger: Ledger,
-                stats: str, stats_fraction: float) -> TableStats:
+                stats: str, stats_fraction: float, sensitivity: float = 1.0) -> TableStats:
+    """n and ||M||_1 for the parameter formulas: declared public, or noisy (sensitivity ``sensitivity``
+    each, the L1 sensitivity of the table's cell counts)."""
     if stats not in STATS_MODES:
         raise ValueError(f"stats must be one of {STATS_MODES} (got {stats!r})")
     if stats == "public":
@@ -46,9 +49,9 @@ def table_stats(table: SparseTable, epsilon: float, rnd: Randomness, ledger: Led
                           "declared public (paper section 2.1 assumption)", 0.0)
     frac = check_fraction(stats_fraction, "stats_fraction")
     eps = frac * epsilon
-    ledger.spend("table statistics (n, ||M||_1)", eps, "geometric", nodes=2,
-                 note="two counts of sensitivity 1 with epsilon/2 each; used only to pick parameters")
-    noise = geometric_noise(rnd.rng, 2, eps / 2.0)
+    ledger.spend("table statistics (n, ||M||_1)", eps, "geometric", nodes=2, sensitivity=sensitivity,
+                 note=f"two counts of sensitivity {sensitivity:g} with epsilon/2 each; used only to pick parameters")
+    noise = geometric_noise(rnd.rng, 2, eps / 2.0, sensitivity)
     n_hat = float(max(table.n + int(noise[0]), 1))
     l1_hat = float(max(table.l1 + int(noise[1]), n_hat))
     return TableStats(n_hat, l1_hat, f"noisy, epsilon {eps:g} ({frac:.0%} of the budget)", eps)

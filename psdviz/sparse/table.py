@@ -13,6 +13,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 M_MAX = 2 ** 62  # cell indices are int64
+# layout keys holding exact figures about the input (rows dropped, points outside the domain): for the
+# data owner only, never copied into a release
+DATA_OWNER_KEYS = ("points", "rows_without_tail_dropped")
+OBSERVED = "observed in the data"
 
 
 @dataclass(frozen=True)
