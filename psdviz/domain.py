@@ -70,6 +70,7 @@ class PointSet:
     n_nonfinite: int        # rows with NaN/inf that were dropped (only with nonfinite="drop")
     n_outside: int          # rows outside the domain
     outside: str            # "drop" or "clip": what happened to them
+    nonfinite: str = "error"  # the rule for rows with NaN/inf: "error" (refused) or "drop"
 
     @property
     def n(self) -> int:
@@ -78,7 +79,8 @@ class PointSet:
     def report(self) -> dict:
         return {"rows_in": self.n_input, "rows_nonfinite_dropped": self.n_nonfinite,
                 "rows_outside_domain": self.n_outside, "outside_rows": self.outside + "ped"
-                if self.outside == "drop" else "clipped to the boundary", "rows_used": self.n}
+                if self.outside == "drop" else "clipped to the boundary", "rows_used": self.n,
+                "nonfinite_rows": "dropped" if self.nonfinite == "drop" else "refused"}
 
 
 def as_points(points) -> np.ndarray:
@@ -125,7 +127,7 @@ def prepare_points(points, domain: Domain, outside: str = "drop", nonfinite: str
         raise ValueError(
             f"none of the {n_input} points lies inside the domain x [{domain.xmin}, {domain.xmax}], "
             f"y [{domain.ymin}, {domain.ymax}]: check the bounds or the column order (lon, lat)")
-    return PointSet(np.ascontiguousarray(xy), n_input, n_bad, n_out, outside)
+    return PointSet(np.ascontiguousarray(xy), n_input, n_bad, n_out, outside, nonfinite)
 
 
 def validate_rects(rects) -> np.ndarray:

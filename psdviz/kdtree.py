@@ -73,10 +73,15 @@ def median_chooser(rnd: Randomness, ledger: Ledger, eps_binary: float, switch: i
         lo, hi = rect[:, axis], rect[:, axis + 2]
         if t >= 2 * switch:
             return (lo + hi) / 2.0
+        # noisy mean: the sum of (x - lo) has sensitivity = the node's width (the widest is recorded),
+        # the count 1; rank-based medians (em, smooth) have sensitivity 1 in rank
+        sens = float((hi - lo).max()) if median == "noisymean" else 1.0
         ledger.spend("median", eps_binary, MECHANISM[median], level=t // 2, nodes=lo.size,
-                     sensitivity=1.0, delta=delta if median == "smooth" else 0.0,
+                     sensitivity=sens, delta=delta if median == "smooth" else 0.0,
                      note=f"{'xy'[axis]} split, binary depth {t}"
-                     + (f", Bernoulli sample p={sample_rate:g} (Theorem 7)" if sample_rate < 1 else ""))
+                     + (f", Bernoulli sample p={sample_rate:g} (Theorem 7)" if sample_rate < 1 else "")
+                     + (": noisy sum (Laplace, sensitivity = node width) and noisy count (geometric, "
+                        "sensitivity 1), epsilon/2 each" if median == "noisymean" else ""))
         return private_medians(rnd.rng, vals, offsets, lo, hi, eps_binary, median,
                                sample_rate=sample_rate, delta=delta)
     return choose

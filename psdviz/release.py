@@ -98,10 +98,10 @@ class Release:
 
     def input_handling(self) -> dict:
         """How invalid or out-of-domain rows were treated (the rules only, no counts: counts of the
-        private input are not part of a release)."""
+        private input are not part of a release, nor is whether any row was dropped)."""
         rep = self.points_report
         return {"outside_domain": rep.get("outside_rows", "dropped"),
-                "rows_with_nan_or_inf": "dropped" if rep.get("rows_nonfinite_dropped") else "refused or none",
+                "rows_with_nan_or_inf": rep.get("nonfinite_rows", "refused"),
                 "N": "private: not released" if "N" not in self.params else str(self.params["N"])}
 
     def report(self) -> dict:

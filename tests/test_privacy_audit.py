@@ -64,3 +64,34 @@ def test_sparse_release_with_declared_categories_has_no_not_private_note():
     t = contingency_table(["a", "b"], ["x", "y"], row_values=["a", "b", "c"], col_values=["x", "y"])
     rel = summarize(t, 1.0, "filter", seed=0, theta=1)
     assert not any("NOT PRIVATE" in n for n in rel.notes)
+
+
+def test_report_input_handling_states_rules_not_whether_rows_were_dropped():
+    """The public part of the report must not depend on the data: with nonfinite='drop', a NaN row
+    present or not used to flip 'rows_with_nan_or_inf' between 'dropped' and 'refused or none'."""
+    import psdviz as pv
+    rng = np.random.default_rng(0)
+    pts = rng.random((500, 2))
+    with_nan = np.vstack([pts, [[np.nan, 0.5]]])
+    dom = pv.Domain(0, 0, 1, 1)
+    a = pv.build(pts, dom, "quadtree", 1.0, seed=1, nonfinite="drop", height=3).report()
+    b = pv.build(with_nan, dom, "quadtree", 1.0, seed=1, nonfinite="drop", height=3).report()
+    assert a["input_handling"] == b["input_handling"]
+    assert a["input_handling"]["rows_with_nan_or_inf"] == "dropped"
+    c = pv.build(pts, dom, "quadtree", 1.0, seed=1, height=3).report()
+    assert c["input_handling"]["rows_with_nan_or_inf"] == "refused"
+    public = {k: v for k, v in a.items() if k != "data_owner_audit_NOT_PRIVATE"}
+    assert public == {k: v for k, v in b.items() if k != "data_owner_audit_NOT_PRIVATE"}
+
+
+def test_noisymean_ledger_records_the_sum_sensitivity():
+    """The noisy mean's sum of (x - lo) has sensitivity equal to the node's width (noisymean.py):
+    the ledger must say so (it recorded 1 for a domain 50 wide)."""
+    import psdviz as pv
+    rng = np.random.default_rng(0)
+    dom = pv.Domain(0, 0, 50, 20)
+    rel = pv.build(rng.random((400, 2)) * [50, 20], dom, "kd-noisymean", 1.0, seed=2, height=2, prune=None)
+    med = [s for s in rel.ledger.spends if s.what == "median"]
+    assert med[0].sensitivity == pytest.approx(50.0)     # root: split along x over the whole width
+    assert med[1].sensitivity == pytest.approx(20.0)     # its children split along y over the full height
+    assert all("node width" in s.note for s in med)
