@@ -56,8 +56,11 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     hi = np.full(1, 4 ** order, dtype=np.int64)
     offsets = np.array([0, h.size], dtype=np.int64)
     for t in range(2 * height):
+        # noisy mean: the sum of (position - lo) has sensitivity = the range's length (widest recorded)
         ledger.spend("median", eps_binary, MECHANISM[median], level=t // 2, nodes=lo.size,
-                     delta=delta if median == "smooth" else 0.0, note=f"Hilbert split, binary depth {t}")
+                     sensitivity=float((hi - lo).max()) if median == "noisymean" else 1.0,
+                     delta=delta if median == "smooth" else 0.0, note=f"Hilbert split, binary depth {t}"
+                     + (f", Bernoulli sample p={sample_rate:g} (Theorem 7)" if sample_rate < 1 else ""))
         m = private_medians(rnd.rng, vals, offsets, lo.astype(float), hi.astype(float), eps_binary, median,
                             sample_rate=sample_rate, delta=delta)
         split = np.clip(np.ceil(m).astype(np.int64), lo, hi)

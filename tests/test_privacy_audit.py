@@ -95,3 +95,13 @@ def test_noisymean_ledger_records_the_sum_sensitivity():
     assert med[0].sensitivity == pytest.approx(50.0)     # root: split along x over the whole width
     assert med[1].sensitivity == pytest.approx(20.0)     # its children split along y over the full height
     assert all("node width" in s.note for s in med)
+
+
+def test_hilbert_noisymean_ledger_records_the_range_length():
+    import psdviz as pv
+    rng = np.random.default_rng(0)
+    rel = pv.build(rng.random((300, 2)), pv.Domain(0, 0, 1, 1), "hilbert", 1.0, seed=1, height=2, order=4,
+                   median="noisymean", prune=None)
+    med = [s for s in rel.ledger.spends if s.what == "median"]
+    assert med[0].sensitivity == pytest.approx(4.0 ** 4)  # the root's range: every curve position
+    assert med[0].sensitivity >= med[-1].sensitivity > 1
