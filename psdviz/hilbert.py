@@ -18,12 +18,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import hilbert_curve
-from .budget import level_epsilons
 from .complete_tree import finish_complete_tree
 from .domain import Domain, PointSet
-from .kdtree import DEFAULT_COUNT_FRACTION, DEFAULT_HEIGHT, DEFAULT_PRUNE, check_common, complete_tree, measure_tree
-from .ledger import Ledger
-from .medians import MECHANISM, check_median_method, check_sample_rate, private_medians
+from .kdtree import (DEFAULT_COUNT_FRACTION, DEFAULT_HEIGHT, DEFAULT_PRUNE, check_common, complete_tree,
+                     measure_tree, median_count_budget)
+from .medians import MECHANISM, private_medians
 from .quadtree import leaf_cells
 from .release import Release
 from .rng import Randomness
@@ -45,11 +44,8 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     """Hilbert R-tree with ``height`` fanout-4 levels over a curve of the given order."""
     height = check_common(height, count_fraction, prune)
     order = check_int(order, "order", 1, MAX_ORDER)
-    check_median_method(median)
-    check_sample_rate(sample_rate)
-    ledger = Ledger(epsilon)
-    eps_count = level_epsilons(count_fraction * epsilon, height, budget)
-    eps_binary = (1.0 - count_fraction) * epsilon / (2 * height)
+    ledger, eps_count, eps_binary = median_count_budget(epsilon, height, 2 * height, count_fraction, budget,
+                                                        median, sample_rate)
     h = np.sort(hilbert_positions(ps.xy, domain, order))
     vals = h.astype(float)
     lo = np.zeros(1, dtype=np.int64)

@@ -96,17 +96,25 @@ def measure_tree(rnd: Randomness, ledger: Ledger, leaf_counts: np.ndarray, heigh
     return np.concatenate(noisy), np.concatenate(var)
 
 
+def median_count_budget(epsilon: float, height: int, median_levels: int, count_fraction: float,
+                        budget: str, median: str, sample_rate: float) -> tuple[Ledger, np.ndarray, float]:
+    """Section 6.2's split: count_fraction * epsilon over the height + 1 count levels by ``budget``,
+    the rest uniformly over the ``median_levels`` binary levels that choose private medians.
+    Returns (a fresh ledger, count epsilon per depth, median epsilon per binary level)."""
+    check_median_method(median)
+    check_sample_rate(sample_rate)
+    eps_count = level_epsilons(count_fraction * epsilon, height, budget)
+    return Ledger(epsilon), eps_count, (1.0 - count_fraction) * epsilon / median_levels
+
+
 def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, method: str, *,
                      height: int, switch: int, count_fraction: float, budget: str, median: str,
                      sample_rate: float, delta: float, postprocess: bool, prune: float | None) -> Release:
     """Shared builder of kdtree, hybrid and kd-noisymean."""
     height = check_common(height, count_fraction, prune)
     switch = check_int(switch, "switch", 1, height)
-    check_median_method(median)
-    check_sample_rate(sample_rate)
-    ledger = Ledger(epsilon)
-    eps_count = level_epsilons(count_fraction * epsilon, height, budget)
-    eps_binary = (1.0 - count_fraction) * epsilon / (2 * switch)
+    ledger, eps_count, eps_binary = median_count_budget(epsilon, height, 2 * switch, count_fraction, budget,
+                                                        median, sample_rate)
     choose = median_chooser(rnd, ledger, eps_binary, switch, median, sample_rate, delta)
     rects, leaf_counts, _ = kd_partition(ps.xy, domain, 2 * height, choose)
     noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
