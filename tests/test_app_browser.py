@@ -152,9 +152,33 @@ def test_drawing_a_rectangle_shows_private_and_true_answers(page):
     _shot(page, "02_query.png")
 
 
+def _point_on_an_outline(pg):
+    """Client coordinates (inside the map's iframe) of a point ON a country outline, or None."""
+    frame = next(f for f in pg.frames if f.locator(".leaflet-outlines-pane").count())
+    return frame.evaluate("""() => {
+        const box = document.querySelector('.leaflet-container').getBoundingClientRect();
+        for (const p of document.querySelectorAll('.leaflet-outlines-pane path')) {
+            const n = p.getTotalLength(), m = p.getScreenCTM();
+            for (let k = 1; k < 20; k++) {
+                const q = p.getPointAtLength(n * k / 20).matrixTransform(m);
+                if (q.x > box.left + 80 && q.x < box.right - 80 && q.y > box.top + 80 && q.y < box.bottom - 80)
+                    return [q.x, q.y];
+            }
+        }
+        return null; }""")
+
+
+def test_country_outlines_are_drawn_and_ignore_the_pointer(page):
+    frame = _map_frame(page)
+    assert frame.locator(".leaflet-outlines-pane path").count() > 20
+    assert frame.locator(".leaflet-outlines-pane path").first.evaluate("e => getComputedStyle(e).pointerEvents") == "none"
+
+
 def test_clicking_a_cell_shows_its_details(page):
     box = page.locator(MAP_IFRAME).last.bounding_box()
-    page.mouse.click(box["x"] + box["width"] * 0.30, box["y"] + box["height"] * 0.70)
+    at = _point_on_an_outline(page)   # click right on a border: it must reach the cell below
+    assert at is not None
+    page.mouse.click(box["x"] + at[0], box["y"] + at[1])
     page.get_by_text("Clicked cell").wait_for()
     _wait_idle(page)
     assert page.get_by_text("count epsilon", exact=False).count() >= 1

@@ -55,9 +55,10 @@ def test_coco_map_click_picks_a_node(browser_page, server):  # noqa: F811
     pg = browser_page
     pg.goto(f"{server}/coco")
     frame = pg.frame_locator(MAP_IFRAME).last
-    markers = frame.locator("path.leaflet-interactive")
+    markers = frame.locator("path.leaflet-interactive")   # level 1: the states as regions (us-atlas)
     markers.first.wait_for()
     _wait_idle(pg)
+    assert markers.count() >= 40
     assert "USA" in pg.locator(".js-plotly-plot .gtitle").first.text_content()
     markers.nth(min(4, markers.count() - 1)).click(force=True)
     pg.wait_for_function("""() => { const t = document.querySelector('.js-plotly-plot .gtitle');
