@@ -1,6 +1,6 @@
 """Core engine benchmark (issue 2, item 9): prints a table of timings.
 
-1,000,000 skewed points (psdviz.synthetic.skewed: 10 tight gaussian clusters + 5% uniform) on the
+1,000,000 skewed points (psdviz.lab.synthetic.skewed: 10 tight gaussian clusters + 5% uniform) on the
 unit square. Targets: quadtree h = 10 (1,398,101 nodes) build + noise + OLS <= 1.0 s; UG <= 0.5 s;
 10,000 queries <= 0.5 s on either. Each figure is the median of ``--repeats`` runs (default 3).
 Query rectangles: random corners (uniform side lengths in (0, 0.5] of the domain). Run:
@@ -21,8 +21,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # run from a checkout without install
 import psdviz as pv  # noqa: E402
-from psdviz.synthetic import skewed  # noqa: E402
-from psdviz.truth import PointIndex  # noqa: E402
+from psdviz.lab.synthetic import skewed  # noqa: E402
+from psdviz.query.truth import PointIndex  # noqa: E402
 
 DOM = pv.Domain(0.0, 0.0, 1.0, 1.0)
 

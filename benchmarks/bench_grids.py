@@ -16,8 +16,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # run from a checkout
 
 import psdviz as pv
-from psdviz import synthetic
-from psdviz.workloads import shape_queries
+from psdviz.lab import synthetic
+from psdviz.lab.workloads import shape_queries
 
 REPEATS = 2
 CASES = [("ag", {}), ("htree", {}), ("privtree", {}), ("htree", {"variant": "composite"}),

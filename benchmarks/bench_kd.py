@@ -15,7 +15,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import psdviz as pv  # noqa: E402
-from psdviz.synthetic import skewed  # noqa: E402
+from psdviz.lab.synthetic import skewed  # noqa: E402
 
 METHODS = ("kdtree", "hybrid", "hilbert", "kd-cell", "kd-noisymean", "kd-true", "kd-pure")
 

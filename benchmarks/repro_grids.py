@@ -22,11 +22,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import psdviz as pv  # noqa: E402
-from psdviz import slicing, synthetic  # noqa: E402
-from psdviz.grid_ug import ug_size  # noqa: E402
-from psdviz.metrics import relative_error  # noqa: E402
-from psdviz.samples import get_sample, sample_points  # noqa: E402
-from psdviz.workloads import centered_queries  # noqa: E402
+from psdviz.splits import slicing  # noqa: E402
+from psdviz.lab import synthetic  # noqa: E402
+from psdviz.methods.ug import ug_size  # noqa: E402
+from psdviz.lab.metrics import relative_error  # noqa: E402
+from psdviz.io.samples import get_sample, sample_points  # noqa: E402
+from psdviz.lab.workloads import centered_queries  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "reproduction" / "grids.md"
 EPSILONS = (0.1, 1.0)

@@ -39,12 +39,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import psdviz as pv  # noqa: E402
-from psdviz.medians import cell_medians, em_medians, noisy_mean_medians, smooth_medians  # noqa: E402
-from psdviz.medians.sampling import amplified_epsilon, bernoulli_sample  # noqa: E402
-from psdviz.metrics import relative_error  # noqa: E402
-from psdviz.samples import get_sample, sample_points  # noqa: E402
-from psdviz.truth import PointIndex  # noqa: E402
-from psdviz.workloads import nonempty, shape_queries  # noqa: E402
+from psdviz.splits.medians import cell_medians, em_medians, noisy_mean_medians, smooth_medians  # noqa: E402
+from psdviz.splits.medians.sampling import amplified_epsilon, bernoulli_sample  # noqa: E402
+from psdviz.lab.metrics import relative_error  # noqa: E402
+from psdviz.io.samples import get_sample, sample_points  # noqa: E402
+from psdviz.query.truth import PointIndex  # noqa: E402
+from psdviz.lab.workloads import nonempty, shape_queries  # noqa: E402
 
 OUT = ROOT / "docs" / "reproduction"
 N4, M4, EPS4, DEPTHS, P = 2 ** 20, 2.0 ** 26, 0.01, 10, 0.01

@@ -36,10 +36,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import psdviz as pv  # noqa: E402
-from psdviz.metrics import relative_error  # noqa: E402
-from psdviz.samples import SAMPLES, sample_points  # noqa: E402
-from psdviz.truth import PointIndex  # noqa: E402
-from psdviz.workloads import nonempty, shape_queries  # noqa: E402
+from psdviz.lab.metrics import relative_error  # noqa: E402
+from psdviz.io.samples import SAMPLES, sample_points  # noqa: E402
+from psdviz.query.truth import PointIndex  # noqa: E402
+from psdviz.lab.workloads import nonempty, shape_queries  # noqa: E402
 
 OUT = ROOT / "docs" / "reproduction"
 HEIGHT = 10

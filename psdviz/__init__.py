@@ -6,13 +6,13 @@
 >>> rel.answer([[0.1, 0.1, 0.4, 0.3]])
 """
 from .api import build
-from .domain import Domain, prepare_points
-from .ledger import Ledger, Spend
-from .registry import methods as _methods
-from .registry import parameters as method_parameters
-from .registry import references as _references
-from .release import Release
-from .truth import PointIndex, true_answer
+from .core.domain import Domain, prepare_points
+from .core.ledger import Ledger, Spend
+from .methods.registry import methods as _methods
+from .methods.registry import parameters as method_parameters
+from .methods.registry import references as _references
+from .publish.release import Release
+from .query.truth import PointIndex, true_answer
 
 METHODS: tuple[str, ...] = _methods()
 REFERENCES: tuple[str, ...] = _references()

@@ -1,12 +1,12 @@
 """The public entry point ``psdviz.build`` (DESIGN.md "Public surface")."""
 from __future__ import annotations
 
-from .domain import Domain, prepare_points
-from .ledger import TOLERANCE
-from .registry import check_params, get_builder
-from .release import Release
-from .rng import make_randomness
-from .validation import check_epsilon
+from .core.domain import Domain, prepare_points
+from .core.ledger import TOLERANCE
+from .methods.registry import check_params, get_builder
+from .publish.release import Release
+from .core.rng import make_randomness
+from .core.validation import check_epsilon
 
 
 def build(points, domain: Domain, method: str = "quadtree", epsilon: float = 0.5, seed: int | None = None,

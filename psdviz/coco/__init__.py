@@ -1,5 +1,5 @@
-"""Count-of-counts histograms over a location hierarchy (Kuo, Chiu, Kifer, Hay, Machanavajjhala,
-VLDB 2018; slides in ../shared/papers/count-of-counts-kuo-2018-slides.txt).
+"""Count-of-counts histograms over a location hierarchy (Kuo et al., VLDB 2018; slides in
+../shared/papers/). May import psdviz.core and psdviz.io; never methods, lab or ui.
 
 >>> from psdviz import coco
 >>> h = coco.Hierarchy.from_paths([("NY", "JFK"), ("NY", "LGA"), ("FL", "MIA")], root="USA")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..noise import geometric_noise, geometric_variance
+from ..core.noise import geometric_noise, geometric_variance
 from .estimate import LevelEstimate
 from .pav import isotonic
 from .representations import from_cumulative, segment_ids, to_cumulative, to_unattributed

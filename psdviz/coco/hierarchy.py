@@ -2,7 +2,7 @@
 location, e.g. country > state > airport).
 
 Flat arrays, one row per node, ordered level by level with each parent's children contiguous (the
-layout of :class:`psdviz.tree.FlatTree`). Every leaf sits at the same depth, so a hierarchy of
+layout of :class:`psdviz.core.tree.FlatTree`). Every leaf sits at the same depth, so a hierarchy of
 ``L`` levels has one budget slot per level, and every record lies in exactly one node per level
 (parallel composition within a level, sequential along a root-to-leaf path).
 """

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..noise import geometric_noise
+from ..core.noise import geometric_noise
 from .estimate import LevelEstimate
 from .representations import to_unattributed
 from .rounding import largest_remainders, project_simplex

@@ -19,9 +19,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ..ledger import Ledger
-from ..rng import Randomness, make_randomness
-from ..validation import check_epsilon
+from ..core.ledger import Ledger
+from ..core.rng import Randomness, make_randomness
+from ..core.validation import check_epsilon
 from . import cumulative, naive, unattributed
 from .consistency import MERGES, aggregate_up, top_down
 from .estimate import LevelEstimate

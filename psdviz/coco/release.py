@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..ledger import Ledger
-from ..rng import Randomness
+from ..core.ledger import Ledger
+from ..core.rng import Randomness
 from .error import emd, emd_by_level
 from .hierarchy import Hierarchy
 from .representations import to_cumulative, to_unattributed

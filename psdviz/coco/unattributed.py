@@ -13,14 +13,14 @@ and can only reduce the error), rounding to the nearest integer (keeps the order
 
 Variance estimate for consistency (slides, "Initial Variance Estimation"): ``2 / (|S_i| eps^2)``
 with S_i the PAV block holding entry i. We use the exact variance of the noise actually added,
-:func:`psdviz.noise.geometric_variance` (``2a/(1-a)^2``, which tends to the slides' ``2/eps^2`` for
+:func:`psdviz.core.noise.geometric_variance` (``2a/(1-a)^2``, which tends to the slides' ``2/eps^2`` for
 small epsilon), divided by |S_i|.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..noise import geometric_noise, geometric_variance
+from ..core.noise import geometric_noise, geometric_variance
 from .estimate import LevelEstimate
 from .pav import isotonic
 from .representations import from_unattributed, segment_ids, to_unattributed

@@ -1,4 +1,5 @@
 """psdviz.sparse: compact private summaries of huge, mostly-zero count tables (ICDT'12).
+May import psdviz.core and psdviz.io; never methods, lab or ui.
 
 >>> from psdviz import sparse
 >>> table = sparse.contingency_table(df.tailnum, df.service)

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ledger import Ledger
-from ..noise import geometric_noise
-from ..rng import make_randomness
-from ..validation import check_epsilon, check_int
+from ..core.ledger import Ledger
+from ..core.noise import geometric_noise
+from ..core.rng import make_randomness
+from ..core.validation import check_epsilon, check_int
 from .dyadic import consistent, dyadic_transform
 from .laborious import check_laborious, geometric_table
 from .params import STATS_MODES, table_stats, tau_for_size, theta_for_size

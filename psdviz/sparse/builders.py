@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..domain import Domain, prepare_points
-from ..validation import check_int
+from ..core.domain import Domain, prepare_points
+from ..core.validation import check_int
 from .table import SparseTable, make_table
 
 GRID_MAX = 1 << 20  # cells per axis

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..noise import geometric_noise
+from ..core.noise import geometric_noise
 from .shortcut import Summary, top_priorities
 from .table import SparseTable
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..ledger import Ledger
-from ..noise import geometric_noise
-from ..rng import Randomness
-from ..validation import check_fraction
+from ..core.ledger import Ledger
+from ..core.noise import geometric_noise
+from ..core.rng import Randomness
+from ..core.validation import check_fraction
 from .table import SparseTable
 
 STATS_MODES = ("noisy", "public")

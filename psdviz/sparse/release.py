@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..domain import Domain
-from ..ledger import Ledger
-from ..rng import Randomness
+from ..core.domain import Domain
+from ..core.ledger import Ledger
+from ..core.rng import Randomness
 from .dyadic import DyadicIndex, decompose_ranges
 from .table import _range_sums, _subset_sum
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..samples import load_sample
+from ..io.samples import load_sample
 from .builders import contingency_table
 from .table import SparseTable
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .. import topojson as tj
+from ..io import topojson as tj
 from ..coco import CocoRelease, Hierarchy
 from .assets import use_local_leaflet
 

@@ -1,6 +1,6 @@
 """Plotly figures and exports for the accuracy lab (no Streamlit here, so tests can build them).
 
-Every number comes from :mod:`psdviz.compare`'s tidy table; this module only draws and serialises.
+Every number comes from :mod:`psdviz.lab.compare`'s tidy table; this module only draws and serialises.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from ..compare import summarize
+from ..lab.compare import summarize
 
 ERROR_LABEL = "relative error |est - true| / max(true, 0.001 N)"
 DECADES = dict(dtick=1, exponentformat="power")   # log axes: label powers of ten only (no 2, 5 clutter)

@@ -1,4 +1,4 @@
-"""Compare page (issue 8): the accuracy lab over :mod:`psdviz.compare`.
+"""Compare page (issue 8): the accuracy lab over :mod:`psdviz.lab.compare`.
 
 Pick methods and epsilons (or a paper preset), a workload and a number of trials, press Run. Each
 (method, epsilon) cell is a cached engine call (``st.cache_data`` keyed by the data fingerprint and
@@ -19,13 +19,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from .. import compare as C
-from ..compare_presets import PRESETS, resolve
-from ..domain import Domain
-from ..samples import SAMPLES, sample_points
-from ..synthetic import skewed, with_outliers
-from ..rng import FRESH, SEEDED
-from ..validation import check_int
+from ..lab import compare as C
+from ..lab.presets import PRESETS, resolve
+from ..core.domain import Domain
+from ..io.samples import SAMPLES, sample_points
+from ..lab.synthetic import skewed, with_outliers
+from ..core.rng import FRESH, SEEDED
+from ..core.validation import check_int
 from . import compare_charts as charts
 from .controls import EXPLAIN
 

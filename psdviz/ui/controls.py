@@ -1,6 +1,6 @@
 """Build controls: method, epsilon, the method's own parameters (read generically), randomness.
 
-Parameters come from the engine (:func:`psdviz.param_info.parameter_info`: names, paper defaults,
+Parameters come from the engine (:func:`psdviz.methods.param_info.parameter_info`: names, paper defaults,
 types, the fixed value sets the builders validate against), so new methods appear without UI
 changes and a select box cannot offer a value the engine refuses. Integer parameters are integer
 inputs; parameters that accept None get an on/off switch (prefilled, when switched on, with the
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 import psdviz as pv
-from psdviz.param_info import ParamInfo, parameter_info, suggested_value
+from psdviz.methods.param_info import ParamInfo, parameter_info, suggested_value
 
 EPSILONS = [0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0]  # 0.01 .. 10, log scale
 EPS_MIN, EPS_MAX = 0.01, 10.0
@@ -126,7 +126,7 @@ def _optional_number(method: str, info: ParamInfo, key: str, chosen: dict, hint)
 
 
 def parameter_widget(method: str, info: ParamInfo, chosen: dict | None = None, hint=None):
-    """The widget of one method parameter, typed by the engine (:func:`psdviz.param_info.parameter_info`).
+    """The widget of one method parameter, typed by the engine (:func:`psdviz.methods.param_info.parameter_info`).
 
     ``chosen`` = the values picked above it (for effective defaults), ``hint`` = the value a previous
     release published for it (prefill of data-dependent sizes such as grid_size)."""

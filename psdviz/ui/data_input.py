@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from psdviz import Domain
-from psdviz.samples import SAMPLES, get_sample, load_sample
+from psdviz.io.samples import SAMPLES, get_sample, load_sample
 
 MAX_UPLOAD_MB = 50          # also set as server.maxUploadSize in .streamlit/config.toml
 MAX_ROWS = 2_000_000

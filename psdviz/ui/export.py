@@ -10,7 +10,7 @@ import json
 import pandas as pd
 
 from psdviz import Release
-from psdviz.cells import cells_geojson
+from psdviz.publish.cells import cells_geojson
 
 COMPARISON_COLUMNS = ["xmin", "ymin", "xmax", "ymax", "private_answer", "standard_error", "true_answer_NOT_PRIVATE",
                       "abs_error", "rel_error", "method", "epsilon", "randomness"]

@@ -20,8 +20,8 @@ from folium.plugins import Draw
 from folium.template import Template
 
 from psdviz import Release
-from psdviz.cells import cell_density, frontier, within_noise
-from psdviz.raster import mercator_centres, rasterize
+from psdviz.publish.cells import cell_density, frontier, within_noise
+from psdviz.query.raster import mercator_centres, rasterize
 
 from .assets import use_local_leaflet
 from .outlines import OutlineLayer, countries, is_lon_lat
@@ -46,7 +46,7 @@ class Colours:
 def colour_bins(density: np.ndarray, faint: np.ndarray | None = None) -> Colours:
     """Bin log10 of positive densities between their 2nd and 98th percentiles; <= 0 gets bin 0.
 
-    Cells flagged ``faint`` (estimate within noise of zero, :func:`psdviz.cells.within_noise`) get
+    Cells flagged ``faint`` (estimate within noise of zero, :func:`psdviz.publish.cells.within_noise`) get
     bin 0 and do not stretch the colour range, so noise around empty areas is not painted as data.
     """
     faint = np.zeros(density.size, bool) if faint is None else np.asarray(faint, bool)

@@ -13,7 +13,7 @@ import plotly.express as px
 import streamlit as st
 
 import psdviz as pv
-from psdviz.cells import cell_at, cell_details, frontier_sizes, noise_level, view_depth
+from psdviz.publish.cells import cell_at, cell_details, frontier_sizes, noise_level, view_depth
 
 from . import cache, controls, data_input, export, mapview
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer

@@ -1,6 +1,6 @@
 """Offline reference outlines for the maps: country borders (world-atlas countries-110m, Natural
 Earth, public domain) and US states (us-atlas states-10m, US Census, public domain), fetched from npm
-by ``.ci/fetch_assets`` into ``static/`` and decoded by :mod:`psdviz.topojson`.
+by ``.ci/fetch_assets`` into ``static/`` and decoded by :mod:`psdviz.io.topojson`.
 
 Coordinates are rounded to 2 decimals (about 1 km, far below what the 110m/10m files resolve at the
 zoom levels used) so the pages stay small. Every loader returns None when its file is missing or
@@ -15,7 +15,7 @@ from pathlib import Path
 from branca.element import MacroElement
 from folium.template import Template
 
-from psdviz import topojson as tj
+from psdviz.io import topojson as tj
 
 from .assets import STATIC_DIR
 

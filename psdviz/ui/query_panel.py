@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 import psdviz as pv
-from psdviz.metrics import relative_error
+from psdviz.lab.metrics import relative_error
 
 
 def rect_from_drawings(drawings) -> list[float] | None:
@@ -42,7 +42,7 @@ def compare(release: pv.Release, truth: pv.PointIndex, rect: list[float]) -> dic
     """Private answer, its standard error (from the known noise variances), the true answer, errors.
 
     The relative error is |private - true| / max(true, rho) with rho = 0.1% of the points
-    (psdviz.metrics.relative_error), so tiny true counts do not divide by zero.
+    (psdviz.lab.metrics.relative_error), so tiny true counts do not divide by zero.
     """
     r = np.asarray([rect], float)
     private = float(release.answer(r)[0])

@@ -24,10 +24,10 @@ import pandas as pd
 import streamlit as st
 
 from .. import sparse
-from ..samples import SAMPLES, sample_points
+from ..io.samples import SAMPLES, sample_points
 from ..sparse.laborious import LABORIOUS_MAX
 from ..sparse.sample import flights_sparse_table
-from ..sparse_lab import compare_queries, query_sizes
+from ..lab.sparse_lab import compare_queries, query_sizes
 from . import data_input
 from .controls import choose_randomness
 from . import sparse_view as view

@@ -1,0 +1,139 @@
+"""Weighted least squares on any flat tree with per-node noise variances (constrained inference).
+
+Used by the adaptive grid (Qardaji et al. ICDE'13, "constrained inference") and the private h-tree
+(Algorithm 3 and section 4.2.5). Both papers describe the same two steps for a node and its
+children: combine the node's own noisy count and the sum of its children by inverse-variance
+weighting, then spread the difference over the children. With unequal fanouts and budgets the
+ICDE'12 three-pass OLS (``ols.py``, uniform fanout only) does not apply, so this module implements
+the exact weighted least-squares (GLS) estimate for a tree of independent noisy counts:
+
+* bottom-up: z_v = a_v Y_v + (1 - a_v) s_v with s_v = sum of children's z, a_v = S_v / (var_v + S_v)
+  where S_v = Var(s_v); Var(z_v) = var_v S_v / (var_v + S_v). Unmeasured nodes (infinite
+  variance) take z_v = s_v; leaves take z_v = Y_v.
+* top-down: x_root = z_root; for a child c of v: x_c = z_c + (x_v - s_v) Var(z_c) / S_v.
+
+For a node whose children have equal variances the difference is spread *evenly*, which is exactly
+the papers' rule. The variances are data-independent, so the map Y -> x is linear and
+:func:`gls_adjoint` gives its transpose (exact variances of post-processed query answers).
+Leaves must be measured (finite variance).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.tree import FlatTree
+
+
+@dataclass(frozen=True)
+class GlsPlan:
+    """Data-independent coefficients of the two passes."""
+
+    a: np.ndarray       # weight of a node's own count in z_v (0 for unmeasured nodes)
+    b: np.ndarray       # share of the parent's difference given to a node (0 for the root)
+    var_z: np.ndarray   # Var(z_v)
+    bounds: np.ndarray  # level bounds of the tree
+
+
+def gls_plan(tree: FlatTree, noise_var: np.ndarray) -> GlsPlan:
+    """Coefficients a_v, b_v from the per-node noise variances (inf = not measured)."""
+    var = np.asarray(noise_var, dtype=float)
+    n = tree.n_nodes
+    leaf = tree.is_leaf
+    if not np.isfinite(var[leaf]).all():
+        raise ValueError("every leaf must have a noisy count (finite noise variance)")
+    bounds = tree.level_bounds()
+    var_z = np.where(leaf, var, 0.0)
+    a = np.zeros(n)
+    for d in range(tree.height - 1, -1, -1):
+        lo, hi, chi = bounds[d], bounds[d + 1], bounds[d + 2]
+        s_var = np.bincount(tree.parent[hi:chi] - lo, weights=var_z[hi:chi], minlength=hi - lo)
+        internal = ~leaf[lo:hi]
+        own = var[lo:hi]
+        measured = internal & np.isfinite(own)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tot = own + s_var   # both 0 (noise-free counts at a huge epsilon): take the node's own count
+            a_d = np.where(measured, np.where(tot > 0, s_var / tot, 1.0), 0.0)
+            vz = np.where(measured, np.where(tot > 0, own * s_var / tot, 0.0), s_var)
+        a[lo:hi] = a_d
+        var_z[lo:hi] = np.where(internal, vz, var_z[lo:hi])
+    child = tree.parent >= 0
+    s_par = np.bincount(tree.parent[child], weights=var_z[child], minlength=n)
+    b = np.zeros(n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        b[child] = np.where(s_par[tree.parent[child]] > 0, var_z[child] / s_par[tree.parent[child]], 0.0)
+    return GlsPlan(a, b, var_z, bounds)
+
+
+def _scatter(idx: np.ndarray, vals: np.ndarray, size: int) -> np.ndarray:
+    """out[i] = sum of vals rows with idx == i (column by column with bincount: fast)."""
+    return np.column_stack([np.bincount(idx, weights=vals[:, j], minlength=size) for j in range(vals.shape[1])]) \
+        if vals.shape[1] else np.zeros((size, 0))
+
+
+def _children_sum(tree: FlatTree, values: np.ndarray, lo: int, hi: int, chi: int) -> np.ndarray:
+    """Per node of level [lo, hi): sum over its children (which lie in [hi, chi)) of ``values``."""
+    return _scatter(tree.parent[hi:chi] - lo, values[hi:chi], hi - lo)
+
+
+def gls_estimate(tree: FlatTree, noisy: np.ndarray, plan: GlsPlan) -> np.ndarray:
+    """Consistent GLS estimates for every node from the released noisy counts."""
+    y = np.where(np.isfinite(noisy), noisy, 0.0)[:, None]
+    return _forward(tree, y, plan)[:, 0]
+
+
+def _forward(tree: FlatTree, y: np.ndarray, plan: GlsPlan) -> np.ndarray:
+    bounds, leaf = plan.bounds, tree.is_leaf
+    z = np.where(leaf[:, None], y, 0.0)
+    s = np.zeros_like(z)
+    for d in range(tree.height - 1, -1, -1):
+        lo, hi, chi = bounds[d], bounds[d + 1], bounds[d + 2]
+        s[lo:hi] = _children_sum(tree, z, lo, hi, chi)
+        a = plan.a[lo:hi, None]
+        z[lo:hi] = np.where(leaf[lo:hi, None], z[lo:hi], a * y[lo:hi] + (1 - a) * s[lo:hi])
+    x = z.copy()
+    for d in range(1, tree.height + 1):
+        lo, hi = bounds[d], bounds[d + 1]
+        p = tree.parent[lo:hi]
+        x[lo:hi] = z[lo:hi] + plan.b[lo:hi, None] * (x[p] - s[p])
+    return x
+
+
+def gls_adjoint(tree: FlatTree, plan: GlsPlan, leaf_weights: np.ndarray) -> np.ndarray:
+    """Coefficients c (n_nodes, k) with w^T x_leaves = c^T Y for each column w of ``leaf_weights``
+    (given on all nodes, only leaf rows used): reverse-mode pass through :func:`_forward`."""
+    bounds, leaf = plan.bounds, tree.is_leaf
+    gx = np.where(leaf[:, None], np.asarray(leaf_weights, dtype=float), 0.0)
+    gz = np.zeros_like(gx)
+    gs = np.zeros_like(gx)
+    for d in range(tree.height, 0, -1):   # reverse of the top-down pass
+        lo, hi = bounds[d], bounds[d + 1]
+        p = tree.parent[lo:hi]
+        gz[lo:hi] += gx[lo:hi]
+        bg = plan.b[lo:hi, None] * gx[lo:hi]
+        plo = bounds[d - 1]
+        acc = _scatter(p - plo, bg, lo - plo)
+        gx[plo:lo] += acc
+        gs[plo:lo] -= acc
+    gz[0] += gx[0]
+    gy = np.zeros_like(gx)
+    for d in range(0, tree.height + 1):   # reverse of the bottom-up pass
+        lo, hi = bounds[d], bounds[d + 1]
+        if d:
+            p = tree.parent[lo:hi]
+            gz[lo:hi] += gs[p]
+        a = np.where(leaf[lo:hi], 1.0, plan.a[lo:hi])[:, None]
+        gy[lo:hi] += a * gz[lo:hi]
+        gs[lo:hi] += np.where(leaf[lo:hi, None], 0.0, (1 - a) * gz[lo:hi])
+    return gy
+
+
+def gls_variance_fn(tree: FlatTree, plan: GlsPlan):
+    """Release.leaf_variance callable: (n_nodes, k) leaf weights -> (k,) exact variances."""
+    var = np.where(np.isfinite(tree.noise_var), tree.noise_var, 0.0)
+
+    def fn(w: np.ndarray) -> np.ndarray:
+        c = gls_adjoint(tree, plan, w)
+        return (c ** 2 * var[:, None]).sum(axis=0)
+    return fn

@@ -1,0 +1,150 @@
+"""Adaptive grid AG (Qardaji, Yang, Li, ICDE 2013; slides "Adaptive Grid").
+
+1. Level 1: an m1 x m1 grid, m1 = max(10, ceil(sqrt(N eps / c) / 4)), c = 10, counts noisy with
+   alpha * eps (alpha = 0.5).
+2. Level 2: each level-1 cell with noisy count N' becomes its own m2 x m2 grid,
+   m2 = ceil(sqrt(N' (1 - alpha) eps / c2)), c2 = c / 2 = 5, and m2 = 1 when N' <= 0; counts noisy with
+   (1 - alpha) eps. m2 depends only on a released noisy count (post-processing).
+3. Constrained inference: the cell's own count v and the sum of its m2^2 sub-cells are combined by
+   inverse-variance weighting, and the difference is spread evenly over the sub-cells. This is the
+   exact weighted least-squares estimate of the tree (``tree_gls.py``), tested against a dense solve.
+
+Readings: the slides write m1 = max(10, 1/4 ceil(sqrt(N eps/c))); we take the issue's
+ceil(sqrt(N eps / c) / 4) so m1 is an integer. "eps" in both formulas is the budget left for the
+counts after a possible N estimate (as in ``methods/ug.py``), since that is the noise being balanced.
+A level-1 cell with m2 = 1 still gets its one sub-cell measured, so every root-to-leaf path costs
+the same. The tree: an unmeasured root (depth 0, its split_eps holds the N-estimate cost, the only
+thing spent on shaping the structure), m1^2 level-1 cells (depth 1, row-major) and, cell by cell,
+their sub-cells (depth 2, row-major inside the cell).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core.domain import Domain, PointSet
+from ..query.grid_of_grids import GridOfGrids
+from ..publish.indexed_release import IndexedRelease
+from ..core.ledger import Ledger
+from ..core.measure import measure_counts
+from ..core.population import DEFAULT_N_FRACTION, resolve_n
+from .quadtree import leaf_cells
+from ..core.rng import Randomness
+from ..core.tree import FlatTree, check_node_count
+from ..inference.tree_gls import gls_estimate, gls_plan, gls_variance_fn
+from ..core.validation import check_fraction, check_int
+
+AG_C = 10.0
+AG_C2 = 5.0
+AG_ALPHA = 0.5
+M2_MAX = 2048
+
+
+def ag_level1_size(n: float, epsilon: float, c: float = AG_C) -> int:
+    """m1 = max(10, ceil(sqrt(N eps / c) / 4))."""
+    return max(10, math.ceil(math.sqrt(max(n, 0.0) * epsilon / c) / 4))
+
+
+def ag_level2_sizes(noisy: np.ndarray, epsilon2: float, c2: float = AG_C2) -> np.ndarray:
+    """m2 = ceil(sqrt(N' eps2 / c2)) per level-1 cell (eps2 = (1 - alpha) eps), 1 when N' <= 0."""
+    m2 = np.ceil(np.sqrt(np.maximum(noisy, 0.0) * epsilon2 / c2)).astype(np.int64)
+    return np.clip(m2, 1, M2_MAX)
+
+
+def ag_structure(domain: Domain, m1: int, m2: np.ndarray) -> dict:
+    """Rectangles and links of root -> m1 x m1 cells -> per-cell m2 x m2 sub-cells."""
+    n1 = m1 * m1
+    k = m2 * m2
+    n_leaf = int(k.sum())
+    cj, ci = np.divmod(np.arange(n1), m1)
+    w1, h1 = domain.width / m1, domain.height / m1
+    lvl1 = np.column_stack([domain.xmin + ci * w1, domain.ymin + cj * h1,
+                            domain.xmin + (ci + 1) * w1, domain.ymin + (cj + 1) * h1])
+    owner = np.repeat(np.arange(n1), k)
+    local = np.arange(n_leaf) - np.repeat(np.cumsum(k) - k, k)
+    sj, si = np.divmod(local, m2[owner])
+    sw, sh = w1 / m2[owner], h1 / m2[owner]
+    x0 = lvl1[owner, 0] + si * sw
+    y0 = lvl1[owner, 1] + sj * sh
+    leaves = np.column_stack([x0, y0, x0 + sw, y0 + sh])
+    # exact outer edges so sub-cells tile their cell
+    last_x, last_y = si == m2[owner] - 1, sj == m2[owner] - 1
+    leaves[last_x, 2] = lvl1[owner[last_x], 2]
+    leaves[last_y, 3] = lvl1[owner[last_y], 3]
+    n = 1 + n1 + n_leaf
+    first = np.r_[1, 1 + n1 + np.cumsum(k) - k, np.full(n_leaf, -1)]
+    return {"rect": np.vstack([domain.as_rect(), lvl1, leaves]),
+            "depth": np.r_[0, np.ones(n1), np.full(n_leaf, 2)].astype(np.int16),
+            "parent": np.r_[-1, np.zeros(n1), 1 + owner].astype(np.int64),
+            "first_child": first.astype(np.int64),
+            "n_children": np.r_[n1, k, np.zeros(n_leaf)].astype(np.int32), "n": n}
+
+
+def ag_leaf_ids(xy: np.ndarray, domain: Domain, m1: int, m2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(level-1 cell, position among all leaves) of every point."""
+    ix, iy = leaf_cells(xy, domain, m1, m1)
+    cell = iy * m1 + ix
+    m = m2[cell]
+    fx = (xy[:, 0] - domain.xmin) / domain.width * m1 - ix
+    fy = (xy[:, 1] - domain.ymin) / domain.height * m1 - iy
+    sx = np.clip((fx * m).astype(np.int64), 0, m - 1)
+    sy = np.clip((fy * m).astype(np.int64), 0, m - 1)
+    start = np.cumsum(m2 * m2) - m2 * m2
+    return cell, start[cell] + sy * m + sx
+
+
+def build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, alpha: float = AG_ALPHA,
+             c: float = AG_C, c2: float = AG_C2, m1: int | None = None, n_public: int | None = None,
+             n_fraction: float = DEFAULT_N_FRACTION, postprocess: bool = True) -> IndexedRelease:
+    """Adaptive grid; ``m1`` overrides the level-1 formula (then N is not needed)."""
+    alpha = check_fraction(alpha, "alpha")
+    for name, val in (("c", c), ("c2", c2)):
+        if not (isinstance(val, (int, float)) and math.isfinite(val) and val > 0):
+            raise ValueError(f"{name} must be a finite number > 0 (got {val!r})")
+    ledger = Ledger(epsilon)
+    if m1 is None:
+        pop = resolve_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction)
+        eps_rest, n_note = epsilon - pop.epsilon, pop.source
+        m1 = ag_level1_size(pop.value, eps_rest, c)
+        eps_n = pop.epsilon
+    else:
+        m1 = check_int(m1, "m1", 1, 2000)
+        eps_rest, n_note, eps_n = epsilon, "not needed (m1 given)", 0.0
+    eps1, eps2 = alpha * eps_rest, (1 - alpha) * eps_rest
+    ix, iy = leaf_cells(ps.xy, domain, m1, m1)
+    counts1 = np.bincount(iy * m1 + ix, minlength=m1 * m1)
+    noisy1, var1 = measure_counts(rnd, ledger, counts1, eps1, level=1)
+    m2 = ag_level2_sizes(noisy1, eps2, c2)
+    check_node_count(1 + m1 * m1 + int((m2 * m2).sum()), f"an adaptive grid with m1 = {m1}")
+    s = ag_structure(domain, m1, m2)
+    s.pop("n")
+    _, leaf = ag_leaf_ids(ps.xy, domain, m1, m2)
+    counts2 = np.bincount(leaf, minlength=int((m2 * m2).sum()))
+    noisy2, var2 = measure_counts(rnd, ledger, counts2, eps2, level=2,
+                                  note="sub-grid sizes m2 chosen from the level-1 noisy counts")
+    n1 = m1 * m1
+    tree = FlatTree(noisy=np.r_[np.nan, noisy1, noisy2], noise_var=np.r_[np.inf, var1, var2],
+                    count_eps=np.r_[0.0, np.full(n1, eps1), np.full(noisy2.size, eps2)],
+                    split_eps=np.r_[eps_n, np.zeros(n1 + noisy2.size)], **s)
+    return _finish(tree, ps, domain, ledger, rnd, m1, m2, postprocess,
+                   {"m1": m1, "m1_given": n_note.startswith("not"), "alpha": alpha, "c": c, "c2": c2,
+                    "N": n_note, "postprocess": bool(postprocess), "leaves": int(noisy2.size),
+                    "m2_max": int(m2.max())})
+
+
+def _finish(tree: FlatTree, ps: PointSet, domain: Domain, ledger: Ledger, rnd: Randomness, m1: int,
+            m2: np.ndarray, postprocess: bool, params: dict) -> IndexedRelease:
+    n1 = m1 * m1
+    if postprocess:
+        plan = gls_plan(tree, tree.noise_var)
+        tree.est = gls_estimate(tree, tree.noisy, plan)
+        var_fn = gls_variance_fn(tree, plan)
+        vals = tree.est
+    else:
+        tree.est = tree.subtree_sum(tree.noisy)  # leaf sums (published estimate of coarser cells)
+        var_fn = None
+        vals = tree.noisy
+    index = GridOfGrids.build(domain, m1, m2, vals[1:1 + n1], vals[1 + n1:])
+    return IndexedRelease("ag", params, domain, tree, ledger, rnd, ps.report(), consistent=bool(postprocess),
+                          leaf_variance=var_fn, index=index)

@@ -1,0 +1,87 @@
+"""Private Hilbert R-tree (ICDE'12 sections 3.2, 6, 8).
+
+Points are mapped to their cell's position on a Hilbert curve of order ``order`` (default 18, as
+in section 8) over the public domain. A binary tree of private medians over these positions (a
+one-dimensional kd-tree) is built level by level and flattened to fanout 4 like the kd-tree
+(section 6.2); each node owns a range [lo, hi) of curve positions and the private median s
+(rounded up to an integer, post-processing) sends positions >= s to the right child. A node's
+rectangle is the bounding box of the Hilbert cells in its range, so it depends only on the
+private split values, never on the points (section 3.2); parents are the union of their
+children's boxes. Sibling rectangles may overlap; counts still partition the points, and the
+canonical range decomposition of :mod:`psdviz.query.decompose` handles the overlap.
+
+Budget as for kd-trees: count_fraction * epsilon on counts (per-depth plan ``budget``), the rest
+uniformly over the 2 * height binary median levels.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..splits import hilbert_curve
+from .complete_tree import finish_complete_tree
+from ..core.domain import Domain, PointSet
+from .kdtree import (DEFAULT_COUNT_FRACTION, DEFAULT_HEIGHT, DEFAULT_PRUNE, check_common, complete_tree,
+                     measure_tree, median_count_budget)
+from ..splits.medians import MECHANISM, private_medians
+from .quadtree import leaf_cells
+from ..publish.release import Release
+from ..core.rng import Randomness
+from ..core.tree import FlatTree
+from ..core.validation import check_int
+
+MAX_ORDER = 26   # 4^26 positions still fit exactly in a float64 (EM works on reals)
+
+
+def hilbert_positions(xy: np.ndarray, domain: Domain, order: int) -> np.ndarray:
+    ix, iy = leaf_cells(xy, domain, 1 << order, 1 << order)
+    return hilbert_curve.encode(order, ix, iy)
+
+
+def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
+                  order: int = 18, count_fraction: float = DEFAULT_COUNT_FRACTION, budget: str = "geometric",
+                  median: str = "em", sample_rate: float = 1.0, delta: float = 1e-4, postprocess: bool = True,
+                  prune: float | None = DEFAULT_PRUNE) -> Release:
+    """Hilbert R-tree with ``height`` fanout-4 levels over a curve of the given order."""
+    height = check_common(height, count_fraction, prune)
+    order = check_int(order, "order", 1, MAX_ORDER)
+    ledger, eps_count, eps_binary = median_count_budget(epsilon, height, 2 * height, count_fraction, budget,
+                                                        median, sample_rate)
+    h = np.sort(hilbert_positions(ps.xy, domain, order))
+    vals = h.astype(float)
+    lo = np.zeros(1, dtype=np.int64)
+    hi = np.full(1, 4 ** order, dtype=np.int64)
+    offsets = np.array([0, h.size], dtype=np.int64)
+    for t in range(2 * height):
+        # noisy mean: the sum of (position - lo) has sensitivity = the range's length (widest recorded)
+        ledger.spend("median", eps_binary, MECHANISM[median], level=t // 2, nodes=lo.size,
+                     sensitivity=float((hi - lo).max()) if median == "noisymean" else 1.0,
+                     delta=delta if median == "smooth" else 0.0, note=f"Hilbert split, binary depth {t}"
+                     + (f", Bernoulli sample p={sample_rate:g} (Theorem 7)" if sample_rate < 1 else ""))
+        m = private_medians(rnd.rng, vals, offsets, lo.astype(float), hi.astype(float), eps_binary, median,
+                            sample_rate=sample_rate, delta=delta)
+        split = np.clip(np.ceil(m).astype(np.int64), lo, hi)
+        cut = np.searchsorted(h, split, side="left")
+        lo, hi = np.column_stack([lo, split]).ravel(), np.column_stack([split, hi]).ravel()
+        offsets = np.r_[np.column_stack([offsets[:-1], cut]).ravel(), h.size]
+    noisy, var = measure_tree(rnd, ledger, np.diff(offsets), height, eps_count)
+    rects = leaf_rects(domain, order, lo, hi)
+    levels = [rects]
+    for _ in range(height):
+        r = levels[-1].reshape(-1, 4, 4)
+        levels.append(np.column_stack([r[:, :, 0].min(1), r[:, :, 1].min(1), r[:, :, 2].max(1), r[:, :, 3].max(1)]))
+    s = complete_tree(levels[::-1], domain, height)
+    tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]],
+                    split_eps=np.where(s["depth"] < height, 2 * eps_binary, 0.0), **s)
+    params = {"height": height, "order": order, "count_fraction": count_fraction, "budget": budget,
+              "median": median, "sample_rate": sample_rate, "postprocess": bool(postprocess), "prune": prune}
+    return finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "hilbert", params, grid=None,
+                                postprocess=postprocess, prune=prune)
+
+
+def leaf_rects(domain: Domain, order: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Domain rectangles of the Hilbert cells in each range [lo, hi)."""
+    box = hilbert_curve.range_bboxes(order, lo, hi).astype(float)
+    n = float(1 << order)
+    sx, sy = domain.width / n, domain.height / n
+    return np.column_stack([domain.xmin + box[:, 0] * sx, domain.ymin + box[:, 1] * sy,
+                            domain.xmin + box[:, 2] * sx, domain.ymin + box[:, 3] * sy])

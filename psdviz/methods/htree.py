@@ -1,0 +1,259 @@
+"""Private h-tree (private h-tree paper: sections 4.2.2-4.2.5, Algorithms 1-3, variants of section 6).
+
+ht-standard: strips on x by private recursive slicing (``slicing.py``), then cells on y inside each
+strip, both with target m parts:
+
+* size m = sqrt(N eps_c / c), c = 3 (Eq. 3, W = N points, eps_c the count budget), rounded, >= 1;
+* median budget eps_m = 0.4 eps (section 5.1), eps_c = the rest; each slicing round costs
+  eps_m / (2 ceil(log2 m)) (section 4.2.4: ceil(log2 m) rounds per dimension);
+* count budget by the cube-root rule (section 4.2.3): eps_c1 = eps_c / (1 + m^(1/3)) for the strips,
+  eps_c2 = eps_c m^(1/3) / (1 + m^(1/3)) for the cells; both levels are noisy;
+* post-processing (Algorithm 3, section 4.2.5): the level-1 count is combined with the sum of its
+  cells by inverse-variance weighting (the 4/5, 1/5 example of section 4.2.5 is exactly that), then
+  the difference is spread evenly over the cells. This is the exact least-squares estimate
+  (``tree_gls.py``); Algorithm 3's listing alone would force the cells to add up to the raw noisy
+  strip count, which contradicts the text's "same result as OLS", so we follow the text.
+
+Variants (section 6), ``variant=``:
+* ``"composite"``: a coarse m1 x m1 ht-standard whose cells each hold a fine m2 x m2 ht-standard;
+* ``"hybrid"``: the coarse m1 x m1 ht-standard whose cells each hold an m2 x m2 uniform grid.
+The paper writes "m = m1 + m2"; we read m = m1 * m2 (m1 = ceil(sqrt m), m2 = ceil(m / m1)), the only
+reading consistent with its split counts (composite: 2 log2 m rounds like ht-standard, hybrid:
+log2 m). Their count budgets extend the cube-root rule: a query touching n_1 level-1 nodes touches
+about n_{i+1} = fanout_i n_i nodes one level down (the paper's n2 = m n1), so eps_i is proportional
+to (prod_{j<i} fanout_j)^(1/3), fanout = m1, m1, m2, m2 (composite) or m1, m1, m2^2 (hybrid).
+
+N is the public value or a noisy count with ``n_fraction`` of epsilon; its cost is the root's
+split_eps. A node's split_eps is the slicing rounds that shaped its children times the round cost.
+
+Queries go through ``split_index.SplitIndex`` (all variants: their levels are sorted x/y splits and
+ht-hybrid's leaf grids), which returns exactly the canonical answer of ``query.answer_tree``.
+Performance: the points are sorted once per dimension; each level groups them by node with a stable
+radix sort, and each slicing round is one vectorised exponential mechanism over every gap of every
+live range (exact: no candidate is dropped).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core.domain import Domain, PointSet
+from ..publish.indexed_release import IndexedRelease
+from ..core.ledger import Ledger
+from ..core.measure import measure_counts
+from ..core.population import DEFAULT_N_FRACTION, resolve_n
+from ..core.rng import Randomness
+from ..splits.slicing import MIN_POINTS, slice_groups
+from ..query.split_index import SplitIndex
+from ..core.tree import FlatTree, check_node_count
+from ..inference.tree_gls import gls_estimate, gls_plan, gls_variance_fn
+from ..core.validation import check_fraction, check_int
+
+HT_C = 3.0
+MEDIAN_FRACTION = 0.4
+VARIANTS = ("standard", "composite", "hybrid")
+MAX_SIZE = 4096
+
+
+def htree_size(n: float, eps_count: float, c: float = HT_C) -> int:
+    """m = sqrt(N eps_c / c) (Eq. 3), rounded, at least 1."""
+    return max(1, int(round(math.sqrt(max(n, 0.0) * eps_count / c))))
+
+
+def cube_root_split(eps_count: float, fanouts: list[int]) -> np.ndarray:
+    """Count budget per level, proportional to (product of the fanouts above)^(1/3)."""
+    w = np.cumprod(np.r_[1.0, np.asarray(fanouts[:-1], float)]) ** (1 / 3)
+    return eps_count * w / w.sum()
+
+
+def _rounds(m: int) -> int:
+    return int(math.ceil(math.log2(m))) if m > 1 else 0
+
+
+class _Builder:
+    """Accumulates levels of the flat tree; level d regions are the nodes at depth d."""
+
+    def __init__(self, domain: Domain, xy: np.ndarray):
+        self.rect = [domain.as_rect()[None, :]]
+        self.parent = [np.array([-1])]
+        self.noisy, self.var = [np.array([np.nan])], [np.array([np.inf])]
+        self.ceps, self.seps = [np.zeros(1)], [np.zeros(1)]
+        self.member = np.zeros(xy.shape[0], dtype=np.int64)   # node (within its level) of every point
+        self.xy = xy
+        self.offset = 0   # global id of the first node of the current last level
+        self._by_axis: dict[int, np.ndarray] = {}
+
+    def order(self, axis: int) -> np.ndarray:
+        """Points sorted by (node of the last level, coordinate): the coordinate sort is done once per
+        dimension and reused; grouping by node is then a stable integer (radix) sort."""
+        if axis not in self._by_axis:
+            self._by_axis[axis] = np.argsort(self.xy[:, axis])
+        base = self._by_axis[axis]
+        n_groups = self.rect[-1].shape[0]
+        if n_groups == 1:
+            return base
+        g = self.member[base]
+        g = g.astype(np.uint16) if n_groups <= np.iinfo(np.uint16).max + 1 else g
+        return base[np.argsort(g, kind="stable")]
+
+    def add_level(self, rect, parent_local, member, noisy, var, eps):
+        n_prev = self.rect[-1].shape[0]
+        self.parent.append(parent_local + self.offset)
+        self.offset += n_prev
+        self.rect.append(rect)
+        self.member = member
+        self.noisy.append(noisy)
+        self.var.append(var)
+        self.ceps.append(np.full(rect.shape[0], eps))
+        self.seps.append(np.zeros(rect.shape[0]))
+
+    def tree(self) -> FlatTree:
+        parent = np.concatenate(self.parent).astype(np.int64)
+        depth = np.concatenate([np.full(r.shape[0], d, np.int16) for d, r in enumerate(self.rect)])
+        n = parent.size
+        n_children = np.bincount(parent[1:], minlength=n).astype(np.int32)
+        first = np.full(n, -1, np.int64)
+        kids = np.arange(1, n)
+        first[parent[1:][::-1]] = kids[::-1]
+        return FlatTree(rect=np.vstack(self.rect), depth=depth, parent=parent, first_child=first,
+                        n_children=n_children, noisy=np.concatenate(self.noisy), count_eps=np.concatenate(self.ceps),
+                        split_eps=np.concatenate(self.seps), noise_var=np.concatenate(self.var))
+
+
+def _slice_level(b: _Builder, axis: int, k: int, expected: np.ndarray, eps_round: float, rnd: Randomness,
+                 ledger: Ledger, level: int):
+    """Slice every node of the last level into up to k parts along ``axis`` (Algorithm 1)."""
+    regions = b.rect[-1]
+    order = b.order(axis)
+    v = b.xy[order, axis]
+    n_groups = regions.shape[0]
+    bounds = np.searchsorted(b.member[order], np.arange(n_groups + 1))
+    lo, hi = regions[:, axis], regions[:, axis + 2]
+    sl = slice_groups(rnd.rng, v, bounds[:-1], bounds[1:], lo, hi, np.full(n_groups, k), expected, eps_round,
+                      MIN_POINTS)
+    for r, cnt in enumerate(sl.splits_per_round):
+        ledger.spend(f"split {'xy'[axis]} (round {r + 1})", eps_round, "exponential", level=level, nodes=cnt,
+                     note="private quantile over the region bounds (Algorithm 1)")
+    b.seps[-1] += sl.rounds * eps_round
+    parts = np.bincount(sl.group, minlength=n_groups) + 1
+    owner = np.repeat(np.arange(n_groups), parts)
+    # per part: low edge = region low or previous split value; high edge = next split value or region high
+    first_part = np.cumsum(parts) - parts
+    low = np.empty(owner.size)
+    high = np.empty(owner.size)
+    low[first_part] = lo
+    high[first_part + parts - 1] = hi
+    inner = np.ones(owner.size, bool)
+    inner[first_part] = False
+    not_last = np.ones(owner.size, bool)
+    not_last[first_part + parts - 1] = False
+    low[inner] = sl.value
+    high[not_last] = sl.value
+    rect = regions[owner].copy()
+    rect[:, axis], rect[:, axis + 2] = low, high
+    # counts from positions in the sorted array: part boundaries
+    pos = np.empty(owner.size + 1, np.int64)
+    pos[first_part] = bounds[:-1]
+    pos[:-1][inner] = sl.position
+    pos[-1] = v.size
+    counts = np.diff(pos)
+    member = np.empty(v.size, np.int64)
+    member[order] = np.repeat(np.arange(owner.size), counts)
+    return rect, owner, member, counts
+
+
+def _ht_layer(b: _Builder, k: int, n_hat: np.ndarray, eps_round: float, eps_strips: float, eps_cells: float,
+              rnd: Randomness, ledger: Ledger) -> None:
+    """An ht-standard of target size k x k inside every node of the last level."""
+    d = len(b.rect)
+    rect, owner, member, counts = _slice_level(b, 0, k, np.maximum(n_hat, 0) / k, eps_round, rnd, ledger, d - 1)
+    noisy, var = measure_counts(rnd, ledger, counts, eps_strips, level=d, what="count")
+    b.add_level(rect, owner, member, noisy, var, eps_strips)
+    rect, owner, member, counts = _slice_level(b, 1, k, np.maximum(noisy, 0) / k, eps_round, rnd, ledger, d)
+    noisy, var = measure_counts(rnd, ledger, counts, eps_cells, level=d + 1, what="count")
+    b.add_level(rect, owner, member, noisy, var, eps_cells)
+
+
+def _grid_layer(b: _Builder, k: int, eps: float, rnd: Randomness, ledger: Ledger) -> None:
+    """A k x k uniform grid inside every node of the last level (ht-hybrid's fine layer)."""
+    regions = b.rect[-1]
+    n_reg = regions.shape[0]
+    owner = np.repeat(np.arange(n_reg), k * k)
+    jj, ii = np.divmod(np.tile(np.arange(k * k), n_reg), k)
+    w = (regions[:, 2] - regions[:, 0])[owner] / k
+    h = (regions[:, 3] - regions[:, 1])[owner] / k
+    x0, y0 = regions[owner, 0] + ii * w, regions[owner, 1] + jj * h
+    rect = np.column_stack([x0, y0, x0 + w, y0 + h])
+    r = regions[b.member]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fx = np.nan_to_num((b.xy[:, 0] - r[:, 0]) / (r[:, 2] - r[:, 0]))
+        fy = np.nan_to_num((b.xy[:, 1] - r[:, 1]) / (r[:, 3] - r[:, 1]))
+    cx = np.clip((fx * k).astype(np.int64), 0, k - 1)
+    cy = np.clip((fy * k).astype(np.int64), 0, k - 1)
+    member = b.member * k * k + cy * k + cx
+    counts = np.bincount(member, minlength=n_reg * k * k)
+    noisy, var = measure_counts(rnd, ledger, counts, eps, level=len(b.rect), what="count")
+    b.add_level(rect, owner, member, noisy, var, eps)
+
+
+def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, variant: str = "standard",
+                size: int | None = None, c: float = HT_C, median_fraction: float = MEDIAN_FRACTION,
+                n_public: int | None = None, n_fraction: float = DEFAULT_N_FRACTION,
+                postprocess: bool = True) -> IndexedRelease:
+    """Private h-tree; ``size`` (m) overrides Eq. 3 (then N is not needed)."""
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS} (got {variant!r})")
+    median_fraction = check_fraction(median_fraction, "median_fraction")
+    if not (isinstance(c, (int, float)) and math.isfinite(c) and c > 0):
+        raise ValueError(f"c must be a finite number > 0 (got {c!r})")
+    ledger = Ledger(epsilon)
+    if size is None:
+        pop = resolve_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction)
+        eps_rest, n_hat, n_note = epsilon - pop.epsilon, pop.value, pop.source
+        eps_m, eps_c = median_fraction * eps_rest, (1 - median_fraction) * eps_rest
+        m = min(htree_size(n_hat, eps_c, c), MAX_SIZE)
+    else:
+        m = check_int(size, "size", 1, MAX_SIZE)
+        pop, eps_rest, n_note = None, epsilon, "not needed for the size (size given)"
+        eps_m, eps_c = median_fraction * epsilon, (1 - median_fraction) * epsilon
+        n_hat = float("nan")   # the expected-count rule then uses the strips' noisy counts only
+    if variant == "standard":
+        m1, m2 = m, 0
+        fanouts, rounds = [m, m], 2 * _rounds(m)
+    else:
+        m1 = math.ceil(math.sqrt(m))
+        m2 = max(1, math.ceil(m / m1))
+        fanouts = [m1, m1, m2, m2] if variant == "composite" else [m1, m1, m2 * m2]
+        rounds = 2 * _rounds(m1) + (2 * _rounds(m2) if variant == "composite" else 0)
+    check_node_count(1 + m1 + m1 * m1 * (1 + (m2 + m2 * m2 if variant == "composite" else m2 * m2)),
+                     f"an h-tree of size {m}")
+    eps_levels = cube_root_split(eps_c, fanouts)
+    eps_round = eps_m / rounds if rounds else 0.0
+    b = _Builder(domain, ps.xy)
+    b.seps[0] += 0.0 if pop is None else pop.epsilon
+    top = np.array([n_hat if np.isfinite(n_hat) else np.inf])
+    _ht_layer(b, m1, top, eps_round, eps_levels[0], eps_levels[1], rnd, ledger)
+    if variant == "composite":
+        _ht_layer(b, m2, b.noisy[-1], eps_round, eps_levels[2], eps_levels[3], rnd, ledger)
+    elif variant == "hybrid":
+        _grid_layer(b, m2, eps_levels[2], rnd, ledger)
+    tree = b.tree()
+    params = {"variant": variant, "size": m, "m1": m1, "m2": m2, "c": c, "median_fraction": median_fraction,
+              "slice_epsilon": eps_round, "planned_rounds": rounds,
+              "N": n_note, "postprocess": bool(postprocess), "leaves": int(tree.is_leaf.sum())}
+    return _finish(tree, ps, domain, ledger, rnd, params, postprocess)
+
+
+def _finish(tree: FlatTree, ps: PointSet, domain: Domain, ledger: Ledger, rnd: Randomness, params: dict,
+            postprocess: bool) -> IndexedRelease:
+    var_fn = None
+    if postprocess:
+        plan = gls_plan(tree, tree.noise_var)
+        tree.est = gls_estimate(tree, tree.noisy, plan)
+        var_fn = gls_variance_fn(tree, plan)
+    else:
+        tree.est = tree.subtree_sum(tree.noisy)
+    index = SplitIndex(tree, tree.est if postprocess else tree.noisy)   # all variants: x/y splits, grid
+    return IndexedRelease("htree", params, domain, tree, ledger, rnd, ps.report(), consistent=bool(postprocess),
+                          leaf_variance=var_fn, index=index)

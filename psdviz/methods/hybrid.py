@@ -1,0 +1,31 @@
+"""Hybrid kd-tree (ICDE'12 sections 3.2, 6.2, 8): private-median splits on the first ``switch``
+fanout-4 levels, quadtree (midpoint) splits below.
+
+The median budget is uniform over the data-dependent levels only (section 6.2: epsilon_i^m =
+epsilon_median / l on the top l levels, 0 below); midpoint splits depend only on the node's
+public region and cost nothing. Default switch = height // 2: section 8 found switching "about
+half-way down the tree (height 3 or 4)" best for h = 8.
+"""
+from __future__ import annotations
+
+from ..core.domain import Domain, PointSet
+from .kdtree import DEFAULT_COUNT_FRACTION, DEFAULT_HEIGHT, DEFAULT_PRUNE, build_private_kd
+from ..publish.release import Release
+from ..core.rng import Randomness
+
+
+def default_switch(height) -> int:
+    """The switch level used when ``switch`` is None: height // 2 (at least 1), section 8."""
+    return max(1, int(height) // 2) if isinstance(height, (int, float)) else 1
+
+
+def build_hybrid(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
+                 switch: int | None = None, count_fraction: float = DEFAULT_COUNT_FRACTION,
+                 budget: str = "geometric", median: str = "em", sample_rate: float = 1.0, delta: float = 1e-4,
+                 postprocess: bool = True, prune: float | None = DEFAULT_PRUNE) -> Release:
+    """``switch`` = number of fanout-4 levels split by private medians (default height // 2)."""
+    if switch is None:
+        switch = default_switch(height)
+    return build_private_kd(ps, domain, epsilon, rnd, "hybrid", height=height, switch=switch,
+                            count_fraction=count_fraction, budget=budget, median=median,
+                            sample_rate=sample_rate, delta=delta, postprocess=postprocess, prune=prune)

@@ -1,0 +1,194 @@
+"""Private kd-trees flattened to fanout 4 (ICDE'12 sections 3.2, 6, 7, 8).
+
+A kd-tree of ``height`` fanout-4 levels is a binary kd-tree of 2 * height levels whose every
+other level releases no count ("flattening", section 6.2): the root connects to its four
+grandchildren. The splits are private medians (section 6.1) along x, then y, over each node's
+*region*; the tree is complete, so the quadtree's machinery applies unchanged: per-depth count
+budgets (geometric by default, Lemma 3), OLS (section 5) and pruning after post-processing
+(section 7, threshold m = 32 as in section 8) through :func:`finish_complete_tree`.
+
+Budget (section 6.2): epsilon_count = count_fraction * epsilon (default 0.7, the paper's choice),
+spread over the height + 1 count levels by ``budget``; epsilon_median = the rest, uniform over
+the 2 * switch binary levels that use medians (switch = height for the plain kd-tree; the
+hybrid tree, :mod:`psdviz.methods.hybrid`, splits at midpoints below ``switch``, costing nothing). Each
+binary level's medians are taken on disjoint node sets, so a level costs its epsilon once; along
+a path the medians and counts compose sequentially, for a total of exactly epsilon.
+Each fanout-4 node's ``split_eps`` is the cost of the two medians that produce its children.
+
+kd-noisymean (Inan et al. [12]) is this tree with noisy-mean splits; kd-pure (exact medians,
+exact counts) and kd-true (exact medians, noisy counts) are non-private references.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.budget import level_epsilons
+from .complete_tree import finish_complete_tree
+from ..core.domain import Domain, PointSet
+from ..splits.kdsplit import exact_median_splits, kd_partition
+from ..core.ledger import Ledger
+from ..core.measure import measure_counts
+from ..splits.medians import MECHANISM, check_median_method, check_sample_rate, private_medians
+from ..inference.prune import prune_tree
+from .quadtree import quad_nodes, quad_structure
+from ..publish.release import Release
+from ..core.rng import Randomness
+from ..core.tree import FlatTree, check_node_count
+from ..core.validation import check_fraction, check_int
+
+MAX_HEIGHT = 10
+DEFAULT_HEIGHT = 8          # section 8: h = 8 with fanout 4
+DEFAULT_PRUNE = 32.0        # section 8: m = 32
+DEFAULT_COUNT_FRACTION = 0.7
+
+
+def level_counts_from_leaves(leaf_counts: np.ndarray, height: int) -> list[np.ndarray]:
+    """Counts per fanout-4 depth (root first) from the leaf counts (children of j: 4j..4j+3)."""
+    counts = [np.asarray(leaf_counts, dtype=np.int64)]
+    for _ in range(height):
+        counts.append(counts[-1].reshape(-1, 4).sum(axis=1))
+    return counts[::-1]
+
+
+def complete_tree(rects: list[np.ndarray], domain: Domain, height: int) -> dict:
+    """Complete fanout-4 structure (the quadtree's links) with the given rectangles per depth."""
+    s = quad_structure(domain, height)
+    s["rect"] = np.concatenate(rects)
+    return s
+
+
+def check_common(height: int, count_fraction: float, prune: float | None) -> int:
+    height = check_int(height, "height", 1, MAX_HEIGHT)
+    check_node_count(quad_nodes(height), f"a kd-tree of height {height}")
+    check_fraction(count_fraction, "count_fraction")
+    if prune is not None and not (isinstance(prune, (int, float)) and np.isfinite(prune)):
+        raise ValueError(f"prune must be a finite number or None (got {prune!r})")
+    return height
+
+
+def median_chooser(rnd: Randomness, ledger: Ledger, eps_binary: float, switch: int, median: str,
+                   sample_rate: float, delta: float):
+    """Split rule: private medians on binary depths < 2 * switch (recorded), midpoints below."""
+    def choose(t, axis, vals, offsets, rect):
+        lo, hi = rect[:, axis], rect[:, axis + 2]
+        if t >= 2 * switch:
+            return (lo + hi) / 2.0
+        # noisy mean: the sum of (x - lo) has sensitivity = the node's width (the widest is recorded),
+        # the count 1; rank-based medians (em, smooth) have sensitivity 1 in rank
+        sens = float((hi - lo).max()) if median == "noisymean" else 1.0
+        ledger.spend("median", eps_binary, MECHANISM[median], level=t // 2, nodes=lo.size,
+                     sensitivity=sens, delta=delta if median == "smooth" else 0.0,
+                     note=f"{'xy'[axis]} split, binary depth {t}"
+                     + (f", Bernoulli sample p={sample_rate:g} (Theorem 7)" if sample_rate < 1 else "")
+                     + (": noisy sum (Laplace, sensitivity = node width) and noisy count (geometric, "
+                        "sensitivity 1), epsilon/2 each" if median == "noisymean" else ""))
+        return private_medians(rnd.rng, vals, offsets, lo, hi, eps_binary, median,
+                               sample_rate=sample_rate, delta=delta)
+    return choose
+
+
+def measure_tree(rnd: Randomness, ledger: Ledger, leaf_counts: np.ndarray, height: int, eps: np.ndarray):
+    noisy, var = [], []
+    for d, c in enumerate(level_counts_from_leaves(leaf_counts, height)):
+        y, v = measure_counts(rnd, ledger, c, eps[d], level=d)
+        noisy.append(y)
+        var.append(v)
+    return np.concatenate(noisy), np.concatenate(var)
+
+
+def median_count_budget(epsilon: float, height: int, median_levels: int, count_fraction: float,
+                        budget: str, median: str, sample_rate: float) -> tuple[Ledger, np.ndarray, float]:
+    """Section 6.2's split: count_fraction * epsilon over the height + 1 count levels by ``budget``,
+    the rest uniformly over the ``median_levels`` binary levels that choose private medians.
+    Returns (a fresh ledger, count epsilon per depth, median epsilon per binary level)."""
+    check_median_method(median)
+    check_sample_rate(sample_rate)
+    eps_count = level_epsilons(count_fraction * epsilon, height, budget)
+    return Ledger(epsilon), eps_count, (1.0 - count_fraction) * epsilon / median_levels
+
+
+def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, method: str, *,
+                     height: int, switch: int, count_fraction: float, budget: str, median: str,
+                     sample_rate: float, delta: float, postprocess: bool, prune: float | None) -> Release:
+    """Shared builder of kdtree, hybrid and kd-noisymean."""
+    height = check_common(height, count_fraction, prune)
+    switch = check_int(switch, "switch", 1, height)
+    ledger, eps_count, eps_binary = median_count_budget(epsilon, height, 2 * switch, count_fraction, budget,
+                                                        median, sample_rate)
+    choose = median_chooser(rnd, ledger, eps_binary, switch, median, sample_rate, delta)
+    rects, leaf_counts, _ = kd_partition(ps.xy, domain, 2 * height, choose)
+    noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
+    s = complete_tree(rects[::2], domain, height)
+    split_eps = np.where(s["depth"] < switch, 2 * eps_binary, 0.0)
+    tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]], split_eps=split_eps, **s)
+    params = {"height": height, "switch": switch, "count_fraction": count_fraction, "budget": budget,
+              "median": median, "sample_rate": sample_rate, "postprocess": bool(postprocess), "prune": prune}
+    if median == "smooth":
+        params["delta"] = delta
+    return finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, method, params, grid=None,
+                                postprocess=postprocess, prune=prune)
+
+
+def build_kdtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
+                 count_fraction: float = DEFAULT_COUNT_FRACTION, budget: str = "geometric", median: str = "em",
+                 sample_rate: float = 1.0, delta: float = 1e-4, postprocess: bool = True,
+                 prune: float | None = DEFAULT_PRUNE) -> Release:
+    """kd-standard of section 8: EM medians on every level, geometric counts, OLS, pruning m = 32."""
+    return build_private_kd(ps, domain, epsilon, rnd, "kdtree", height=height, switch=height,
+                            count_fraction=count_fraction, budget=budget, median=median,
+                            sample_rate=sample_rate, delta=delta, postprocess=postprocess, prune=prune)
+
+
+def build_kd_noisymean(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
+                       height: int = DEFAULT_HEIGHT, count_fraction: float = DEFAULT_COUNT_FRACTION,
+                       budget: str = "geometric", postprocess: bool = True,
+                       prune: float | None = DEFAULT_PRUNE) -> Release:
+    """kd-noisymean (Inan et al. [12] as compared in section 8): splits at noisy means."""
+    return build_private_kd(ps, domain, epsilon, rnd, "kd-noisymean", height=height, switch=height,
+                            count_fraction=count_fraction, budget=budget, median="noisymean",
+                            sample_rate=1.0, delta=0.0, postprocess=postprocess, prune=prune)
+
+
+def _exact_chooser(t, axis, vals, offsets, rect):
+    return exact_median_splits(vals, offsets, rect[:, axis], rect[:, axis + 2])
+
+
+NOT_PRIVATE = "not private: exact medians{} (a reference for the cost of privacy; never publish)"
+
+
+def build_kd_true(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
+                  count_fraction: float = DEFAULT_COUNT_FRACTION, budget: str = "geometric",
+                  postprocess: bool = True, prune: float | None = DEFAULT_PRUNE) -> Release:
+    """kd-true (section 8): exact medians, noisy counts with the same count budget as kdtree
+    (count_fraction * epsilon), so kd-true vs kdtree isolates the cost of private medians."""
+    height = check_common(height, count_fraction, prune)
+    ledger = Ledger(epsilon)
+    eps_count = level_epsilons(count_fraction * epsilon, height, budget)
+    rects, leaf_counts, _ = kd_partition(ps.xy, domain, 2 * height, _exact_chooser)
+    noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
+    s = complete_tree(rects[::2], domain, height)
+    tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]],
+                    split_eps=np.zeros(s["depth"].size), **s)
+    params = {"height": height, "count_fraction": count_fraction, "budget": budget,
+              "postprocess": bool(postprocess), "prune": prune}
+    rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "kd-true", params, grid=None,
+                               postprocess=postprocess, prune=prune, private=False)
+    rel.notes.append(NOT_PRIVATE.format(", noisy counts"))
+    return rel
+
+
+def build_kd_pure(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
+                  prune: float | None = DEFAULT_PRUNE) -> Release:
+    """kd-pure (section 8): exact medians and exact counts; no noise at all (epsilon unused)."""
+    height = check_common(height, 0.5, prune)
+    rects, leaf_counts, _ = kd_partition(ps.xy, domain, 2 * height, _exact_chooser)
+    counts = np.concatenate(level_counts_from_leaves(leaf_counts, height)).astype(float)
+    s = complete_tree(rects[::2], domain, height)
+    zeros = np.zeros(counts.size)
+    tree = FlatTree(noisy=counts, noise_var=zeros.copy(), count_eps=zeros.copy(), split_eps=zeros.copy(), **s)
+    if prune is not None:
+        tree, _ = prune_tree(tree, prune, use_estimate=True)
+    rel = Release("kd-pure", {"height": height, "prune": prune}, domain, tree, Ledger(epsilon), rnd,
+                  ps.report(), consistent=True, private=False)
+    rel.notes.append(NOT_PRIVATE.format(", exact counts"))
+    return rel

@@ -1,0 +1,59 @@
+"""Method names -> builder functions, imported lazily so that each method stays in its own module.
+
+A builder has the signature ``builder(ps, domain, epsilon, rnd, **params) -> Release`` and
+validates its own parameters (keyword-only, with the paper's defaults).
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+from typing import Callable
+
+# name -> "module:function" (relative to psdviz.methods)
+_BUILDERS: dict[str, str] = {
+    "quadtree": "quadtree:build_quadtree",
+    "ug": "ug:build_ug",
+    "kdtree": "kdtree:build_kdtree",
+    "hybrid": "hybrid:build_hybrid",
+    "hilbert": "hilbert:build_hilbert",
+    "kd-cell": "kdcell:build_kd_cell",
+    "kd-noisymean": "kdtree:build_kd_noisymean",
+    "ag": "ag:build_ag",
+    "htree": "htree:build_htree",
+    "privtree": "privtree:build_privtree",
+}
+
+# Non-private references for teaching the cost of privacy: buildable, labelled, never exportable.
+_REFERENCES: dict[str, str] = {
+    "kd-pure": "kdtree:build_kd_pure",
+    "kd-true": "kdtree:build_kd_true",
+}
+
+
+def methods() -> tuple[str, ...]:
+    return tuple(_BUILDERS)
+
+
+def references() -> tuple[str, ...]:
+    return tuple(_REFERENCES)
+
+
+def get_builder(method: str) -> Callable:
+    table = {**_BUILDERS, **_REFERENCES}
+    if method not in table:
+        raise ValueError(f"unknown method {method!r}; choose one of {sorted(table)}")
+    module, func = table[method].split(":")
+    return getattr(importlib.import_module(f"psdviz.methods.{module}"), func)
+
+
+def parameters(method: str) -> dict[str, object]:
+    """The method's parameters and their defaults (for forms and documentation)."""
+    sig = inspect.signature(get_builder(method))
+    return {n: p.default for n, p in sig.parameters.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
+
+
+def check_params(method: str, params: dict) -> None:
+    unknown = sorted(set(params) - set(parameters(method)))
+    if unknown:
+        raise ValueError(f"method {method!r} has no parameter(s) {unknown}; "
+                         f"its parameters are {sorted(parameters(method))}")

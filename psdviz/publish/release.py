@@ -1,0 +1,123 @@
+"""The Release: what could be published (DESIGN.md data flow, "publish" step).
+
+A Release holds node rectangles, released noisy counts, estimates, the ledger and how the run was
+made. True counts never live inside it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from ..core.domain import Domain, validate_rects
+from ..core.ledger import Ledger
+from ..query.pyramid import Pyramid
+from ..query.decompose import answer_tree, decompose, leaf_weights
+from ..core.rng import Randomness
+from ..core.tree import FlatTree
+
+# Exact variance of post-processed answers: node weights (n_nodes, k), non-zero on leaves only, of
+# queries written as sums over released leaf estimates -> (k,) variances from the noise variances.
+VarianceFn = Callable[[np.ndarray], np.ndarray]
+
+
+@dataclass
+class Release:
+    """A private spatial decomposition ready to publish (or a labelled non-private reference)."""
+
+    method: str
+    params: dict
+    domain: Domain
+    tree: FlatTree
+    ledger: Ledger
+    randomness: Randomness
+    points_report: dict
+    consistent: bool              # est is consistent: every node equals the sum of its children
+    private: bool = True
+    pyramid: Pyramid | None = None  # fast exact query path, when the leaves are a regular grid
+    leaf_variance: VarianceFn | None = None  # for post-processed estimates (adjoint of the inference)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def epsilon(self) -> float:
+        return self.ledger.budget
+
+    @property
+    def randomness_mode(self) -> str:
+        return self.randomness.mode
+
+    def _values(self) -> np.ndarray:
+        return self.tree.est if self.consistent else self.tree.noisy
+
+    def answer(self, rects) -> np.ndarray:
+        """Estimated counts for (k, 4) rectangles [xmin, ymin, xmax, ymax]."""
+        rects = validate_rects(rects)
+        if self.pyramid is not None:
+            return self.pyramid.answer(rects)
+        return answer_tree(self.tree, rects, self._values())
+
+    def answer_variance(self, rects) -> np.ndarray:
+        """Exact variance of each answer due to count noise, given the released structure.
+
+        The answer is a linear function c^T Y of the noisy counts Y (canonical decomposition,
+        and for post-processed trees the adjoint of the post-processing), so its variance is
+        sum_v c_v^2 Var(Y_v). The uniformity assumption's bias and the randomness of private
+        splits are not part of this figure.
+        """
+        rects = validate_rects(rects)
+        t = self.tree
+        var = t.noise_var
+        q, v, c = decompose(t, rects, np.isfinite(self._values()))
+        if self.leaf_variance is None:
+            return np.bincount(q, weights=c * c * var[v], minlength=rects.shape[0])
+        out = np.empty(rects.shape[0])
+        for s in range(0, rects.shape[0], 16):
+            sel = (q >= s) & (q < s + 16)
+            k = min(16, rects.shape[0] - s)
+            out[s:s + k] = self.leaf_variance(leaf_weights(t, q[sel] - s, v[sel], c[sel], k))
+        return out
+
+    def nodes(self, max_depth: int | None = None) -> pd.DataFrame:
+        """Node table (no true counts) down to ``max_depth``; ``is_leaf`` marks published cells."""
+        t = self.tree
+        sel = np.ones(t.n_nodes, bool) if max_depth is None else t.depth <= max_depth
+        idx = np.flatnonzero(sel)
+        r = t.rect[idx]
+        return pd.DataFrame({
+            "node": idx, "depth": t.depth[idx], "x0": r[:, 0], "y0": r[:, 1], "x1": r[:, 2], "y1": r[:, 3],
+            "noisy": t.noisy[idx], "estimate": t.est[idx], "count_epsilon": t.count_eps[idx],
+            "split_epsilon": t.split_eps[idx], "noise_variance": t.noise_var[idx],
+            "is_leaf": t.is_leaf[idx]})
+
+    def leaves(self) -> pd.DataFrame:
+        """The published cells: rectangles with their estimated (and noisy) counts."""
+        df = self.nodes()
+        return df[df["is_leaf"]].reset_index(drop=True)
+
+    def input_handling(self) -> dict:
+        """How invalid or out-of-domain rows were treated (the rules only, no counts: counts of the
+        private input are not part of a release, nor is whether any row was dropped)."""
+        rep = self.points_report
+        return {"outside_domain": rep.get("outside_rows", "dropped"),
+                "rows_with_nan_or_inf": rep.get("nonfinite_rows", "refused"),
+                "N": "private: not released" if "N" not in self.params else str(self.params["N"])}
+
+    def report(self) -> dict:
+        """A JSON-ready privacy report: method, parameters, ledger, randomness, input handling."""
+        return {
+            "method": self.method, "private": self.private, "epsilon": self.epsilon,
+            "epsilon_spent": self.ledger.total(), "delta": self.ledger.delta(),
+            "parameters": {k: (v if isinstance(v, (int, float, str, bool, type(None))) else str(v))
+                           for k, v in self.params.items()},
+            "domain": [self.domain.xmin, self.domain.ymin, self.domain.xmax, self.domain.ymax],
+            "randomness": self.randomness.mode, "seed": self.randomness.seed,
+            "input_handling": self.input_handling(),
+            "data_owner_audit_NOT_PRIVATE": {
+                "note": "exact counts about the input, for the data owner's records only: they are not "
+                        "differentially private; remove this section before publishing the report",
+                **self.points_report},
+            "ledger": self.ledger.records(),
+            "cells": int(self.tree.is_leaf.sum()), "nodes": self.tree.n_nodes, "notes": self.notes,
+        }

@@ -1,0 +1,59 @@
+"""Private medians (ICDE'12 section 6.1) for all nodes of a tree level at once.
+Part of psdviz.splits: may import psdviz.core only.
+
+Every function takes ``(rng, values, offsets, lo, hi, epsilon)``: ``values`` sorted inside each
+segment ``offsets[s]:offsets[s+1]``, one segment per node, and the node *regions* [lo, hi]
+(public bounds, never the data's extent). :func:`private_medians` dispatches by name and applies
+Theorem 7 sampling when ``sample_rate`` < 1.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .cell import cell_medians
+from .em import em_interval_probabilities, em_medians
+from .noisymean import noisy_mean_medians
+from .sampling import amplified_epsilon, bernoulli_sample
+from .smooth import EPS_LIMIT as SMOOTH_EPS_LIMIT
+from .smooth import smooth_medians, smooth_sensitivity
+
+MEDIAN_METHODS = ("em", "smooth", "noisymean")
+MECHANISM = {"em": "exponential", "smooth": "smooth sensitivity", "noisymean": "laplace + geometric"}
+
+
+def check_median_method(name: str) -> str:
+    if name not in MEDIAN_METHODS:
+        raise ValueError(f"median must be one of {MEDIAN_METHODS} (got {name!r})")
+    return name
+
+
+def check_sample_rate(p: float) -> float:
+    if isinstance(p, bool) or not (isinstance(p, (int, float)) and 0 < p <= 1):
+        raise ValueError(f"sample_rate must lie in (0, 1] (got {p!r})")
+    return float(p)
+
+
+def private_medians(rng: np.random.Generator, values: np.ndarray, offsets: np.ndarray, lo, hi,
+                    epsilon: float, method: str = "em", *, sample_rate: float = 1.0,
+                    delta: float = 1e-4) -> np.ndarray:
+    """Medians that are epsilon-DP (``smooth``: (epsilon, delta)-DP) per segment.
+
+    With ``sample_rate`` p < 1 the mechanism runs on a fresh Bernoulli(p) sample with the
+    Theorem 7 budget (see :mod:`psdviz.splits.medians.sampling`); delta is kept as is (conservative)."""
+    check_median_method(method)
+    eps = epsilon
+    if sample_rate < 1.0:
+        eps = amplified_epsilon(epsilon, sample_rate)
+        if method == "smooth" and eps >= SMOOTH_EPS_LIMIT > epsilon:
+            eps = 0.99 * SMOOTH_EPS_LIMIT   # Definition 4 needs epsilon < 1; spending less is safe
+        values, offsets = bernoulli_sample(rng, values, offsets, sample_rate)
+    if method == "em":
+        return em_medians(rng, values, offsets, lo, hi, eps)
+    if method == "smooth":
+        return smooth_medians(rng, values, offsets, lo, hi, eps, delta)
+    return noisy_mean_medians(rng, values, offsets, lo, hi, eps)
+
+
+__all__ = ["MEDIAN_METHODS", "amplified_epsilon", "bernoulli_sample", "cell_medians", "check_median_method",
+           "check_sample_rate", "em_interval_probabilities", "em_medians", "noisy_mean_medians",
+           "private_medians", "smooth_medians", "smooth_sensitivity"]

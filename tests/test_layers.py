@@ -1,0 +1,91 @@
+"""The layer rule of docs/architecture.md, read from every engine module's imports (issue 12).
+
+A module may import its own package and packages of a strictly lower rank; nothing in the engine
+imports streamlit or folium; every sub-package's ``__init__`` says what lives there and what it may
+import; every engine module is used by the product (not by the tests alone).
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parents[1] / "psdviz"
+ROOT = PKG.parent
+
+# lower rank = lower layer (the data flow of DESIGN.md: points -> counts -> structure -> noise ->
+# inference -> release -> query); top-level modules (api, __init__) sit between the engine and the lab
+RANK = {"core": 0, "splits": 1, "inference": 1, "query": 1, "publish": 2, "io": 3,
+        "methods": 4, "coco": 4, "sparse": 4, "<top>": 5, "lab": 6, "ui": 7}
+UI_LIBS = {"streamlit", "folium", "streamlit_folium", "plotly"}
+
+
+def engine_modules() -> list[Path]:
+    return sorted(p for p in PKG.rglob("*.py") if "static" not in p.parts)
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) == 1 or (len(parts) == 2 and parts[1] not in RANK):
+        return "<top>"
+    return parts[1]
+
+
+def imports_of(path: Path) -> list[str]:
+    """Absolute names of everything a module imports (relative imports resolved; lazy ones too)."""
+    tree = ast.parse(path.read_text())
+    is_pkg = path.name == "__init__.py"
+    here = module_name(path).split(".")
+    package = here if is_pkg else here[:-1]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            out.append(mod)
+            # `from pkg import sub` imports the sub-module: count it as such
+            out += [f"{mod}.{a.name}" for a in node.names if (ROOT / (mod + "." + a.name).replace(".", "/")).exists()
+                    or (ROOT / ((mod + "." + a.name).replace(".", "/") + ".py")).exists()]
+    return out
+
+
+def test_every_module_sits_in_a_known_layer():
+    unknown = {module_name(p) for p in engine_modules() if layer(module_name(p)) not in RANK}
+    assert not unknown
+
+
+@pytest.mark.parametrize("path", engine_modules(), ids=lambda p: str(p.relative_to(PKG)))
+def test_no_import_runs_upward(path: Path):
+    me = module_name(path)
+    mine = layer(me)
+    bad = []
+    for imp in imports_of(path):
+        if imp.split(".")[0] in UI_LIBS and mine != "ui":
+            bad.append(f"{imp} (UI library in the engine)")
+        if not imp.startswith("psdviz"):
+            continue
+        theirs = layer(imp)
+        if imp == "psdviz":          # `from psdviz import X`: the public surface, rank of the top level
+            theirs = "<top>"
+        if theirs != mine and RANK[theirs] >= RANK[mine]:
+            bad.append(f"{imp} ({theirs}, rank {RANK[theirs]}) from {mine} (rank {RANK[mine]})")
+    assert not bad, f"{me} imports upward: {bad}"
+
+
+def test_every_subpackage_states_its_contents_and_allowed_imports():
+    for init in PKG.rglob("__init__.py"):
+        if init.parent == PKG or "static" in init.parts:
+            continue
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        assert "import" in doc.lower(), f"{init.relative_to(ROOT)}: docstring must say what it may import"

@@ -1,0 +1,215 @@
+"""Real-browser tests of the map page: Playwright driving Debian's chromium against `streamlit run app.py`.
+
+One server and one page for the module; the steps run in file order (map, draw, click, switch
+method, export) like a person would, and each saves a screenshot under test-artifacts/. Timings
+(first paint, draw-to-answer) are printed, never asserted.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+MAP_IFRAME = "iframe[title='streamlit_folium.st_folium']"
+TIMINGS: dict[str, float] = {}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: run `bash .ci/setup test`")
+    port = _free_port()
+    log = open(ARTIFACTS.mkdir(exist_ok=True) or ARTIFACTS / "streamlit.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+                             "--server.port", str(port), "--server.headless", "true",
+                             "--browser.gatherUsageStats", "false"],
+                            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/_stcore/health", timeout=1)
+                break
+            except OSError:
+                if time.time() > deadline or proc.poll() is not None:
+                    pytest.fail("streamlit did not become healthy; see test-artifacts/streamlit.log")
+                time.sleep(0.25)
+        yield url
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def page(server):
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        ctx = browser.new_context(viewport={"width": 1500, "height": 1100}, accept_downloads=True)
+        pg = ctx.new_page()
+        pg.set_default_timeout(90_000)
+        pg.failed = []
+        pg.on("requestfailed", lambda r: pg.failed.append(r.url))
+        t0 = time.time()
+        pg.goto(server)
+        _map_frame(pg).locator("canvas.leaflet-zoom-animated").first.wait_for()
+        TIMINGS["first paint, cold server (s)"] = time.time() - t0
+        yield pg
+        print("\nbrowser timings:", {k: round(v, 2) for k, v in TIMINGS.items()})
+        browser.close()
+
+
+def _map_frame(pg):
+    """The map's iframe (the last one: during a rerun the old one may linger for a moment)."""
+    return pg.frame_locator(MAP_IFRAME).last
+
+
+def _shot(pg, name):
+    pg.screenshot(path=str(ARTIFACTS / name), full_page=True)
+
+
+def _wait_idle(pg):
+    """Streamlit shows a 'running' status widget while the script runs."""
+    pg.wait_for_timeout(300)
+    pg.locator("[data-testid='stStatusWidget']").wait_for(state="detached", timeout=90_000)
+
+
+def _canvas_ink(pg) -> int:
+    """Number of non-transparent pixels on the map's canvas (cells are drawn there)."""
+    frame = pg.frame(url=lambda u: "streamlit_folium" in u) or next(
+        f for f in pg.frames if f.locator("canvas.leaflet-zoom-animated").count())
+    return frame.evaluate("""() => {
+        let ink = 0;
+        for (const c of document.querySelectorAll('canvas.leaflet-zoom-animated')) {
+            const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+            for (let i = 3; i < d.length; i += 4 * 7) if (d[i] > 0) ink++;
+        }
+        return ink; }""")
+
+
+def test_map_is_not_blank_and_served_offline(page, server):
+    _wait_idle(page)
+    assert _canvas_ink(page) > 1000
+    assert page.get_by_text("PRIVATE release").count() >= 1
+    js = urllib.request.urlopen(f"{server}/app/static/leaflet/leaflet.js")
+    assert "javascript" in js.headers.get("Content-Type", "")
+    assert not [u for u in page.failed if "leaflet" in u], page.failed
+    # a second session on the warm server (build cached): first paint as a returning visitor sees it
+    other = page.context.new_page()
+    t0 = time.time()
+    other.goto(server)
+    _map_frame(other).locator("canvas.leaflet-zoom-animated").first.wait_for()
+    TIMINGS["first paint, warm server (s)"] = time.time() - t0
+    other.close()
+    _shot(page, "01_map.png")
+
+
+def test_drawing_a_rectangle_shows_private_and_true_answers(page):
+    frame = _map_frame(page)
+    frame.locator("a.leaflet-draw-draw-rectangle").click()
+    box = page.locator(MAP_IFRAME).last.bounding_box()
+    x0, y0 = box["x"] + box["width"] * 0.45, box["y"] + box["height"] * 0.25
+    x1, y1 = box["x"] + box["width"] * 0.62, box["y"] + box["height"] * 0.45
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move((x0 + x1) / 2, (y0 + y1) / 2, steps=5)
+    page.mouse.move(x1, y1, steps=5)
+    t0 = time.time()
+    page.mouse.up()
+    page.get_by_text("True answer (not private)").wait_for()
+    TIMINGS["draw-to-answer (s)"] = time.time() - t0
+    _wait_idle(page)
+    for label in ("Private answer", "Standard error", "Absolute error", "Relative error"):
+        assert page.get_by_text(label, exact=True).count() >= 1
+    truth = page.locator("[data-testid='stMetric']", has_text="True answer").locator("[data-testid='stMetricValue']")
+    assert int(truth.inner_text().replace(",", "")) > 0
+    _shot(page, "02_query.png")
+
+
+def _point_on_an_outline(pg):
+    """Client coordinates (inside the map's iframe) of a point ON a country outline, or None."""
+    frame = next(f for f in pg.frames if f.locator(".leaflet-outlines-pane").count())
+    return frame.evaluate("""() => {
+        const box = document.querySelector('.leaflet-container').getBoundingClientRect();
+        for (const p of document.querySelectorAll('.leaflet-outlines-pane path')) {
+            const n = p.getTotalLength(), m = p.getScreenCTM();
+            for (let k = 1; k < 20; k++) {
+                const q = p.getPointAtLength(n * k / 20).matrixTransform(m);
+                if (q.x > box.left + 80 && q.x < box.right - 80 && q.y > box.top + 80 && q.y < box.bottom - 80)
+                    return [q.x, q.y];
+            }
+        }
+        return null; }""")
+
+
+def test_country_outlines_are_drawn_and_ignore_the_pointer(page):
+    frame = _map_frame(page)
+    assert frame.locator(".leaflet-outlines-pane path").count() > 20
+    assert frame.locator(".leaflet-outlines-pane path").first.evaluate("e => getComputedStyle(e).pointerEvents") == "none"
+
+
+def test_clicking_a_cell_shows_its_details(page):
+    box = page.locator(MAP_IFRAME).last.bounding_box()
+    at = _point_on_an_outline(page)   # click right on a border: it must reach the cell below
+    assert at is not None
+    page.mouse.click(box["x"] + at[0], box["y"] + at[1])
+    page.get_by_text("Clicked cell").wait_for()
+    _wait_idle(page)
+    assert page.get_by_text("count epsilon", exact=False).count() >= 1
+    _shot(page, "03_cell.png")
+
+
+def test_switching_the_method_rebuilds(page):
+    page.locator("[data-testid='stSelectbox']", has_text="Method").click()
+    page.get_by_role("option", name="ug", exact=True).click()
+    page.locator("code", has_text="ug").first.wait_for()
+    _wait_idle(page)
+    assert page.locator(MAP_IFRAME).count() == 1
+    _map_frame(page).locator("canvas.leaflet-zoom-animated, img.leaflet-image-layer").first.wait_for()
+    assert page.get_by_text("True answer (not private)").count() == 1  # the stored query is re-answered
+    # the remounted map still shows the kept query rectangle (streamlit-folium's feature group)
+    frame = next(f for f in reversed(page.frames) if f.locator("canvas.leaflet-zoom-animated, "
+                                                                  "img.leaflet-image-layer").count())
+    frame.wait_for_function("() => (window.feature_group || []).some(g => Object.keys(g._layers).length > 0)")
+    _shot(page, "04_method_ug.png")
+
+
+def test_export_downloads(page):
+    with page.expect_download() as dl:
+        page.get_by_role("button", name="Release (GeoJSON", exact=False).click()
+    path = ARTIFACTS / "release.geojson"
+    dl.value.save_as(path)
+    gj = json.loads(path.read_text())
+    assert gj["type"] == "FeatureCollection" and len(gj["features"]) > 100
+    assert gj["properties"]["method"] == "ug"
+    with page.expect_download() as dl:
+        page.get_by_role("button", name="Query comparisons (CSV)").click()
+    csv = Path(dl.value.path()).read_text()
+    assert csv.startswith("xmin,ymin,xmax,ymax,private_answer") and len(csv.splitlines()) >= 2
+    _shot(page, "05_export.png")

@@ -1,0 +1,155 @@
+"""AppTest of the map page: widgets in, outputs out. The map component is replaced by a fake
+(``psdviz.ui.mapview.show_map``) that returns what the test puts in session state."""
+import json
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import psdviz as pv
+from psdviz.io.samples import sample_points
+from psdviz.ui import data_input, export
+
+SCRIPT = """
+import streamlit as st
+from psdviz.ui import map_page, mapview
+
+def fake_map(fmap, key, height=560, overlay=None):
+    st.session_state["map_calls"] = st.session_state.get("map_calls", 0) + 1
+    st.session_state["map_html_len"] = len(fmap.get_root().render())
+    st.session_state["overlay"] = None if overlay is None else [
+        [list(map(float, p)) for p in child.locations] for child in overlay._children.values()]
+    return st.session_state.get("fake_map_value", {})
+
+mapview.show_map = fake_map
+map_page.render()
+"""
+RECT = [-10.0, 35.0, 30.0, 60.0]  # Europe, roughly
+
+
+def _drawing(r):
+    x0, y0, x1, y1 = r
+    return {"type": "Feature", "properties": {},
+            "geometry": {"type": "Polygon", "coordinates": [[[x0, y0], [x0, y1], [x1, y1], [x1, y0], [x0, y0]]]}}
+
+
+def _app(height=6, seed=True):
+    at = AppTest.from_string(SCRIPT, default_timeout=120)
+    at.run()
+    if seed:
+        at.radio(key="rand_mode").set_value("seed")
+    at.number_input(key="p_quadtree_height").set_value(height)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+@pytest.fixture(scope="module")
+def points():
+    return sample_points("geonames")
+
+
+def test_opens_with_a_quadtree_on_the_sample():
+    at = AppTest.from_string(SCRIPT, default_timeout=120)
+    at.run()
+    assert not at.exception and not at.error
+    assert any("PRIVATE release" in m.value and "quadtree" in m.value for m in at.markdown)
+    assert at.session_state["map_calls"] >= 1 and at.session_state["map_html_len"] > 10_000
+    assert float(_metric(at, "Epsilon spent (worst path)")) == pytest.approx(0.5)
+    assert set(pv.METHODS) <= set(at.selectbox(key="method").options)
+
+
+def test_drawn_rectangle_gives_private_and_true_answers(points):
+    at = _app()
+    at.session_state["fake_map_value"] = {"all_drawings": [_drawing(RECT)], "last_object_clicked": None}
+    at.run()
+    assert not at.exception
+    rel = pv.build(points, pv.Domain.world(), method="quadtree", epsilon=0.5, seed=7, nonfinite="drop", height=6)
+    private = float(rel.answer([RECT])[0])
+    truth = int(pv.true_answer(points, [RECT])[0])
+    assert _metric(at, "Private answer") == f"{private:,.1f}"
+    assert _metric(at, "True answer (not private)") == f"{truth:,}"
+    se = float(np.sqrt(rel.answer_variance([RECT])[0]))
+    assert _metric(at, "Standard error") == f"± {se:,.1f}"
+    assert _metric(at, "Absolute error") == f"{abs(private - truth):,.1f}"
+    # the comparison is recorded for the CSV export
+    rows = at.session_state["comparisons"]
+    assert rows[-1]["true_answer_NOT_PRIVATE"] == truth and rows[-1]["method"] == "quadtree"
+    csv = export.comparisons_csv(rows).decode()
+    assert csv.splitlines()[0].startswith("xmin,ymin,xmax,ymax,private_answer") and str(truth) in csv
+    # the query survives a map remount (empty drawings) and a method switch rebuilds and re-answers it
+    at.session_state["fake_map_value"] = {"all_drawings": [], "last_object_clicked": None}
+    at.selectbox(key="method").set_value("ug")
+    at.run()
+    assert not at.exception
+    assert any("`ug`" in m.value for m in at.markdown)
+    ug = pv.build(points, pv.Domain.world(), method="ug", epsilon=0.5, seed=7, nonfinite="drop")
+    assert _metric(at, "Private answer") == f"{float(ug.answer([RECT])[0]):,.1f}"
+
+
+def test_click_shows_cell_details():
+    at = _app(height=5)
+    at.session_state["fake_map_value"] = {"all_drawings": None, "last_object_clicked": {"lat": 48.8, "lng": 2.3}}
+    at.run()
+    assert not at.exception
+    assert any(s.value == "Clicked cell" for s in at.subheader)
+    text = " ".join(m.value for m in at.markdown)
+    assert "level **5**" in text and "noisy count" in text and "standard deviation" in text
+
+
+def test_bad_inputs_show_errors_and_keep_running():
+    at = _app(height=4)
+    at.checkbox(key="eps_typed_on").check().run()
+    at.number_input(key="eps_typed").set_value(20.0).run()
+    assert any("epsilon must be between 0.01 and 10" in e.value for e in at.error)
+    at.number_input(key="eps_typed").set_value(0.5).run()
+    assert not at.error
+    at.number_input(key="p_quadtree_height").set_value(40).run()
+    assert any("height" in e.value and "Cannot build" in e.value for e in at.error)
+    at.number_input(key="p_quadtree_height").set_value(4).run()
+    at.radio(key="sample_domain").set_value("typed bounds").run()
+    for k, v in (("sample_xmin", 170.0), ("sample_xmax", 179.0), ("sample_ymin", -89.9), ("sample_ymax", -89.0)):
+        at.number_input(key=k).set_value(v)
+    at.run()
+    assert any("none of the" in e.value and "inside the domain" in e.value for e in at.error)
+    assert not at.exception
+
+
+def test_budget_view_and_report_match_the_ledger(points):
+    at = _app(height=5)
+    assert float(_metric(at, "Epsilon spent (worst path)")) == pytest.approx(0.5)
+    assert not at.dataframe
+    at.toggle(key="show_budget").set_value(True).run()
+    table = at.dataframe[0].value
+    assert table["epsilon"].sum() == pytest.approx(0.5) and set(table["what"]) == {"count"}
+    rel = pv.build(points, pv.Domain.world(), method="quadtree", epsilon=0.5, seed=7, height=5)
+    rep = json.loads(export.report_bytes(rel, {"app": "x"}))
+    assert rep["epsilon_spent"] == pytest.approx(0.5) and rep["randomness"].startswith("seeded")
+    audit = rep.pop("data_owner_audit_NOT_PRIVATE")
+    assert audit["rows_used"] == points.shape[0] and "not differentially private" in audit["note"]
+    assert str(points.shape[0]) not in json.dumps(rep)  # exact N only in the labelled audit section
+    assert rep["input_handling"]["outside_domain"] == "dropped"
+    gj = json.loads(export.geojson_bytes(rel))
+    assert len(gj["features"]) == 4 ** 5 and "true" not in json.dumps(gj["features"][0]).lower()
+
+
+def test_upload_readers_refuse_bad_files_without_touching_input():
+    with pytest.raises(ValueError, match="unsupported file type"):
+        data_input.read_table("points.xlsx", b"abc")
+    with pytest.raises(ValueError, match="could not read"):
+        data_input.read_table("points.parquet", b"not parquet")
+    df = data_input.read_table("p.csv", b"name,lon,lat\na,1,2\nb,x,4\nc,5,\n")
+    before = df.copy()
+    xy, bad = data_input.pick_points(df, "lon", "lat")
+    assert bad == 1 and np.isnan(xy).any(axis=1).sum() == 2
+    assert df.equals(before)
+    with pytest.raises(ValueError, match="no numeric values"):
+        data_input.pick_points(df, "name", "lat")
+    with pytest.raises(ValueError, match="not in the table"):
+        data_input.pick_points(df, "lng", "lat")
+    tsv = data_input.read_table("p.tsv", b"x\ty\n1\t2\n")
+    assert list(tsv.columns) == ["x", "y"]

@@ -1,0 +1,267 @@
+"""Map-page polish: parameter widgets typed by the engine, explanations, the kept query rectangle."""
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import psdviz as pv
+from psdviz.core.budget import PLANS
+from psdviz.methods.htree import VARIANTS
+from psdviz.splits.medians import MEDIAN_METHODS
+from psdviz.methods.param_info import parameter_choices, parameter_info, suggested_value
+from psdviz.ui import controls
+from test_app_page import RECT, SCRIPT, _drawing
+
+ALL = list(pv.METHODS) + list(pv.REFERENCES)
+
+
+def _app(method: str) -> AppTest:
+    at = AppTest.from_string(SCRIPT, default_timeout=120)
+    at.run()
+    at.radio(key="rand_mode").set_value("seed")
+    at.selectbox(key="method").set_value(method)
+    return at.run()
+
+
+def _params_caption(at) -> str:
+    return next(c.value for c in at.caption if c.value.startswith("Parameters used"))
+
+
+def test_every_parameter_has_its_own_explanation():
+    for m in ALL:
+        for name in pv.method_parameters(m):
+            text = controls.explain(m, name)
+            assert text != "method parameter" and len(text) > 30, (m, name)
+
+
+def test_choices_come_from_the_engine_and_the_engine_accepts_each():
+    assert parameter_choices("quadtree") == {"budget": PLANS}
+    assert parameter_choices("kdtree") == {"budget": PLANS, "median": MEDIAN_METHODS}
+    assert parameter_choices("htree") == {"variant": VARIANTS}
+    xy = np.random.default_rng(0).uniform(0, 1, (3000, 2))
+    dom = pv.Domain(0, 0, 1, 1)
+    for m, name in (("quadtree", "budget"), ("kdtree", "median"), ("htree", "variant")):
+        for value in parameter_choices(m)[name]:
+            extra = {"height": 4} if m != "htree" else {}
+            pv.build(xy, dom, method=m, epsilon=0.9, seed=1, **extra, **{name: value})
+        with pytest.raises(ValueError, match=name):
+            pv.build(xy, dom, method=m, epsilon=0.9, seed=1, **{name: "no-such-choice"})
+
+
+def test_integer_parameters_are_typed_int_even_with_a_none_default():
+    ints = {(m, n) for m in ALL for n, i in parameter_info(m).items() if i.kind == "int"}
+    assert {("hybrid", "switch"), ("ug", "grid_size"), ("ag", "m1"), ("htree", "size"), ("hilbert", "order"),
+            ("kd-cell", "grid"), ("privtree", "max_depth"), ("ug", "n_public")} <= ints
+    assert parameter_info("kdtree")["prune"].optional and parameter_info("kdtree")["prune"].default == 32.0
+    assert suggested_value("hybrid", "switch", {"height": 8}) == 4
+    assert suggested_value("hybrid", "switch", {"height": 5}) == 2
+
+
+def test_string_parameters_are_select_boxes_with_the_engine_values():
+    at = _app("kdtree")
+    assert at.selectbox(key="p_kdtree_median").options == list(MEDIAN_METHODS)
+    assert at.selectbox(key="p_kdtree_budget").options == list(PLANS)
+    at.selectbox(key="p_kdtree_median").set_value("noisymean").run()
+    assert not at.exception and not at.error
+    assert "median = noisymean" in _params_caption(at)
+
+
+def test_hybrid_switch_is_prefilled_with_half_the_height_and_builds():
+    at = _app("hybrid")
+    at.checkbox(key="p_hybrid_switch_on").check().run()
+    box = at.number_input(key="p_hybrid_switch")
+    assert box.value == 4 and isinstance(box.value, int)        # height 8 // 2, not 10.0
+    assert not at.exception and not at.error
+    assert "switch = 4" in _params_caption(at)
+
+
+def test_prune_can_be_switched_off_for_the_kd_family():
+    at = _app("kdtree")
+    assert "prune = 32," in _params_caption(at) + ","
+    at.checkbox(key="p_kdtree_prune_on").uncheck().run()
+    assert not at.exception and not at.error
+    assert "prune = None" in _params_caption(at)
+
+
+def test_data_dependent_size_is_prefilled_with_the_published_value():
+    at = _app("ug")
+    published = int(_params_caption(at).split("grid_size = ")[1].split(",")[0])
+    at.checkbox(key="p_ug_grid_size_on").check().run()
+    box = at.number_input(key="p_ug_grid_size")
+    assert box.value == published and isinstance(box.value, int)
+    assert not at.error
+
+
+def test_the_kept_query_rectangle_is_drawn_after_a_remount():
+    at = _app("quadtree")
+    at.number_input(key="p_quadtree_height").set_value(5).run()
+    at.session_state["fake_map_value"] = {"all_drawings": [_drawing(RECT)], "last_object_clicked": None}
+    at.run()
+    # the map remounts (new method, depth): Leaflet.draw's shape is gone, the kept query is a layer
+    at.session_state["fake_map_value"] = {"all_drawings": [], "last_object_clicked": None}
+    at.selectbox(key="method").set_value("ug").run()
+    x0, y0, x1, y1 = RECT
+    assert at.session_state["overlay"] == [[[y0, x0], [y1, x1]]]
+    assert any(m.label == "True answer (not private)" for m in at.metric)
+
+
+def test_a_typed_query_is_not_overwritten_by_the_old_drawing():
+    at = _app("quadtree")
+    at.number_input(key="p_quadtree_height").set_value(5).run()
+    at.session_state["fake_map_value"] = {"all_drawings": [_drawing(RECT)], "last_object_clicked": None}
+    at.run()
+    at.number_input(key="qx0").set_value(0.0)
+    at.number_input(key="qx1").set_value(10.0)
+    at.number_input(key="qy0").set_value(40.0)
+    at.number_input(key="qy1").set_value(50.0)
+    at.button(key="qtyped").click().run()
+    at.run()                                   # the component still returns the old drawing
+    assert at.session_state["query_rect"] == [0.0, 40.0, 10.0, 50.0]
+    assert at.session_state["overlay"] == [[[40.0, 0.0], [50.0, 10.0]]]
+
+
+def test_compare_page_offers_fresh_randomness_by_default():
+    from test_ui_compare import SYNTH, _small_custom
+    at = AppTest.from_string("from psdviz.ui.compare_page import render\nrender()", default_timeout=120)
+    at.run()
+    at.selectbox(key="cmp_source").select(SYNTH).run()
+    assert at.radio(key="cmp_rand").value == "fresh" and at.radio(key="cmp_rand").options == ["fresh", "seed"]
+    _small_custom(at).button(key="cmp_run_btn").click().run()
+    assert not at.exception and not at.error
+    first = at.dataframe[0].value["median_rel_error"].to_numpy()
+    at.run()                                    # a rerun without pressing Run keeps the same release
+    np.testing.assert_array_equal(at.dataframe[0].value["median_rel_error"].to_numpy(), first)
+    at.button(key="cmp_run_btn").click().run()  # pressing Run again draws new noise (and queries)
+    assert not np.array_equal(at.dataframe[0].value["median_rel_error"].to_numpy(), first)
+    at.radio(key="cmp_rand").set_value("seed").run()
+    assert at.number_input(key="cmp_seed").value == 0
+
+
+SPARSE = "from psdviz.ui.sparse_page import render\nrender()"
+
+
+def test_sparse_page_defaults_to_points_on_a_grid_without_a_caveat():
+    at = AppTest.from_string(SPARSE, default_timeout=120)
+    at.run()
+    assert not at.exception and not at.error
+    assert at.radio(key="sp_source").value == "Points on a fine grid"
+    assert not at.warning                               # a grid over a public domain: nothing data-derived
+    assert any("65,536 cells" in c.value for c in at.caption)
+    at.radio(key="sp_source").set_value("Flights sample: tail number x scheduled service").run()
+    text = " ".join(c.value for c in at.caption)
+    assert "looks like pure noise" in text and "are really non-zero" in text
+    assert "read from the data itself" in at.warning[0].value
+
+
+def test_declared_category_lists_are_parsed_and_make_a_public_layout():
+    from psdviz import sparse
+    from psdviz.ui import sparse_page
+    assert sparse_page._split("a, b\nc\n\n a ") == ["a", "b", "c"]
+    t = sparse.contingency_table(["a", "b"], ["x", "x"], sparse_page._split("a,b,c"), sparse_page._split("x\ny"))
+    assert t.m == 6 and t.layout["categories"] == "declared public"
+
+
+def test_data_loaded_on_the_map_page_is_offered_on_compare_and_sparse():
+    script = """
+import streamlit as st
+from psdviz.ui import compare_page, map_page, mapview, sparse_page
+mapview.show_map = lambda fmap, key, height=560, overlay=None: {}
+{"map": map_page.render, "compare": compare_page.render, "sparse": sparse_page.render}[st.session_state.page]()
+"""
+    at = AppTest.from_string(script, default_timeout=120)
+    at.session_state["page"] = "map"
+    at.run()
+    at.radio(key="data_source").set_value("sample: flight_airports").run()
+    assert not at.exception and not at.error
+    n = at.session_state["psdviz_data"].xy.shape[0]
+    at.session_state["page"] = "compare"
+    at.run()
+    assert at.selectbox(key="cmp_source").value == "Data loaded on the map page: flight_airports"
+    assert f"{n:,} points" in " ".join(c.value for c in at.caption)
+    at.session_state["page"] = "sparse"
+    at.run()
+    assert not at.exception and not at.error
+    assert at.selectbox(key="sp_points").value == "data loaded on the map page"
+    assert any(f"{n:,} individuals" in c.value for c in at.caption)
+
+
+def test_noise_level_against_a_slow_loop():
+    from psdviz.publish.cells import frontier, noise_level
+    xy = np.random.default_rng(3).uniform(0, 1, (5000, 2))
+    rel = pv.build(xy, pv.Domain(0, 0, 1, 1), method="quadtree", epsilon=0.5, seed=2, height=5)
+    t = rel.tree
+    nodes = frontier(t, 4)
+    sds, below = [], []
+    for n in nodes:                                   # slow obvious version
+        sd = float(np.sqrt(t.noise_var[n]))
+        sds.append(sd)
+        below.append(t.est[n] < 2 * sd)
+    got = noise_level(t, nodes)
+    assert got == pytest.approx((float(np.median(sds)), float(np.mean(below))))
+    leaf_only = pv.build(xy, pv.Domain(0, 0, 1, 1), method="quadtree", epsilon=0.5, seed=2, height=3, budget="leaf")
+    assert noise_level(leaf_only.tree, frontier(leaf_only.tree, 1)) is None   # unmeasured level: nothing to say
+
+
+def test_charts_label_decades_and_skip_zero_medians_on_log_axes():
+    import pandas as pd
+    from psdviz.ui import sparse_view
+    errors = pd.DataFrame({"kind": ["range"] * 4, "size": [1, 1, 10, 10], "abs_error": [0.0, 0.0, 3.0, 5.0],
+                           "rel_error": [0.0, 0.0, 0.1, 0.2]})
+    fig = sparse_view.error_chart(errors)
+    y = list(fig.data[0].y)
+    assert np.isnan(y[0]) and y[1] == 4.0 and "not drawn" in fig.layout.title.text
+    assert fig.layout.yaxis.dtick == 1
+
+
+def test_cells_within_noise_take_the_palest_colour_and_do_not_stretch_the_scale():
+    from psdviz.publish.cells import frontier, within_noise
+    from psdviz.ui.map_layers import colour_bins
+    xy = np.random.default_rng(4).uniform(0, 0.3, (4000, 2))     # data in one corner: the rest is empty
+    rel = pv.build(xy, pv.Domain(0, 0, 1, 1), method="quadtree", epsilon=0.5, seed=5, height=5)
+    t = rel.tree
+    nodes = frontier(t, 4)
+    faint = within_noise(t, nodes)
+    slow = np.array([t.est[n] < 2 * np.sqrt(t.noise_var[n]) for n in nodes])
+    np.testing.assert_array_equal(faint, slow)
+    assert 0 < faint.sum() < nodes.size
+    density = np.where(faint, 1e-3, 50.0 * (1 + np.arange(nodes.size)))
+    c = colour_bins(density, faint)
+    assert (c.index[faint] == 0).all()
+    assert c.lo >= np.log10(50.0) - 1e-9                         # the scale ignores the faint cells
+
+
+def test_the_click_ending_a_rectangle_drag_is_not_a_cell_click():
+    from psdviz.ui.query_panel import at_rect_corner
+    rect = [-21.796875, 19.311143, 51.328125, 69.657086]
+    assert at_rect_corner((51.32812512345, 19.3111432), rect)      # GeoJSON keeps 6 decimals
+    assert not at_rect_corner((51.3, 19.3), rect) and not at_rect_corner((0.0, 40.0), rect)
+    assert not at_rect_corner((51.3, 19.3), None)
+    at = _app("quadtree")
+    at.number_input(key="p_quadtree_height").set_value(5).run()
+    corner = {"lat": RECT[3], "lng": RECT[2]}
+    at.session_state["fake_map_value"] = {"all_drawings": [_drawing(RECT)], "last_object_clicked": corner}
+    at.run()
+    assert "clicked" not in at.session_state and not any(s.value == "Clicked cell" for s in at.subheader)
+    at.session_state["fake_map_value"] = {"all_drawings": [_drawing(RECT)], "last_object_clicked": {"lat": 48.8,
+                                                                                                     "lng": 2.3}}
+    at.run()
+    assert any(s.value == "Clicked cell" for s in at.subheader)
+
+
+@pytest.mark.parametrize("script, prefix, label", [(SPARSE, "sp", "Summary size"),
+                                                    ("from psdviz.ui.coco_page import render\nrender()", "coco",
+                                                     "Earthmover's error at this node")])
+def test_lab_pages_default_to_fresh_randomness_kept_until_new_noise(script, prefix, label):
+    at = AppTest.from_string(script, default_timeout=120)
+    at.run()
+    assert at.radio(key=f"{prefix}_rand").value == "fresh" and not at.exception and not at.error
+
+    def shown():
+        return next(m.value for m in at.metric if m.label == label)
+    first = shown()
+    at.run()
+    assert shown() == first                       # a rerun keeps the release (cached with its nonce)
+    values = {first}
+    for _ in range(3):                            # new noise: a different release (3 tries: ties are possible)
+        at.button(key=f"{prefix}_renoise").click().run()
+        values.add(shown())
+    assert len(values) > 1
