@@ -89,3 +89,28 @@ def test_every_subpackage_states_its_contents_and_allowed_imports():
             continue
         doc = ast.get_docstring(ast.parse(init.read_text())) or ""
         assert "import" in doc.lower(), f"{init.relative_to(ROOT)}: docstring must say what it may import"
+def test_no_engine_module_is_used_by_tests_alone():
+    """Every module is imported by another module of the product (engine, app, benchmarks)."""
+    used = set()
+    for path in engine_modules() + [ROOT / "app.py"] + sorted((ROOT / "benchmarks").glob("*.py")):
+        used.update(imports_of(path) if path.is_relative_to(PKG) else _absolute_imports(path))
+    used |= {".".join(u.split(".")[:k]) for u in list(used) for k in range(1, u.count(".") + 2)}
+    registry = (PKG / "methods" / "registry.py").read_text()
+    unused = [module_name(p) for p in engine_modules()
+              if p.name != "__init__.py" and module_name(p) not in used
+              and f'"{p.stem}:' not in registry and "ui" not in p.parts]
+    pages = (ROOT / "app.py").read_text()
+    unused = [m for m in unused if m.split(".")[-1] not in pages]
+    assert not unused, f"modules no product code imports: {unused}"
+
+
+def _absolute_imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.append(node.module)
+            out += [f"{node.module}.{a.name}" for a in node.names]
+    return out

@@ -7,9 +7,12 @@ count is reported; rows with NaN/inf are refused with a count unless the caller 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
+
+from .grid import DEFAULT_RESOLUTION, Grid, check_resolution
 
 OUTSIDE_MODES = ("drop", "clip")
 NONFINITE_MODES = ("error", "drop")
@@ -32,6 +35,13 @@ class Domain:
             raise ValueError(
                 f"Domain needs xmin < xmax and ymin < ymax (got x [{self.xmin}, {self.xmax}], "
                 f"y [{self.ymin}, {self.ymax}])")
+        w, h = float(self.xmax) - float(self.xmin), float(self.ymax) - float(self.ymin)
+        if not (math.isfinite(w) and math.isfinite(h)):
+            raise ValueError(f"Domain width and height must be finite numbers (got width {w}, height {h}): "
+                             "shrink the bounds")
+        if not math.isfinite(w * h):
+            raise ValueError(f"Domain area must be a finite number (got width {w:g} x height {h:g}): "
+                             "shrink the bounds")
         for name in ("xmin", "ymin", "xmax", "ymax"):
             object.__setattr__(self, name, float(getattr(self, name)))
 
@@ -71,10 +81,16 @@ class PointSet:
     n_outside: int          # rows outside the domain
     outside: str            # "drop" or "clip": what happened to them
     nonfinite: str = "error"  # the rule for rows with NaN/inf: "error" (refused) or "drop"
+    grid: Grid | None = field(default=None, compare=False)   # the public resolution grid
 
     @property
     def n(self) -> int:
         return int(self.xy.shape[0])
+
+    @cached_property
+    def keys(self) -> np.ndarray:
+        """(n, 2) int64 grid cells of the points: all a method may read of them."""
+        return self.grid.keys(self.xy)
 
     def report(self) -> dict:
         return {"rows_in": self.n_input, "rows_nonfinite_dropped": self.n_nonfinite,
@@ -84,7 +100,16 @@ class PointSet:
 
 
 def as_points(points) -> np.ndarray:
-    """Coerce input to a float (n, 2) array without touching the caller's object."""
+    """Coerce input to a float (n, 2) array without touching the caller's object. Complex numbers
+    and booleans are refused (numpy would silently drop the imaginary part or read True as 1)."""
+    kind = np.asarray(points).dtype.kind if not hasattr(points, "dtypes") else None
+    if kind is None:   # a DataFrame: look at every column
+        kinds = {np.dtype(d).kind if not hasattr(d, "kind") else d.kind for d in points.dtypes}
+        kind = "c" if "c" in kinds else ("b" if "b" in kinds else "f")
+    if kind == "c":
+        raise ValueError("points must be real numbers: complex values were given")
+    if kind == "b":
+        raise ValueError("points must be numbers: booleans were given as coordinates")
     try:
         arr = np.array(points, dtype=float, copy=True)
     except (TypeError, ValueError) as exc:
@@ -94,8 +119,10 @@ def as_points(points) -> np.ndarray:
     return arr
 
 
-def prepare_points(points, domain: Domain, outside: str = "drop", nonfinite: str = "error") -> PointSet:
-    """Validate points against a public domain.
+def prepare_points(points, domain: Domain, outside: str = "drop", nonfinite: str = "error",
+                   resolution: int = DEFAULT_RESOLUTION) -> PointSet:
+    """Validate points against a public domain and quantise them to its resolution grid
+    (2^resolution positions per axis, :mod:`psdviz.core.grid`).
 
     ``outside``: "drop" (default) removes points outside the domain, "clip" moves them onto
     its boundary; either way the count is reported. ``nonfinite``: "error" (default) refuses rows
@@ -107,6 +134,7 @@ def prepare_points(points, domain: Domain, outside: str = "drop", nonfinite: str
         raise ValueError(f"outside must be one of {OUTSIDE_MODES} (got {outside!r})")
     if nonfinite not in NONFINITE_MODES:
         raise ValueError(f"nonfinite must be one of {NONFINITE_MODES} (got {nonfinite!r})")
+    bits = check_resolution(resolution)
     xy = as_points(points)
     n_input = xy.shape[0]
     if n_input == 0:
@@ -127,7 +155,7 @@ def prepare_points(points, domain: Domain, outside: str = "drop", nonfinite: str
         raise ValueError(
             f"none of the {n_input} points lies inside the domain x [{domain.xmin}, {domain.xmax}], "
             f"y [{domain.ymin}, {domain.ymax}]: check the bounds or the column order (lon, lat)")
-    return PointSet(np.ascontiguousarray(xy), n_input, n_bad, n_out, outside, nonfinite)
+    return PointSet(np.ascontiguousarray(xy), n_input, n_bad, n_out, outside, nonfinite, Grid(domain, bits))
 
 
 def validate_rects(rects) -> np.ndarray:

@@ -1,53 +1,56 @@
-"""Exponential mechanism sampled in log space (McSherry & Talwar 2007).
+"""The exponential mechanism (McSherry & Talwar 2007), sampled in log space: the one sampler every
+private choice in psdviz uses (medians, slicing quantiles).
 
-Never exponentiates large numbers: discrete choices use the Gumbel-max trick
-(argmax of log-weight + Gumbel noise), and the interval form (ICDE'12 Definition 5) samples an
-interval by Gumbel-max over log(length) + score, then a uniform point inside it.
+Never exponentiates scores: a choice is the Gumbel-max trick, argmax(log-weight + Gumbel(0, 1)),
+whose winner has probability proportional to exp(log-weight). Many independent choices (one per
+node of a tree level) run in one vectorised pass over a flat array cut into segments. Before the
+noise is added, each segment is shifted by its top finite log-weight (which does not change the
+law), so Gumbel noise of order 1 is never lost to rounding next to huge scores.
+
+Grouped form (issue "public grid"; ICDE'12 Definition 5 on a discrete output set): the candidates are
+integer grid positions, and runs of consecutive positions share one score (the positions between
+two consecutive data values have the same rank). A group of ``size`` positions with score s gets
+log-weight log(size) + s; the chosen group's position is then uniform over its integers. This is
+exactly the exponential mechanism over the positions themselves, without listing them.
 """
 from __future__ import annotations
 
 import numpy as np
 
 
-def gumbel_max(rng: np.random.Generator, log_weights: np.ndarray) -> int:
-    """Index i drawn with probability proportional to exp(log_weights[i]).
+def segment_gumbel_max(rng: np.random.Generator, log_weights: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per segment ``log_weights[starts[s]:starts[s+1]]`` (the last runs to the end), the global index
+    drawn with probability proportional to exp(log_weight); ``-inf`` entries are never chosen.
 
-    ``-inf`` entries are never chosen; at least one entry must be finite.
-    """
+    Every segment must be non-empty and hold at least one finite entry."""
     lw = np.asarray(log_weights, dtype=float)
-    if lw.ndim != 1 or lw.size == 0 or not np.isfinite(lw).any():
-        raise ValueError("exponential mechanism needs at least one candidate with a finite score")
-    # shift by the largest finite score (does not change the law) so that Gumbel noise of order 1
-    # is not lost to rounding when scores are huge (e.g. 1e17 + g == 1e17 in float64)
-    return int(np.argmax((lw - lw[np.isfinite(lw)].max()) + rng.gumbel(size=lw.shape)))
+    starts = np.asarray(starts, dtype=np.int64)
+    if lw.size == 0 or starts.size == 0:
+        raise ValueError("exponential mechanism needs at least one candidate")
+    lengths = np.diff(np.r_[starts, lw.size])
+    if (lengths <= 0).any():
+        raise ValueError("exponential mechanism: every segment needs at least one candidate")
+    seg = np.repeat(np.arange(starts.size), lengths)
+    finite = np.isfinite(lw)
+    top = np.maximum.reduceat(np.where(finite, lw, -np.inf), starts)
+    if not np.isfinite(top).all():
+        raise ValueError("exponential mechanism needs at least one candidate with a finite score per segment")
+    with np.errstate(invalid="ignore"):
+        key = np.where(finite, lw - top[seg], -np.inf) - np.log(rng.standard_exponential(lw.size))
+    best = np.maximum.reduceat(key, starts)
+    hit = np.where(key == best[seg], np.arange(lw.size), lw.size)
+    return np.minimum.reduceat(hit, starts)
 
 
-def gumbel_max_rows(rng: np.random.Generator, log_weights: np.ndarray) -> np.ndarray:
-    """Row-wise Gumbel-max: one independent draw per row of a 2-D array of log-weights."""
-    lw = np.asarray(log_weights, dtype=float)
-    if lw.ndim != 2 or lw.shape[1] == 0:
-        raise ValueError("gumbel_max_rows needs a non-empty 2-D array")
-    if not np.isfinite(lw).any(axis=1).all():
-        raise ValueError("every row needs at least one candidate with a finite score")
-    top = np.max(np.where(np.isfinite(lw), lw, -np.inf), axis=1, keepdims=True)
-    return np.argmax((lw - top) + rng.gumbel(size=lw.shape), axis=1)
+def grouped_choice(rng: np.random.Generator, scores: np.ndarray, sizes: np.ndarray,
+                   starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exponential mechanism over integer positions given as groups.
 
-
-def exponential_interval(rng: np.random.Generator, edges: np.ndarray, scores: np.ndarray,
-                         epsilon: float, sensitivity: float = 1.0) -> float:
-    """Sample a point from the interval form of the exponential mechanism.
-
-    ``edges`` (sorted, length k+1) cut [edges[0], edges[-1]] into k intervals; interval j has
-    ``scores[j]``. The output density is proportional to exp(epsilon * score / (2 sensitivity)),
-    so interval j is chosen with probability proportional to its length times that weight
-    (sampled in log space), and the point is uniform within it.
-    """
-    edges = np.asarray(edges, dtype=float)
-    scores = np.asarray(scores, dtype=float)
-    if edges.ndim != 1 or edges.size != scores.size + 1:
-        raise ValueError("edges must have one more entry than scores")
-    lengths = np.diff(edges)
+    Group g holds ``sizes[g]`` positions, each with log-weight ``scores[g]`` (epsilon * score /
+    (2 * sensitivity), computed by the caller). Returns, per segment, the chosen group (global index)
+    and a uniform offset in [0, sizes[g]) inside it. Groups of size 0 are never chosen."""
+    sizes = np.asarray(sizes, dtype=np.int64)
     with np.errstate(divide="ignore"):
-        logw = np.log(lengths) + epsilon * scores / (2.0 * sensitivity)
-    j = gumbel_max(rng, logw)
-    return float(rng.uniform(edges[j], edges[j + 1])) if lengths[j] > 0 else float(edges[j])
+        lw = np.log(sizes.astype(float)) + np.asarray(scores, dtype=float)
+    g = segment_gumbel_max(rng, lw, starts)
+    return g, rng.integers(0, sizes[g])

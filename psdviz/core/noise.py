@@ -20,18 +20,32 @@ def _alpha(epsilon: float, sensitivity: float) -> float:
     return float(np.exp(-epsilon / sensitivity))
 
 
-def geometric_noise(rng: np.random.Generator, size, epsilon: float, sensitivity: float = 1.0) -> np.ndarray:
-    """Two-sided geometric noise: the difference of two i.i.d. geometric variables.
+def two_sided_geometric(rng: np.random.Generator, scale, size=None) -> np.ndarray:
+    """Integers with P(X = k) proportional to a^|k|, a = exp(-1 / scale), per element of ``scale``.
 
-    If G1, G2 ~ Geometric(p = 1 - a) counting failures, G1 - G2 has exactly the two-sided geometric
-    law with parameter a. numpy's geometric counts trials (support 1, 2, ...), and the shift
-    cancels in the difference.
+    The difference of two i.i.d. geometric variables counting trials (numpy's convention; the shift
+    cancels). p = 1 - a is computed as -expm1(-1 / scale), exact to the last bit even when 1 / scale
+    is tiny (1 - exp(-x) would round a to 1 and overstate epsilon). Scale 0 gives 0."""
+    scale = np.asarray(scale, dtype=float)
+    shape = scale.shape if size is None else size
+    with np.errstate(divide="ignore"):
+        p = np.where(scale > 0, -np.expm1(-1.0 / np.where(scale > 0, scale, 1.0)), 1.0)
+    p = np.broadcast_to(p, shape)
+    if (p <= 0).any():
+        raise ValueError("noise scale too large for geometric noise (1 / scale underflows)")
+    return rng.geometric(p).astype(np.int64) - rng.geometric(p).astype(np.int64)
+
+
+def geometric_noise(rng: np.random.Generator, size, epsilon: float, sensitivity: float = 1.0) -> np.ndarray:
+    """Two-sided geometric noise with a = exp(-epsilon / sensitivity), for integer queries of L1
+    sensitivity ``sensitivity``.
+
+    Tail: numpy's geometric sampler inverts a double-precision uniform, so |X| is bounded (about
+    36 at epsilon 1): the law is exact up to a total variation of about 1e-16 per draw, i.e. the
+    guarantee is (epsilon, ~1e-16) rather than pure epsilon (stated in the README's privacy section).
     """
-    a = _alpha(epsilon, sensitivity)
-    p = 1.0 - a
-    if p <= 0:  # epsilon so small that a rounds to 1: no useful noise can be drawn
-        raise ValueError(f"epsilon={epsilon:g} is too small for geometric noise (needs epsilon/sensitivity > 1e-15)")
-    return rng.geometric(p, size=size).astype(np.int64) - rng.geometric(p, size=size).astype(np.int64)
+    _alpha(epsilon, sensitivity)
+    return two_sided_geometric(rng, sensitivity / epsilon, size)
 
 
 def geometric_variance(epsilon, sensitivity: float = 1.0):

@@ -4,7 +4,8 @@
    alpha * eps (alpha = 0.5).
 2. Level 2: each level-1 cell with noisy count N' becomes its own m2 x m2 grid,
    m2 = ceil(sqrt(N' (1 - alpha) eps / c2)), c2 = c / 2 = 5, and m2 = 1 when N' <= 0; counts noisy with
-   (1 - alpha) eps. m2 depends only on a released noisy count (post-processing).
+   (1 - alpha) eps. m2 depends only on a released noisy count (post-processing), capped so that no
+   sub-cell is narrower than one step of the public grid (all edges are grid positions).
 3. Constrained inference: the cell's own count v and the sum of its m2^2 sub-cells are combined by
    inverse-variance weighting, and the difference is spread evenly over the sub-cells. This is the
    exact weighted least-squares estimate of the tree (``tree_gls.py``), tested against a dense solve.
@@ -29,10 +30,10 @@ from ..publish.indexed_release import IndexedRelease
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
 from ..core.population import DEFAULT_N_FRACTION, resolve_n
-from .quadtree import leaf_cells
 from ..core.rng import Randomness
 from ..core.tree import FlatTree, check_node_count
 from ..inference.tree_gls import gls_estimate, gls_plan, gls_variance_fn
+from ..core.grid import Grid, cap_by_resolution, even_edges, even_part
 from ..core.validation import check_fraction, check_int
 
 AG_C = 10.0
@@ -52,44 +53,40 @@ def ag_level2_sizes(noisy: np.ndarray, epsilon2: float, c2: float = AG_C2) -> np
     return np.clip(m2, 1, M2_MAX)
 
 
-def ag_structure(domain: Domain, m1: int, m2: np.ndarray) -> dict:
-    """Rectangles and links of root -> m1 x m1 cells -> per-cell m2 x m2 sub-cells."""
+def ag_structure(grid: Grid, edges1: np.ndarray, m2: np.ndarray) -> dict:
+    """Rectangles and links of root -> m1 x m1 cells -> per-cell m2 x m2 sub-cells, all edges grid
+    positions (near-equal cells of :func:`psdviz.core.grid.even_edges`)."""
+    m1 = edges1.size - 1
     n1 = m1 * m1
     k = m2 * m2
     n_leaf = int(k.sum())
     cj, ci = np.divmod(np.arange(n1), m1)
-    w1, h1 = domain.width / m1, domain.height / m1
-    lvl1 = np.column_stack([domain.xmin + ci * w1, domain.ymin + cj * h1,
-                            domain.xmin + (ci + 1) * w1, domain.ymin + (cj + 1) * h1])
+    lvl1 = np.column_stack([edges1[ci], edges1[cj], edges1[ci + 1], edges1[cj + 1]])
     owner = np.repeat(np.arange(n1), k)
     local = np.arange(n_leaf) - np.repeat(np.cumsum(k) - k, k)
-    sj, si = np.divmod(local, m2[owner])
-    sw, sh = w1 / m2[owner], h1 / m2[owner]
-    x0 = lvl1[owner, 0] + si * sw
-    y0 = lvl1[owner, 1] + sj * sh
-    leaves = np.column_stack([x0, y0, x0 + sw, y0 + sh])
-    # exact outer edges so sub-cells tile their cell
-    last_x, last_y = si == m2[owner] - 1, sj == m2[owner] - 1
-    leaves[last_x, 2] = lvl1[owner[last_x], 2]
-    leaves[last_y, 3] = lvl1[owner[last_y], 3]
+    m = m2[owner]
+    sj, si = np.divmod(local, m)
+    (ax, ay, bx, by) = lvl1[owner].T
+    leaves = np.column_stack([ax + (si * (bx - ax)) // m, ay + (sj * (by - ay)) // m,
+                              ax + ((si + 1) * (bx - ax)) // m, ay + ((sj + 1) * (by - ay)) // m])
     n = 1 + n1 + n_leaf
     first = np.r_[1, 1 + n1 + np.cumsum(k) - k, np.full(n_leaf, -1)]
-    return {"rect": np.vstack([domain.as_rect(), lvl1, leaves]),
+    root = np.array([[0, 0, grid.size, grid.size]])
+    return {"rect": grid.rects(np.vstack([root, lvl1, leaves])),
             "depth": np.r_[0, np.ones(n1), np.full(n_leaf, 2)].astype(np.int16),
             "parent": np.r_[-1, np.zeros(n1), 1 + owner].astype(np.int64),
             "first_child": first.astype(np.int64),
             "n_children": np.r_[n1, k, np.zeros(n_leaf)].astype(np.int32), "n": n}
 
 
-def ag_leaf_ids(xy: np.ndarray, domain: Domain, m1: int, m2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(level-1 cell, position among all leaves) of every point."""
-    ix, iy = leaf_cells(xy, domain, m1, m1)
+def ag_leaf_ids(keys: np.ndarray, grid: Grid, edges1: np.ndarray, m2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(level-1 cell, position among all leaves) of every point, from its grid key."""
+    m1 = edges1.size - 1
+    ix, iy = (even_part(keys[:, a], 0, grid.size, m1) for a in (0, 1))
     cell = iy * m1 + ix
     m = m2[cell]
-    fx = (xy[:, 0] - domain.xmin) / domain.width * m1 - ix
-    fy = (xy[:, 1] - domain.ymin) / domain.height * m1 - iy
-    sx = np.clip((fx * m).astype(np.int64), 0, m - 1)
-    sy = np.clip((fy * m).astype(np.int64), 0, m - 1)
+    sx = even_part(keys[:, 0], edges1[ix], edges1[ix + 1], m)
+    sy = even_part(keys[:, 1], edges1[iy], edges1[iy + 1], m)
     start = np.cumsum(m2 * m2) - m2 * m2
     return cell, start[cell] + sy * m + sx
 
@@ -112,14 +109,20 @@ def build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, a
         m1 = check_int(m1, "m1", 1, 2000)
         eps_rest, n_note, eps_n = epsilon, "not needed (m1 given)", 0.0
     eps1, eps2 = alpha * eps_rest, (1 - alpha) * eps_rest
-    ix, iy = leaf_cells(ps.xy, domain, m1, m1)
+    grid = ps.grid
+    m1, capped = cap_by_resolution(m1, grid.size, "m1", grid.bits)
+    check_node_count(1 + m1 * m1, f"an adaptive grid with m1 = {m1} (level 1 alone)")
+    edges1 = even_edges(0, grid.size, m1)
+    ix, iy = (even_part(ps.keys[:, a], 0, grid.size, m1) for a in (0, 1))
     counts1 = np.bincount(iy * m1 + ix, minlength=m1 * m1)
     noisy1, var1 = measure_counts(rnd, ledger, counts1, eps1, level=1)
-    m2 = ag_level2_sizes(noisy1, eps2, c2)
+    # no sub-cell narrower than one grid step: m2 <= the cell's width in steps (public: edges only)
+    narrowest = np.diff(edges1).min()
+    m2 = np.minimum(ag_level2_sizes(noisy1, eps2, c2), narrowest)
     check_node_count(1 + m1 * m1 + int((m2 * m2).sum()), f"an adaptive grid with m1 = {m1}")
-    s = ag_structure(domain, m1, m2)
+    s = ag_structure(grid, edges1, m2)
     s.pop("n")
-    _, leaf = ag_leaf_ids(ps.xy, domain, m1, m2)
+    _, leaf = ag_leaf_ids(ps.keys, grid, edges1, m2)
     counts2 = np.bincount(leaf, minlength=int((m2 * m2).sum()))
     noisy2, var2 = measure_counts(rnd, ledger, counts2, eps2, level=2,
                                   note="sub-grid sizes m2 chosen from the level-1 noisy counts")
@@ -127,15 +130,15 @@ def build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, a
     tree = FlatTree(noisy=np.r_[np.nan, noisy1, noisy2], noise_var=np.r_[np.inf, var1, var2],
                     count_eps=np.r_[0.0, np.full(n1, eps1), np.full(noisy2.size, eps2)],
                     split_eps=np.r_[eps_n, np.zeros(n1 + noisy2.size)], **s)
-    return _finish(tree, ps, domain, ledger, rnd, m1, m2, postprocess,
+    return _finish(tree, ps, domain, ledger, rnd, edges1, m2, postprocess, capped,
                    {"m1": m1, "m1_given": n_note.startswith("not"), "alpha": alpha, "c": c, "c2": c2,
                     "N": n_note, "postprocess": bool(postprocess), "leaves": int(noisy2.size),
                     "m2_max": int(m2.max())})
 
 
-def _finish(tree: FlatTree, ps: PointSet, domain: Domain, ledger: Ledger, rnd: Randomness, m1: int,
-            m2: np.ndarray, postprocess: bool, params: dict) -> IndexedRelease:
-    n1 = m1 * m1
+def _finish(tree: FlatTree, ps: PointSet, domain: Domain, ledger: Ledger, rnd: Randomness, edges1: np.ndarray,
+            m2: np.ndarray, postprocess: bool, capped: str | None, params: dict) -> IndexedRelease:
+    n1 = (edges1.size - 1) ** 2
     if postprocess:
         plan = gls_plan(tree, tree.noise_var)
         tree.est = gls_estimate(tree, tree.noisy, plan)
@@ -145,6 +148,6 @@ def _finish(tree: FlatTree, ps: PointSet, domain: Domain, ledger: Ledger, rnd: R
         tree.est = tree.subtree_sum(tree.noisy)  # leaf sums (published estimate of coarser cells)
         var_fn = None
         vals = tree.noisy
-    index = GridOfGrids.build(domain, m1, m2, vals[1:1 + n1], vals[1 + n1:])
+    index = GridOfGrids.build(ps.grid, edges1, m2, vals[1:1 + n1], vals[1 + n1:])
     return IndexedRelease("ag", params, domain, tree, ledger, rnd, ps.report(), consistent=bool(postprocess),
-                          leaf_variance=var_fn, index=index)
+                          leaf_variance=var_fn, index=index, notes=[capped] if capped else [])

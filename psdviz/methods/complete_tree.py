@@ -21,10 +21,10 @@ from ..core.tree import FlatTree
 def finish_complete_tree(tree: FlatTree, eps: np.ndarray, fanout: int, ps: PointSet, domain: Domain,
                      ledger: Ledger, rnd: Randomness, method: str, params: dict, *,
                      grid: np.ndarray | None, postprocess: bool, prune: float | None,
-                     private: bool = True) -> Release:
+                     private: bool = True, notes: tuple[str | None, ...] = ()) -> Release:
     """OLS (if ``postprocess``), pruning (if ``prune``), fast query index and the Release.
 
-``eps`` is the count epsilon per depth; ``grid`` (optional) maps (row, column) of the leaf grid
+``eps`` is the count epsilon per depth; ``notes`` (None entries skipped) go into the release; ``grid`` (optional) maps (row, column) of the leaf grid
 to the position within the leaf level (Morton ids for the quadtree), enabling the pyramid path.
 """
     full = tree
@@ -50,7 +50,7 @@ to the position within the leaf level (Morton ids for the quadtree), enabling th
     else:
         var_fn = None
     return Release(method, params, domain, tree, ledger, rnd, ps.report(), consistent,
-                   private=private, pyramid=pyramid, leaf_variance=var_fn)
+                   private=private, pyramid=pyramid, leaf_variance=var_fn, notes=[n for n in notes if n])
 
 
 def _full_leaf_weights(full: FlatTree, kept: np.ndarray | None, w: np.ndarray) -> np.ndarray:

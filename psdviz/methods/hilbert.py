@@ -1,10 +1,11 @@
 """Private Hilbert R-tree (ICDE'12 sections 3.2, 6, 8).
 
 Points are mapped to their cell's position on a Hilbert curve of order ``order`` (default 18, as
-in section 8) over the public domain. A binary tree of private medians over these positions (a
+in section 8, capped at the resolution so that every box is on the public grid) over the public domain. A binary tree of private medians over these positions (a
 one-dimensional kd-tree) is built level by level and flattened to fanout 4 like the kd-tree
 (section 6.2); each node owns a range [lo, hi) of curve positions and the private median s
-(rounded up to an integer, post-processing) sends positions >= s to the right child. A node's
+(an integer curve position: the medians work on the grid of curve positions) sends positions >= s
+to the right child. A node's
 rectangle is the bounding box of the Hilbert cells in its range, so it depends only on the
 private split values, never on the points (section 3.2); parents are the union of their
 children's boxes. Sibling rectangles may overlap; counts still partition the points, and the
@@ -23,31 +24,33 @@ from ..core.domain import Domain, PointSet
 from .kdtree import (DEFAULT_COUNT_FRACTION, DEFAULT_HEIGHT, DEFAULT_PRUNE, check_common, complete_tree,
                      measure_tree, median_count_budget)
 from ..splits.medians import MECHANISM, private_medians
-from .quadtree import leaf_cells
 from ..publish.release import Release
 from ..core.rng import Randomness
 from ..core.tree import FlatTree
+from ..core.grid import cap_by_resolution
 from ..core.validation import check_int
 
-MAX_ORDER = 26   # 4^26 positions still fit exactly in a float64 (EM works on reals)
+MAX_ORDER = 26   # 4^26 positions: smooth sensitivity still computes them exactly in float64
+DEFAULT_ORDER = 18
 
 
-def hilbert_positions(xy: np.ndarray, domain: Domain, order: int) -> np.ndarray:
-    ix, iy = leaf_cells(xy, domain, 1 << order, 1 << order)
-    return hilbert_curve.encode(order, ix, iy)
+def hilbert_positions(keys: np.ndarray, bits: int, order: int) -> np.ndarray:
+    """Curve positions of grid keys (order <= bits: a curve cell is a block of grid cells)."""
+    shift = bits - order
+    return hilbert_curve.encode(order, keys[:, 0] >> shift, keys[:, 1] >> shift)
 
 
 def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
-                  order: int = 18, count_fraction: float = DEFAULT_COUNT_FRACTION, budget: str = "geometric",
+                  order: int = DEFAULT_ORDER, count_fraction: float = DEFAULT_COUNT_FRACTION, budget: str = "geometric",
                   median: str = "em", sample_rate: float = 1.0, delta: float = 1e-4, postprocess: bool = True,
                   prune: float | None = DEFAULT_PRUNE) -> Release:
     """Hilbert R-tree with ``height`` fanout-4 levels over a curve of the given order."""
     height = check_common(height, count_fraction, prune)
-    order = check_int(order, "order", 1, MAX_ORDER)
+    order, capped = cap_by_resolution(check_int(order, "order", 1, MAX_ORDER), ps.grid.bits, "order",
+                                      ps.grid.bits)
     ledger, eps_count, eps_binary = median_count_budget(epsilon, height, 2 * height, count_fraction, budget,
                                                         median, sample_rate)
-    h = np.sort(hilbert_positions(ps.xy, domain, order))
-    vals = h.astype(float)
+    h = np.sort(hilbert_positions(ps.keys, ps.grid.bits, order))
     lo = np.zeros(1, dtype=np.int64)
     hi = np.full(1, 4 ** order, dtype=np.int64)
     offsets = np.array([0, h.size], dtype=np.int64)
@@ -57,9 +60,8 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
                      sensitivity=float((hi - lo).max()) if median == "noisymean" else 1.0,
                      delta=delta if median == "smooth" else 0.0, note=f"Hilbert split, binary depth {t}"
                      + (f", Bernoulli sample p={sample_rate:g} (Theorem 7)" if sample_rate < 1 else ""))
-        m = private_medians(rnd.rng, vals, offsets, lo.astype(float), hi.astype(float), eps_binary, median,
-                            sample_rate=sample_rate, delta=delta)
-        split = np.clip(np.ceil(m).astype(np.int64), lo, hi)
+        split = private_medians(rnd.rng, h, offsets, lo, hi, eps_binary, median,
+                                sample_rate=sample_rate, delta=delta)
         cut = np.searchsorted(h, split, side="left")
         lo, hi = np.column_stack([lo, split]).ravel(), np.column_stack([split, hi]).ravel()
         offsets = np.r_[np.column_stack([offsets[:-1], cut]).ravel(), h.size]
@@ -74,14 +76,16 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
                     split_eps=np.where(s["depth"] < height, 2 * eps_binary, 0.0), **s)
     params = {"height": height, "order": order, "count_fraction": count_fraction, "budget": budget,
               "median": median, "sample_rate": sample_rate, "postprocess": bool(postprocess), "prune": prune}
-    return finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "hilbert", params, grid=None,
-                                postprocess=postprocess, prune=prune)
+    rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "hilbert", params, grid=None,
+                               postprocess=postprocess, prune=prune)
+    rel.notes += [capped] if capped else []
+    return rel
 
 
 def leaf_rects(domain: Domain, order: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Domain rectangles of the Hilbert cells in each range [lo, hi)."""
     box = hilbert_curve.range_bboxes(order, lo, hi).astype(float)
     n = float(1 << order)
-    sx, sy = domain.width / n, domain.height / n
+    sx, sy = domain.width / n, domain.height / n   # exact: a power-of-two division (on the grid)
     return np.column_stack([domain.xmin + box[:, 0] * sx, domain.ymin + box[:, 1] * sy,
                             domain.xmin + box[:, 2] * sx, domain.ymin + box[:, 3] * sy])

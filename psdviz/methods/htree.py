@@ -48,6 +48,7 @@ from ..splits.slicing import MIN_POINTS, slice_groups
 from ..query.split_index import SplitIndex
 from ..core.tree import FlatTree, check_node_count
 from ..inference.tree_gls import gls_estimate, gls_plan, gls_variance_fn
+from ..core.grid import Grid, cap_by_resolution, even_part
 from ..core.validation import check_fraction, check_int
 
 HT_C = 3.0
@@ -72,10 +73,12 @@ def _rounds(m: int) -> int:
 
 
 class _Builder:
-    """Accumulates levels of the flat tree; level d regions are the nodes at depth d."""
+    """Accumulates levels of the flat tree; level d regions are the nodes at depth d. Rectangles are
+    integer positions of the public grid and points are their grid keys until :meth:`tree`."""
 
-    def __init__(self, domain: Domain, xy: np.ndarray):
-        self.rect = [domain.as_rect()[None, :]]
+    def __init__(self, grid: Grid, xy: np.ndarray):
+        self.grid = grid
+        self.rect = [np.array([[0, 0, grid.size, grid.size]])]
         self.parent = [np.array([-1])]
         self.noisy, self.var = [np.array([np.nan])], [np.array([np.inf])]
         self.ceps, self.seps = [np.zeros(1)], [np.zeros(1)]
@@ -116,7 +119,7 @@ class _Builder:
         first = np.full(n, -1, np.int64)
         kids = np.arange(1, n)
         first[parent[1:][::-1]] = kids[::-1]
-        return FlatTree(rect=np.vstack(self.rect), depth=depth, parent=parent, first_child=first,
+        return FlatTree(rect=self.grid.rects(np.vstack(self.rect)), depth=depth, parent=parent, first_child=first,
                         n_children=n_children, noisy=np.concatenate(self.noisy), count_eps=np.concatenate(self.ceps),
                         split_eps=np.concatenate(self.seps), noise_var=np.concatenate(self.var))
 
@@ -140,8 +143,8 @@ def _slice_level(b: _Builder, axis: int, k: int, expected: np.ndarray, eps_round
     owner = np.repeat(np.arange(n_groups), parts)
     # per part: low edge = region low or previous split value; high edge = next split value or region high
     first_part = np.cumsum(parts) - parts
-    low = np.empty(owner.size)
-    high = np.empty(owner.size)
+    low = np.empty(owner.size, np.int64)
+    high = np.empty(owner.size, np.int64)
     low[first_part] = lo
     high[first_part + parts - 1] = hi
     inner = np.ones(owner.size, bool)
@@ -176,21 +179,19 @@ def _ht_layer(b: _Builder, k: int, n_hat: np.ndarray, eps_round: float, eps_stri
 
 
 def _grid_layer(b: _Builder, k: int, eps: float, rnd: Randomness, ledger: Ledger) -> None:
-    """A k x k uniform grid inside every node of the last level (ht-hybrid's fine layer)."""
+    """A k x k grid of near-equal cells (edges on the public grid, :func:`even_edges`) inside every node
+    of the last level (ht-hybrid's fine layer). A region narrower than k grid steps gets zero-width
+    cells (no position, no point) rather than cells finer than the data's precision."""
     regions = b.rect[-1]
     n_reg = regions.shape[0]
     owner = np.repeat(np.arange(n_reg), k * k)
     jj, ii = np.divmod(np.tile(np.arange(k * k), n_reg), k)
-    w = (regions[:, 2] - regions[:, 0])[owner] / k
-    h = (regions[:, 3] - regions[:, 1])[owner] / k
-    x0, y0 = regions[owner, 0] + ii * w, regions[owner, 1] + jj * h
-    rect = np.column_stack([x0, y0, x0 + w, y0 + h])
-    r = regions[b.member]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        fx = np.nan_to_num((b.xy[:, 0] - r[:, 0]) / (r[:, 2] - r[:, 0]))
-        fy = np.nan_to_num((b.xy[:, 1] - r[:, 1]) / (r[:, 3] - r[:, 1]))
-    cx = np.clip((fx * k).astype(np.int64), 0, k - 1)
-    cy = np.clip((fy * k).astype(np.int64), 0, k - 1)
+    x0, y0, x1, y1 = regions[owner].T
+    rect = np.column_stack([x0 + (ii * (x1 - x0)) // k, y0 + (jj * (y1 - y0)) // k,
+                            x0 + ((ii + 1) * (x1 - x0)) // k, y0 + ((jj + 1) * (y1 - y0)) // k])
+    r = regions[b.member]          # a point's region has positive width: lo <= key < hi
+    cx = even_part(b.xy[:, 0], r[:, 0], r[:, 2], k)
+    cy = even_part(b.xy[:, 1], r[:, 1], r[:, 3], k)
     member = b.member * k * k + cy * k + cx
     counts = np.bincount(member, minlength=n_reg * k * k)
     noisy, var = measure_counts(rnd, ledger, counts, eps, level=len(b.rect), what="count")
@@ -218,6 +219,7 @@ def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
         pop, eps_rest, n_note = None, epsilon, "not needed for the size (size given)"
         eps_m, eps_c = median_fraction * epsilon, (1 - median_fraction) * epsilon
         n_hat = float("nan")   # the expected-count rule then uses the strips' noisy counts only
+    m, capped = cap_by_resolution(m, ps.grid.size, "size", ps.grid.bits)
     if variant == "standard":
         m1, m2 = m, 0
         fanouts, rounds = [m, m], 2 * _rounds(m)
@@ -230,7 +232,7 @@ def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
                      f"an h-tree of size {m}")
     eps_levels = cube_root_split(eps_c, fanouts)
     eps_round = eps_m / rounds if rounds else 0.0
-    b = _Builder(domain, ps.xy)
+    b = _Builder(ps.grid, ps.keys)
     b.seps[0] += 0.0 if pop is None else pop.epsilon
     top = np.array([n_hat if np.isfinite(n_hat) else np.inf])
     _ht_layer(b, m1, top, eps_round, eps_levels[0], eps_levels[1], rnd, ledger)
@@ -242,7 +244,9 @@ def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
     params = {"variant": variant, "size": m, "m1": m1, "m2": m2, "c": c, "median_fraction": median_fraction,
               "slice_epsilon": eps_round, "planned_rounds": rounds,
               "N": n_note, "postprocess": bool(postprocess), "leaves": int(tree.is_leaf.sum())}
-    return _finish(tree, ps, domain, ledger, rnd, params, postprocess)
+    rel = _finish(tree, ps, domain, ledger, rnd, params, postprocess)
+    rel.notes += [capped] if capped else []
+    return rel
 
 
 def _finish(tree: FlatTree, ps: PointSet, domain: Domain, ledger: Ledger, rnd: Randomness, params: dict,
@@ -254,6 +258,6 @@ def _finish(tree: FlatTree, ps: PointSet, domain: Domain, ledger: Ledger, rnd: R
         var_fn = gls_variance_fn(tree, plan)
     else:
         tree.est = tree.subtree_sum(tree.noisy)
-    index = SplitIndex(tree, tree.est if postprocess else tree.noisy)   # all variants: x/y splits, grid
+    index = SplitIndex(tree, tree.est if postprocess else tree.noisy, ps.grid)   # all variants: x/y splits, grid
     return IndexedRelease("htree", params, domain, tree, ledger, rnd, ps.report(), consistent=bool(postprocess),
                           leaf_variance=var_fn, index=index)

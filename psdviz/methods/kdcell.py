@@ -1,6 +1,7 @@
 """Cell-based kd-tree, kd-cell (Xiao, Xiong, Yuan 2010 [26], as compared in ICDE'12 section 8).
 
-Phase 1: a fixed public grid of ``grid`` x ``grid`` cells over the domain gets noisy counts
+Phase 1: a fixed public grid of ``grid`` x ``grid`` cells over the domain (edges on the resolution
+grid, :func:`psdviz.core.grid.even_edges`; at most one cell per grid step) gets noisy counts
 (two-sided geometric, one spend: the cells are disjoint). Phase 2: a kd-tree whose splits are
 medians of those noisy counts (negative counts clipped to 0), always on cell edges; this is
 post-processing of the grid and costs nothing more. Phase 3: fresh noisy counts on the tree.
@@ -22,15 +23,15 @@ import numpy as np
 from ..core.budget import level_epsilons
 from .complete_tree import finish_complete_tree
 from ..core.domain import Domain, PointSet
-from ..splits.kdsplit import kd_partition
-from .kdtree import DEFAULT_COUNT_FRACTION, DEFAULT_HEIGHT, DEFAULT_PRUNE, check_common, complete_tree, measure_tree
+from .kdtree import (DEFAULT_COUNT_FRACTION, DEFAULT_HEIGHT, DEFAULT_PRUNE, check_common, complete_tree, grid_partition,
+                     measure_tree)
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
 from ..query.pyramid import prefix_2d
-from .quadtree import leaf_cells
 from ..publish.release import Release
 from ..core.rng import Randomness
 from ..core.tree import FlatTree, check_node_count
+from ..core.grid import cap_by_resolution, even_edges, even_part
 from ..core.validation import check_int
 
 MAX_GRID = 2048
@@ -63,27 +64,22 @@ def build_kd_cell(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     ledger = Ledger(epsilon)
     eps_grid = (1.0 - count_fraction) * epsilon
     eps_count = level_epsilons(count_fraction * epsilon, height, budget)
-    ix, iy = leaf_cells(ps.xy, domain, grid, grid)
+    grid, capped = cap_by_resolution(grid, ps.grid.size, "grid", ps.grid.bits)
+    edges = even_edges(0, ps.grid.size, grid)      # the noisy grid's cell edges, on the public grid
+    ix, iy = (even_part(ps.keys[:, a], 0, ps.grid.size, grid) for a in (0, 1))
     cells = np.bincount(iy * grid + ix, minlength=grid * grid)
     noisy_cells, _ = measure_counts(rnd, ledger, cells, eps_grid, what="cell counts",
                                     note=f"{grid} x {grid} grid deciding the kd splits (Xiao et al.)")
     prefix = prefix_2d(np.maximum(noisy_cells, 0.0).reshape(grid, grid))
-    size = np.array([domain.width, domain.height]) / grid
-    origin = np.array([domain.xmin, domain.ymin])
-
-    def to_cell(v, axis):
-        return np.clip(np.rint((v - origin[axis]) / size[axis]).astype(np.int64), 0, grid)
 
     def choose(t, axis, vals, offsets, rect):
-        c0, c1 = to_cell(rect[:, axis], axis), to_cell(rect[:, axis + 2], axis)
-        r0, r1 = to_cell(rect[:, 1 - axis], 1 - axis), to_cell(rect[:, 3 - axis], 1 - axis)
-        edge = grid_median_edges(prefix, axis, c0, c1, r0, r1)
-        return np.where(edge >= grid, domain.as_rect()[axis + 2], origin[axis] + edge * size[axis])
+        # node bounds are always cell edges: their cell indices are exact look-ups
+        c0, c1 = np.searchsorted(edges, rect[:, axis]), np.searchsorted(edges, rect[:, axis + 2])
+        r0, r1 = np.searchsorted(edges, rect[:, 1 - axis]), np.searchsorted(edges, rect[:, 3 - axis])
+        return edges[grid_median_edges(prefix, axis, c0, c1, r0, r1)]
 
-    # points are split by coordinate; snap them to cell centres so that a point's side of a
-    # cell-edge split is decided by its cell, exactly as the grid counted it
-    centres = np.column_stack([domain.xmin + (ix + 0.5) * size[0], domain.ymin + (iy + 0.5) * size[1]])
-    rects, leaf_counts, _ = kd_partition(centres, domain, 2 * height, choose)
+    # a point's side of a cell-edge split is decided by its cell, exactly as the grid counted it
+    rects, leaf_counts = grid_partition(ps, 2 * height, choose)
     noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
     s = complete_tree(rects[::2], domain, height)
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]],
@@ -91,5 +87,7 @@ def build_kd_cell(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     tree.split_eps[0] = eps_grid   # the grid is spent once on every path: booked at the root
     params = {"height": height, "grid": grid, "count_fraction": count_fraction, "budget": budget,
               "postprocess": bool(postprocess), "prune": prune}
-    return finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "kd-cell", params, grid=None,
-                                postprocess=postprocess, prune=prune)
+    rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "kd-cell", params, grid=None,
+                               postprocess=postprocess, prune=prune)
+    rel.notes += [capped] if capped else []
+    return rel

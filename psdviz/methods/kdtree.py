@@ -72,19 +72,26 @@ def median_chooser(rnd: Randomness, ledger: Ledger, eps_binary: float, switch: i
     def choose(t, axis, vals, offsets, rect):
         lo, hi = rect[:, axis], rect[:, axis + 2]
         if t >= 2 * switch:
-            return (lo + hi) / 2.0
-        # noisy mean: the sum of (x - lo) has sensitivity = the node's width (the widest is recorded),
-        # the count 1; rank-based medians (em, smooth) have sensitivity 1 in rank
+            return (lo + hi) // 2
+        # noisy mean: the sum of (x - lo) has sensitivity = the node's width in grid steps (the widest
+        # is recorded), the count 1; rank-based medians (em, smooth) have sensitivity 1 in rank
         sens = float((hi - lo).max()) if median == "noisymean" else 1.0
         ledger.spend("median", eps_binary, MECHANISM[median], level=t // 2, nodes=lo.size,
                      sensitivity=sens, delta=delta if median == "smooth" else 0.0,
-                     note=f"{'xy'[axis]} split, binary depth {t}"
+                     note=f"{'xy'[axis]} split on the public grid, binary depth {t}"
                      + (f", Bernoulli sample p={sample_rate:g} (Theorem 7)" if sample_rate < 1 else "")
-                     + (": noisy sum (Laplace, sensitivity = node width) and noisy count (geometric, "
-                        "sensitivity 1), epsilon/2 each" if median == "noisymean" else ""))
+                     + (": noisy sum (geometric, sensitivity = node width in grid steps) and noisy "
+                        "count (geometric, sensitivity 1), epsilon/2 each" if median == "noisymean" else ""))
         return private_medians(rnd.rng, vals, offsets, lo, hi, eps_binary, median,
                                sample_rate=sample_rate, delta=delta)
     return choose
+
+
+def grid_partition(ps: PointSet, levels: int, choose) -> tuple[list[np.ndarray], np.ndarray]:
+    """kd partition of the points' grid keys; rectangles of every binary depth as grid coordinates."""
+    size = ps.grid.size
+    jrects, leaf_counts, _ = kd_partition(ps.keys, np.array([0, 0, size, size]), levels, choose)
+    return [ps.grid.rects(r) for r in jrects], leaf_counts
 
 
 def measure_tree(rnd: Randomness, ledger: Ledger, leaf_counts: np.ndarray, height: int, eps: np.ndarray):
@@ -116,7 +123,7 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
     ledger, eps_count, eps_binary = median_count_budget(epsilon, height, 2 * switch, count_fraction, budget,
                                                         median, sample_rate)
     choose = median_chooser(rnd, ledger, eps_binary, switch, median, sample_rate, delta)
-    rects, leaf_counts, _ = kd_partition(ps.xy, domain, 2 * height, choose)
+    rects, leaf_counts = grid_partition(ps, 2 * height, choose)
     noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
     s = complete_tree(rects[::2], domain, height)
     split_eps = np.where(s["depth"] < switch, 2 * eps_binary, 0.0)
@@ -164,7 +171,7 @@ def build_kd_true(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     height = check_common(height, count_fraction, prune)
     ledger = Ledger(epsilon)
     eps_count = level_epsilons(count_fraction * epsilon, height, budget)
-    rects, leaf_counts, _ = kd_partition(ps.xy, domain, 2 * height, _exact_chooser)
+    rects, leaf_counts = grid_partition(ps, 2 * height, _exact_chooser)
     noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
     s = complete_tree(rects[::2], domain, height)
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]],
@@ -181,7 +188,7 @@ def build_kd_pure(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
                   prune: float | None = DEFAULT_PRUNE) -> Release:
     """kd-pure (section 8): exact medians and exact counts; no noise at all (epsilon unused)."""
     height = check_common(height, 0.5, prune)
-    rects, leaf_counts, _ = kd_partition(ps.xy, domain, 2 * height, _exact_chooser)
+    rects, leaf_counts = grid_partition(ps, 2 * height, _exact_chooser)
     counts = np.concatenate(level_counts_from_leaves(leaf_counts, height)).astype(float)
     s = complete_tree(rects[::2], domain, height)
     zeros = np.zeros(counts.size)

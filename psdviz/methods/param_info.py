@@ -23,7 +23,8 @@ from .htree import VARIANTS
 from .hybrid import default_switch
 from .kdtree import DEFAULT_PRUNE
 from ..splits.medians import MEDIAN_METHODS
-from .registry import get_builder
+from ..core.validation import coerce_param
+from .registry import check_params, get_builder
 
 CHOICES: dict[str, tuple[str, ...]] = {"budget": PLANS, "median": MEDIAN_METHODS, "variant": VARIANTS}
 
@@ -85,3 +86,13 @@ def suggested_value(method: str, name: str, values: dict | None = None):
     if name == "prune":
         return DEFAULT_PRUNE
     return info[name].default
+
+
+def coerce_params(method: str, params: dict) -> dict:
+    """The one validation path for method parameters (before any work starts): unknown names are
+    refused with the method's parameter list, and every value must be of its parameter's kind
+    (:func:`psdviz.core.validation.coerce_param`: Python and numpy numbers accepted, strings, bools
+    where numbers are expected, None where not optional refused, each with the parameter named)."""
+    check_params(method, params)
+    info = parameter_info(method)
+    return {n: coerce_param(n, v, info[n].kind, info[n].optional, info[n].choices) for n, v in params.items()}

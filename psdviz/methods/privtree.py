@@ -8,7 +8,9 @@ b(v) + Lap(lambda) > theta. The split decisions together are eps_t-DP for any de
 main theorem), recorded as one ledger step; the leaves (disjoint) then get geometric noise with the
 remaining budget. ``max_depth`` is a safety cap only: a node at the cap is not tested. Truncating
 the tree at a fixed, data-independent depth is a function of the uncapped tree's output, so the
-cap does not change the privacy guarantee (it can only cost accuracy in very dense spots).
+cap does not change the privacy guarantee (it can only cost accuracy in very dense spots). The cap
+is also at most the resolution (public grid): a depth-d cell is 2^(k-d) grid steps wide, so every
+rectangle is on the grid, and points are split by their grid keys.
 All nodes of a depth are processed at once (one numpy pass per depth).
 """
 from __future__ import annotations
@@ -23,6 +25,7 @@ from ..core.measure import measure_counts
 from ..publish.release import Release
 from ..core.rng import Randomness
 from ..core.tree import MAX_NODES, FlatTree
+from ..core.grid import cap_by_resolution
 from ..core.validation import check_fraction, check_int
 
 FANOUT = 4
@@ -44,18 +47,19 @@ def split_decisions(counts: np.ndarray, depth: int, lam: float, delta: float, th
 
 
 def _quadrants(rect: np.ndarray) -> np.ndarray:
-    """Children rectangles (SW, SE, NW, NE) of each rectangle, contiguous per parent."""
-    xm, ym = (rect[:, 0] + rect[:, 2]) / 2, (rect[:, 1] + rect[:, 3]) / 2
+    """Children of integer grid rectangles (SW, SE, NW, NE), contiguous per parent."""
+    xm, ym = (rect[:, 0] + rect[:, 2]) // 2, (rect[:, 1] + rect[:, 3]) // 2
     x0, y0, x1, y1 = rect.T
     kids = np.stack([np.column_stack([x0, y0, xm, ym]), np.column_stack([xm, y0, x1, ym]),
                      np.column_stack([x0, ym, xm, y1]), np.column_stack([xm, ym, x1, y1])], axis=1)
     return kids.reshape(-1, 4)
 
 
-def grow(xy: np.ndarray, domain: Domain, lam: float, delta: float, theta: float, max_depth: int,
+def grow(xy: np.ndarray, size: int, lam: float, delta: float, theta: float, max_depth: int,
          rng: np.random.Generator) -> dict:
-    """The PrivTree structure, level by level; returns node arrays and the true leaf counts."""
-    rects, parents, leaf_mask, counts_all = [domain.as_rect()[None, :]], [np.array([-1])], [], []
+    """The PrivTree structure over grid keys ``xy`` (cells 0..size-1 per axis), level by level;
+    returns integer node rectangles and the true leaf counts."""
+    rects, parents, leaf_mask, counts_all = [np.array([[0, 0, size, size]])], [np.array([-1])], [], []
     node = np.zeros(xy.shape[0], dtype=np.int64)     # node (within the current level) of each live point
     pts = xy
     offset, total = 0, 1
@@ -74,8 +78,8 @@ def grow(xy: np.ndarray, domain: Domain, lam: float, delta: float, theta: float,
         keep = split[node]
         pts, node = pts[keep], node[keep]
         r = rect[node]
-        quad = ((pts[:, 0] >= (r[:, 0] + r[:, 2]) / 2).astype(np.int64)
-                + 2 * (pts[:, 1] >= (r[:, 1] + r[:, 3]) / 2))
+        quad = ((pts[:, 0] >= (r[:, 0] + r[:, 2]) // 2).astype(np.int64)
+                + 2 * (pts[:, 1] >= (r[:, 1] + r[:, 3]) // 2))
         node = 4 * new_id[node] + quad
         sp = np.flatnonzero(split)
         rects.append(_quadrants(rect[sp]))
@@ -95,7 +99,9 @@ def build_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     ledger = Ledger(epsilon)
     eps_t, eps_c = frac * epsilon, (1 - frac) * epsilon
     lam, delta = privtree_parameters(eps_t)
-    g = grow(ps.xy, domain, lam, delta, float(theta), max_depth, rnd.rng)
+    max_depth, capped = cap_by_resolution(max_depth, ps.grid.bits, "max_depth", ps.grid.bits)
+    g = grow(ps.keys, ps.grid.size, lam, delta, float(theta), max_depth, rnd.rng)
+    g["rects"] = [ps.grid.rects(r) for r in g["rects"]]
     ledger.spend("split decisions", eps_t, "laplace (PrivTree biased counts)", nodes=int(sum(r.shape[0] for r in g["rects"])),
                  note=f"lambda = {lam:.4g}, delta = {delta:.4g}, theta = {theta:g}; valid for any depth")
     leaf = np.concatenate(g["leaf"])
@@ -107,7 +113,7 @@ def build_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     params = {"tree_fraction": frac, "theta": float(theta), "max_depth": max_depth, "lambda": lam, "delta": delta,
               "depth_reached": int(tree.height), "leaves": int(leaf.sum())}
     return Release("privtree", params, domain, tree, ledger, rnd, ps.report(), consistent=True,
-                   leaf_variance=_leaf_variance_fn(tree))
+                   leaf_variance=_leaf_variance_fn(tree), notes=[capped] if capped else [])
 
 
 def _flat_tree(g: dict, leaf: np.ndarray, noisy_leaves, var_leaves, eps_t: float, eps_c: float) -> FlatTree:

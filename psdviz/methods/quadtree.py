@@ -18,6 +18,7 @@ from .complete_tree import finish_complete_tree
 from ..publish.release import Release
 from ..core.rng import Randomness
 from ..core.tree import FlatTree, check_node_count
+from ..core.grid import cap_by_resolution
 from ..core.validation import check_int
 
 MAX_HEIGHT = 11  # the largest height under the node cap (tree.MAX_NODES)
@@ -27,18 +28,12 @@ def quad_nodes(height: int) -> int:
     return (4 ** (height + 1) - 1) // 3
 
 
-def leaf_cells(xy: np.ndarray, domain: Domain, nx: int, ny: int) -> tuple[np.ndarray, np.ndarray]:
-    """Column and row of each point on an nx x ny grid over the domain (max edge in the last cell)."""
-    ix = np.clip(((xy[:, 0] - domain.xmin) / domain.width * nx).astype(np.int64), 0, nx - 1)
-    iy = np.clip(((xy[:, 1] - domain.ymin) / domain.height * ny).astype(np.int64), 0, ny - 1)
-    return ix, iy
-
-
-def level_counts(xy: np.ndarray, domain: Domain, height: int) -> list[np.ndarray]:
-    """Counts of every level in Morton order, root first."""
+def level_counts(keys: np.ndarray, bits: int, height: int) -> list[np.ndarray]:
+    """Counts of every level in Morton order, root first, from grid keys (height <= bits): the leaf
+    cell of a key is its top ``height`` bits."""
     side = 1 << height
-    ix, iy = leaf_cells(xy, domain, side, side)
-    counts = [np.bincount(morton.encode(ix, iy), minlength=side * side)]
+    shift = bits - height
+    counts = [np.bincount(morton.encode(keys[:, 0] >> shift, keys[:, 1] >> shift), minlength=side * side)]
     for _ in range(height):
         counts.append(counts[-1].reshape(-1, 4).sum(axis=1))
     return counts[::-1]
@@ -51,9 +46,10 @@ def quad_structure(domain: Domain, height: int) -> dict:
     for d in range(height + 1):
         n = 4 ** d
         ix, iy = morton.decode(np.arange(n))
-        w, h = domain.width / (1 << d), domain.height / (1 << d)
-        x0, y0 = domain.xmin + ix * w, domain.ymin + iy * h
-        rects.append(np.column_stack([x0, y0, x0 + w, y0 + h]))
+        w, h = domain.width / (1 << d), domain.height / (1 << d)   # exact: powers of two
+        # each corner is xmin + i * w with one rounding: exactly the public grid's coordinate
+        rects.append(np.column_stack([domain.xmin + ix * w, domain.ymin + iy * h,
+                                      domain.xmin + (ix + 1) * w, domain.ymin + (iy + 1) * h]))
         depth.append(np.full(n, d, np.int16))
         parent.append(np.arange(n) // 4 + offset - 4 ** (d - 1) if d else np.array([-1]))
         first.append(offset + n + 4 * np.arange(n) if d < height else np.full(n, -1))
@@ -74,12 +70,12 @@ def morton_grid_ids(height: int) -> np.ndarray:
 def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = 10,
                    budget: str = "geometric", postprocess: bool = True, prune: float | None = None) -> Release:
     """Private quadtree of the given height (paper default h = 10, geometric budget, OLS)."""
-    height = check_int(height, "height", 1, 64)
+    height, capped = cap_by_resolution(check_int(height, "height", 1, 64), ps.grid.bits, "height", ps.grid.bits)
     check_node_count(quad_nodes(height), f"a quadtree of height {height} (at most {MAX_HEIGHT} fits)")
     eps = level_epsilons(epsilon, height, budget)
     ledger = Ledger(epsilon)
     noisy, var = [], []
-    for d, c in enumerate(level_counts(ps.xy, domain, height)):
+    for d, c in enumerate(level_counts(ps.keys, ps.grid.bits, height)):
         y, v = measure_counts(rnd, ledger, c, eps[d], level=d)
         noisy.append(y)
         var.append(v)
@@ -88,4 +84,5 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
                     count_eps=eps[s["depth"]], split_eps=np.zeros(s["depth"].size), **s)
     params = {"height": height, "budget": budget, "postprocess": bool(postprocess), "prune": prune}
     return finish_complete_tree(tree, eps, 4, ps, domain, ledger, rnd, "quadtree", params,
-                            grid=morton_grid_ids(height), postprocess=postprocess, prune=prune)
+                                grid=morton_grid_ids(height), postprocess=postprocess, prune=prune,
+                                notes=(capped,))

@@ -5,6 +5,9 @@ noise error sqrt(2) r m / epsilon plus non-uniformity error sqrt(r) N / (c0 m). 
 the epsilon in the formula is the budget that the cell counts actually get (epsilon minus the
 slice used to estimate N when N is not public), since that is the noise the analysis balances.
 As a tree: an unmeasured root (depth 0) over m*m leaves (depth 1, row-major).
+On the public grid: the cell edges are the grid positions floor(i 2^k / m) (cells equal to within
+one grid step, :func:`psdviz.core.grid.even_edges`), m is capped at 2^k, and a point's cell is
+found from its grid key, so every released edge is a grid coordinate.
 """
 from __future__ import annotations
 
@@ -18,10 +21,11 @@ from ..core.measure import measure_counts
 from ..core.population import DEFAULT_N_FRACTION, resolve_n
 from ..query.pyramid import Pyramid
 from .complete_tree import leaf_variance_fn
-from .quadtree import leaf_cells
 from ..publish.release import Release
 from ..core.rng import Randomness
+from ..core.grid import cap_by_resolution, even_edges, even_part
 from ..core.tree import FlatTree, check_node_count
+from ..core.validation import check_positive
 
 UG_C = 10.0
 
@@ -31,12 +35,12 @@ def ug_size(n: float, epsilon: float, c: float = UG_C) -> int:
     return max(1, int(round(math.sqrt(max(n, 0.0) * epsilon / c))))
 
 
-def grid_tree(domain: Domain, nx: int, ny: int, noisy: np.ndarray, var: np.ndarray, eps: float) -> FlatTree:
-    """Root plus an nx x ny row-major grid of leaves."""
+def grid_tree(domain: Domain, ex: np.ndarray, ey: np.ndarray, noisy: np.ndarray, var: np.ndarray,
+              eps: float) -> FlatTree:
+    """Root plus a row-major grid of leaves with cell edges ``ex``, ``ey`` (coordinates)."""
+    nx, ny = ex.size - 1, ey.size - 1
     iy, ix = np.divmod(np.arange(nx * ny), nx)
-    w, h = domain.width / nx, domain.height / ny
-    x0, y0 = domain.xmin + ix * w, domain.ymin + iy * h
-    rect = np.vstack([domain.as_rect(), np.column_stack([x0, y0, x0 + w, y0 + h])])
+    rect = np.vstack([domain.as_rect(), np.column_stack([ex[ix], ey[iy], ex[ix + 1], ey[iy + 1]])])
     n = nx * ny + 1
     tree = FlatTree(rect=rect, depth=np.r_[0, np.ones(n - 1)].astype(np.int16),
                     parent=np.r_[-1, np.zeros(n - 1)].astype(np.int64),
@@ -51,6 +55,7 @@ def grid_tree(domain: Domain, nx: int, ny: int, noisy: np.ndarray, var: np.ndarr
 def build_ug(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, grid_size: int | None = None,
              n_public: int | None = None, n_fraction: float = DEFAULT_N_FRACTION, c: float = UG_C) -> Release:
     """Uniform grid; ``grid_size`` overrides the formula (then N is not needed and costs nothing)."""
+    c = check_positive(c, "c")
     ledger = Ledger(epsilon)
     if grid_size is None:
         pop = resolve_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction)
@@ -61,13 +66,16 @@ def build_ug(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, g
         if isinstance(grid_size, bool) or not float(grid_size).is_integer() or grid_size < 1:
             raise ValueError(f"grid_size must be a positive integer (got {grid_size!r})")
         m, eps_cells, n_note, eps_n = int(grid_size), epsilon, "not needed (grid size given)", 0.0
+    m, capped = cap_by_resolution(m, ps.grid.size, "grid_size", ps.grid.bits)
     check_node_count(m * m + 1, f"a {m} x {m} grid")
-    ix, iy = leaf_cells(ps.xy, domain, m, m)
+    size = ps.grid.size
+    ix, iy = (even_part(ps.keys[:, a], 0, size, m) for a in (0, 1))
     counts = np.bincount(iy * m + ix, minlength=m * m)
     noisy, var = measure_counts(rnd, ledger, counts, eps_cells, level=1)
-    tree = grid_tree(domain, m, m, noisy, var, eps_cells)
+    edges = ps.grid.coord(even_edges(0, size, m), 0), ps.grid.coord(even_edges(0, size, m), 1)
+    tree = grid_tree(domain, *edges, noisy, var, eps_cells)
     tree.split_eps[0] = eps_n   # the noisy N chose the grid: a structural spend at the root
     params = {"grid_size": m, "grid_size_given": grid_size is not None, "N": n_note, "c": c}
     return Release("ug", params, domain, tree, ledger, rnd, ps.report(), consistent=True,
-                   pyramid=Pyramid.from_grids(domain, [noisy.reshape(m, m)]),
-                   leaf_variance=leaf_variance_fn(tree, None))
+                   pyramid=Pyramid.from_grids(domain, [noisy.reshape(m, m)], edges),
+                   leaf_variance=leaf_variance_fn(tree, None), notes=[capped] if capped else [])

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.domain import Domain, validate_rects
+from ..core.grid import Grid
 from ..core.ledger import Ledger
 from ..query.pyramid import Pyramid
 from ..query.decompose import answer_tree, decompose, leaf_weights
@@ -39,6 +40,7 @@ class Release:
     pyramid: Pyramid | None = None  # fast exact query path, when the leaves are a regular grid
     leaf_variance: VarianceFn | None = None  # for post-processed estimates (adjoint of the inference)
     notes: list[str] = field(default_factory=list)
+    grid: Grid | None = None      # the public resolution grid every coordinate lies on (set by pv.build)
 
     @property
     def epsilon(self) -> float:
@@ -112,6 +114,7 @@ class Release:
             "parameters": {k: (v if isinstance(v, (int, float, str, bool, type(None))) else str(v))
                            for k, v in self.params.items()},
             "domain": [self.domain.xmin, self.domain.ymin, self.domain.xmax, self.domain.ymax],
+            "resolution": self.grid.describe() if self.grid is not None else None,
             "randomness": self.randomness.mode, "seed": self.randomness.seed,
             "input_handling": self.input_handling(),
             "data_owner_audit_NOT_PRIVATE": {

@@ -1,7 +1,9 @@
 """Fast canonical queries on a grid of grids (the adaptive grid's shape).
 
-Level 1 is a regular m1 x m1 grid over the domain; level-1 cell i holds its own regular
-m2_i x m2_i grid of leaves. For a query, the level-1 cells strictly inside its index range are
+Level 1 is an m1 x m1 grid over the domain; level-1 cell i holds its own m2_i x m2_i grid of
+leaves. All edges are positions of the public resolution grid (near-equal cells,
+:func:`psdviz.core.grid.even_edges`), so units are computed in grid steps: a coordinate's unit
+inside a run of cells is its cell index plus its fraction of that cell. For a query, the level-1 cells strictly inside its index range are
 fully covered: their sum comes from a 2-D prefix table of level-1 values. Only the ring of
 level-1 cells on the range's border can be partly covered; each (query, ring cell) pair is
 answered from the cell's own leaf prefix table by bilinear interpolation (the uniformity
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.domain import Domain
+from ..core.grid import Grid, even_units as units
 from .pyramid import prefix_2d
 
 _TOL = 1e-9
@@ -22,7 +24,8 @@ _TOL = 1e-9
 
 @dataclass
 class GridOfGrids:
-    domain: Domain
+    grid: Grid
+    edges1: np.ndarray      # (m1+1,) level-1 cell edges in grid positions (both axes)
     m1: int
     m2: np.ndarray          # (m1*m1,) sub-grid size per level-1 cell (row-major)
     top: np.ndarray         # (m1+1, m1+1) prefix table of level-1 values
@@ -31,8 +34,10 @@ class GridOfGrids:
     offset: np.ndarray      # start of each cell's table in ``tables``
 
     @classmethod
-    def build(cls, domain: Domain, m1: int, m2: np.ndarray, level1: np.ndarray, leaves: np.ndarray) -> "GridOfGrids":
+    def build(cls, grid: Grid, edges1: np.ndarray, m2: np.ndarray, level1: np.ndarray,
+              leaves: np.ndarray) -> "GridOfGrids":
         """``leaves`` in tree order: cell by cell, row-major inside each cell."""
+        m1 = edges1.size - 1
         m2 = np.asarray(m2, dtype=np.int64)
         k = m2 * m2
         starts = np.r_[0, np.cumsum(k)[:-1]]
@@ -46,7 +51,8 @@ class GridOfGrids:
             pref = np.zeros((cells.size, s + 1, s + 1))
             np.cumsum(np.cumsum(block, axis=1), axis=2, out=pref[:, 1:, 1:])
             tables[offset[cells, None] + np.arange((s + 1) ** 2)] = pref.reshape(cells.size, -1)
-        return cls(domain, int(m1), m2, prefix_2d(level1.reshape(m1, m1)), level1.astype(float), tables, offset)
+        return cls(grid, np.asarray(edges1, np.int64), int(m1), m2, prefix_2d(level1.reshape(m1, m1)),
+                   level1.astype(float), tables, offset)
 
     def _cell_value(self, cell, a0, a1, b0, b1) -> np.ndarray:
         """Integral of cell's leaf density over [a0, a1] x [b0, b1] in sub-cell units."""
@@ -65,11 +71,10 @@ class GridOfGrids:
         return f(a1, b1) - f(a0, b1) - f(a1, b0) + f(a0, b0)
 
     def answer(self, rects: np.ndarray) -> np.ndarray:
-        d, m1 = self.domain, self.m1
-        u0 = np.clip((rects[:, 0] - d.xmin) / d.width * m1, 0, m1)
-        u1 = np.clip((rects[:, 2] - d.xmin) / d.width * m1, 0, m1)
-        v0 = np.clip((rects[:, 1] - d.ymin) / d.height * m1, 0, m1)
-        v1 = np.clip((rects[:, 3] - d.ymin) / d.height * m1, 0, m1)
+        m1, edges = self.m1, self.edges1
+        g = self.grid.positions_float(rects)          # query coordinates in grid steps
+        gx0, gy0, gx1, gy1 = g.T
+        u0, u1, v0, v1 = (units(c, edges[0], edges[-1], m1) for c in (gx0, gx1, gy0, gy1))
         i0 = np.minimum(np.floor(u0), m1 - 1).astype(np.int64)
         j0 = np.minimum(np.floor(v0), m1 - 1).astype(np.int64)
         i1 = np.maximum(np.ceil(u1).astype(np.int64) - 1, i0)
@@ -81,10 +86,8 @@ class GridOfGrids:
         q, ci, cj = self._ring(np.flatnonzero(~empty), i0, i1, j0, j1)
         cell = cj * m1 + ci
         m = self.m2[cell]
-        a0 = np.clip((u0[q] - ci) * m, 0, m)
-        a1 = np.clip((u1[q] - ci) * m, 0, m)
-        b0 = np.clip((v0[q] - cj) * m, 0, m)
-        b1 = np.clip((v1[q] - cj) * m, 0, m)
+        a0, a1 = (units(c[q], edges[ci], edges[ci + 1], m) for c in (gx0, gx1))
+        b0, b1 = (units(c[q], edges[cj], edges[cj + 1], m) for c in (gy0, gy1))
         full = (a0 <= _TOL) & (b0 <= _TOL) & (a1 >= m - _TOL) & (b1 >= m - _TOL)
         val = np.where(full, self.level1[cell], self._cell_value(cell, a0, a1, b0, b1))
         return total + np.bincount(q, weights=val, minlength=rects.shape[0])
@@ -111,3 +114,4 @@ class GridOfGrids:
         wide = i1[qs] > i0[qs]
         run(qs[wide], j0[qs][wide] + 1, h[wide], i1[qs][wide], False)
         return np.concatenate(out_q), np.concatenate(out_i), np.concatenate(out_j)
+

@@ -1,6 +1,7 @@
 """Fast queries on regular grids and quadtree pyramids with 2-D prefix sums.
 
-On a regular leaf grid, the uniformity assumption makes the estimate a piecewise-constant
+On a leaf grid (regular, or with the near-equal cells of :func:`psdviz.core.grid.even_edges`), the
+uniformity assumption makes the estimate a piecewise-constant
 density, whose integral F(x, y) over [xmin, x] x [ymin, y] is exactly the bilinear interpolation
 of the 2-D prefix-sum table; a rectangle answer is F(x1,y1) - F(x0,y1) - F(x1,y0) + F(x0,y0).
 
@@ -48,20 +49,33 @@ def _bilinear(s: np.ndarray, u: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 @dataclass
 class Pyramid:
-    """Released levels of a grid hierarchy, coarse to fine; each resolution divides the next."""
+    """Released levels of a grid hierarchy, coarse to fine; each resolution divides the next.
+
+    ``edges`` (optional, the finest level only): the x and y cell edges as coordinates, for leaf grids
+    whose cells are near-equal rather than equal (a single level); regular grids need none."""
 
     domain: Domain
     tables: list[np.ndarray]   # prefix tables, one per released level
+    edges: tuple[np.ndarray, np.ndarray] | None = None
 
     @classmethod
-    def from_grids(cls, domain: Domain, grids: list[np.ndarray]) -> "Pyramid":
+    def from_grids(cls, domain: Domain, grids: list[np.ndarray],
+                   edges: tuple[np.ndarray, np.ndarray] | None = None) -> "Pyramid":
         for a, b in zip(grids, grids[1:]):
             if b.shape[0] % a.shape[0] or b.shape[1] % a.shape[1]:
                 raise ValueError("each grid resolution must divide the next")
-        return cls(domain, [prefix_2d(g) for g in grids])
+        if edges is not None and len(grids) != 1:
+            raise ValueError("explicit cell edges are supported for a single grid level")
+        return cls(domain, [prefix_2d(g) for g in grids], edges)
 
     def _units(self, rects: np.ndarray, s: np.ndarray):
+        """Query coordinates in cell units of table ``s`` (piecewise linear between cell edges)."""
         ny, nx = s.shape[0] - 1, s.shape[1] - 1
+        if self.edges is not None:
+            ex, ey = self.edges
+            ux, uy = np.arange(nx + 1.0), np.arange(ny + 1.0)
+            return (np.interp(rects[:, 0], ex, ux), np.interp(rects[:, 2], ex, ux),
+                    np.interp(rects[:, 1], ey, uy), np.interp(rects[:, 3], ey, uy))
         d = self.domain
         u0 = (rects[:, 0] - d.xmin) / d.width * nx
         u1 = (rects[:, 2] - d.xmin) / d.width * nx

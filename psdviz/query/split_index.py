@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.grid import Grid, even_units
 from ..core.tree import FlatTree
 
 CHUNK = 2048          # queries per batch
@@ -104,16 +105,19 @@ class _GridLevel:
 class SplitIndex:
     """Canonical answers on a FlatTree whose levels are x-splits, y-splits or a final leaf grid."""
 
-    def __init__(self, tree: FlatTree, values: np.ndarray):
+    def __init__(self, tree: FlatTree, values: np.ndarray, grid: Grid | None = None):
+        """``grid``: the public resolution grid when leaf grids have near-equal cells on it
+        (:func:`psdviz.core.grid.even_edges`); without it, leaf grids must be regular."""
         values = np.asarray(values, dtype=float)
         if not np.isfinite(values[1:]).all():
             raise ValueError("SplitIndex needs a usable (finite) value on every non-root node")
         self.rect = tree.rect
+        self.grid = grid
         self.values = values
         self.area = (tree.rect[:, 2] - tree.rect[:, 0]) * (tree.rect[:, 3] - tree.rect[:, 1])
         self.is_leaf = tree.is_leaf
         bounds = tree.level_bounds()
-        self.levels = [_make_level(tree, values, bounds, d) for d in range(tree.height)]
+        self.levels = [_make_level(tree, values, bounds, d, grid) for d in range(tree.height)]
         for d, (lev, nxt) in enumerate(zip(self.levels, self.levels[1:])):
             if (isinstance(lev, _SplitLevel) and isinstance(nxt, _SplitLevel) and nxt.leaves
                     and nxt.axis != lev.axis):
@@ -192,10 +196,15 @@ class SplitIndex:
         w, h = n[:, 2] - n[:, 0], n[:, 3] - n[:, 1]
         ok = (w > 0) & (h > 0)
         w, h = np.where(ok, w, 1.0), np.where(ok, h, 1.0)
-        u0 = np.clip((r[:, 0] - n[:, 0]) / w * k, 0, k)
-        u1 = np.clip((r[:, 2] - n[:, 0]) / w * k, 0, k)
-        t0 = np.clip((r[:, 1] - n[:, 1]) / h * k, 0, k)
-        t1 = np.clip((r[:, 3] - n[:, 1]) / h * k, 0, k)
+        if self.grid is not None:      # near-equal cells on the public grid: units in grid steps
+            g, a = self.grid.positions_float(r), self.grid.positions(n)
+            u0, u1 = (even_units(g[:, c], a[:, 0], a[:, 2], k) for c in (0, 2))
+            t0, t1 = (even_units(g[:, c], a[:, 1], a[:, 3], k) for c in (1, 3))
+        else:
+            u0 = np.clip((r[:, 0] - n[:, 0]) / w * k, 0, k)
+            u1 = np.clip((r[:, 2] - n[:, 0]) / w * k, 0, k)
+            t0 = np.clip((r[:, 1] - n[:, 1]) / h * k, 0, k)
+            t1 = np.clip((r[:, 3] - n[:, 1]) / h * k, 0, k)
         flat = lev.tables.reshape(-1)
         base = (v - lev.first) * (k + 1) ** 2
 
@@ -234,7 +243,7 @@ class SplitIndex:
             d += 1
 
 
-def _make_level(tree: FlatTree, values: np.ndarray, bounds: np.ndarray, d: int):
+def _make_level(tree: FlatTree, values: np.ndarray, bounds: np.ndarray, d: int, grid: Grid | None):
     lo, hi, chi = bounds[d], bounds[d + 1], bounds[d + 2]
     nk = tree.n_children[lo:hi]
     if (nk == 0).any() or tree.first_child[lo] != hi:
@@ -249,7 +258,7 @@ def _make_level(tree: FlatTree, values: np.ndarray, bounds: np.ndarray, d: int):
         if _is_split(kids, par, owner, nk, axis):
             return _split_level(kids, owner, values[hi:chi], axis, lo, hi, leaves)
     k = int(round(np.sqrt(nk[0])))
-    if leaves and (nk == k * k).all() and _is_grid(kids, tree.rect[lo:hi], k):
+    if leaves and (nk == k * k).all() and _is_grid(kids, tree.rect[lo:hi], k, grid):
         tables = np.zeros((hi - lo, k + 1, k + 1))
         np.cumsum(np.cumsum(values[hi:chi].reshape(hi - lo, k, k), axis=1), axis=2, out=tables[:, 1:, 1:])
         return _GridLevel(k, lo, tables)
@@ -271,9 +280,14 @@ def _is_split(kids, par, owner, nk, axis) -> bool:
                 and (kids[:, axis + 2] >= kids[:, axis]).all())
 
 
-def _is_grid(kids, parents, k) -> bool:
+def _is_grid(kids, parents, k, grid: Grid | None) -> bool:
     j, i = np.divmod(np.tile(np.arange(k * k), parents.shape[0]), k)
     p = np.repeat(parents, k * k, axis=0)
+    if grid is not None:
+        x0, y0, x1, y1 = grid.positions(p).T
+        expect = grid.rects(np.column_stack([x0 + (i * (x1 - x0)) // k, y0 + (j * (y1 - y0)) // k,
+                                             x0 + ((i + 1) * (x1 - x0)) // k, y0 + ((j + 1) * (y1 - y0)) // k]))
+        return bool(np.array_equal(kids, expect))
     w, h = (p[:, 2] - p[:, 0]) / k, (p[:, 3] - p[:, 1]) / k
     expect = np.column_stack([p[:, 0] + i * w, p[:, 1] + j * h, p[:, 0] + (i + 1) * w, p[:, 1] + (j + 1) * h])
     scale = np.abs(p).max() + 1.0

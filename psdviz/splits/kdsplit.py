@@ -6,9 +6,12 @@ two orders, "by node then x" and "by node then y"; a split along axis a keeps th
 grouped by child (points >= split go right, so order by value is order by child) and the other
 order is re-grouped by an O(n) stable partition. No sort after the initial two argsorts.
 
-``choose(t, axis, values, offsets, rect)`` returns one split value per node of depth t, given
-the nodes' sorted coordinates on that axis (segments) and their region rectangles; it is the only
-place where privacy is decided (private medians, midpoints, exact medians for references).
+Everything here is on the public grid: points are integer keys (their grid cells), rectangles are
+integer grid positions [x0, y0, x1, y1), and a split is a position s (keys < s go left), so every
+released coordinate is a grid position. ``choose(t, axis, values, offsets, rect)`` returns one split
+position per node of depth t, given the nodes' sorted keys on that axis (segments) and their region
+rectangles; it is the only place where privacy is decided (private medians, midpoints, exact
+medians for references).
 Node ids: the children of node j are 2j and 2j + 1, so after two binary levels the four
 grandchildren of j are 4j .. 4j + 3, the layout of a complete fanout-4 tree (section 6.2).
 """
@@ -18,7 +21,6 @@ from typing import Callable
 
 import numpy as np
 
-from ..core.domain import Domain
 from .medians.segments import partition_positions, split_offsets
 
 Chooser = Callable[[int, int, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
@@ -33,10 +35,11 @@ def split_children(rect: np.ndarray, axis: int, split: np.ndarray) -> np.ndarray
     return np.stack([left, right], axis=1).reshape(-1, 4)
 
 
-def kd_partition(xy: np.ndarray, domain: Domain, levels: int, choose: Chooser,
+def kd_partition(xy: np.ndarray, root: np.ndarray, levels: int, choose: Chooser,
                  with_ids: bool = False) -> tuple[list[np.ndarray], np.ndarray, np.ndarray | None]:
-    """Rectangles at every binary depth 0..levels, the number of points in each final node and,
-    if ``with_ids``, the final node of each point (for tests and teaching views).
+    """Integer rectangles at every binary depth 0..levels (``root``: the domain's grid rectangle), the
+    number of points (integer keys ``xy``) in each final node and, if ``with_ids``, the final node of
+    each point (for tests and teaching views).
 
     Each order carries the points' coordinates themselves (no index gathers); the segment id
     array is the same for both orders, since both are grouped by node with the same offsets.
@@ -47,7 +50,7 @@ def kd_partition(xy: np.ndarray, domain: Domain, levels: int, choose: Chooser,
     ids = by[0] if with_ids else None          # original index of each entry of order 0
     seg = np.zeros(n, dtype=np.int64)
     offsets = np.array([0, n], dtype=np.int64)
-    rects = [domain.as_rect()[None, :]]
+    rects = [np.asarray(root, np.int64)[None, :]]
     for t in range(levels):
         a = t % 2
         rect = rects[-1]
@@ -75,8 +78,8 @@ def kd_partition(xy: np.ndarray, domain: Domain, levels: int, choose: Chooser,
 
 
 def exact_median_splits(values: np.ndarray, offsets: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Non-private split at the (upper) middle value of each node; empty nodes split at the midpoint."""
+    """Non-private split at the (upper) middle key of each node; empty nodes split at the middle position."""
     counts = np.diff(offsets)
     idx = np.minimum(offsets[:-1] + counts // 2, max(values.size - 1, 0))
-    mid = values[idx] if values.size else np.zeros(counts.size)
-    return np.where(counts > 0, mid, (lo + hi) / 2.0)
+    mid = values[idx] if values.size else np.zeros(counts.size, np.int64)
+    return np.where(counts > 0, mid, (lo + hi) // 2)

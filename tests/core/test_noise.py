@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from psdviz.core.expmech import exponential_interval, gumbel_max, gumbel_max_rows
+from psdviz.core.expmech import grouped_choice, segment_gumbel_max
 from psdviz.core.noise import geometric_noise, geometric_variance, laplace_noise, laplace_variance
 
 N = 200_000
@@ -102,12 +102,12 @@ def softmax(lw: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("offset", [0.0, 1e6, -1e6, 1e300])
-def test_gumbel_max_rows_frequencies_and_no_overflow(offset):
+def test_segment_gumbel_max_frequencies_and_no_overflow(offset):
     lw = np.array([0.0, 1.0, 2.0, 0.5, -np.inf]) + offset if offset != 1e300 else \
         np.array([1e300, 1e300, -np.inf])
     with np.errstate(all="raise"):   # any overflow in the sampler would raise here
-        idx = gumbel_max_rows(np.random.default_rng(5), np.tile(lw, (N, 1)))
-    obs = np.bincount(idx, minlength=lw.size)
+        idx = segment_gumbel_max(np.random.default_rng(5), np.tile(lw, N), np.arange(N) * lw.size)
+    obs = np.bincount(idx - np.arange(N) * lw.size, minlength=lw.size)
     p = softmax(lw - (offset if offset != 1e300 else 1e300))
     assert obs[~np.isfinite(lw)].sum() == 0           # -inf candidates are never chosen
     fin = np.isfinite(lw)
@@ -115,35 +115,41 @@ def test_gumbel_max_rows_frequencies_and_no_overflow(offset):
     assert stat < limit
 
 
-def test_gumbel_max_single_draw_frequencies():
+def test_segment_gumbel_max_segments_are_independent_and_local():
+    """Segments of different lengths: each draw stays inside its segment with its own law."""
     rng = np.random.default_rng(6)
-    lw = np.log(np.array([1.0, 2.0, 3.0, 4.0])) + 5e5
+    lw = np.log(np.array([1.0, 2.0, 3.0, 4.0, 1.0, 1.0])) + 5e5
+    starts = np.array([0, 4, 5])
     n = 20_000
-    obs = np.bincount([gumbel_max(rng, lw) for _ in range(n)], minlength=4)
-    stat, limit = chi_square_ok(obs, np.array([0.1, 0.2, 0.3, 0.4]) * n)
+    picks = np.array([segment_gumbel_max(rng, lw, starts) for _ in range(n)])
+    assert (picks[:, 1] == 4).all() and (picks[:, 2] == 5).all()
+    stat, limit = chi_square_ok(np.bincount(picks[:, 0], minlength=4), np.array([0.1, 0.2, 0.3, 0.4]) * n)
     assert stat < limit
 
 
-def test_gumbel_max_needs_a_finite_candidate():
+def test_segment_gumbel_max_needs_a_finite_candidate():
     with pytest.raises(ValueError, match="finite score"):
-        gumbel_max(np.random.default_rng(0), np.array([-np.inf, -np.inf]))
+        segment_gumbel_max(np.random.default_rng(0), np.array([-np.inf, -np.inf]), np.array([0]))
     with pytest.raises(ValueError, match="finite score"):
-        gumbel_max_rows(np.random.default_rng(0), np.array([[0.0], [-np.inf]]))
+        segment_gumbel_max(np.random.default_rng(0), np.array([0.0, -np.inf]), np.array([0, 1]))
+    with pytest.raises(ValueError, match="at least one candidate"):
+        segment_gumbel_max(np.random.default_rng(0), np.array([0.0, 1.0]), np.array([0, 0]))
 
 
 @pytest.mark.parametrize("shift", [0.0, 1e7])
-def test_exponential_interval_law(shift):
-    """Interval j is chosen w.p. proportional to length_j * exp(eps * score_j / 2); uniform inside."""
+def test_grouped_choice_law(shift):
+    """Group g of size s_g is chosen w.p. proportional to s_g * exp(score_g); the offset is uniform."""
     rng = np.random.default_rng(7)
-    edges = np.array([0.0, 1.0, 3.0, 6.0, 6.0])     # last interval has zero length: never chosen
-    scores = np.array([0.0, 2.0, 1.0, 50.0]) + shift
-    eps, n = 1.0, 20_000
+    sizes = np.array([1, 2, 3, 0])                 # the empty group is never chosen
+    scores = np.array([0.0, 1.0, 0.5, 50.0]) + shift
+    n = 20_000
     with np.errstate(over="raise"):
-        x = np.array([exponential_interval(rng, edges, scores, eps) for _ in range(n)])
-    j = np.searchsorted(edges[1:4], x, side="right")
-    obs = np.bincount(j, minlength=3)
-    w = np.diff(edges)[:3] * np.exp(eps * (scores[:3] - shift) / 2)
-    stat, limit = chi_square_ok(obs, w / w.sum() * n)
+        draws = [grouped_choice(rng, scores, sizes, np.array([0])) for _ in range(n)]
+    g = np.array([d[0][0] for d in draws])
+    off = np.array([d[1][0] for d in draws])
+    w = sizes[:3] * np.exp(scores[:3] - shift)
+    stat, limit = chi_square_ok(np.bincount(g, minlength=3), w / w.sum() * n)
+    assert stat < limit and (g != 3).all()
+    inside = off[g == 2]                            # offsets 0, 1, 2 equally likely
+    stat, limit = chi_square_ok(np.bincount(inside, minlength=3), np.full(3, inside.size / 3))
     assert stat < limit
-    inside = (x[j == 1] - 1.0) / 2.0                # position within [1, 3): uniform on [0, 1)
-    assert abs(inside.mean() - 0.5) <= Z * np.sqrt(1 / 12 / inside.size)

@@ -26,11 +26,11 @@ def test_size_and_cube_root_rule():
 
 def test_slicing_splits_sorted_inside_region_and_positions_exact():
     rng = np.random.default_rng(1)
-    v = np.sort(rng.uniform(0.2, 0.4, 5000))
-    s = slice_groups(rng, v, np.array([0]), np.array([5000]), np.array([0.0]), np.array([1.0]),
+    v = np.sort(rng.integers(2 ** 18, 2 ** 19, 5000))
+    s = slice_groups(rng, v, np.array([0]), np.array([5000]), np.array([0]), np.array([2 ** 20]),
                      np.array([13]), np.array([5000 / 13]), 1.0)
-    assert s.value.size == 12 and np.all(np.diff(s.value) >= 0)
-    assert s.value.min() >= 0 and s.value.max() <= 1
+    assert s.value.size == 12 and np.all(np.diff(s.value) >= 0) and s.value.dtype.kind == "i"
+    assert s.value.min() >= 1 and s.value.max() <= 2 ** 20 - 1
     np.testing.assert_array_equal(np.searchsorted(v, s.value, side="left"), s.position)
     assert s.n_rounds == math.ceil(math.log2(13))
     # with a generous budget the parts are near equal-depth (1/13 each, tolerance 2 % of n)
@@ -41,8 +41,8 @@ def test_slicing_splits_sorted_inside_region_and_positions_exact():
 def test_slicing_expected_count_rule_stops_small_ranges():
     """Ranges whose expected count (released count / parts * P) is under 32 are not split."""
     rng = np.random.default_rng(2)
-    v = np.sort(rng.uniform(0, 1, 100))
-    s = slice_groups(rng, v, np.array([0]), np.array([100]), np.array([0.0]), np.array([1.0]),
+    v = np.sort(rng.integers(0, 1000, 100))
+    s = slice_groups(rng, v, np.array([0]), np.array([100]), np.array([0]), np.array([1000]),
                      np.array([8]), np.array([100 / 8]), 1.0)
     # expected 12.5 per part: P = 8 -> 100 >= 32 split; P = 4 -> 50 split; P = 2 -> 25 stop: 1 + 2 splits
     assert s.value.size == 3 and s.n_rounds == 2
@@ -51,10 +51,10 @@ def test_slicing_expected_count_rule_stops_small_ranges():
 def test_slicing_em_prefers_the_target_rank():
     """EM over the region: the median split lands near the data median far more often than not."""
     rng = np.random.default_rng(3)
-    v = np.sort(rng.uniform(0.45, 0.55, 2000))
+    v = np.sort(rng.integers(450_000, 550_000, 2000))
     hits = 0
     for _ in range(50):
-        s = slice_groups(rng, v, np.array([0]), np.array([2000]), np.array([0.0]), np.array([1.0]),
+        s = slice_groups(rng, v, np.array([0]), np.array([2000]), np.array([0]), np.array([10 ** 6]),
                          np.array([2]), np.array([1000.0]), 0.5)
         hits += abs(s.position[0] - 1000) < 40   # P(|rank error| >= 40) ~ exp(-0.25 * 40) per side
     assert hits >= 48
@@ -164,23 +164,22 @@ def test_bad_parameters():
         pv.build(pts(), DOM, method="htree", epsilon=1.0, size=0)
 
 
-def test_private_quantile_matches_exact_interval_probabilities():
-    """The vectorised EM draws interval j with probability length_j exp(-eps |j - f n| / 2) / Z:
-    20,000 copies of one small range at once; each bin within 4.5 binomial sd of the exact law."""
-    from psdviz.splits.slicing import _private_quantile
+def test_slicing_quantile_matches_exact_position_probabilities():
+    """A slicing round chooses grid position j with probability exp(-eps |rank(j) - f n| / 2) / Z over
+    the region's interior positions: 20,000 copies of one small range at once; each rank within 4.5
+    binomial sd of the exact law written out position by position."""
     rng = np.random.default_rng(11)
-    pts_ = np.array([0.1, 0.15, 0.2, 0.5, 0.52, 0.9])
-    lo, hi, frac, eps = 0.0, 1.0, 0.5, 1.0
+    pts_ = np.array([10, 15, 20, 50, 52, 90])
+    lo, hi, frac, eps = 0, 100, 0.5, 1.0
     reps = 20_000
     v = np.tile(pts_, reps)
-    with np.errstate(divide="ignore", invalid="ignore"):   # gaps across copies are negative, never used
-        log_gap = np.log(np.diff(v))
-    s = np.arange(reps) * pts_.size
-    _, pos = _private_quantile(rng, v, log_gap, s, s + pts_.size, np.full(reps, lo), np.full(reps, hi),
-                               np.full(reps, frac), eps)
-    counts = np.bincount(pos - s, minlength=pts_.size + 1)
-    edges = np.r_[lo, pts_, hi]
-    w = np.diff(edges) * np.exp(-eps / 2 * np.abs(np.arange(pts_.size + 1) - frac * pts_.size))
+    s = slice_groups(rng, v, np.arange(reps) * pts_.size, np.arange(1, reps + 1) * pts_.size,
+                     np.full(reps, lo), np.full(reps, hi), np.full(reps, 2), np.full(reps, 100.0), eps)
+    assert s.value.size == reps and np.isin(s.value, np.arange(lo + 1, hi)).all()
+    counts = np.bincount(s.position - np.arange(reps) * pts_.size, minlength=pts_.size + 1)
+    positions = np.arange(lo + 1, hi)
+    rank = np.searchsorted(pts_, positions, side="left")
+    w = np.bincount(rank, weights=np.exp(-eps / 2 * np.abs(rank - frac * pts_.size)), minlength=pts_.size + 1)
     p = w / w.sum()
     assert np.all(np.abs(counts - reps * p) <= 4.5 * np.sqrt(reps * p * (1 - p)) + 1)
 

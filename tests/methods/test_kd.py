@@ -5,6 +5,7 @@ import pytest
 
 import psdviz as pv
 from psdviz.core.budget import level_epsilons
+from psdviz.core.grid import Grid
 from psdviz.splits.kdsplit import exact_median_splits, kd_partition
 
 DOM = pv.Domain(-10, 0, 30, 20)
@@ -59,11 +60,11 @@ def test_median_budget_uniform_and_hybrid_switch():
 
 
 def test_kd_partition_against_recursive_exact_medians():
-    """The level-vectorised partition equals a plain recursive kd-tree with exact medians."""
-    xy = points(500, seed=3)
+    """The level-vectorised partition equals a plain recursive kd-tree with exact medians (on grid keys)."""
+    xy = Grid(DOM, 10).keys(points(500, seed=3))
     def exact(t, a, v, o, r):
         return exact_median_splits(v, o, r[:, a], r[:, a + 2])
-    rects, counts, node = kd_partition(xy, DOM, 6, exact, with_ids=True)
+    rects, counts, node = kd_partition(xy, np.array([0, 0, 1024, 1024]), 6, exact, with_ids=True)
     np.testing.assert_array_equal(counts, np.bincount(node, minlength=64))
 
     def recurse(idx, rect, t, out):
@@ -72,13 +73,13 @@ def test_kd_partition_against_recursive_exact_medians():
             return
         a = t % 2
         v = np.sort(xy[idx, a])
-        s = v[len(v) // 2] if len(v) else (rect[a] + rect[a + 2]) / 2
+        s = v[len(v) // 2] if len(v) else (rect[a] + rect[a + 2]) // 2
         left, right = list(rect), list(rect)
         left[a + 2] = right[a] = s
         recurse(idx[xy[idx, a] < s], left, t + 1, out)
         recurse(idx[xy[idx, a] >= s], right, t + 1, out)
     slow = []
-    recurse(np.arange(len(xy)), list(DOM.as_rect()), 0, slow)
+    recurse(np.arange(len(xy)), [0, 0, 1024, 1024], 0, slow)
     for j, (rect, idx) in enumerate(slow):
         np.testing.assert_allclose(rects[-1][j], rect)
         np.testing.assert_array_equal(np.flatnonzero(node == j), idx)

@@ -51,7 +51,7 @@ def test_grid_size_override_and_exact_counts():
 
 
 @pytest.mark.parametrize("bad,match", [(dict(grid_size=0), "grid_size must be a positive integer"),
-                                       (dict(grid_size=2.5), "grid_size must be a positive integer"),
+                                       (dict(grid_size=2.5), "grid_size must be a whole number"),
                                        (dict(n_public=-3), "n_public must be a positive integer"),
                                        (dict(n_fraction=1.0), r"n_fraction must lie in \(0, 1\)")])
 def test_bad_parameters(bad, match):

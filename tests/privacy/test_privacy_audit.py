@@ -85,16 +85,17 @@ def test_report_input_handling_states_rules_not_whether_rows_were_dropped():
 
 
 def test_noisymean_ledger_records_the_sum_sensitivity():
-    """The noisy mean's sum of (x - lo) has sensitivity equal to the node's width (noisymean.py):
-    the ledger must say so (it recorded 1 for a domain 50 wide)."""
+    """The noisy mean's sum of (x - lo) has sensitivity equal to the node's width in grid steps
+    (noisymean.py): the ledger must say so (it once recorded 1 for a domain 2^20 steps wide)."""
     import psdviz as pv
     rng = np.random.default_rng(0)
     dom = pv.Domain(0, 0, 50, 20)
     rel = pv.build(rng.random((400, 2)) * [50, 20], dom, "kd-noisymean", 1.0, seed=2, height=2, prune=None)
     med = [s for s in rel.ledger.spends if s.what == "median"]
-    assert med[0].sensitivity == pytest.approx(50.0)     # root: split along x over the whole width
-    assert med[1].sensitivity == pytest.approx(20.0)     # its children split along y over the full height
-    assert all("node width" in s.note for s in med)
+    steps = rel.grid.size
+    assert med[0].sensitivity == steps     # root: split along x over the whole width (2^20 grid steps)
+    assert med[1].sensitivity == steps     # its children split along y over the full height
+    assert all("node width in grid steps" in s.note for s in med)
 
 
 def test_hilbert_noisymean_ledger_records_the_range_length():

@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from psdviz.splits.medians import (amplified_epsilon, bernoulli_sample, cell_medians, em_interval_probabilities,
-                            em_medians, noisy_mean_medians, private_medians, smooth_medians)
+from psdviz.splits.medians import (amplified_epsilon, bernoulli_sample, cell_medians, em_medians,
+                                   em_position_probabilities, noisy_mean_medians, private_medians, smooth_medians)
 from psdviz.splits.medians.segments import segment_argmax, stable_partition
 from psdviz.splits.medians.smooth import smooth_sensitivity, smooth_sensitivity_slow, smooth_xi
 
@@ -15,61 +15,76 @@ def tiled(x, trials):
     return np.tile(np.sort(x), trials), np.arange(trials + 1) * len(x)
 
 
-def gap_frequencies(out, edges):
-    idx = np.clip(np.searchsorted(edges, out, side="right") - 1, 0, len(edges) - 2)
-    return np.bincount(idx, minlength=len(edges) - 1) / out.size
-
-
 def assert_law(freq, p, trials):
-    # binomial standard error per gap; 5 sigma keeps a fixed seed far from flaky, and a wrong
-    # law (e.g. epsilon off by 2x) moves several gaps by much more
+    # binomial standard error per position; 5 sigma keeps a fixed seed far from flaky, and a wrong
+    # law (e.g. epsilon off by 2x) moves several positions by much more
     se = np.sqrt(p * (1 - p) / trials)
     assert np.all(np.abs(freq - p) <= 5 * se + 1e-4), (freq, p)
 
 
+def candidates(lo, hi):
+    return np.arange(lo + 1, hi) if hi - lo >= 2 else np.arange(lo, hi + 1)
+
+
+def position_frequencies(out, lo, hi):
+    pos = candidates(lo, hi)
+    assert np.isin(out, pos).all()          # only interior grid positions are ever released
+    return np.bincount(out - pos[0], minlength=pos.size) / out.size
+
+
 def test_em_matches_exact_law():
     rng = np.random.default_rng(0)
-    x = np.round(rng.uniform(0, 10, 12), 0)          # ties give zero-length gaps
+    x = rng.integers(0, 10, 12)                     # ties give empty runs of positions
     trials = 40_000
     vals, off = tiled(x, trials)
-    out = em_medians(rng, vals, off, -2.0, 14.0, 0.8)
-    edges, p = em_interval_probabilities(x, -2.0, 14.0, 0.8)
-    assert ((out >= -2) & (out <= 14)).all()
-    assert_law(gap_frequencies(out, edges), p, trials)
+    out = em_medians(rng, vals, off, -2, 14, 0.8)
+    assert out.dtype.kind == "i"
+    assert_law(position_frequencies(out, -2, 14), em_position_probabilities(x, -2, 14, 0.8), trials)
+
+
+def test_em_law_brute_force_on_positions():
+    """The grouped sampler equals the exponential mechanism written out position by position."""
+    x = np.array([3, 3, 5, 9])
+    lo, hi, eps = 0, 12, 1.3
+    pos = np.arange(lo + 1, hi)
+    score = np.array([-abs(np.sum(x < j) - x.size / 2) for j in pos])
+    w = np.exp(eps * score / 2)
+    np.testing.assert_allclose(em_position_probabilities(x, lo, hi, eps), w / w.sum(), rtol=1e-12)
 
 
 def test_em_segments_are_independent_nodes():
-    """Heterogeneous segments (empty, single, ties) in one call, each against its own law."""
+    """Heterogeneous segments (empty, single, ties, one step wide) in one call, each against its own law."""
     rng = np.random.default_rng(1)
-    nodes = [(np.array([]), 0.0, 1.0), (np.array([0.3]), 0.0, 1.0), (np.array([2.0, 2.0, 2.5, 4.0]), 1.0, 5.0)]
+    nodes = [(np.array([], np.int64), 0, 10), (np.array([3]), 0, 10), (np.array([2, 2, 3, 4]), 1, 6),
+             (np.array([7, 7]), 7, 8)]
     trials = 20_000
-    vals = np.concatenate([x for x, _, _ in nodes] * trials)
+    vals = np.concatenate([x for x, _, _ in nodes] * trials).astype(np.int64)
     sizes = np.tile([len(x) for x, _, _ in nodes], trials)
     off = np.r_[0, np.cumsum(sizes)]
     lo = np.tile([a for _, a, _ in nodes], trials)
     hi = np.tile([b for _, _, b in nodes], trials)
     out = em_medians(rng, vals, off, lo, hi, 1.5).reshape(trials, len(nodes))
     for j, (x, a, b) in enumerate(nodes):
-        edges, p = em_interval_probabilities(x, a, b, 1.5)
-        assert_law(gap_frequencies(out[:, j], edges), p, trials)
+        assert_law(position_frequencies(out[:, j], a, b), em_position_probabilities(x, a, b, 1.5), trials)
 
 
 def test_em_lemma6_central_ranks():
-    """Lemma 6(ii): under the 80/20 rule, P[EM in [x_{n/5}, x_{4n/5}]] >= 1/6."""
+    """Lemma 6(ii): under the 80/20 rule, P[EM in [x_{n/5}, x_{4n/5}]] >= 1/6 (on the grid)."""
     rng = np.random.default_rng(2)
-    n = 50
-    # 60% of the points squeezed into [0.4, 0.6] of [0, 1]: x_{4n/5} - x_{n/5} is just over M/5
-    x = np.sort(np.r_[rng.uniform(0.0, 0.4, 10), np.linspace(0.395, 0.605, 30), rng.uniform(0.6, 1.0, 10)])
-    assert x[4 * n // 5 - 1] - x[n // 5 - 1] >= 0.2
+    n, size = 50, 1000
+    # 60% of the points squeezed into [0.4, 0.6] of the region: x_{4n/5} - x_{n/5} is just over M/5
+    x = np.sort(np.r_[rng.integers(0, 400, 10), np.linspace(395, 605, 30).astype(np.int64),
+                      rng.integers(600, 1000, 10)])
+    assert x[4 * n // 5 - 1] - x[n // 5 - 1] >= 0.2 * size
+    lo_v, hi_v = x[n // 5 - 1], x[4 * n // 5 - 1]
+    pos = candidates(0, size)
     for eps in (0.01, 0.1, 1.0):
-        edges, p = em_interval_probabilities(x, 0.0, 1.0, eps)
-        lo_v, hi_v = x[n // 5 - 1], x[4 * n // 5 - 1]
-        exact = sum(pk * max(0.0, min(edges[k + 1], hi_v) - max(edges[k], lo_v)) / (edges[k + 1] - edges[k])
-                    for k, pk in enumerate(p) if edges[k + 1] > edges[k])
+        p = em_position_probabilities(x, 0, size, eps)
+        exact = p[(pos >= lo_v) & (pos <= hi_v)].sum()
         assert exact >= 1 / 6
         trials = 20_000
         vals, off = tiled(x, trials)
-        out = em_medians(rng, vals, off, 0.0, 1.0, eps)
+        out = em_medians(rng, vals, off, 0, size, eps)
         freq = np.mean((out >= lo_v) & (out <= hi_v))
         assert abs(freq - exact) <= 5 * math.sqrt(exact * (1 - exact) / trials)
 
@@ -77,16 +92,16 @@ def test_em_lemma6_central_ranks():
 def test_em_uses_region_not_data_range():
     """With almost no budget the output is spread over the node's region, not the data's extent."""
     rng = np.random.default_rng(3)
-    vals, off = tiled(rng.uniform(0.45, 0.55, 20), 10_000)
-    out = em_medians(rng, vals, off, 0.0, 1.0, 1e-6)
-    # nearly uniform on [0, 1]: 90% of the region lies outside the data's extent
-    assert abs(np.mean((out < 0.45) | (out > 0.55)) - 0.9) < 0.02
-    assert out.min() >= 0 and out.max() <= 1
+    vals, off = tiled(rng.integers(450, 550, 20), 10_000)
+    out = em_medians(rng, vals, off, 0, 1000, 1e-6)
+    # nearly uniform on 1..999: 90% of the region lies outside the data's extent
+    assert abs(np.mean((out < 450) | (out > 550)) - 0.9) < 0.02
+    assert out.min() >= 1 and out.max() <= 999
 
 
 def test_em_accurate_with_large_budget():
     rng = np.random.default_rng(4)
-    x = np.sort(rng.uniform(0, 2 ** 26, 2 ** 14))
+    x = np.sort(rng.integers(0, 2 ** 26, 2 ** 14))
     out = em_medians(rng, x, np.array([0, x.size]), 0, 2 ** 26, 1.0)
     assert abs(np.searchsorted(x, out[0]) - x.size / 2) < 20   # P(rank error > 20) < e^-10 * 2
 
@@ -107,42 +122,46 @@ def test_smooth_sensitivity_fast_equals_definition():
 
 
 def test_smooth_noise_law():
-    """SS = clip(x_m + 2 sigma / eps * Laplace(1), lo, hi): compare the empirical CDF at a few
-    points with the Laplace CDF (binomial standard error, 5 sigma)."""
+    """SS = clip(x_m + discrete Laplace(2 sigma / eps), lo, hi) on grid positions: the empirical CDF at
+    a few positions against the two-sided geometric CDF (binomial standard error, 5 sigma)."""
     rng = np.random.default_rng(6)
-    x = np.sort(rng.uniform(0.4, 0.6, 41))
+    x = np.sort(rng.integers(400, 600, 41))
     eps, delta = 0.5, 1e-4
-    sigma = smooth_sensitivity(x, np.array([0, 41]), 0.0, 1.0, smooth_xi(eps, delta))[0]
-    assert sigma == pytest.approx(smooth_sensitivity_slow(x, 0.0, 1.0, smooth_xi(eps, delta)))
+    sigma = smooth_sensitivity(x.astype(float), np.array([0, 41]), 0.0, 1000.0, smooth_xi(eps, delta))[0]
+    assert sigma == pytest.approx(smooth_sensitivity_slow(x, 0.0, 1000.0, smooth_xi(eps, delta)))
     trials = 20_000
     vals, off = tiled(x, trials)
-    out = smooth_medians(rng, vals, off, 0.0, 1.0, eps, delta)
-    b, xm = 2 * sigma / eps, x[20]
-    assert out.min() >= 0 and out.max() <= 1
-    for t in (0.1, 0.45, xm, 0.55, 0.9):
-        z = (t - xm) / b
-        cdf = 0.5 * math.exp(z) if z < 0 else 1 - 0.5 * math.exp(-z)
-        assert abs(np.mean(out <= t) - cdf) <= 5 * math.sqrt(cdf * (1 - cdf) / trials) + 1e-9
+    out = smooth_medians(rng, vals, off, 0, 1000, eps, delta)
+    assert out.dtype.kind == "i" and out.min() >= 0 and out.max() <= 1000
+    a, xm = math.exp(-eps / (2 * sigma)), int(x[20])
+
+    def cdf(k):   # P(Z <= k) for the two-sided geometric law with parameter a
+        return a ** (-k) / (1 + a) if k < 0 else 1 - a ** (k + 1) / (1 + a)
+    for t in (100, 450, xm, 550, 900):
+        c = cdf(t - xm)
+        assert abs(np.mean(out <= t) - c) <= 5 * math.sqrt(c * (1 - c) / trials) + 1e-9
     with pytest.raises(ValueError, match="delta"):
-        smooth_medians(rng, vals, off, 0, 1, eps, delta=0.0)
+        smooth_medians(rng, vals, off, 0, 1000, eps, delta=0.0)
 
 
 def test_noisy_mean_centre_and_clipping():
     rng = np.random.default_rng(7)
-    x = np.sort(rng.uniform(0.0, 1.0, 5000) ** 2)        # mean 1/3, median 1/4
+    x = np.sort((rng.uniform(0.0, 1.0, 5000) ** 2 * 2 ** 20).astype(np.int64))   # mean 2^20 / 3
     vals, off = tiled(x, 2000)
-    out = noisy_mean_medians(rng, vals, off, 0.0, 1.0, 1.0)
-    # noisy sum / noisy count with Laplace(2/eps) on the sum and geometric(eps/2) on n=5000:
-    # std about 2.9 / 5000 ~ 6e-4 per draw, so the mean of 2000 draws is within 1e-3
-    assert abs(out.mean() - x.mean()) < 1e-3
-    tiny = noisy_mean_medians(rng, np.array([0.5]), np.array([0, 1]), 0.0, 1.0, 1e-4)
-    assert 0.0 <= tiny[0] <= 1.0
+    out = noisy_mean_medians(rng, vals, off, 0, 2 ** 20, 1.0)
+    assert out.dtype.kind == "i"
+    # geometric noise of scale 2^21 on the sum and 2 on n = 5000: std about 2.9 * 2^20 / 5000 per draw,
+    # so the mean of 2000 draws is within 1e-3 of the range
+    assert abs(out.mean() - x.mean()) < 1e-3 * 2 ** 20
+    tiny = noisy_mean_medians(rng, np.array([500]), np.array([0, 1]), 0, 1000, 1e-4)
+    assert 0 <= tiny[0] <= 1000
 
 
 def test_cell_median_noise_free_limit():
     rng = np.random.default_rng(8)
-    x = np.sort(rng.uniform(0, 2 ** 20, 4001))
-    out = cell_medians(rng, x, np.array([0, x.size]), 0.0, 2.0 ** 20, 1e4, origin=0.0, cell=2.0 ** 8)
+    x = np.sort(rng.integers(0, 2 ** 20, 4001))
+    out = cell_medians(rng, x, np.array([0, x.size]), 0, 2 ** 20, 1e4, origin=0, cell=2 ** 8)
+    assert out.dtype.kind == "i"
     assert abs(out[0] - np.median(x)) <= 2 ** 8
 
 
@@ -157,13 +176,13 @@ def test_amplified_epsilon_theorem7():
 
 def test_sampling_keeps_segments():
     rng = np.random.default_rng(9)
-    vals = np.arange(10_000, dtype=float)
+    vals = np.arange(10_000, dtype=np.int64)
     off = np.array([0, 3000, 3000, 10_000])
     v, o = bernoulli_sample(rng, vals, off, 0.1)
     assert o[0] == 0 and o[1] == o[2] and o[-1] == v.size
     assert (v[:o[1]] < 3000).all() and (v[o[2]:] >= 3000).all()
     assert abs(v.size - 1000) < 5 * math.sqrt(10_000 * 0.1 * 0.9)
-    out = private_medians(rng, vals, off, np.zeros(3), np.full(3, 1e4), 0.5, "em", sample_rate=0.1)
+    out = private_medians(rng, vals, off, np.zeros(3, np.int64), np.full(3, 10_000), 0.5, "em", sample_rate=0.1)
     assert out.shape == (3,)
 
 
@@ -190,10 +209,10 @@ def test_segment_helpers_against_slow():
 
 def test_smooth_epsilon_limit_and_sampled_cap():
     rng = np.random.default_rng(11)
-    x = np.sort(rng.uniform(0, 1, 1000))
+    x = np.sort(rng.integers(0, 1000, 1000))
     off = np.array([0, x.size])
     with pytest.raises(ValueError, match="per-median epsilon"):
-        smooth_medians(rng, x, off, 0.0, 1.0, 1.5)
+        smooth_medians(rng, x, off, 0, 1000, 1.5)
     # sampling would allow ln(0.5 / 0.02) = 3.2 > 1: capped below 1 instead of failing
-    out = private_medians(rng, x, off, 0.0, 1.0, 0.5, "smooth", sample_rate=0.01)
-    assert 0.0 <= out[0] <= 1.0
+    out = private_medians(rng, x, off, 0, 1000, 0.5, "smooth", sample_rate=0.01)
+    assert 0 <= out[0] <= 1000

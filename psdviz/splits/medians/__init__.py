@@ -1,9 +1,10 @@
 """Private medians (ICDE'12 section 6.1) for all nodes of a tree level at once.
 Part of psdviz.splits: may import psdviz.core only.
 
-Every function takes ``(rng, values, offsets, lo, hi, epsilon)``: ``values`` sorted inside each
-segment ``offsets[s]:offsets[s+1]``, one segment per node, and the node *regions* [lo, hi]
-(public bounds, never the data's extent). :func:`private_medians` dispatches by name and applies
+Every function takes ``(rng, values, offsets, lo, hi, epsilon)``: ``values`` integer keys on the
+public grid, sorted inside each segment ``offsets[s]:offsets[s+1]``, one segment per node, and the
+node *regions* lo..hi (integer grid positions: public bounds, never the data's extent); each
+returns one split position per node, an integer in [lo, hi] (keys below it go left). :func:`private_medians` dispatches by name and applies
 Theorem 7 sampling when ``sample_rate`` < 1.
 """
 from __future__ import annotations
@@ -11,14 +12,14 @@ from __future__ import annotations
 import numpy as np
 
 from .cell import cell_medians
-from .em import em_interval_probabilities, em_medians
+from .em import em_medians, em_position_probabilities
 from .noisymean import noisy_mean_medians
 from .sampling import amplified_epsilon, bernoulli_sample
 from .smooth import EPS_LIMIT as SMOOTH_EPS_LIMIT
 from .smooth import smooth_medians, smooth_sensitivity
 
 MEDIAN_METHODS = ("em", "smooth", "noisymean")
-MECHANISM = {"em": "exponential", "smooth": "smooth sensitivity", "noisymean": "laplace + geometric"}
+MECHANISM = {"em": "exponential", "smooth": "smooth sensitivity", "noisymean": "two-sided geometric (sum and count)"}
 
 
 def check_median_method(name: str) -> str:
@@ -55,5 +56,5 @@ def private_medians(rng: np.random.Generator, values: np.ndarray, offsets: np.nd
 
 
 __all__ = ["MEDIAN_METHODS", "amplified_epsilon", "bernoulli_sample", "cell_medians", "check_median_method",
-           "check_sample_rate", "em_interval_probabilities", "em_medians", "noisy_mean_medians",
+           "check_sample_rate", "em_position_probabilities", "em_medians", "noisy_mean_medians",
            "private_medians", "smooth_medians", "smooth_sensitivity"]

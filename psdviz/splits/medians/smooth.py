@@ -7,7 +7,19 @@ xi = epsilon / (4 (1 + ln(2/delta))):
     sigma = max_{0<=k<=n} e^{-k xi} max_{0<=t<=k+1} (x_{m+t} - x_{m+t-k-1})
           = max over pairs i <= m <= j of e^{-(j-i-1) xi} (x_j - x_i),
 
-and SS = x_m + (2 sigma / epsilon) * Laplace(1), clipped to [lo, hi] (post-processing).
+and SS = x_m + (2 sigma / epsilon) * noise, clipped to [lo, hi] (post-processing).
+
+On the public grid (issue "public grid"): keys, lo and hi are integer grid positions, sigma is in grid
+steps, and the noise is two-sided geometric (discrete Laplace) with scale 2 sigma / epsilon, so the
+output is a grid position. Why this keeps Definition 4's guarantee: the smooth-sensitivity argument
+needs the noise to "slide" (shift by the median's change, here an integer number of steps) and to
+"dilate" (scale by e^{+-beta} when sigma changes between neighbours). The discrete Laplace's density
+at integer k is tanh(1/2b) e^{-|k|/b}; a shift by d steps changes it by at most e^{|d|/b}, as the
+continuous one, and a change of scale changes the exponent exactly as in the continuous case while
+the normaliser ratio tanh(1/2b)/tanh(1/2b') lies between b'/b and 1 (tanh is concave), never worse
+than the continuous ratio b'/b. So every pointwise bound of the continuous proof holds, and the
+mechanism stays (epsilon, delta)-DP with the same constants. We chose this over the snapping
+mechanism because snapping rounds to multiples of the noise scale, coarser than the grid.
 Padding entries beyond 0 or n+1 repeat lo / hi with a larger k, so they never win.
 
 Exact computation in O(n log n) per level for all nodes together: for fixed i the best j is
@@ -21,6 +33,7 @@ import math
 
 import numpy as np
 
+from ...core.noise import two_sided_geometric
 from .segments import segment_argmax
 
 
@@ -94,12 +107,13 @@ def smooth_sensitivity_slow(values: np.ndarray, lo: float, hi: float, xi: float)
 
 def smooth_medians(rng: np.random.Generator, values: np.ndarray, offsets: np.ndarray, lo, hi,
                    epsilon: float, delta: float = 1e-4) -> np.ndarray:
-    """(epsilon, delta)-DP medians, one per segment: x_m + 2 sigma / epsilon * Laplace(1)."""
+    """(epsilon, delta)-DP median positions, one per segment: x_m + discrete Laplace(2 sigma / epsilon)."""
     offsets = np.asarray(offsets, dtype=np.int64)
     n_seg = offsets.size - 1
-    lo = np.broadcast_to(np.asarray(lo, float), (n_seg,))
-    hi = np.broadcast_to(np.asarray(hi, float), (n_seg,))
-    sigma = smooth_sensitivity(values, offsets, lo, hi, smooth_xi(epsilon, delta))
-    pad, base, n = _padded(values, offsets, lo, hi)
-    xm = pad[base + (n + 1) // 2]
-    return np.clip(xm + 2.0 * sigma / epsilon * rng.laplace(size=n_seg), lo, hi)
+    lo = np.broadcast_to(np.asarray(lo, np.int64), (n_seg,))
+    hi = np.broadcast_to(np.asarray(hi, np.int64), (n_seg,))
+    values = np.asarray(values, dtype=float)
+    sigma = smooth_sensitivity(values, offsets, lo.astype(float), hi.astype(float), smooth_xi(epsilon, delta))
+    pad, base, n = _padded(values, offsets, lo.astype(float), hi.astype(float))
+    xm = pad[base + (n + 1) // 2].astype(np.int64)
+    return np.clip(xm + two_sided_geometric(rng, 2.0 * sigma / epsilon), lo, hi)
