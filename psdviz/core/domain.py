@@ -112,6 +112,8 @@ def as_points(points) -> np.ndarray:
         raise ValueError("points must be numbers: booleans were given as coordinates")
     try:
         arr = np.array(points, dtype=float, copy=True)
+        if arr.size == 0:
+            arr = arr.reshape(0, 2)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"points must be numeric with shape (n, 2): {exc}") from None
     if arr.ndim != 2 or arr.shape[1] != 2:
@@ -127,6 +129,10 @@ def prepare_points(points, domain: Domain, outside: str = "drop", nonfinite: str
     ``outside``: "drop" (default) removes points outside the domain, "clip" moves them onto
     its boundary; either way the count is reported. ``nonfinite``: "error" (default) refuses rows
     with NaN/inf with their count, "drop" removes them and reports the count.
+
+    No points at all, or none inside the domain, is not an error: raising there while one inside
+    point releases would itself reveal the data (an infinite privacy loss for that pair). The build
+    goes on and releases pure noise; :attr:`PointSet.n` lets a caller warn the data owner.
     """
     if not isinstance(domain, Domain):
         raise ValueError("domain must be a psdviz Domain(xmin, ymin, xmax, ymax) declared by the user")
@@ -137,8 +143,6 @@ def prepare_points(points, domain: Domain, outside: str = "drop", nonfinite: str
     bits = check_resolution(resolution)
     xy = as_points(points)
     n_input = xy.shape[0]
-    if n_input == 0:
-        raise ValueError("no points given: the input is empty (need at least 1 row of [x, y])")
     finite = np.isfinite(xy).all(axis=1)
     n_bad = int(n_input - finite.sum())
     if n_bad and nonfinite == "error":
@@ -151,10 +155,6 @@ def prepare_points(points, domain: Domain, outside: str = "drop", nonfinite: str
     else:
         np.clip(xy[:, 0], domain.xmin, domain.xmax, out=xy[:, 0])
         np.clip(xy[:, 1], domain.ymin, domain.ymax, out=xy[:, 1])
-    if xy.shape[0] == 0:
-        raise ValueError(
-            f"none of the {n_input} points lies inside the domain x [{domain.xmin}, {domain.xmax}], "
-            f"y [{domain.ymin}, {domain.ymax}]: check the bounds or the column order (lon, lat)")
     return PointSet(np.ascontiguousarray(xy), n_input, n_bad, n_out, outside, nonfinite, Grid(domain, bits))
 
 

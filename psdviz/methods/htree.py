@@ -246,7 +246,23 @@ def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
               "N": n_note, "postprocess": bool(postprocess), "leaves": int(tree.is_leaf.sum())}
     rel = _finish(tree, ps, domain, ledger, rnd, params, postprocess)
     rel.notes += [capped] if capped else []
+    rel.notes += unspent_note(ledger, epsilon, rounds, eps_round)
     return rel
+
+
+def unspent_note(ledger: Ledger, epsilon: float, planned_rounds: int, eps_round: float) -> list[str]:
+    """Why the ledger total can be below epsilon: the 32-point rule (Algorithm 1) stops slicing ranges
+    whose expected count is small, so planned rounds go unspent. They cannot go to the counts: a level's
+    counts are measured when its slicing ends, and which rounds go unused is only known from the
+    released counts of the levels below, after those counts are out."""
+    missing = epsilon - ledger.total()
+    if missing <= 1e-12 * epsilon:
+        return []
+    used = (ledger.total() - sum(s.epsilon for s in ledger.spends if not s.what.startswith("split"))) / eps_round \
+        if eps_round else 0
+    return [f"epsilon {missing:.4g} of {epsilon:g} not spent: {planned_rounds - round(used)} of {planned_rounds} "
+            "planned slicing rounds were not needed (ranges with fewer than 32 expected points are not cut, "
+            "Algorithm 1); counts are measured before that is known, so the remainder stays unspent"]
 
 
 def _finish(tree: FlatTree, ps: PointSet, domain: Domain, ledger: Ledger, rnd: Randomness, params: dict,

@@ -143,7 +143,13 @@ def _run_threshold(method, target, rng, noisy, alpha, p, stats, dx) -> Summary:
 
 def _run_priority(method, target, rng, noisy, alpha, p, stats, dx) -> Summary:
     s = p.get("size")
-    s = check_int(max(1, int(round(stats.n))) if s is None else s, "size", 1, max(target.m - 1, 1))
+    top = max(target.m - 1, 1)
+    if s is None:
+        # the size from the noisy n is clamped into [1, m - 1] (post-processing of a released value):
+        # raising here, after the statistics budget is spent, would fail at random and invite a
+        # retry that spends epsilon again unseen
+        s = min(max(1, int(round(stats.n))), top)
+    s = check_int(s, "size", 1, top)
     if method == "priority":
         return priority_summary(rng, target.indices, noisy, target.m, alpha, s)
     theta = p.get("theta")

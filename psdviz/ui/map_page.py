@@ -44,6 +44,12 @@ def render() -> None:
     except ValueError as exc:
         st.error(f"Cannot build {spec.method}: {exc}")
         return
+    if release.points_report["rows_used"] == 0:   # the engine released pure noise; tell the data owner
+        d = data.domain
+        st.error(f"none of the {release.points_report['rows_in']:,} points lies inside the domain "
+                 f"x [{d.xmin:g}, {d.xmax:g}], y [{d.ymin:g}, {d.ymax:g}]: a release now would be pure noise. "
+                 "Check the bounds or the column order (lon, lat).")
+        return
     rid = cache.release_id(data, spec)
     remember_params(release)
     input_summary(data, release)
@@ -55,8 +61,9 @@ def render() -> None:
 
 def remember_params(release: pv.Release) -> None:
     """Keep the parameters this release published (e.g. the grid size its formula chose) as the
-    prefill of the method's parameter widgets; n_public is prefilled with the rows used."""
-    hints = {**release.params, "n_public": int(release.points_report["rows_used"])}
+    prefill of the method's parameter widgets. Never the exact number of rows: N is private, and
+    declaring it public is the user's typed decision."""
+    hints = dict(release.params)
     st.session_state.setdefault(controls.LAST_PARAMS_KEY, {})[release.method] = hints
 
 

@@ -56,11 +56,13 @@ def test_callers_array_is_never_modified():
     np.testing.assert_array_equal(r, r0)
 
 
-def test_empty_and_all_outside_input():
-    with pytest.raises(ValueError, match="empty"):
-        pv.build(np.empty((0, 2)), DOM, epsilon=1.0, height=3)
-    with pytest.raises(ValueError, match="none of the 2 points lies inside the domain"):
-        pv.build([[20, 20], [30, 30]], DOM, epsilon=1.0, height=3)
+def test_empty_and_all_outside_input_release_noise():
+    """No longer an error (a data-dependent error leaks): the release is pure noise, and the owner's
+    report says no row was used (tests/privacy/test_data_dependent_errors.py covers every method)."""
+    rel = pv.build(np.empty((0, 2)), DOM, epsilon=1.0, height=3)
+    assert rel.points_report["rows_in"] == 0 and rel.points_report["rows_used"] == 0
+    rel = pv.build([[20, 20], [30, 30]], DOM, epsilon=1.0, height=3)
+    assert rel.points_report["rows_in"] == 2 and rel.points_report["rows_outside_domain"] == 2
 
 
 @pytest.mark.parametrize("shape", [(5,), (5, 3), (2, 2, 2)])
