@@ -11,7 +11,7 @@ from .consistency import aggregate_up, top_down
 from .error import emd, emd_by_level
 from .hierarchy import Hierarchy
 from .pav import IsotonicFit, isotonic
-from .publish import CONSISTENCY, METHODS, publish
+from .publish import CONSISTENCY, METHODS, STRUCTURE_FROM_DATA, STRUCTURE_PUBLIC, publish
 from .release import CocoRelease
 from .representations import (from_cumulative, from_unattributed, to_cumulative, to_unattributed,
                               true_histograms)
@@ -19,5 +19,5 @@ from .table import GroupedTable, from_sizes, group_records
 
 __all__ = ["CONSISTENCY", "CocoRelease", "GroupedTable", "Hierarchy", "IsotonicFit", "METHODS",
            "aggregate_up", "emd", "emd_by_level", "from_cumulative", "from_sizes", "from_unattributed",
-           "group_records", "isotonic", "publish", "to_cumulative", "to_unattributed", "top_down",
+           "group_records", "isotonic", "publish", "STRUCTURE_FROM_DATA", "STRUCTURE_PUBLIC", "to_cumulative", "to_unattributed", "top_down",
            "true_histograms"]

@@ -7,7 +7,11 @@ Top-down, one level at a time and vectorised over all nodes of the level:
 2. each parent's groups are matched to the union of its children's groups smallest-to-smallest (the
    slides' least-cost bipartite matching): sort the parent side by (parent, value) and the child side
    by (parent of child, value); both sides then list each parent's G groups in one block, so the
-   k-th entries are matched. Ties may be matched either way (every such matching has the same cost);
+   k-th entries are matched. Every order of tied child entries has the same matching cost, but not
+   the same bias: taking tied children in child order always gives the first child the parent's
+   smallest values. Tied entries (same parent, same value) are therefore interleaved in proportion to
+   each child's share of the tie, as the authors' batch matching does: the j-th of a child's c tied
+   entries sorts at fraction (j + 1/2) / c of the tie block (:func:`child_order`);
 3. each matched pair is merged by inverse-variance weighting (slides, eq. (1)) with variance eq. (2),
    or, for the comparison in the slides' "Weighted average estimation comparison", by the plain
    average (variance (v1 + v2) / 4);
@@ -53,6 +57,20 @@ def aggregate_up(hierarchy: Hierarchy, leaf_hist: np.ndarray) -> np.ndarray:
     return out
 
 
+def child_order(parent: np.ndarray, value: np.ndarray, child: np.ndarray) -> np.ndarray:
+    """Order of child entries by (parent, value), tied entries of several children interleaved in
+    proportion: within a run of equal (parent, value, child), entry j of c sorts at (j + 1/2) / c."""
+    o = np.lexsort((child, value, parent))
+    p, v, c = parent[o], value[o], child[o]
+    n = p.size
+    new_run = np.r_[True, (p[1:] != p[:-1]) | (v[1:] != v[:-1]) | (c[1:] != c[:-1])] if n else np.zeros(0, bool)
+    start = np.flatnonzero(new_run)
+    length = np.diff(np.r_[start, n])
+    rank = np.arange(n) - np.repeat(start, length)
+    frac = (rank + 0.5) / np.repeat(length, length)
+    return o[np.lexsort((c, frac, v, p))]
+
+
 def top_down(hierarchy: Hierarchy, estimates: list[LevelEstimate], max_size: int,
              how: str = "weighted") -> np.ndarray:
     """Consistent histograms of every node (n_nodes, K + 1) from per-level estimates."""
@@ -70,7 +88,7 @@ def top_down(hierarchy: Hierarchy, estimates: list[LevelEstimate], max_size: int
         child_node = _entry_nodes(hierarchy, level, est)
         parent_of = hierarchy.parent[child_node]
         op = np.lexsort((val, node))
-        oc = np.lexsort((est.hg, parent_of))
+        oc = child_order(parent_of, est.hg, child_node)
         if not np.array_equal(node[op], parent_of[oc]):
             raise ValueError("children's group counts must add up to their parent's")
         m_val, m_var = merge(val[op], var[op], est.hg[oc].astype(float), est.hg_var[oc], how)

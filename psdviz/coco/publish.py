@@ -31,6 +31,9 @@ from .representations import true_histograms
 from .table import GroupedTable
 
 METHODS = {"naive": naive, "hg": unattributed, "hc": cumulative}
+STRUCTURE_PUBLIC = "G per node and the hierarchy are public inputs (declared group list, empty groups included)"
+STRUCTURE_FROM_DATA = ("G and hierarchy from the data: not private (G per node is the exact number of groups "
+                       "seen in the records; declare the group list to make them public inputs)")
 CONSISTENCY = ("top-down", "independent", "bottom-up")
 LOSSES = ("l2", "l1")
 
@@ -95,7 +98,7 @@ def publish(table: GroupedTable, hierarchy: Hierarchy | None = None,
     h = table.hierarchy
     rnd = make_randomness(seed)
     truth = true_histograms(table)          # private input of the mechanisms only
-    groups = truth.sum(axis=1)              # G per node: public
+    groups = truth.sum(axis=1)              # G per node: public when the group list was declared
     K = table.max_size
     ledger = Ledger(float(sum(eps)))
     independent = np.full_like(truth, -1)
@@ -114,5 +117,7 @@ def publish(table: GroupedTable, hierarchy: Hierarchy | None = None,
         hist = top_down(h, estimates, K, merge) if consistency == "top-down" else independent.copy()
     params = {"epsilon_per_level": ",".join(f"{e:g}" for e in eps), "loss": loss, "merge": merge,
               "max_size": K}
-    notes = [f"G per node and the hierarchy are public; group sizes truncated at K = {K}"]
-    return CocoRelease(h, K, groups, hist, independent, tuple(methods), consistency, params, ledger, rnd, notes)
+    notes = [(STRUCTURE_PUBLIC if table.public_groups else STRUCTURE_FROM_DATA)
+             + f"; group sizes truncated at K = {K}"]
+    return CocoRelease(h, K, groups, hist, independent, tuple(methods), consistency, params, ledger, rnd, notes,
+                       structure_public=table.public_groups)

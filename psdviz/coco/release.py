@@ -34,6 +34,7 @@ class CocoRelease:
     ledger: Ledger
     randomness: Randomness
     notes: list[str] = field(default_factory=list)
+    structure_public: bool = False   # G and the hierarchy were declared public inputs (else: from the data)
 
     # ---- access -----------------------------------------------------------------------------------
     @property
@@ -75,6 +76,8 @@ class CocoRelease:
                 "parameters": {k: (v if isinstance(v, (int, float, str, bool, type(None))) else str(v))
                                for k, v in self.params.items()},
                 "randomness": self.randomness.mode, "seed": self.randomness.seed,
+                "structure": ("public inputs" if self.structure_public else
+                              "G and hierarchy from the data: NOT PRIVATE"),
                 "ledger": self.ledger.records(), "notes": self.notes}
 
     def to_json(self) -> str:

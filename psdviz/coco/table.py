@@ -7,7 +7,11 @@ Public and private parts (the slides' neighbouring relation: add or remove one P
 Groups table and the hierarchy being public):
 
 * the hierarchy and the groups (hence the number of groups G of every node) are public, as in the
-  paper; this module takes the groups seen in the records as that public list;
+  paper. The caller declares them: ``group_records(..., group_list=...)`` takes the public list of
+  (group, leaf) pairs, groups without records included (size 0), and drops records of unlisted
+  groups (counted for the data owner only). Without a list, the groups seen in the records are used:
+  then G and the hierarchy's occupied nodes come from the data and are NOT private, and every
+  release made from the table says so (``GroupedTable.public_groups`` is False);
 * the maximum group size K is a declared public bound; sizes above K are truncated to K and the
   number of truncated groups is reported to the data owner (it is not part of any release);
 * group sizes are private. A group may have size 0 in a neighbouring table (its only record
@@ -41,6 +45,8 @@ class GroupedTable:
     n_truncated: int          # groups whose size exceeded K (data-owner diagnostic)
     span: str = "error"
     n_split: int = 0          # extra groups created by splitting groups that spanned leaves
+    public_groups: bool = False   # the group list was declared public (else: taken from the records)
+    n_unlisted: int = 0       # records of groups not in the declared list, dropped (data-owner diagnostic)
 
     @property
     def n_groups(self) -> int:
@@ -56,7 +62,8 @@ class GroupedTable:
 
     def report(self) -> dict:
         return {"records": self.n_records, "groups": self.n_groups, "max_size": self.max_size,
-                "truncated_groups": self.n_truncated, "span": self.span, "split_groups": self.n_split}
+                "truncated_groups": self.n_truncated, "span": self.span, "split_groups": self.n_split,
+                "groups_declared_public": self.public_groups, "unlisted_records_dropped": self.n_unlisted}
 
 
 def check_max_size(max_size) -> int:
@@ -75,13 +82,18 @@ def _leaf_ids(hierarchy: Hierarchy, leaf_names) -> np.ndarray:
     return leaves[pos]
 
 
-def group_records(groups, locations, hierarchy: Hierarchy, max_size: int, *, span: str = "error") -> GroupedTable:
+def group_records(groups, locations, hierarchy: Hierarchy, max_size: int, *, span: str = "error",
+                  group_list=None) -> GroupedTable:
     """Reduce records to groups.
 
     ``groups``: one group key per record (array-like, or a DataFrame whose columns together form the
-    key); ``locations``: the leaf name of each record. Inputs are not modified.
+    key); ``locations``: the leaf name of each record. Inputs are not modified. ``group_list``: the
+    declared public groups as (group keys, leaf names), one pair per group, groups with no record
+    included; see :func:`group_list_table`.
     """
     K = check_max_size(max_size)
+    if group_list is not None:
+        return group_list_table(groups, group_list, hierarchy, K)
     if span not in SPAN_CHOICES:
         raise ValueError(f"span must be one of {SPAN_CHOICES} (got {span!r})")
     if isinstance(groups, pd.DataFrame):
@@ -119,3 +131,22 @@ def from_sizes(hierarchy: Hierarchy, leaf, size, max_size: int) -> GroupedTable:
         raise ValueError("sizes must be >= 0")
     return GroupedTable(hierarchy, leaf.copy(), np.minimum(size, K), K, n_records=int(size.sum()),
                         n_truncated=int((size > K).sum()))
+
+
+def group_list_table(groups, group_list, hierarchy: Hierarchy, max_size: int) -> GroupedTable:
+    """Grouped table over a declared public group list ``(keys, leaf names)``: every listed group is a
+    row (size 0 without records); a record counts toward the listed group with its key, whatever its
+    location column says (the list fixes the group's leaf); records of unlisted groups are dropped and
+    only counted for the data owner. G and the hierarchy are then public inputs, as the paper assumes."""
+    keys, leaf_names = group_list
+    listed = pd.Index(pd.Series(keys).astype(str))
+    if listed.has_duplicates:
+        raise ValueError("group_list: each group must appear once (one leaf per group)")
+    leaf = _leaf_ids(hierarchy, leaf_names)
+    if leaf.size != listed.size:
+        raise ValueError(f"group_list needs one leaf per group (got {listed.size} keys and {leaf.size} leaves)")
+    pos = listed.get_indexer(pd.Index(pd.Series(groups).astype(str)))
+    counts = np.bincount(pos[pos >= 0], minlength=listed.size)
+    return GroupedTable(hierarchy, leaf.astype(np.int64), np.minimum(counts, max_size).astype(np.int64), max_size,
+                        n_records=int(pos.size), n_truncated=int((counts > max_size).sum()),
+                        public_groups=True, n_unlisted=int((pos < 0).sum()))

@@ -85,7 +85,8 @@ def _upload_controls(max_size: int):
     st.caption("Where each group lives: a leaf name of the hierarchy (e.g. an airport or a county).")
     how = st.radio("Hierarchy", ["coarser columns of this table", "upload a hierarchy file"], key="coco_hsrc",
                    horizontal=True)
-    st.caption("The hierarchy is public: it is not derived privately, only grouped.")
+    st.caption("The hierarchy and the list of groups should be public inputs; taken from the records, as "
+               "here, they are labelled 'from the data: not private' on the release.")
     hier = None
     if how.startswith("coarser"):
         path_cols = tuple(st.multiselect("Coarser levels, coarsest first", [c for c in cols if c != leaf_col],
@@ -217,7 +218,8 @@ def _exports(rel: coco.CocoRelease) -> None:
                        "application/json", key="coco_json")
     c2.download_button("Download the private histograms (CSV)", rel.records().to_csv(index=False),
                        "count_of_counts.csv", "text/csv", key="coco_csv")
-    st.caption("Exports hold the private histograms, the public hierarchy and G, and the ledger; no true values.")
+    st.caption("Exports hold the private histograms, the hierarchy and G (labelled with where they came from), "
+               "and the ledger; no true values.")
 
 
 def render() -> None:
@@ -246,6 +248,9 @@ def render() -> None:
     except ValueError as exc:
         st.error(str(exc))
         return
+    if not rel.structure_public:
+        st.warning(coco.STRUCTURE_FROM_DATA + ". The paper assumes a public list of groups "
+                   "(empty ones included); the release and its exports carry this label.")
     st.caption(f"Total epsilon spent: {rel.ledger.total():g} (ledger in the JSON export).")
     node = _node_picker(h, pos, rel.groups)
     _show_node(rel, _truth(fp, table), node)

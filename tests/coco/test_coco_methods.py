@@ -93,7 +93,13 @@ def slow_top_down(h, estimates, K, how):
             cv = np.concatenate([est.hg[seg == c] for c in kids]).astype(float)
             cvar = np.concatenate([est.hg_var[seg == c] for c in kids])
             owner = np.concatenate([np.full((seg == c).sum(), c) for c in kids])
-            co = np.argsort(cv, kind="stable")
+            # ties: each child's j-th of c tied entries at fraction (j + 1/2) / c, then child order
+            frac = np.empty(cv.size)
+            for c in kids:
+                for value in np.unique(cv[owner == c]):
+                    sel = np.flatnonzero((owner == c) & (cv == value))
+                    frac[sel] = (np.arange(sel.size) + 0.5) / sel.size
+            co = np.array(sorted(range(cv.size), key=lambda i: (cv[i], frac[i], owner[i])), dtype=np.int64)
             mv, mvar = merge(pv[po], pvar[po], cv[co], cvar[co], how)
             for c in kids:
                 sel = owner[co] == c
@@ -206,3 +212,23 @@ def test_publish_bad_input():
         coco.publish(t, other, 0.1)
     same = coco.Hierarchy(t.hierarchy.names, t.hierarchy.parent.copy(), t.hierarchy.level.copy())
     assert coco.publish(t, same, 0.1, seed=1).check_consistency()["ok"]
+
+
+def test_tied_children_are_interleaved_not_matched_in_child_order():
+    """Issue "privacy and robustness" 9: two children with the same estimated sizes share a parent
+    whose values spread out; the old stable sort gave child 1 the parent's 4 smallest values
+    (mean 1.5 vs 5.5). Proportional interleaving gives them alternately (means 3 and 4)."""
+    parent = np.zeros(8, np.int64)
+    value = np.full(8, 3.0)
+    child = np.repeat([1, 2], 4)
+    o = coco.consistency.child_order(parent, value, child)
+    pv = np.arange(8.0)                  # the parent's sorted values, matched k-th to k-th
+    got = np.empty(8)
+    got[o] = pv
+    m1, m2 = got[child == 1].mean(), got[child == 2].mean()
+    assert abs(m1 - m2) <= 1.0, (m1, m2)
+    # unequal shares: 2 tied entries of child 1 and 6 of child 2 spread over the whole block
+    child = np.r_[1, 1, np.full(6, 2)]
+    o = coco.consistency.child_order(parent, value, child)
+    got[o] = pv
+    assert got[child == 1].min() >= 1 and got[child == 1].max() <= 6

@@ -1,4 +1,6 @@
 """Data model, representations and sensitivities of psdviz.coco."""
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -124,3 +126,25 @@ def test_flights_sample_table():
     assert t.n_records == 336_776 and t.n_truncated == 0 and t.n_split == 0
     G = t.groups_per_node()
     assert G[0] == t.n_groups and G[0] == G[h.level_nodes(1)].sum() == G[h.leaves].sum()
+
+
+def test_declared_group_list_makes_g_and_hierarchy_public_inputs():
+    """Issue "privacy and robustness" 1: removing the only record of a group must not change the
+    released structure. With a declared group list the group stays (size 0) and G is unchanged; without
+    one, the release is labelled as not private."""
+    h = coco.Hierarchy.from_paths([("NY", "JFK"), ("NY", "LGA"), ("FL", "MIA"), ("FL", "TPA")], root="USA")
+    public = (["a", "b", "c", "d"], ["JFK", "LGA", "MIA", "TPA"])
+    groups, where = ["a", "a", "b", "c", "d"], ["JFK", "JFK", "LGA", "MIA", "TPA"]
+    full = coco.group_records(groups, where, h, 5, group_list=public)
+    less = coco.group_records(groups[:-1], where[:-1], h, 5, group_list=public)   # d's only record removed
+    r1, r2 = (coco.publish(t, h, 1.0, "hc", seed=1) for t in (full, less))
+    assert np.array_equal(r1.groups, r2.groups) and r1.structure_public and r2.structure_public
+    assert json.loads(r1.to_json())["structure"] == "public inputs"
+    assert less.size.tolist() == [2, 1, 1, 0]
+    # unlisted records are dropped and counted for the owner only
+    extra = coco.group_records(groups + ["zz"], where + ["JFK"], h, 5, group_list=public)
+    assert extra.n_unlisted == 1 and "unlisted" not in json.dumps(coco.publish(extra, h, 1.0, "hc", seed=1).report())
+    # without a list: the groups seen in the records, labelled everywhere the release goes
+    seen = coco.publish(coco.group_records(groups, where, h, 5), h, 1.0, "hc", seed=1)
+    assert not seen.structure_public
+    assert "NOT PRIVATE" in seen.to_json() and "not private" in seen.notes[0]
