@@ -6,6 +6,7 @@ The uploaded bytes are never altered: columns are converted into a new array.
 """
 from __future__ import annotations
 
+import csv
 import hashlib
 import io
 from dataclasses import dataclass
@@ -69,12 +70,44 @@ def read_table(name: str, data: bytes) -> pd.DataFrame:
     return df
 
 
+DELIMITERS = ",;\t|"
+
+
 def _read_csv(data: bytes) -> pd.DataFrame:
-    return pd.read_csv(io.BytesIO(data), sep=None, engine="python")  # sniffs , ; or tab
+    """Comma, semicolon, tab or pipe separated (sniffed among those only: a one-column file is never
+    split on a letter); a UTF-8 byte-order mark is dropped so the first header stays readable."""
+    head = data[:65536].decode("utf-8-sig", errors="replace")
+    try:
+        sep = csv.Sniffer().sniff(head, delimiters=DELIMITERS).delimiter
+    except csv.Error:
+        sep = ","
+    return _read_delimited(data, sep)
 
 
 def _read_tsv(data: bytes) -> pd.DataFrame:
-    return pd.read_csv(io.BytesIO(data), sep="\t")
+    return _read_delimited(data, "\t")
+
+
+def _read_delimited(data: bytes, sep: str) -> pd.DataFrame:
+    _check_ragged(data, sep)
+    return pd.read_csv(io.BytesIO(data), sep=sep, encoding="utf-8-sig")
+
+
+def _check_ragged(data: bytes, sep: str) -> None:
+    """Every non-empty line has the header's number of fields (vectorised count of separators;
+    files with quoted fields are left to the parser, whose quoting rules apply)."""
+    if b'"' in data:
+        return
+    arr = np.frombuffer(data.replace(b"\r\n", b"\n"), dtype=np.uint8)
+    line = np.cumsum(arr == ord("\n")) - (arr == ord("\n"))       # line number of every byte
+    n_lines = int(line[-1]) + 1 if arr.size else 0
+    fields = np.bincount(line[arr == ord(sep)], minlength=n_lines) + 1
+    nonempty = np.bincount(line[arr != ord("\n")], minlength=n_lines) > 0
+    bad = np.flatnonzero(nonempty & (fields != fields[0]))
+    if bad.size:
+        rows = ", ".join(str(b + 1) for b in bad[:5])
+        raise ValueError(f"{bad.size} line(s) (e.g. line {rows}) do not have the header's {fields[0]} fields: "
+                         "fix the ragged rows")
 
 
 def _read_parquet(data: bytes) -> pd.DataFrame:
@@ -82,10 +115,15 @@ def _read_parquet(data: bytes) -> pd.DataFrame:
 
 
 def _read_geo(data: bytes) -> pd.DataFrame:
-    """Attributes plus ``lon``/``lat`` of Point geometries (NaN for other geometry types)."""
+    """Attributes plus ``lon``/``lat`` of Point geometries (NaN for other geometry types). Projected
+    files are reprojected to lon/lat (EPSG:4326); MultiPoints are exploded into their points."""
     import geopandas as gpd
     import shapely
     gdf = gpd.read_file(io.BytesIO(data))
+    if gdf.crs is not None and not gdf.crs.is_geographic:
+        gdf = gdf.to_crs(4326)                 # e.g. EPSG:3857 metres -> lon/lat degrees
+    if (gdf.geometry.geom_type == "MultiPoint").any():
+        gdf = gdf.explode(index_parts=False)   # one row per point of a MultiPoint
     df = pd.DataFrame(gdf.drop(columns=gdf.geometry.name))
     geoms = np.asarray(gdf.geometry.values, dtype=object)
     if not (shapely.get_type_id(geoms) == 0).any():
@@ -94,12 +132,13 @@ def _read_geo(data: bytes) -> pd.DataFrame:
     return df
 
 
-def guess_column(columns: list[str], names: tuple[str, ...]) -> int:
-    low = [c.lower() for c in columns]
+def guess_column(columns: list[str], names: tuple[str, ...]) -> int | None:
+    """Index of the first column named like ``names`` (case-insensitive), or None: then the user picks."""
+    low = [c.lower().strip() for c in columns]
     for n in names:
         if n in low:
             return low.index(n)
-    return 0
+    return None
 
 
 def pick_points(df: pd.DataFrame, xcol: str, ycol: str) -> tuple[np.ndarray, int]:
@@ -107,6 +146,11 @@ def pick_points(df: pd.DataFrame, xcol: str, ycol: str) -> tuple[np.ndarray, int
     for c, role in ((xcol, "longitude / x"), (ycol, "latitude / y")):
         if c not in df.columns:
             raise ValueError(f"column {c!r} ({role}) is not in the table; columns are {list(df.columns)}")
+    if xcol == ycol:
+        raise ValueError(f"the same column {xcol!r} was picked for x and y: pick two different columns")
+    for c in (xcol, ycol):
+        if pd.api.types.is_bool_dtype(df[c]):
+            raise ValueError(f"column {c!r} holds true/false values, not coordinates")
     cols = [pd.to_numeric(df[c], errors="coerce") for c in (xcol, ycol)]
     bad = sum(int((v.isna() & df[c].notna()).sum()) for v, c in zip(cols, (xcol, ycol)))
     for v, c in zip(cols, (xcol, ycol)):
@@ -158,8 +202,13 @@ def choose_data() -> Dataset | None:
             return None
         df = read_table(up.name, up.getvalue())
         cols = [str(c) for c in df.columns]
-        xcol = st.selectbox("Longitude / x column", cols, index=guess_column(cols, X_NAMES), key="xcol")
-        ycol = st.selectbox("Latitude / y column", cols, index=guess_column(cols, Y_NAMES), key="ycol")
+        xcol = st.selectbox("Longitude / x column", cols, index=guess_column(cols, X_NAMES), key="xcol",
+                            placeholder="pick the longitude / x column")
+        ycol = st.selectbox("Latitude / y column", cols, index=guess_column(cols, Y_NAMES), key="ycol",
+                            placeholder="pick the latitude / y column")
+        if xcol is None or ycol is None:
+            st.info("No column is named like a longitude or a latitude: pick the x and y columns.")
+            return None
         xy, bad = pick_points(df, xcol, ycol)
         domain, dsrc = _choose_domain(None, "upload")
         return Dataset(up.name, xy, domain, dsrc, bad, fingerprint(xy))

@@ -1,0 +1,72 @@
+"""Loaders (issue "privacy and robustness" 7): each case below was accepted wrongly or refused before."""
+from __future__ import annotations
+
+import io
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import pytest
+from shapely.geometry import MultiPoint, Point
+
+from psdviz.ui import data_input as di
+
+
+def test_no_matching_column_name_asks_instead_of_taking_column_zero():
+    cols = ["a", "b", "c"]
+    assert di.guess_column(cols, di.X_NAMES) is None and di.guess_column(cols, di.Y_NAMES) is None
+    assert di.guess_column(["id", "LON ", "lat"], di.X_NAMES) == 1
+
+
+def test_same_column_for_x_and_y_is_refused():
+    df = pd.DataFrame({"a": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="same column"):
+        di.pick_points(df, "a", "a")
+
+
+def test_byte_order_mark_does_not_hide_the_lon_header():
+    df = di.read_table("p.csv", "\ufefflon,lat\n1,2\n3,4\n".encode("utf-8"))
+    assert list(df.columns) == ["lon", "lat"]
+
+
+def test_one_column_csv_is_not_split_on_a_letter():
+    df = di.read_table("p.csv", b"value\nalpha\nbeta\ngamma\n")
+    assert list(df.columns) == ["value"] and len(df) == 3
+
+
+def test_semicolon_and_tab_are_sniffed():
+    assert list(di.read_table("p.csv", b"lon;lat\n1;2\n3;4\n").columns) == ["lon", "lat"]
+    assert list(di.read_table("p.csv", b"lon\tlat\n1\t2\n3\t4\n").columns) == ["lon", "lat"]
+
+
+def test_ragged_rows_are_refused():
+    with pytest.raises(ValueError, match="ragged"):
+        di.read_table("p.csv", b"lon,lat,name\n1,2,a\n3,4\n5,6,c\n")
+    with pytest.raises(ValueError, match="ragged"):
+        di.read_table("p.tsv", b"lon\tlat\n1\t2\t9\n3\t4\n")
+
+
+def test_booleans_are_not_coordinates():
+    df = pd.DataFrame({"lon": [True, False], "lat": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="true/false"):
+        di.pick_points(df, "lon", "lat")
+
+
+def _gpkg(gdf: gpd.GeoDataFrame) -> bytes:
+    buf = io.BytesIO()
+    gdf.to_file(buf, driver="GPKG")
+    return buf.getvalue()
+
+
+def test_projected_geopackage_is_reprojected_to_lon_lat():
+    pts = gpd.GeoDataFrame({"name": ["paris"]}, geometry=[Point(2.3522, 48.8566)], crs=4326).to_crs(3857)
+    df = di.read_table("p.gpkg", _gpkg(pts))
+    assert df["lon"].iloc[0] == pytest.approx(2.3522, abs=1e-6)
+    assert df["lat"].iloc[0] == pytest.approx(48.8566, abs=1e-6)
+
+
+def test_multipoints_are_exploded():
+    g = gpd.GeoDataFrame({"k": [1, 2]}, geometry=[MultiPoint([(0, 0), (1, 1), (2, 2)]), Point(5, 5)], crs=4326)
+    df = di.read_table("p.geojson", g.to_json().encode())
+    assert len(df) == 4
+    np.testing.assert_allclose(np.sort(df["lon"].to_numpy()), [0, 1, 2, 5])
