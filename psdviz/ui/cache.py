@@ -22,7 +22,7 @@ def _dom(d: pv.Domain) -> tuple:
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _build(fp: str, domain: tuple, spec_key: str, _xy: np.ndarray, _spec: BuildSpec) -> pv.Release:
     return pv.build(_xy, pv.Domain(*domain), method=_spec.method, epsilon=_spec.epsilon, seed=_spec.seed,
-                    outside="drop", nonfinite="drop", **_spec.params)
+                    outside="drop", nonfinite="drop", resolution=_spec.resolution, **_spec.params)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)

@@ -80,6 +80,11 @@ def input_summary(data: data_input.Dataset, release: pv.Release) -> None:
                f"y [{data.domain.ymin:g}, {data.domain.ymax:g}].")
     st.caption("Parameters used (defaults from the paper, formulas evaluated by the engine): "
                + ", ".join(f"{k} = {_short(v)}" for k, v in release.params.items()))
+    if release.grid is not None:
+        sx, sy = release.grid.step
+        st.caption(f"Public grid: resolution {release.grid.bits} ({release.grid.size:,} positions per axis, "
+                   f"step {_short(sx)} x {_short(sy)}); every published coordinate lies on it."
+                   + "".join(f" {n}." for n in release.notes if "capped" in n))
 
 
 def view_controls(release: pv.Release, rid: str) -> tuple[int, bool, bool]:

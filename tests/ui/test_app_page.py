@@ -153,3 +153,13 @@ def test_upload_readers_refuse_bad_files_without_touching_input():
         data_input.pick_points(df, "lng", "lat")
     tsv = data_input.read_table("p.tsv", b"x\ty\n1\t2\n")
     assert list(tsv.columns) == ["x", "y"]
+
+
+def test_resolution_control_rebuilds_on_the_chosen_grid():
+    """Issue "public grid": the map page states the resolution, and the control changes the release's grid."""
+    at = _app(height=4)
+    assert any("Public grid: resolution 20" in c.value for c in at.caption)
+    at.number_input(key="resolution").set_value(3).run()
+    assert not at.exception and not at.error
+    assert any("Public grid: resolution 3 " in c.value for c in at.caption)
+    assert any("height 4 capped to 3" in c.value for c in at.caption)
