@@ -55,6 +55,13 @@ def main() -> None:
     print(f"L2 PAV on {y.size:,} noisy sorted sizes (one segment): {sec:.2f} s ({fit.passes} passes)")
     sec, fit = timed(lambda: coco.isotonic(y[:100_000], loss="l1"), args.repeat)
     print(f"L1 PAV on 100,000 noisy sorted sizes: {sec:.2f} s ({fit.passes} passes)")
+    # the taxi-like shape of issue 18 (10,000 nodes x 280 entries = 2.8M, segmented), L1 vs L2
+    rng = np.random.default_rng(0)
+    seg = np.repeat(np.arange(10_000), 280)
+    ys = np.sort(rng.exponential(5, seg.size).reshape(10_000, 280), axis=1).ravel() + rng.laplace(0, 3, seg.size)
+    for loss in ("l2", "l1"):
+        sec, fit = timed(lambda: coco.isotonic(ys, seg, loss=loss), args.repeat)
+        print(f"{loss.upper()} PAV on 2.8M entries in 10,000 segments: {sec:.2f} s ({fit.passes} passes)")
 
 
 if __name__ == "__main__":

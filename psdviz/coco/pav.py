@@ -13,7 +13,8 @@ every maximal chain of adjacent violators (value[b] > value[b + 1]) in one ``np.
 Pooling a chain is a sequence of ordinary PAV pools (after pooling b and b + 1 the pooled value
 lies between theirs, so it still exceeds value[b + 2]), and PAV's result does not depend on the order
 in which violators are pooled, so the fixed point (no violators left) is the PAV solution. Each pass
-is O(n) numpy work (O(n log n) for L1, which re-sorts to find block medians); the number of passes
+is O(n) numpy work for L2; for L1 a pass re-sorts only the entries of the blocks it pooled (their
+sorted runs merged) to find the new medians; the number of passes
 is data dependent and small for noisy monotone inputs (benchmarks/bench_coco.py prints it).
 
 L1 reading: a block's value is its lower weighted median (the smallest element whose cumulative
@@ -56,21 +57,22 @@ def _check(y, segment, weights) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return y, seg, w
 
 
-def _lower_weighted_median(values, weights, block, n_blocks) -> np.ndarray:
-    """Lower weighted median of ``values`` within each block id 0..n_blocks-1 (every block non-empty)."""
-    order = np.lexsort((values, block))
-    v, w, b = values[order], weights[order], block[order]
+def _weighted_medians(sv, sw, starts, lengths) -> np.ndarray:
+    """Lower weighted median of each run ``sv[s:s+l]`` (values or ranks sorted inside the run,
+    weights ``sw``): the entry itself, of ``sv``'s dtype."""
+    n = int(lengths.sum())
+    pos = np.repeat(starts, lengths) + np.arange(n) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    v, w = sv[pos], sw[pos]
+    run = np.repeat(np.arange(starts.size), lengths)
     cw = np.cumsum(w)
-    starts = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])
-    before = np.r_[0.0, cw[:-1]][starts]          # cumulative weight before each block
-    total = np.add.reduceat(w, starts)
-    within = cw - np.repeat(before, np.diff(np.r_[starts, b.size]))
-    half = np.repeat(total / 2.0, np.diff(np.r_[starts, b.size]))
-    reached = within >= half * (1 - 1e-12)
-    # first entry of each block with enough weight: positions where reached and previous not (per block)
-    first = reached & np.r_[True, (~reached[:-1]) | (b[1:] != b[:-1])]
-    out = np.empty(n_blocks)
-    out[b[first]] = v[first]
+    first_of_run = np.cumsum(lengths) - lengths
+    before = np.r_[0.0, cw[:-1]][first_of_run]
+    total = np.add.reduceat(w, first_of_run)
+    within = cw - before[run]
+    reached = within >= (total / 2.0)[run] * (1 - 1e-12)
+    first = reached & np.r_[True, (~reached[:-1]) | (run[1:] != run[:-1])]
+    out = np.empty(starts.size, dtype=sv.dtype)
+    out[run[first]] = v[first]
     return out
 
 
@@ -91,7 +93,11 @@ def isotonic(y, segment=None, *, loss: str = "l2", weights=None,
     start = np.arange(n)            # first entry of each block
     bseg = seg.copy()
     bsum, bw = y * w, w.copy()      # L2 block statistics
-    element_block = np.arange(n)    # L1 needs the elements of each block
+    if loss == "l1":   # each block's entries as global value ranks, sorted inside the block
+        by_value = np.argsort(y, kind="stable")
+        sv = np.empty(n, np.int64)
+        sv[by_value] = np.arange(n)
+        sw, y_sorted = w.copy(), y[by_value]
     value = y.copy()
     passes = 0
     limit = max_passes if max_passes is not None else n + 1
@@ -101,17 +107,37 @@ def isotonic(y, segment=None, *, loss: str = "l2", weights=None,
             break
         passes += 1
         keep = np.r_[True, ~viol]
-        new_id = np.cumsum(keep) - 1
         heads = np.flatnonzero(keep)
         start, bseg = start[heads], bseg[heads]
         if loss == "l2":
             bsum, bw = np.add.reduceat(bsum, heads), np.add.reduceat(bw, heads)
             value = bsum / bw
         else:
-            element_block = new_id[element_block]
-            value = _lower_weighted_median(y, w, element_block, heads.size)
+            value = _pool_l1(sv, sw, y_sorted, value, heads, start, n)
     length = np.diff(np.r_[start, n])
     fitted = np.repeat(value, length)
     if lower is not None or upper is not None:
         fitted = np.clip(fitted, lower, upper)
     return IsotonicFit(fitted, np.repeat(length, length).astype(np.int64), passes)
+
+
+def _pool_l1(sv: np.ndarray, sw: np.ndarray, y_sorted: np.ndarray, value: np.ndarray, heads: np.ndarray,
+             start: np.ndarray, n: int) -> np.ndarray:
+    """One L1 pass: only the blocks made of several old blocks are re-sorted (their runs merged, in
+    place in ``sv``/``sw``; ``sv`` holds global value ranks) and get a new median; every other block
+    keeps its value. The sort key (block, rank) is one integer whose input is a concatenation of
+    already sorted runs, which the stable sort (timsort) merges in near-linear time: a pass costs
+    about O(k log r) for the k entries of pooled blocks made of r runs, not a sort of all n entries."""
+    n_old = value.size
+    merged = np.diff(np.r_[heads, n_old]) > 1          # new blocks formed from several old ones
+    out = value[heads]
+    if not merged.any():
+        return out
+    length = np.diff(np.r_[start, n])
+    s, ln = start[merged], length[merged]
+    pos = np.repeat(s, ln) + np.arange(int(ln.sum())) - np.repeat(np.cumsum(ln) - ln, ln)
+    run = np.repeat(np.arange(s.size, dtype=np.int64), ln)
+    order = np.argsort(run * n + sv[pos], kind="stable")
+    sv[pos], sw[pos] = sv[pos][order], sw[pos][order]
+    out[merged] = y_sorted[_weighted_medians(sv, sw, s, ln)]
+    return out
