@@ -106,8 +106,16 @@ class Release:
                 "rows_with_nan_or_inf": rep.get("nonfinite_rows", "refused"),
                 "N": "private: not released" if "N" not in self.params else str(self.params["N"])}
 
+    def audit(self) -> dict:
+        """The data owner's audit: exact counts about the input (rows read, dropped, outside, used).
+        Not differentially private: never part of the report or of anything published."""
+        return {"note": "exact counts about the input, for the data owner's records only: they are not "
+                        "differentially private; do not publish them",
+                "method": self.method, **self.points_report}
+
     def report(self) -> dict:
-        """A JSON-ready privacy report: method, parameters, ledger, randomness, input handling."""
+        """A JSON-ready privacy report holding only publishable facts: method, parameters, domain,
+        resolution, ledger, randomness, input-handling rules (no counts of the input: see :meth:`audit`)."""
         return {
             "method": self.method, "private": self.private, "epsilon": self.epsilon,
             "epsilon_spent": self.ledger.total(), "delta": self.ledger.delta(),
@@ -117,10 +125,6 @@ class Release:
             "resolution": self.grid.describe() if self.grid is not None else None,
             "randomness": self.randomness.mode, "seed": self.randomness.seed,
             "input_handling": self.input_handling(),
-            "data_owner_audit_NOT_PRIVATE": {
-                "note": "exact counts about the input, for the data owner's records only: they are not "
-                        "differentially private; remove this section before publishing the report",
-                **self.points_report},
             "ledger": self.ledger.records(),
             "cells": int(self.tree.is_leaf.sum()), "nodes": self.tree.n_nodes, "notes": self.notes,
         }

@@ -1,7 +1,7 @@
 """Downloads: the release as GeoJSON, the JSON privacy report, the query comparisons as CSV.
 
-Only released values go into the GeoJSON and the report; true counts appear only in the comparison
-CSV, whose columns say so. Non-private references cannot be exported as a release.
+Only released values go into the GeoJSON and the report; exact input counts go only into the data
+owner's audit download, and true counts only into the comparison CSV, each labelled so. Non-private references cannot be exported as a release.
 """
 from __future__ import annotations
 
@@ -25,6 +25,11 @@ def report_bytes(release: Release, app_info: dict | None = None) -> bytes:
     if app_info:
         rep["app"] = app_info
     return json.dumps(rep, indent=2, default=str).encode()
+
+
+def audit_bytes(release: Release) -> bytes:
+    """The data owner's audit (exact input counts, not private), a download of its own."""
+    return json.dumps(release.audit(), indent=2, default=str).encode()
 
 
 def comparisons_csv(rows: list[dict]) -> bytes:

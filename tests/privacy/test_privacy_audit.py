@@ -80,8 +80,23 @@ def test_report_input_handling_states_rules_not_whether_rows_were_dropped():
     assert a["input_handling"]["rows_with_nan_or_inf"] == "dropped"
     c = pv.build(pts, dom, "quadtree", 1.0, seed=1, height=3).report()
     assert c["input_handling"]["rows_with_nan_or_inf"] == "refused"
-    public = {k: v for k, v in a.items() if k != "data_owner_audit_NOT_PRIVATE"}
-    assert public == {k: v for k, v in b.items() if k != "data_owner_audit_NOT_PRIVATE"}
+    assert a == b                                   # the whole report: publishable facts only
+    assert a != pv.build(pts, dom, "quadtree", 1.0, seed=1, nonfinite="drop", height=3).audit() \
+        and b["ledger"] == a["ledger"]
+
+
+def test_report_holds_no_input_counts_and_audit_holds_them():
+    """Issue "publishing" 2: report() is publishable as is; the exact counts live in audit() only."""
+    import json
+
+    import psdviz as pv
+    pts = np.random.default_rng(1).random((321, 2))
+    rel = pv.build(np.vstack([pts, [[5.0, 5.0]]]), pv.Domain(0, 0, 1, 1), "ug", 1.0, seed=1)
+    text = json.dumps(rel.report(), default=str)
+    assert "321" not in text and "322" not in text and "rows_used" not in text and "rows_in\"" not in text
+    audit = rel.audit()
+    assert audit["rows_in"] == 322 and audit["rows_used"] == 321 and audit["rows_outside_domain"] == 1
+    assert "not differentially private" in audit["note"]
 
 
 def test_noisymean_ledger_records_the_sum_sensitivity():
