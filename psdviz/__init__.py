@@ -6,6 +6,7 @@
 >>> rel.answer([[0.1, 0.1, 0.4, 0.3]])
 """
 from .api import build
+from .planner import EpsilonPlan, plan_epsilon
 from .core.domain import Domain, prepare_points
 from .core.ledger import Ledger, Spend
 from .methods.registry import methods as _methods
@@ -17,5 +18,5 @@ from .query.truth import PointIndex, true_answer
 METHODS: tuple[str, ...] = _methods()
 REFERENCES: tuple[str, ...] = _references()
 
-__all__ = ["Domain", "Ledger", "METHODS", "REFERENCES", "PointIndex", "Release", "Spend", "build",
+__all__ = ["Domain", "EpsilonPlan", "plan_epsilon", "Ledger", "METHODS", "REFERENCES", "PointIndex", "Release", "Spend", "build",
            "method_parameters", "prepare_points", "true_answer"]
