@@ -22,7 +22,7 @@ EPS_MIN, EPS_MAX = 0.01, 10.0
 CHOICE_LABELS = {"budget": "budget plan per level", "median": "private median method", "variant": "h-tree variant"}
 UNSET_MEANS = {"prune": "no pruning", "switch": "half the height", "n_public": "N stays private"}
 UNSET_FORMULA = "the paper's formula"
-FALLBACK = {"n_public": 100_000}   # prefill of an unset data-dependent value with no published hint
+FALLBACK: dict[str, int] = {}   # prefill of an unset data-dependent value with no published hint
 LAST_PARAMS_KEY = "psdviz_last_params"   # method -> the parameters its last release published
 
 EXPLAIN = {
@@ -124,6 +124,11 @@ def _optional_number(method: str, info: ParamInfo, key: str, chosen: dict, hint)
              else f"set {info.name} (unset: {UNSET_MEANS.get(info.name, UNSET_FORMULA)})")
     if not st.checkbox(label, value=on_by_default, key=f"{key}_on", help=text):
         return None
+    if info.name == "n_public":   # never prefilled: declaring N publishes it, so the user types it
+        typed = st.number_input("N (declared public)", min_value=1, value=None, step=1, key=key, help=text,
+                                placeholder="type the public number of points")
+        st.caption("This publishes N: the release states it exactly. Leave it empty to keep N private.")
+        return None if typed is None else int(typed)
     value = info.default if on_by_default else suggested_value(method, info.name, chosen)
     if value is None:
         value = hint if hint is not None else FALLBACK.get(info.name, 10)

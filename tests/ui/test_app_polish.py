@@ -265,3 +265,14 @@ def test_lab_pages_default_to_fresh_randomness_kept_until_new_noise(script, pref
         at.button(key=f"{prefix}_renoise").click().run()
         values.add(shown())
     assert len(values) > 1
+
+
+def test_declaring_n_public_asks_for_a_typed_value_and_says_it_publishes_n():
+    """Issue "app" 3: nothing pre-fills the exact (private) row count; the user types N."""
+    at = _app("ug")
+    at.checkbox(key="p_ug_n_public_on").check().run()
+    assert at.number_input(key="p_ug_n_public").value is None          # empty, not the row count
+    assert any("This publishes N" in c.value for c in at.caption)
+    assert "N = estimated" in _params_caption(at)                      # still private until typed
+    at.number_input(key="p_ug_n_public").set_value(5000).run()
+    assert not at.exception and "N = declared public" in _params_caption(at)
