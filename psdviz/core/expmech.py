@@ -30,16 +30,17 @@ def segment_gumbel_max(rng: np.random.Generator, log_weights: np.ndarray, starts
     lengths = np.diff(np.r_[starts, lw.size])
     if (lengths <= 0).any():
         raise ValueError("exponential mechanism: every segment needs at least one candidate")
-    seg = np.repeat(np.arange(starts.size), lengths)
-    finite = np.isfinite(lw)
-    top = np.maximum.reduceat(np.where(finite, lw, -np.inf), starts)
+    if np.isnan(lw).any() or (lw == np.inf).any():
+        raise ValueError("exponential mechanism: log-weights must be finite or -inf")
+    top = np.maximum.reduceat(lw, starts)
     if not np.isfinite(top).all():
         raise ValueError("exponential mechanism needs at least one candidate with a finite score per segment")
-    with np.errstate(invalid="ignore"):
-        key = np.where(finite, lw - top[seg], -np.inf) - np.log(rng.standard_exponential(lw.size))
+    key = lw - np.repeat(top, lengths)              # shift: Gumbel noise keeps its precision
+    key -= np.log(rng.standard_exponential(lw.size))   # + Gumbel(0, 1)
     best = np.maximum.reduceat(key, starts)
-    hit = np.where(key == best[seg], np.arange(lw.size), lw.size)
-    return np.minimum.reduceat(hit, starts)
+    hit = np.flatnonzero(key == np.repeat(best, lengths))     # every segment has at least one
+    owner = np.searchsorted(starts, hit, side="right")
+    return hit[np.r_[True, owner[1:] != owner[:-1]]]          # the first hit of each segment
 
 
 def grouped_choice(rng: np.random.Generator, scores: np.ndarray, sizes: np.ndarray,

@@ -40,13 +40,23 @@ def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.nd
     lo, hi = np.where(interior, lo + 1, lo), np.where(interior, hi - 1, hi)
     runs = n + 1
     first = np.cumsum(runs) - runs                   # global index of run 0 of each segment
-    seg = np.repeat(np.arange(n_seg), runs)
-    g = np.arange(int(runs.sum())) - first[seg]       # rank of each run
-    k = offsets[:-1][seg] + g                         # index of the key closing run g (x_{g+1})
-    x = keys if keys.size else np.zeros(1, np.int64)  # (no key is read when every segment is empty)
-    start = np.where(g == 0, lo[seg], x.take(k - 1, mode="clip") + 1)
-    end = np.where(g == n[seg], hi[seg], x.take(k, mode="clip"))
+    last = first + n                                 # global index of run n
+    total = int(runs.sum())
+    # run g of a segment is [x_g + 1, x_{g+1}]: the keys, in segment order, start the non-first runs
+    # (plus one) and end the non-last runs; the region's bounds close each segment
+    start = np.empty(total, np.int64)
+    end = np.empty(total, np.int64)
+    not_first = np.ones(total, bool)
+    not_first[first] = False
+    not_last = np.ones(total, bool)
+    not_last[last] = False
+    start[not_first] = keys + 1
+    start[first] = lo
+    end[not_last] = keys
+    end[last] = hi
     sizes = np.maximum(end - start + 1, 0)
-    score = -(epsilon / 2.0) * np.abs(g - frac[seg] * n[seg])
+    centre = np.repeat(first + frac * n, runs)       # global index of the target rank
+    score = np.abs(np.arange(total) - centre)
+    score *= -(epsilon / 2.0)
     chosen, offset = grouped_choice(rng, score, sizes, first)
-    return start[chosen] + offset, g[chosen]
+    return start[chosen] + offset, chosen - first
