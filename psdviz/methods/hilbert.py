@@ -45,9 +45,9 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
                   median: str = "em", sample_rate: float = 1.0, delta: float = 1e-4, postprocess: bool = True,
                   prune: float | None = DEFAULT_PRUNE) -> Release:
     """Hilbert R-tree with ``height`` fanout-4 levels over a curve of the given order."""
-    height = check_common(height, count_fraction, prune)
     order, capped = cap_by_resolution(check_int(order, "order", 1, MAX_ORDER), ps.grid.bits, "order",
                                       ps.grid.bits)
+    height, capped_height = check_common(height, count_fraction, prune, order)   # 2 h halvings of 4^order
     ledger, eps_count, eps_binary = median_count_budget(epsilon, height, 2 * height, count_fraction, budget,
                                                         median, sample_rate)
     h = np.sort(hilbert_positions(ps.keys, ps.grid.bits, order))
@@ -78,7 +78,7 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
               "median": median, "sample_rate": sample_rate, "postprocess": bool(postprocess), "prune": prune}
     rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "hilbert", params, grid=None,
                                postprocess=postprocess, prune=prune)
-    rel.notes += [capped] if capped else []
+    rel.notes += [n for n in (capped, capped_height) if n]
     return rel
 
 

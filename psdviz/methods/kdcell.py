@@ -58,7 +58,7 @@ def build_kd_cell(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
                   grid: int = 1024, count_fraction: float = DEFAULT_COUNT_FRACTION, budget: str = "geometric",
                   postprocess: bool = True, prune: float | None = DEFAULT_PRUNE) -> Release:
     """kd-cell with a ``grid`` x ``grid`` noisy grid deciding the splits."""
-    height = check_common(height, count_fraction, prune)
+    height, capped_height = check_common(height, count_fraction, prune, ps.grid.bits)
     grid = check_int(grid, "grid", 2, MAX_GRID)
     check_node_count(grid * grid, f"a {grid} x {grid} grid")
     ledger = Ledger(epsilon)
@@ -89,5 +89,5 @@ def build_kd_cell(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
               "postprocess": bool(postprocess), "prune": prune}
     rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "kd-cell", params, grid=None,
                                postprocess=postprocess, prune=prune)
-    rel.notes += [capped] if capped else []
+    rel.notes += [n for n in (capped_height, capped) if n]
     return rel

@@ -34,6 +34,7 @@ from .quadtree import quad_nodes, quad_structure
 from ..publish.release import Release
 from ..core.rng import Randomness
 from ..core.tree import FlatTree, check_node_count
+from ..core.grid import cap_by_resolution
 from ..core.validation import check_fraction, check_int
 
 MAX_HEIGHT = 10
@@ -57,13 +58,15 @@ def complete_tree(rects: list[np.ndarray], domain: Domain, height: int) -> dict:
     return s
 
 
-def check_common(height: int, count_fraction: float, prune: float | None) -> int:
-    height = check_int(height, "height", 1, MAX_HEIGHT)
+def check_common(height: int, count_fraction: float, prune: float | None, bits: int) -> tuple[int, str | None]:
+    """Checked height, capped at the resolution (a kd level halves a cell on each axis at best, so
+    more than ``bits`` levels would ask for cells finer than the grid), and the cap's note."""
+    height, capped = cap_by_resolution(check_int(height, "height", 1, MAX_HEIGHT), bits, "height", bits)
     check_node_count(quad_nodes(height), f"a kd-tree of height {height}")
     check_fraction(count_fraction, "count_fraction")
     if prune is not None and not (isinstance(prune, (int, float)) and np.isfinite(prune)):
         raise ValueError(f"prune must be a finite number or None (got {prune!r})")
-    return height
+    return height, capped
 
 
 def median_chooser(rnd: Randomness, ledger: Ledger, eps_binary: float, switch: int, median: str,
@@ -118,8 +121,9 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
                      height: int, switch: int, count_fraction: float, budget: str, median: str,
                      sample_rate: float, delta: float, postprocess: bool, prune: float | None) -> Release:
     """Shared builder of kdtree, hybrid and kd-noisymean."""
-    height = check_common(height, count_fraction, prune)
-    switch = check_int(switch, "switch", 1, height)
+    switch = check_int(switch, "switch", 1, check_int(height, "height", 1, MAX_HEIGHT))
+    height, capped = check_common(height, count_fraction, prune, ps.grid.bits)
+    switch = min(switch, height)
     ledger, eps_count, eps_binary = median_count_budget(epsilon, height, 2 * switch, count_fraction, budget,
                                                         median, sample_rate)
     choose = median_chooser(rnd, ledger, eps_binary, switch, median, sample_rate, delta)
@@ -133,7 +137,7 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
     if median == "smooth":
         params["delta"] = delta
     return finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, method, params, grid=None,
-                                postprocess=postprocess, prune=prune)
+                                postprocess=postprocess, prune=prune, notes=(capped,))
 
 
 def build_kdtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
@@ -168,7 +172,7 @@ def build_kd_true(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
                   postprocess: bool = True, prune: float | None = DEFAULT_PRUNE) -> Release:
     """kd-true (section 8): exact medians, noisy counts with the same count budget as kdtree
     (count_fraction * epsilon), so kd-true vs kdtree isolates the cost of private medians."""
-    height = check_common(height, count_fraction, prune)
+    height, capped = check_common(height, count_fraction, prune, ps.grid.bits)
     ledger = Ledger(epsilon)
     eps_count = level_epsilons(count_fraction * epsilon, height, budget)
     rects, leaf_counts = grid_partition(ps, 2 * height, _exact_chooser)
@@ -179,7 +183,7 @@ def build_kd_true(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     params = {"height": height, "count_fraction": count_fraction, "budget": budget,
               "postprocess": bool(postprocess), "prune": prune}
     rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "kd-true", params, grid=None,
-                               postprocess=postprocess, prune=prune, private=False)
+                               postprocess=postprocess, prune=prune, private=False, notes=(capped,))
     rel.notes.append(NOT_PRIVATE.format(", noisy counts"))
     return rel
 
@@ -187,7 +191,7 @@ def build_kd_true(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
 def build_kd_pure(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
                   prune: float | None = DEFAULT_PRUNE) -> Release:
     """kd-pure (section 8): exact medians and exact counts; no noise at all (epsilon unused)."""
-    height = check_common(height, 0.5, prune)
+    height, capped = check_common(height, 0.5, prune, ps.grid.bits)
     rects, leaf_counts = grid_partition(ps, 2 * height, _exact_chooser)
     counts = np.concatenate(level_counts_from_leaves(leaf_counts, height)).astype(float)
     s = complete_tree(rects[::2], domain, height)
@@ -197,5 +201,5 @@ def build_kd_pure(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
         tree, _ = prune_tree(tree, prune, use_estimate=True)
     rel = Release("kd-pure", {"height": height, "prune": prune}, domain, tree, Ledger(epsilon), rnd,
                   ps.report(), consistent=True, private=False)
-    rel.notes.append(NOT_PRIVATE.format(", exact counts"))
+    rel.notes += [NOT_PRIVATE.format(", exact counts")] + ([capped] if capped else [])
     return rel

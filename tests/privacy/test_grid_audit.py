@@ -184,3 +184,12 @@ def test_privtree_structure_audit():
                   for s in range(runs)]
         counts.append(np.bincount(leaves, minlength=200))
     assert ratio_ok(counts[0], counts[1], runs, eps / 2)
+
+
+@pytest.mark.parametrize("method", ["quadtree", "kdtree", "hybrid", "kd-noisymean", "hilbert", "kd-cell", "privtree",
+                                    "kd-true", "kd-pure"])
+def test_levels_are_capped_by_the_resolution(method):
+    """Data declared on a 2^3 grid: no tree is deeper than 3 levels, and the release says why."""
+    rel = pv.build(D2, DOM, method, 1.0, seed=1, resolution=3)
+    assert rel.tree.height <= 3
+    assert any("capped to 3" in n and "resolution 3" in n for n in rel.notes)
