@@ -27,7 +27,7 @@ from ..splits.medians import MECHANISM, private_medians
 from ..publish.release import Release
 from ..core.rng import Randomness
 from ..core.tree import FlatTree
-from ..core.grid import cap_by_resolution
+from ..core.grid import Grid, cap_by_resolution
 from ..core.validation import check_int
 
 MAX_ORDER = 26   # 4^26 positions: smooth sensitivity still computes them exactly in float64
@@ -66,7 +66,7 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
         lo, hi = np.column_stack([lo, split]).ravel(), np.column_stack([split, hi]).ravel()
         offsets = np.r_[np.column_stack([offsets[:-1], cut]).ravel(), h.size]
     noisy, var = measure_tree(rnd, ledger, np.diff(offsets), height, eps_count)
-    rects = leaf_rects(domain, order, lo, hi)
+    rects = leaf_rects(ps.grid, order, lo, hi)
     levels = [rects]
     for _ in range(height):
         r = levels[-1].reshape(-1, 4, 4)
@@ -82,10 +82,8 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     return rel
 
 
-def leaf_rects(domain: Domain, order: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Domain rectangles of the Hilbert cells in each range [lo, hi)."""
-    box = hilbert_curve.range_bboxes(order, lo, hi).astype(float)
-    n = float(1 << order)
-    sx, sy = domain.width / n, domain.height / n   # exact: a power-of-two division (on the grid)
-    return np.column_stack([domain.xmin + box[:, 0] * sx, domain.ymin + box[:, 1] * sy,
-                            domain.xmin + box[:, 2] * sx, domain.ymin + box[:, 3] * sy])
+def leaf_rects(grid: Grid, order: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Domain rectangles of the Hilbert cells in each range [lo, hi): a curve cell of order ``order``
+    is a block of 2^(bits - order) grid cells, so its corners are grid positions."""
+    box = hilbert_curve.range_bboxes(order, lo, hi).astype(np.int64)
+    return grid.rects(box << (grid.bits - order))

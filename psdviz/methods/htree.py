@@ -258,9 +258,8 @@ def unspent_note(ledger: Ledger, epsilon: float, planned_rounds: int, eps_round:
     missing = epsilon - ledger.total()
     if missing <= 1e-12 * epsilon:
         return []
-    used = (ledger.total() - sum(s.epsilon for s in ledger.spends if not s.what.startswith("split"))) / eps_round \
-        if eps_round else 0
-    return [f"epsilon {missing:.4g} of {epsilon:g} not spent: {planned_rounds - round(used)} of {planned_rounds} "
+    used = sum(1 for s in ledger.spends if s.what.startswith("split"))   # one spend per slicing round
+    return [f"epsilon {missing:.4g} of {epsilon:g} not spent: {planned_rounds - used} of {planned_rounds} "
             "planned slicing rounds were not needed (ranges with fewer than 32 expected points are not cut, "
             "Algorithm 1); counts are measured before that is known, so the remainder stays unspent"]
 
