@@ -13,10 +13,11 @@ from .methods.registry import methods as _methods
 from .methods.registry import parameters as method_parameters
 from .methods.registry import references as _references
 from .publish.release import Release
+from .publish.release_file import load_release
 from .query.truth import PointIndex, true_answer
 
 METHODS: tuple[str, ...] = _methods()
 REFERENCES: tuple[str, ...] = _references()
 
-__all__ = ["Domain", "EpsilonPlan", "plan_epsilon", "Ledger", "METHODS", "REFERENCES", "PointIndex", "Release", "Spend", "build",
+__all__ = ["Domain", "EpsilonPlan", "plan_epsilon", "load_release", "Ledger", "METHODS", "REFERENCES", "PointIndex", "Release", "Spend", "build",
            "method_parameters", "prepare_points", "true_answer"]

@@ -117,6 +117,29 @@ class FlatTree:
         return below
 
 
+def complete_links(height: int, fanout: int) -> dict:
+    """Depths and links of the complete tree of ``fanout`` and ``height`` in breadth-first order
+    (children of the i-th node of a level are nodes fanout*i .. fanout*i + fanout-1 of the next)."""
+    sizes = fanout ** np.arange(height + 1, dtype=np.int64)
+    start = np.r_[0, np.cumsum(sizes)]
+    depth = np.repeat(np.arange(height + 1, dtype=np.int16), sizes)
+    pos = np.arange(start[-1], dtype=np.int64) - start[depth]
+    parent = np.where(depth > 0, start[np.maximum(depth - 1, 0)] + pos // fanout, -1)
+    first = np.where(depth < height, start[np.minimum(depth + 1, height)] + fanout * pos, -1)
+    return {"depth": depth, "parent": parent.astype(np.int64), "first_child": first.astype(np.int64),
+            "n_children": np.where(depth < height, fanout, 0).astype(np.int32)}
+
+
+def complete_skeleton(height: int, fanout: int, var_by_depth: np.ndarray) -> FlatTree:
+    """Links and per-depth noise variances of a complete tree, without rectangles or counts: what the
+    OLS adjoint needs to give exact variances on a pruned tree (``query_model.py``)."""
+    s = complete_links(height, fanout)
+    n = s["depth"].size
+    zeros = np.zeros(n)
+    return FlatTree(rect=np.zeros((n, 4)), noisy=zeros, count_eps=zeros, split_eps=zeros,
+                    noise_var=np.asarray(var_by_depth, float)[s["depth"]], est=zeros, **s)
+
+
 def children_of(first_child: np.ndarray, n_children: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Vectorised expansion: (position of the parent in ``nodes``, child id) for every child."""
     counts = n_children[nodes]

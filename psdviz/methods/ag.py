@@ -25,14 +25,14 @@ import math
 import numpy as np
 
 from ..core.domain import Domain, PointSet
-from ..query.grid_of_grids import GridOfGrids
-from ..publish.indexed_release import IndexedRelease
+from ..publish.release import Release
+from ..publish.query_model import attach
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
 from ..core.population import DEFAULT_N_FRACTION, resolve_n
 from ..core.rng import Randomness
 from ..core.tree import FlatTree, check_node_count
-from ..inference.tree_gls import gls_estimate, gls_plan, gls_variance_fn
+from ..inference.tree_gls import gls_estimate, gls_plan
 from ..core.grid import Grid, cap_by_resolution, even_edges, even_part
 from ..core.validation import check_fraction, check_int
 
@@ -93,7 +93,7 @@ def ag_leaf_ids(keys: np.ndarray, grid: Grid, edges1: np.ndarray, m2: np.ndarray
 
 def build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, alpha: float = AG_ALPHA,
              c: float = AG_C, c2: float = AG_C2, m1: int | None = None, n_public: int | None = None,
-             n_fraction: float = DEFAULT_N_FRACTION, postprocess: bool = True) -> IndexedRelease:
+             n_fraction: float = DEFAULT_N_FRACTION, postprocess: bool = True) -> Release:
     """Adaptive grid; ``m1`` overrides the level-1 formula (then N is not needed)."""
     alpha = check_fraction(alpha, "alpha")
     for name, val in (("c", c), ("c2", c2)):
@@ -130,24 +130,21 @@ def build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, a
     tree = FlatTree(noisy=np.r_[np.nan, noisy1, noisy2], noise_var=np.r_[np.inf, var1, var2],
                     count_eps=np.r_[0.0, np.full(n1, eps1), np.full(noisy2.size, eps2)],
                     split_eps=np.r_[eps_n, np.zeros(n1 + noisy2.size)], **s)
-    return _finish(tree, ps, domain, ledger, rnd, edges1, m2, postprocess, capped,
+    return _finish(tree, ps, domain, ledger, rnd, edges1, postprocess, capped,
                    {"m1": m1, "m1_given": n_note.startswith("not"), "alpha": alpha, "c": c, "c2": c2,
                     "N": n_note, "postprocess": bool(postprocess), "leaves": int(noisy2.size),
                     "m2_max": int(m2.max())})
 
 
 def _finish(tree: FlatTree, ps: PointSet, domain: Domain, ledger: Ledger, rnd: Randomness, edges1: np.ndarray,
-            m2: np.ndarray, postprocess: bool, capped: str | None, params: dict) -> IndexedRelease:
-    n1 = (edges1.size - 1) ** 2
+            postprocess: bool, capped: str | None, params: dict) -> Release:
+    """GLS (section "constrained inference") or leaf sums, then the grid-of-grids query path; the
+    sub-grid sizes are read back from the tree's fanouts by the query model."""
     if postprocess:
-        plan = gls_plan(tree, tree.noise_var)
-        tree.est = gls_estimate(tree, tree.noisy, plan)
-        var_fn = gls_variance_fn(tree, plan)
-        vals = tree.est
+        tree.est = gls_estimate(tree, tree.noisy, gls_plan(tree, tree.noise_var))
     else:
         tree.est = tree.subtree_sum(tree.noisy)  # leaf sums (published estimate of coarser cells)
-        var_fn = None
-        vals = tree.noisy
-    index = GridOfGrids.build(ps.grid, edges1, m2, vals[1:1 + n1], vals[1 + n1:])
-    return IndexedRelease("ag", params, domain, tree, ledger, rnd, ps.report(), consistent=bool(postprocess),
-                          leaf_variance=var_fn, index=index, notes=[capped] if capped else [])
+    rel = Release("ag", params, domain, tree, ledger, rnd, ps.report(), consistent=bool(postprocess),
+                  grid=ps.grid, notes=[capped] if capped else [])
+    return attach(rel, {"answer": "grid_of_grids", "edges1": [int(e) for e in edges1],
+                        "variance": "gls" if postprocess else "none"})

@@ -76,7 +76,7 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
                     split_eps=np.where(s["depth"] < height, 2 * eps_binary, 0.0), **s)
     params = {"height": height, "order": order, "count_fraction": count_fraction, "budget": budget,
               "median": median, "sample_rate": sample_rate, "postprocess": bool(postprocess), "prune": prune}
-    rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "hilbert", params, grid=None,
+    rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "hilbert", params, regular=False,
                                postprocess=postprocess, prune=prune)
     rel.notes += [n for n in (capped, capped_height) if n]
     return rel

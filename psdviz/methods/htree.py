@@ -39,15 +39,15 @@ import math
 import numpy as np
 
 from ..core.domain import Domain, PointSet
-from ..publish.indexed_release import IndexedRelease
+from ..publish.release import Release
+from ..publish.query_model import attach
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
 from ..core.population import DEFAULT_N_FRACTION, resolve_n
 from ..core.rng import Randomness
 from ..splits.slicing import MIN_POINTS, slice_groups
-from ..query.split_index import SplitIndex
 from ..core.tree import FlatTree, check_node_count
-from ..inference.tree_gls import gls_estimate, gls_plan, gls_variance_fn
+from ..inference.tree_gls import gls_estimate, gls_plan
 from ..core.grid import Grid, cap_by_resolution, even_part
 from ..core.validation import check_fraction, check_int
 
@@ -201,7 +201,7 @@ def _grid_layer(b: _Builder, k: int, eps: float, rnd: Randomness, ledger: Ledger
 def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, variant: str = "standard",
                 size: int | None = None, c: float = HT_C, median_fraction: float = MEDIAN_FRACTION,
                 n_public: int | None = None, n_fraction: float = DEFAULT_N_FRACTION,
-                postprocess: bool = True) -> IndexedRelease:
+                postprocess: bool = True) -> Release:
     """Private h-tree; ``size`` (m) overrides Eq. 3 (then N is not needed)."""
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS} (got {variant!r})")
@@ -265,14 +265,13 @@ def unspent_note(ledger: Ledger, epsilon: float, planned_rounds: int, eps_round:
 
 
 def _finish(tree: FlatTree, ps: PointSet, domain: Domain, ledger: Ledger, rnd: Randomness, params: dict,
-            postprocess: bool) -> IndexedRelease:
-    var_fn = None
+            postprocess: bool) -> Release:
+    """GLS (Algorithm 3, section 4.2.5) or leaf sums, then the sorted-splits query path (all variants:
+    x/y splits, leaf grids)."""
     if postprocess:
-        plan = gls_plan(tree, tree.noise_var)
-        tree.est = gls_estimate(tree, tree.noisy, plan)
-        var_fn = gls_variance_fn(tree, plan)
+        tree.est = gls_estimate(tree, tree.noisy, gls_plan(tree, tree.noise_var))
     else:
         tree.est = tree.subtree_sum(tree.noisy)
-    index = SplitIndex(tree, tree.est if postprocess else tree.noisy, ps.grid)   # all variants: x/y splits, grid
-    return IndexedRelease("htree", params, domain, tree, ledger, rnd, ps.report(), consistent=bool(postprocess),
-                          leaf_variance=var_fn, index=index)
+    rel = Release("htree", params, domain, tree, ledger, rnd, ps.report(), consistent=bool(postprocess),
+                  grid=ps.grid)
+    return attach(rel, {"answer": "split_index", "variance": "gls" if postprocess else "none"})

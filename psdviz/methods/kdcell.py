@@ -87,7 +87,7 @@ def build_kd_cell(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     tree.split_eps[0] = eps_grid   # the grid is spent once on every path: booked at the root
     params = {"height": height, "grid": grid, "count_fraction": count_fraction, "budget": budget,
               "postprocess": bool(postprocess), "prune": prune}
-    rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "kd-cell", params, grid=None,
+    rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "kd-cell", params, regular=False,
                                postprocess=postprocess, prune=prune)
     rel.notes += [n for n in (capped_height, capped) if n]
     return rel

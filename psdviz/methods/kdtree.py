@@ -31,6 +31,7 @@ from ..core.measure import measure_counts
 from ..splits.medians import MECHANISM, check_median_method, check_sample_rate, private_medians
 from ..inference.prune import prune_tree
 from .quadtree import quad_nodes, quad_structure
+from ..publish.query_model import attach
 from ..publish.release import Release
 from ..core.rng import Randomness
 from ..core.tree import FlatTree, check_node_count
@@ -136,7 +137,7 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
               "median": median, "sample_rate": sample_rate, "postprocess": bool(postprocess), "prune": prune}
     if median == "smooth":
         params["delta"] = delta
-    return finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, method, params, grid=None,
+    return finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, method, params, regular=False,
                                 postprocess=postprocess, prune=prune, notes=(capped,))
 
 
@@ -182,7 +183,7 @@ def build_kd_true(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
                     split_eps=np.zeros(s["depth"].size), **s)
     params = {"height": height, "count_fraction": count_fraction, "budget": budget,
               "postprocess": bool(postprocess), "prune": prune}
-    rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "kd-true", params, grid=None,
+    rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "kd-true", params, regular=False,
                                postprocess=postprocess, prune=prune, private=False, notes=(capped,))
     rel.notes.append(NOT_PRIVATE.format(", noisy counts"))
     return rel
@@ -200,6 +201,7 @@ def build_kd_pure(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     if prune is not None:
         tree, _ = prune_tree(tree, prune, use_estimate=True)
     rel = Release("kd-pure", {"height": height, "prune": prune}, domain, tree, Ledger(epsilon), rnd,
-                  ps.report(), consistent=True, private=False)
+                  ps.report(), consistent=True, private=False, grid=ps.grid)
+    attach(rel, {"answer": "tree", "variance": "none"})
     rel.notes += [NOT_PRIVATE.format(", exact counts")] + ([capped] if capped else [])
     return rel

@@ -22,6 +22,7 @@ import numpy as np
 from ..core.domain import Domain, PointSet
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
+from ..publish.query_model import attach
 from ..publish.release import Release
 from ..core.rng import Randomness
 from ..core.tree import MAX_NODES, FlatTree
@@ -112,8 +113,9 @@ def build_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     tree.est = tree.subtree_sum(np.where(tree.is_leaf, tree.noisy, 0.0))
     params = {"tree_fraction": frac, "theta": float(theta), "max_depth": max_depth, "lambda": lam, "delta": delta,
               "depth_reached": int(tree.height), "leaves": int(leaf.sum())}
-    return Release("privtree", params, domain, tree, ledger, rnd, ps.report(), consistent=True,
-                   leaf_variance=_leaf_variance_fn(tree), notes=[capped] if capped else [])
+    rel = Release("privtree", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid,
+                  notes=[capped] if capped else [])
+    return attach(rel, {"answer": "tree", "variance": "leaf"})
 
 
 def _flat_tree(g: dict, leaf: np.ndarray, noisy_leaves, var_leaves, eps_t: float, eps_c: float) -> FlatTree:
@@ -133,11 +135,3 @@ def _flat_tree(g: dict, leaf: np.ndarray, noisy_leaves, var_leaves, eps_t: float
     split_eps[0] = eps_t
     return FlatTree(rect=rect, depth=depth, parent=parent, first_child=first, n_children=n_children,
                     noisy=noisy, count_eps=count_eps, split_eps=split_eps, noise_var=var)
-
-
-def _leaf_variance_fn(tree: FlatTree):
-    var = np.where(tree.is_leaf, tree.noise_var, 0.0)
-
-    def fn(w: np.ndarray) -> np.ndarray:
-        return (w ** 2 * var[:, None]).sum(axis=0)
-    return fn

@@ -17,7 +17,7 @@ from ..core.measure import measure_counts
 from .complete_tree import finish_complete_tree
 from ..publish.release import Release
 from ..core.rng import Randomness
-from ..core.tree import FlatTree, check_node_count
+from ..core.tree import FlatTree, check_node_count, complete_links
 from ..core.grid import cap_by_resolution
 from ..core.validation import check_int
 
@@ -41,30 +41,14 @@ def level_counts(keys: np.ndarray, bits: int, height: int) -> list[np.ndarray]:
 
 def quad_structure(domain: Domain, height: int) -> dict:
     """Rectangles, depths and links of the complete quadtree (Morton order within each level)."""
-    rects, depth, parent, first = [], [], [], []
-    offset = 0
+    rects = []
     for d in range(height + 1):
-        n = 4 ** d
-        ix, iy = morton.decode(np.arange(n))
+        ix, iy = morton.decode(np.arange(4 ** d))
         w, h = domain.width / (1 << d), domain.height / (1 << d)   # exact: powers of two
         # each corner is xmin + i * w with one rounding: exactly the public grid's coordinate
         rects.append(np.column_stack([domain.xmin + ix * w, domain.ymin + iy * h,
                                       domain.xmin + (ix + 1) * w, domain.ymin + (iy + 1) * h]))
-        depth.append(np.full(n, d, np.int16))
-        parent.append(np.arange(n) // 4 + offset - 4 ** (d - 1) if d else np.array([-1]))
-        first.append(offset + n + 4 * np.arange(n) if d < height else np.full(n, -1))
-        offset += n
-    return {"rect": np.concatenate(rects), "depth": np.concatenate(depth),
-            "parent": np.concatenate(parent).astype(np.int64),
-            "first_child": np.concatenate(first).astype(np.int64),
-            "n_children": np.where(np.concatenate(depth) < height, 4, 0).astype(np.int32)}
-
-
-def morton_grid_ids(height: int) -> np.ndarray:
-    """(side, side) array: position within the leaf level of each (row, column) cell."""
-    side = 1 << height
-    iy, ix = np.mgrid[0:side, 0:side]
-    return morton.encode(ix.ravel(), iy.ravel()).reshape(side, side)
+    return {"rect": np.concatenate(rects), **complete_links(height, 4)}
 
 
 def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = 10,
@@ -84,5 +68,5 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
                     count_eps=eps[s["depth"]], split_eps=np.zeros(s["depth"].size), **s)
     params = {"height": height, "budget": budget, "postprocess": bool(postprocess), "prune": prune}
     return finish_complete_tree(tree, eps, 4, ps, domain, ledger, rnd, "quadtree", params,
-                                grid=morton_grid_ids(height), postprocess=postprocess, prune=prune,
+                                regular=True, postprocess=postprocess, prune=prune,
                                 notes=(capped,))

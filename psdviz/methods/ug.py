@@ -19,8 +19,7 @@ from ..core.domain import Domain, PointSet
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
 from ..core.population import DEFAULT_N_FRACTION, resolve_n
-from ..query.pyramid import Pyramid
-from .complete_tree import leaf_variance_fn
+from ..publish.query_model import attach
 from ..publish.release import Release
 from ..core.rng import Randomness
 from ..core.grid import cap_by_resolution, even_edges, even_part
@@ -76,6 +75,6 @@ def build_ug(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, g
     tree = grid_tree(domain, *edges, noisy, var, eps_cells)
     tree.split_eps[0] = eps_n   # the noisy N chose the grid: a structural spend at the root
     params = {"grid_size": m, "grid_size_given": grid_size is not None, "N": n_note, "c": c}
-    return Release("ug", params, domain, tree, ledger, rnd, ps.report(), consistent=True,
-                   pyramid=Pyramid.from_grids(domain, [noisy.reshape(m, m)], edges),
-                   leaf_variance=leaf_variance_fn(tree, None), notes=[capped] if capped else [])
+    rel = Release("ug", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid,
+                  notes=[capped] if capped else [])
+    return attach(rel, {"answer": "pyramid", "levels": [1], "regular": False, "variance": "leaf"})

@@ -6,7 +6,7 @@ made. True counts never live inside it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Protocol
 
 import numpy as np
 import pandas as pd
@@ -22,6 +22,13 @@ from ..core.tree import FlatTree
 # Exact variance of post-processed answers: node weights (n_nodes, k), non-zero on leaves only, of
 # queries written as sums over released leaf estimates -> (k,) variances from the noise variances.
 VarianceFn = Callable[[np.ndarray], np.ndarray]
+
+
+class QueryIndex(Protocol):
+    """A method-specific fast path returning exactly the canonical answer of ``answer_tree`` (the
+    adaptive grid's grid of grids, the h-tree's sorted splits; tested against the generic traversal)."""
+
+    def answer(self, rects: np.ndarray) -> np.ndarray: ...
 
 
 @dataclass
@@ -40,7 +47,11 @@ class Release:
     pyramid: Pyramid | None = None  # fast exact query path, when the leaves are a regular grid
     leaf_variance: VarianceFn | None = None  # for post-processed estimates (adjoint of the inference)
     notes: list[str] = field(default_factory=list)
-    grid: Grid | None = None      # the public resolution grid every coordinate lies on (set by pv.build)
+    grid: Grid | None = None      # the public resolution grid every coordinate lies on
+    index: QueryIndex | None = None  # method-specific fast query path (set by query_model.attach)
+    query_model: dict | None = None  # how answers and variances are computed (query_model.py)
+    kept: np.ndarray | None = None  # after pruning a complete tree: each node's id in the full tree
+    privacy_unit: str = "one point"
 
     @property
     def epsilon(self) -> float:
@@ -56,6 +67,8 @@ class Release:
     def answer(self, rects) -> np.ndarray:
         """Estimated counts for (k, 4) rectangles [xmin, ymin, xmax, ymax]."""
         rects = validate_rects(rects)
+        if self.index is not None:
+            return self.index.answer(rects)
         if self.pyramid is not None:
             return self.pyramid.answer(rects)
         return answer_tree(self.tree, rects, self._values())
@@ -107,15 +120,24 @@ class Release:
                 "N": "private: not released" if "N" not in self.params else str(self.params["N"])}
 
     def audit(self) -> dict:
-        """The data owner's audit: exact counts about the input (rows read, dropped, outside, used).
-        Not differentially private: never part of the report or of anything published."""
+        """The data owner's audit: exact counts about the input (rows read, dropped, outside, used) and
+        the seed of a seeded run. Not differentially private: never part of the report or of a release file."""
+        counts = self.points_report if "rows_in" in self.points_report else {
+            "counts": "not available: this release was loaded from a file, which never holds the owner's audit"}
         return {"note": "exact counts about the input, for the data owner's records only: they are not "
                         "differentially private; do not publish them",
-                "method": self.method, **self.points_report}
+                "method": self.method, "seed": self.randomness.seed, **counts}
+
+    def save(self, path, crs=None):
+        """Write the release file (GeoParquet + metadata; ``docs/release-format.md``): what a consumer
+        needs to map and query it, never the audit or the seed. ``crs``: e.g. "EPSG:4326" for lon/lat."""
+        from .release_file import save_release
+        return save_release(self, path, crs)
 
     def report(self) -> dict:
         """A JSON-ready privacy report holding only publishable facts: method, parameters, domain,
-        resolution, ledger, randomness, input-handling rules (no counts of the input: see :meth:`audit`)."""
+        resolution, ledger, randomness mode, privacy unit, input-handling rules (no counts of the input and no
+        seed, which would let anyone regenerate the noise: see :meth:`audit`)."""
         return {
             "method": self.method, "private": self.private, "epsilon": self.epsilon,
             "epsilon_spent": self.ledger.total(), "delta": self.ledger.delta(),
@@ -123,7 +145,7 @@ class Release:
                            for k, v in self.params.items()},
             "domain": [self.domain.xmin, self.domain.ymin, self.domain.xmax, self.domain.ymax],
             "resolution": self.grid.describe() if self.grid is not None else None,
-            "randomness": self.randomness.mode, "seed": self.randomness.seed,
+            "randomness": self.randomness.mode, "privacy_unit": self.privacy_unit,
             "input_handling": self.input_handling(),
             "ledger": self.ledger.records(),
             "cells": int(self.tree.is_leaf.sum()), "nodes": self.tree.n_nodes, "notes": self.notes,

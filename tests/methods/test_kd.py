@@ -173,5 +173,5 @@ def test_seeded_runs_reproducible_and_fresh_runs_differ():
         np.testing.assert_array_equal(a.tree.rect, b.tree.rect)
         np.testing.assert_array_equal(a.tree.est, b.tree.est)
         c = pv.build(xy, DOM, m, 0.5, height=3)          # OS entropy
-        assert c.report()["seed"] is None
+        assert c.audit()["seed"] is None
         assert not (np.array_equal(a.tree.rect, c.tree.rect) and np.array_equal(a.tree.noisy, c.tree.noisy))

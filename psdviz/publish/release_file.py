@@ -1,0 +1,158 @@
+"""Release files: one GeoParquet file a data consumer can open, query and map (docs/release-format.md).
+
+The file holds one row per node of the released tree (the tree links are needed by answers that open
+a node; the published cells are the rows with ``is_leaf``), a WKB polygon per node so GIS tools
+(geopandas, QGIS, DuckDB spatial) read it as GeoParquet 1.0, and a ``psdviz`` key in the Parquet
+schema metadata holding everything else a consumer needs as JSON: format version, method,
+parameters, domain, resolution, epsilon, the ledger, the randomness mode, the privacy unit, notes and
+the query model (``query_model.py``). It never holds the owner's audit (exact input counts) nor the
+seed of a seeded run (with the seed anyone could regenerate the noise and subtract it).
+
+Loading rebuilds the query machinery with :func:`query_model.attach`, the same code a build runs, so a
+loaded release answers ``answer`` and ``answer_variance`` exactly as the original. A file of another
+format version, one whose ledger exceeds its epsilon, or one whose nodes record more epsilon on a
+root-to-leaf path than the epsilon is refused with a ValueError naming what is wrong.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..core.domain import Domain
+from ..core.grid import Grid
+from ..core.ledger import TOLERANCE, Ledger, Spend
+from ..core.rng import Randomness
+from ..core.tree import FlatTree
+from .query_model import attach
+from .release import Release
+
+FORMAT = "psdviz-release"
+FORMAT_VERSION = 1
+META_KEY = b"psdviz"
+
+# node columns: (file column, FlatTree field, dtype)
+_COLUMNS = [("depth", "depth", np.int16), ("parent", "parent", np.int64),
+            ("first_child", "first_child", np.int64), ("n_children", "n_children", np.int32),
+            ("noisy", "noisy", np.float64), ("estimate", "est", np.float64),
+            ("noise_variance", "noise_var", np.float64), ("count_epsilon", "count_eps", np.float64),
+            ("split_epsilon", "split_eps", np.float64), ("pruned_epsilon", "pruned_eps", np.float64)]
+_RECT = ("x0", "y0", "x1", "y1")
+
+
+def _json_value(v):
+    """Parameters as JSON values (numbers, strings, booleans, None); anything else as its text."""
+    if isinstance(v, (bool, str, type(None))):
+        return v
+    if isinstance(v, (int, float, np.integer, np.floating)):
+        v = v.item() if hasattr(v, "item") else v
+        return v if not (isinstance(v, float) and not math.isfinite(v)) else str(v)
+    return str(v)
+
+
+def _metadata(rel: Release) -> dict:
+    return {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "method": rel.method,
+        "parameters": {k: _json_value(v) for k, v in rel.params.items()},
+        "domain": [rel.domain.xmin, rel.domain.ymin, rel.domain.xmax, rel.domain.ymax],
+        "resolution": rel.grid.bits, "epsilon": rel.epsilon, "epsilon_spent": rel.ledger.total(),
+        "delta": rel.ledger.delta(), "ledger": rel.ledger.records(), "randomness": rel.randomness.mode,
+        "privacy_unit": rel.privacy_unit, "consistent": rel.consistent, "input_handling": rel.input_handling(),
+        "notes": list(rel.notes), "query_model": rel.query_model,
+    }
+
+
+def _geo_metadata(rect: np.ndarray, crs) -> dict:
+    col = {"encoding": "WKB", "geometry_types": ["Polygon"],
+           "bbox": [float(rect[:, 0].min()), float(rect[:, 1].min()), float(rect[:, 2].max()), float(rect[:, 3].max())]}
+    if crs is None:
+        col["crs"] = None   # GeoParquet: null = undefined CRS (the domain's units are the publisher's)
+    else:
+        import pyproj   # comes with geopandas; only needed to describe a stated CRS
+        col["crs"] = pyproj.CRS.from_user_input(crs).to_json_dict()
+    return {"version": "1.0.0", "primary_column": "geometry", "columns": {"geometry": col}}
+
+
+def save_release(rel: Release, path, crs=None) -> Path:
+    """Write ``rel`` to ``path`` (GeoParquet). ``crs`` (e.g. "EPSG:4326"): the coordinates' reference
+    system for GIS tools; None records it as undefined."""
+    import shapely   # comes with geopandas
+
+    if not rel.private:
+        raise ValueError(f"{rel.method} is a non-private reference and cannot be saved as a release file")
+    if rel.grid is None or rel.query_model is None:
+        raise ValueError("this release was not made by psdviz.build (no public grid or query model); build it "
+                         "with psdviz.build before saving")
+    t = rel.tree
+    cols = {"node": np.arange(t.n_nodes, dtype=np.int64), "is_leaf": t.is_leaf}
+    cols.update({name: t.rect[:, i] for i, name in enumerate(_RECT)})
+    for name, field, dtype in _COLUMNS:
+        val = getattr(t, field)
+        cols[name] = np.zeros(t.n_nodes) if val is None else np.asarray(val, dtype=dtype)
+    if rel.kept is not None:
+        cols["full_index"] = rel.kept
+    cols["geometry"] = shapely.to_wkb(shapely.box(*(t.rect[:, i] for i in range(4))))
+    table = pa.table(cols)
+    meta = {META_KEY: json.dumps(_metadata(rel)).encode(), b"geo": json.dumps(_geo_metadata(t.rect, crs)).encode()}
+    path = Path(path)
+    pq.write_table(table.replace_schema_metadata(meta), path, compression="zstd")   # ~40 % smaller than snappy
+    return path
+
+
+def _read_metadata(path: Path) -> dict:
+    try:
+        schema = pq.read_schema(path)
+    except (OSError, pa.ArrowInvalid) as exc:
+        raise ValueError(f"{path} is not a readable Parquet file: {exc}") from None
+    raw = (schema.metadata or {}).get(META_KEY)
+    if raw is None:
+        raise ValueError(f"{path} is not a psdviz release file (no '{META_KEY.decode()}' metadata); "
+                         "save one with release.save(path)")
+    meta = json.loads(raw)
+    if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
+        raise ValueError(f"{path} is format {meta.get('format')!r} version {meta.get('format_version')!r}; "
+                         f"this psdviz reads {FORMAT!r} version {FORMAT_VERSION} only")
+    return meta
+
+
+def _ledger(meta: dict) -> Ledger:
+    ledger = Ledger(float(meta["epsilon"]))
+    ledger.spends = [Spend(**s) for s in meta["ledger"]]   # not through spend(): the check is below
+    total = ledger.total()
+    if not (total <= ledger.budget * (1 + TOLERANCE) + TOLERANCE):
+        raise ValueError(f"the file's ledger spends epsilon {total:g}, more than its stated epsilon "
+                         f"{ledger.budget:g}: the file is damaged or was altered; do not use it")
+    return ledger
+
+
+def _tree(table: pa.Table) -> FlatTree:
+    arr = {name: table.column(name).to_numpy() for name in table.column_names if name != "geometry"}
+    rect = np.column_stack([arr[c] for c in _RECT]).astype(np.float64)
+    fields = {field: np.asarray(arr[name], dtype=dtype) for name, field, dtype in _COLUMNS}
+    return FlatTree(rect=rect, **fields)
+
+
+def load_release(path) -> Release:
+    """Read a release file written by :func:`save_release`; it answers queries exactly as the original."""
+    path = Path(path)
+    meta = _read_metadata(path)
+    ledger = _ledger(meta)
+    table = pq.read_table(path)
+    tree = _tree(table)
+    worst = float(tree.path_epsilons().max()) if tree.n_nodes else 0.0
+    if worst > ledger.budget * (1 + TOLERANCE) + TOLERANCE:
+        raise ValueError(f"a root-to-leaf path of the file's tree records epsilon {worst:g}, more than its stated "
+                         f"epsilon {ledger.budget:g}: the file is damaged or was altered; do not use it")
+    domain = Domain(*meta["domain"])
+    rules = meta["input_handling"]
+    rel = Release(meta["method"], dict(meta["parameters"]), domain, tree, ledger,
+                  Randomness(np.random.default_rng(), meta["randomness"], None),
+                  {"outside_rows": rules["outside_domain"], "nonfinite_rows": rules["rows_with_nan_or_inf"]},
+                  bool(meta["consistent"]), grid=Grid(domain, int(meta["resolution"])),
+                  notes=list(meta["notes"]), privacy_unit=meta["privacy_unit"])
+    kept = table.column("full_index").to_numpy() if "full_index" in table.column_names else None
+    return attach(rel, meta["query_model"], kept)
