@@ -1,11 +1,13 @@
 """The public entry point ``psdviz.build`` (DESIGN.md "Public surface")."""
 from __future__ import annotations
 
-from .core.domain import Domain, prepare_points
+from .core.contribution import bound_contributions, user_codes
+from .core.domain import Domain, as_points, prepare_points
 from .core.grid import DEFAULT_RESOLUTION
 from .core.ledger import TOLERANCE
 from .methods.param_info import coerce_params
 from .methods.registry import get_builder, methods, references
+from .publish.group_privacy import to_user_level
 from .publish.release import Release
 from .core.rng import make_randomness
 from .core.validation import check_epsilon
@@ -16,7 +18,7 @@ METHODS_AND_REFERENCES = methods() + references()
 
 def build(points, domain: Domain, method: str = "quadtree", epsilon: float = 0.5, seed: int | None = None,
           *, outside: str = "drop", nonfinite: str = "error", resolution: int = DEFAULT_RESOLUTION,
-          **params) -> Release:
+          user=None, max_points_per_user: int | None = None, **params) -> Release:
     """Build a private spatial decomposition of ``points`` (n, 2) over the public ``domain``.
 
     ``seed=None`` uses OS entropy; an integer seed gives a reproducible (labelled) run.
@@ -25,15 +27,31 @@ def build(points, domain: Domain, method: str = "quadtree", epsilon: float = 0.5
     positions per axis over the domain, and points are counted in its cells (the data's declared
     precision; no method makes a cell narrower than one step). Method parameters (``height``, ``budget``, ``postprocess``, ``prune``,
     ``count_fraction``, ...) default to the values from each method's paper.
+
+    User-level privacy: ``user`` (one id per point) with ``max_points_per_user`` k keeps at most k
+    points per user, chosen at random with the release's randomness, and builds at epsilon / k per
+    point, so adding or removing one user changes the output by at most ``epsilon`` (group privacy;
+    the argument per mechanism is in ``publish/group_privacy.py``). The report's ``privacy_unit`` says
+    "one user, at most k points"; without ``user`` it is "one point".
     """
     epsilon = check_epsilon(epsilon)
     if not isinstance(method, str):
         raise ValueError(f"method must be a method name, one of {sorted(METHODS_AND_REFERENCES)} (got {method!r})")
     builder = get_builder(method)
     params = coerce_params(method, params)
-    ps = prepare_points(points, domain, outside=outside, nonfinite=nonfinite, resolution=resolution)
     rnd = make_randomness(seed)
-    release = builder(ps, domain, epsilon, rnd, **params)
+    k, dropped = 1, None
+    if user is not None or max_points_per_user is not None:
+        if user is None or max_points_per_user is None:
+            raise ValueError("user-level privacy needs both user (one id per point) and max_points_per_user")
+        arr = as_points(points)
+        keep = bound_contributions(user_codes(user, arr.shape[0]), max_points_per_user, rnd.rng)
+        k, dropped, points = int(max_points_per_user), int((~keep).sum()), arr[keep]
+    ps = prepare_points(points, domain, outside=outside, nonfinite=nonfinite, resolution=resolution)
+    release = builder(ps, domain, epsilon / k, rnd, **params)
+    if dropped is not None:
+        release = to_user_level(release, k, epsilon)
+        release.points_report["rows_dropped_by_user_bound"] = dropped
     spent = release.ledger.total()
     if spent > epsilon * (1 + TOLERANCE) + TOLERANCE:  # defensive: a builder bug must not ship
         raise RuntimeError(f"{method} spent {spent} > epsilon {epsilon}")
