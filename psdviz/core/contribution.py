@@ -24,8 +24,10 @@ def user_codes(user, n_rows: int) -> np.ndarray:
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         raise ValueError("user ids contain NaN or infinity: give every point a user id (or drop those rows)")
     if arr.dtype.kind == "O":
-        if any(v is None for v in arr):
-            raise ValueError("user ids contain None: give every point a user id (or drop those rows)")
+        missing = (arr == None) | (arr != arr)   # noqa: E711 (elementwise: None and NaN ids)
+        if missing.any():
+            raise ValueError("user ids contain missing values (None or NaN): give every point a user id "
+                             "(or drop those rows)")
         arr = arr.astype(str)
     return np.unique(arr, return_inverse=True)[1].ravel()
 

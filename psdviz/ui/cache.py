@@ -20,9 +20,10 @@ def _dom(d: pv.Domain) -> tuple:
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def _build(fp: str, domain: tuple, spec_key: str, _xy: np.ndarray, _spec: BuildSpec) -> pv.Release:
-    return pv.build(_xy, pv.Domain(*domain), method=_spec.method, epsilon=_spec.epsilon, seed=_spec.seed,
-                    outside="drop", nonfinite="drop", resolution=_spec.resolution, **_spec.params)
+def _build(fp: str, domain: tuple, spec_key: str, _data: Dataset, _spec: BuildSpec) -> pv.Release:
+    user = {} if _data.user is None else {"user": _data.user, "max_points_per_user": _data.max_points_per_user}
+    return pv.build(_data.xy, pv.Domain(*domain), method=_spec.method, epsilon=_spec.epsilon, seed=_spec.seed,
+                    outside="drop", nonfinite="drop", resolution=_spec.resolution, **user, **_spec.params)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -33,7 +34,7 @@ def _truth(fp: str, domain: tuple, _xy: np.ndarray) -> pv.PointIndex:
 def build_release(data: Dataset, spec: BuildSpec) -> pv.Release:
     """The (cached) release; raises ValueError with the engine's message on bad parameters."""
     with st.spinner(f"Building {spec.method} (epsilon {spec.epsilon:g})...", show_time=True):
-        return _build(data.fingerprint, _dom(data.domain), spec.key, data.xy, spec)
+        return _build(data.fingerprint, _dom(data.domain), spec.key, data, spec)
 
 
 def truth_index(data: Dataset) -> pv.PointIndex:

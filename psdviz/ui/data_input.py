@@ -35,6 +35,12 @@ class Dataset:
     domain_source: str
     n_nonnumeric: int
     fingerprint: str
+    user: np.ndarray | None = None          # one id per row: user-level privacy (issue 14.3)
+    max_points_per_user: int | None = None
+
+    @property
+    def privacy_unit(self) -> str:
+        return "one point" if self.user is None else f"one user, at most {self.max_points_per_user} points"
 
     @property
     def n_nan(self) -> int:
@@ -165,6 +171,32 @@ def _sample_xy(name: str) -> np.ndarray:
     return load_sample(name)[[s.x, s.y]].to_numpy(dtype=float)
 
 
+NO_USER = "none: each point is the privacy unit"
+
+
+def user_fingerprint(user: np.ndarray) -> str:
+    return hashlib.sha1(pd.util.hash_array(np.asarray(user, dtype=object)).tobytes()).hexdigest()[:16]
+
+
+def choose_user(df: pd.DataFrame, cols: list[str], taken: tuple[str, str]) -> tuple[np.ndarray | None, int | None]:
+    """Optional user id column and the bound k: user-level privacy (one user, at most k points)."""
+    options = [NO_USER] + [c for c in cols if c not in taken]
+    pick = st.selectbox("User id column (optional)", options, key="user_col",
+                        help="When one person has many rows (check-ins, GPS traces), protect the person: "
+                             "at most k rows per user are kept (chosen at random) and the release is "
+                             "epsilon-DP for adding or removing one user.")
+    if pick == NO_USER:
+        return None, None
+    k = st.number_input("At most k points per user", min_value=1, max_value=10_000, value=10, step=1, key="user_k",
+                        help="Each user's rows beyond k are dropped at random; every count is then noised "
+                             "for k points (group privacy), so a larger k keeps more data but adds more noise.")
+    ids = df[df.columns[cols.index(pick)]]
+    if ids.isna().any():
+        raise ValueError(f"user id column {pick!r} has {int(ids.isna().sum()):,} empty values: give every row a "
+                         "user id, or pick another column")
+    return ids.to_numpy(), int(k)
+
+
 def _choose_domain(declared: Domain | None, key: str) -> tuple[Domain, str]:
     options = (["the sample's declared domain"] if declared is not None else []) + ["the world", "typed bounds"]
     pick = st.radio("Domain (public bounds)", options, key=f"{key}_domain",
@@ -210,8 +242,10 @@ def choose_data() -> Dataset | None:
             st.info("No column is named like a longitude or a latitude: pick the x and y columns.")
             return None
         xy, bad = pick_points(df, xcol, ycol)
+        user, k = choose_user(df, cols, (xcol, ycol))
         domain, dsrc = _choose_domain(None, "upload")
-        return Dataset(up.name, xy, domain, dsrc, bad, fingerprint(xy))
+        fp = fingerprint(xy) if user is None else f"{fingerprint(xy)}|u{k}|{user_fingerprint(user)}"
+        return Dataset(up.name, xy, domain, dsrc, bad, fp, user, k)
     except (ValueError, OSError) as exc:
         st.error(f"Data problem: {exc}")
         return None

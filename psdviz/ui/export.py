@@ -1,4 +1,4 @@
-"""Downloads: the release as GeoJSON, the JSON privacy report, the query comparisons as CSV.
+"""Downloads: the release file (GeoParquet, opens in the app's "Open a release" page), the release as GeoJSON, the JSON privacy report, the query comparisons as CSV.
 
 Only released values go into the GeoJSON and the report; exact input counts go only into the data
 owner's audit download, and true counts only into the comparison CSV, each labelled so. Non-private references cannot be exported as a release.
@@ -6,6 +6,8 @@ owner's audit download, and true counts only into the comparison CSV, each label
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
 
 import pandas as pd
 
@@ -18,6 +20,15 @@ COMPARISON_COLUMNS = ["xmin", "ymin", "xmax", "ymax", "private_answer", "standar
 
 def geojson_bytes(release: Release, depth: int | None = None) -> bytes:
     return json.dumps(cells_geojson(release, depth)).encode()
+
+
+def release_file_bytes(release: Release) -> bytes:
+    """The release file (GeoParquet, docs/release-format.md); lon/lat domains are labelled EPSG:4326."""
+    from .outlines import is_lon_lat
+    d = release.domain
+    crs = "EPSG:4326" if is_lon_lat(d.xmin, d.ymin, d.xmax, d.ymax) else None
+    with tempfile.TemporaryDirectory() as tmp:
+        return Path(release.save(Path(tmp) / "release.parquet", crs=crs)).read_bytes()
 
 
 def report_bytes(release: Release, app_info: dict | None = None) -> bytes:

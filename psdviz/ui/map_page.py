@@ -70,14 +70,16 @@ def remember_params(release: pv.Release) -> None:
 def input_summary(data: data_input.Dataset, release: pv.Release) -> None:
     rep = release.points_report
     label = "PRIVATE release" if release.private else "NOT PRIVATE reference"
-    st.markdown(f"**{label}**: `{release.method}`, epsilon = {release.epsilon:g}, randomness: "
-                f"{release.randomness_mode}; {int(release.tree.is_leaf.sum()):,} cells, "
+    st.markdown(f"**{label}**: `{release.method}`, epsilon = {release.epsilon:g} (privacy unit: {release.privacy_unit}), "
+                f"randomness: {release.randomness_mode}; {int(release.tree.is_leaf.sum()):,} cells, "
                 f"{release.tree.n_nodes:,} nodes, height {release.tree.height}.")
     st.caption(f"Data `{data.name}`: {rep['rows_in']:,} rows; {rep['rows_nonfinite_dropped']:,} with missing or "
                f"non-numeric coordinates dropped ({data.n_nonnumeric:,} non-numeric cells); "
                f"{rep['rows_outside_domain']:,} outside the domain ({rep['outside_rows']}); {rep['rows_used']:,} used. "
                f"Domain ({data.domain_source}): x [{data.domain.xmin:g}, {data.domain.xmax:g}], "
-               f"y [{data.domain.ymin:g}, {data.domain.ymax:g}].")
+               f"y [{data.domain.ymin:g}, {data.domain.ymax:g}]."
+               + (f" User-level privacy: {rep['rows_dropped_by_user_bound']:,} rows beyond "
+                  f"{data.max_points_per_user} per user dropped at random." if data.user is not None else ""))
     st.caption("Parameters used (defaults from the paper, formulas evaluated by the engine): "
                + ", ".join(f"{k} = {_short(v)}" for k, v in release.params.items()))
     if release.grid is not None:
@@ -152,12 +154,12 @@ def outline_note(d: pv.Domain) -> str:
     return "No country outlines: the outline file is missing (run `bash .ci/fetch_assets`)."
 
 
-def keep_new_drawing(drawings) -> None:
-    """Make a newly drawn rectangle the kept query. A drawing already seen is ignored, so a typed
-    query is not overwritten by the same old drawing on the next rerun."""
+def keep_new_drawing(drawings, key: str = "query_rect") -> None:
+    """Make a newly drawn rectangle the kept query (``st.session_state[key]``). A drawing already seen
+    is ignored, so a typed query is not overwritten by the same old drawing on the next rerun."""
     rect = rect_from_drawings(drawings)
-    if rect is not None and rect != st.session_state.get("seen_drawing"):
-        st.session_state["seen_drawing"] = st.session_state["query_rect"] = rect
+    if rect is not None and rect != st.session_state.get(f"seen|{key}"):
+        st.session_state[f"seen|{key}"] = st.session_state[key] = rect
 
 
 def query_panel(release: pv.Release, data: data_input.Dataset) -> None:
@@ -268,6 +270,12 @@ def export_view(release: pv.Release, rid: str) -> None:
     n_leaves = int(release.tree.is_leaf.sum())
     depth = None if n_leaves <= EXPORT_MAX_CELLS else int(np.flatnonzero(sizes <= EXPORT_MAX_CELLS).max())
     what = "all published cells" if depth is None else f"the cells down to level {depth}"
-    c1.download_button(f"Release (GeoJSON: {what})", lambda: export.geojson_bytes(release, depth),
+    c1.download_button("Release file (GeoParquet: opens in 'Open a release')",
+                       lambda: export.release_file_bytes(release), file_name="psdviz_release.parquet",
+                       mime="application/vnd.apache.parquet", key="dl_release", on_click="ignore",
+                       help="All cells with estimates, noise variances and the tree links, plus the method, "
+                            "domain, resolution, epsilon, ledger and privacy unit: a consumer can map it and "
+                            "answer queries with error bars. Never holds the audit or the seed.")
+    c1.download_button(f"Cells only (GeoJSON: {what})", lambda: export.geojson_bytes(release, depth),
                        file_name="psdviz_release.geojson", mime="application/geo+json", key="dl_geojson",
                        on_click="ignore")

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+import psdviz as pv
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -202,7 +204,7 @@ def test_switching_the_method_rebuilds(page):
 
 def test_export_downloads(page):
     with page.expect_download() as dl:
-        page.get_by_role("button", name="Release (GeoJSON", exact=False).click()
+        page.get_by_role("button", name="Cells only (GeoJSON", exact=False).click()
     path = ARTIFACTS / "release.geojson"
     dl.value.save_as(path)
     gj = json.loads(path.read_text())
@@ -212,4 +214,8 @@ def test_export_downloads(page):
         page.get_by_role("button", name="Query comparisons (CSV)").click()
     csv = Path(dl.value.path()).read_text()
     assert csv.startswith("xmin,ymin,xmax,ymax,private_answer") and len(csv.splitlines()) >= 2
+    with page.expect_download() as dl:
+        page.get_by_role("button", name="Release file (GeoParquet", exact=False).click()
+    rel = pv.load_release(dl.value.path())
+    assert rel.method == "ug" and rel.privacy_unit == "one point" and rel.tree.is_leaf.sum() > 100
     _shot(page, "05_export.png")

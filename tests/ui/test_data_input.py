@@ -70,3 +70,27 @@ def test_multipoints_are_exploded():
     df = di.read_table("p.geojson", g.to_json().encode())
     assert len(df) == 4
     np.testing.assert_allclose(np.sort(df["lon"].to_numpy()), [0, 1, 2, 5])
+
+
+USER_SCRIPT = """
+import pandas as pd
+import streamlit as st
+from psdviz.ui import data_input as di
+df = pd.DataFrame({"lon": [1.0, 2.0, 3.0], "lat": [1.0, 2.0, 3.0], "person": ["a", "b", USER3]})
+try:
+    user, k = di.choose_user(df, list(df.columns), ("lon", "lat"))
+    st.write(f"unit={'none' if user is None else list(user)}|k={k}")
+except ValueError as exc:
+    st.error(str(exc))
+"""
+
+
+@pytest.mark.parametrize("third,expect", [('"a"', "unit=['a', 'b', 'a']|k=3"), ("None", "empty values")])
+def test_user_column_picker_gives_ids_and_k_or_an_error(third, expect):
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_string(USER_SCRIPT.replace("USER3", third), default_timeout=60).run()
+    assert at.markdown[0].value == "unit=none|k=None"       # no user column: point-level, as before
+    at.selectbox(key="user_col").select("person").run()
+    at.number_input(key="user_k").set_value(3).run()
+    shown = (at.markdown[0].value if at.markdown else "") + "".join(e.value for e in at.error)
+    assert expect in shown

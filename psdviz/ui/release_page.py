@@ -1,0 +1,149 @@
+"""Open a release: what a data consumer sees, from a release file alone (issue 14.5).
+
+No raw data is involved: the page loads a file written by ``release.save`` (or the Map page's
+"Release file" download), draws its cells, and answers clicked cells and drawn rectangles with the
+release's own answers and error bars (1.96 standard errors of the count noise, from the released
+noise variances). The truth is never shown, because a consumer does not have it.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+import psdviz as pv
+from psdviz.publish.cells import view_depth
+
+from . import mapview
+from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
+from .map_page import cell_panel, keep_new_drawing, noise_caption
+from .query_panel import at_rect_corner, clicked_point
+
+MAP_KEY = "release_map"
+RECT_KEY = "release_query"
+HISTORY_KEY = "release_queries"
+Z95 = 1.96
+
+
+@st.cache_resource(max_entries=4, show_spinner="Opening the release...")
+def _load(digest: str, _data: bytes) -> pv.Release:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "release.parquet"
+        path.write_bytes(_data)
+        return pv.load_release(path)
+
+
+def render() -> None:
+    st.title("Open a release")
+    with st.sidebar:
+        st.header("Release file")
+        up = st.file_uploader("A psdviz release file (.parquet, from release.save or the Map page's download)",
+                              type=["parquet"], key="release_upload")
+    if up is None:
+        st.info("Upload a release file to see it as a data consumer does: its cells on the map, and any "
+                "rectangle you draw answered with its error bar. No raw data is needed or shown.")
+        return
+    data = up.getvalue()
+    try:
+        release = _load(hashlib.sha1(data).hexdigest(), data)
+    except ValueError as exc:
+        st.error(f"Cannot open {up.name}: {exc}")
+        return
+    summary(release)
+    depth = depth_control(release)
+    view(release, depth)
+    ledger_view(release)
+
+
+def summary(release: pv.Release) -> None:
+    d = release.domain
+    st.markdown(f"**{release.method}**, epsilon = {release.epsilon:g}, privacy unit: **{release.privacy_unit}**; "
+                f"{int(release.tree.is_leaf.sum()):,} cells; randomness: {release.randomness_mode}.")
+    st.caption(f"Domain x [{d.xmin:g}, {d.xmax:g}], y [{d.ymin:g}, {d.ymax:g}]; resolution "
+               f"{release.grid.bits} ({release.grid.size:,} positions per axis). Parameters: "
+               + ", ".join(f"{k} = {v}" for k, v in release.params.items()))
+    for note in release.notes:
+        st.caption(note)
+
+
+def depth_control(release: pv.Release) -> int:
+    tree = release.tree
+    if tree.height == 0:
+        return 0
+    return st.slider("View the partition down to level", 0, tree.height, view_depth(tree, MAX_SHAPES),
+                     key="release_depth")
+
+
+@st.fragment
+def view(release: pv.Release, depth: int) -> None:
+    fmap, info = make_map(release, depth, None, True)
+    keep_new_drawing(mapview.latest_value(MAP_KEY).get("all_drawings"), RECT_KEY)
+    left, right = st.columns([3, 2])
+    with left:
+        out = mapview.show_map(fmap, key=MAP_KEY, overlay=query_layer(st.session_state.get(RECT_KEY))) or {}
+        st.markdown(legend_html(info.colours), unsafe_allow_html=True)
+        noise_caption(release, info.nodes)
+    keep_new_drawing(out.get("all_drawings"), RECT_KEY)
+    click = clicked_point(out.get("last_object_clicked"))
+    if click is not None and not at_rect_corner(click, st.session_state.get(RECT_KEY)):
+        st.session_state["clicked"] = click
+    with right:
+        query_answer(release)
+        cell_panel(release, info.nodes)
+
+
+def answer_row(release: pv.Release, rect: list[float]) -> dict:
+    """The release's answer for a rectangle, its standard error and 95 % interval (count noise only)."""
+    r = np.asarray([rect], float)
+    est = float(release.answer(r)[0])
+    var = float(release.answer_variance(r)[0])
+    se = math.sqrt(var) if math.isfinite(var) else float("nan")
+    return {"xmin": rect[0], "ymin": rect[1], "xmax": rect[2], "ymax": rect[3], "answer": est,
+            "standard_error": se, "low_95": est - Z95 * se, "high_95": est + Z95 * se}
+
+
+def query_answer(release: pv.Release) -> None:
+    st.subheader("Query")
+    rect = st.session_state.get(RECT_KEY)
+    if rect is None:
+        st.info("Draw a rectangle on the map (square tool at the top left): the release answers it.")
+        return
+    try:
+        row = answer_row(release, rect)
+    except ValueError as exc:
+        st.error(f"Bad query rectangle: {exc}")
+        return
+    hist = st.session_state.setdefault(HISTORY_KEY, [])
+    if not hist or hist[-1] != row:
+        hist.append(row)
+    st.caption(f"x [{rect[0]:.4g}, {rect[2]:.4g}], y [{rect[1]:.4g}, {rect[3]:.4g}]")
+    c1, c2 = st.columns(2)
+    c1.metric("Estimated count", f"{row['answer']:,.1f}")
+    c2.metric("Standard error", f"± {row['standard_error']:,.1f}",
+              help="From the released noise variances (answer_variance); the uniformity assumption inside "
+                   "partly covered cells adds error this figure does not include.")
+    st.caption(f"95 % interval for the noise: [{row['low_95']:,.1f}, {row['high_95']:,.1f}]")
+    history_chart(hist)
+
+
+def history_chart(hist: list[dict]) -> None:
+    """Every query answered so far, with its 95 % error bar."""
+    df = pd.DataFrame(hist)
+    fig = go.Figure(go.Scatter(x=np.arange(1, len(df) + 1), y=df["answer"], mode="markers",
+                               error_y={"type": "data", "array": Z95 * df["standard_error"]}))
+    fig.update_layout(height=220, margin={"l": 10, "r": 10, "t": 10, "b": 10}, xaxis_title="query",
+                      yaxis_title="estimated count")
+    st.plotly_chart(fig, width="stretch", key="release_history")
+
+
+def ledger_view(release: pv.Release) -> None:
+    st.subheader("Privacy ledger")
+    st.caption(f"Spent {release.ledger.total():.4g} of epsilon {release.epsilon:g} on the worst path "
+               f"(privacy unit: {release.privacy_unit}).")
+    st.dataframe(pd.DataFrame(release.ledger.records()), hide_index=True, width="stretch")
