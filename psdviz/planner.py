@@ -7,23 +7,33 @@ function of public values). The planner builds such a release on *no points at a
 and the noise law are the same as with the real data; only the noise is released) and reads the exact
 ``answer_variance`` of the query: no data is touched and no budget is spent.
 
-Methods whose structure depends on the data (pruning, AG's sub-grid sizes chosen from noisy counts,
-kd-trees, PrivTree, the h-tree) are refused: their error is not a function of public values.
+The adaptive grid's level 1 is fixed by the public N, but its sub-grid sizes come from noisy level-1
+counts. Its plan is the *expected* error under a uniform density of N points (the same assumption as
+the target's "expected count"): each sub-grid sized from its cell's expected count N * area share
+(``methods.ag.plan_release``). On clustered data the real sub-grids differ (finer where points are),
+so the plan is a guide there, stated as such in the app.
+
+Methods whose structure depends on the data (pruning, kd-trees, PrivTree, the h-tree) are refused:
+their error is not a function of public values.
 
 The answer: the smallest epsilon on a log grid (refined by bisection between grid points) whose
 expected standard error meets the target, and the curve of standard error against epsilon.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
 from .api import build
-from .core.domain import Domain, validate_rects
+from .core.domain import Domain, prepare_points, validate_rects
+from .core.grid import DEFAULT_RESOLUTION
+from .methods.ag import plan_release as plan_ag
+from .methods.param_info import coerce_params
 from .core.validation import check_positive, is_number
 
-PLANNABLE = ("quadtree", "ug")
+PLANNABLE = ("quadtree", "ug", "ag")
 EPSILON_RANGE = (1e-3, 10.0)
 
 
@@ -37,6 +47,11 @@ class EpsilonPlan:
     expected_count: float       # the query's expected count under uniform density (N * area share)
     curve: tuple[np.ndarray, np.ndarray]   # (epsilons, standard errors)
     params: dict
+    se_fn: Callable[[float], float] = field(repr=False, compare=False, default=None)
+
+    def standard_error_at(self, epsilon: float) -> float:
+        """The expected standard error of the query's answer at ``epsilon`` (computed, no data)."""
+        return self.se_fn(float(check_positive(epsilon, "epsilon")))
 
     def as_frame(self):
         import pandas as pd
@@ -44,12 +59,14 @@ class EpsilonPlan:
 
 
 def plan_epsilon(method: str, domain: Domain, rect, *, n: int, target: float | None = None,
-                 relative: float | None = None, points: int = 25, **params) -> EpsilonPlan:
+                 relative: float | None = None, points: int = 25, resolution: int = DEFAULT_RESOLUTION,
+                 **params) -> EpsilonPlan:
     """The smallest epsilon whose expected standard error for ``rect`` meets the target.
 
     ``n``: the public number of points (declared, as UG needs it). Give either ``target`` (an absolute
     standard error, in points) or ``relative`` (a share of the query's expected count n * area share,
     e.g. 0.05). ``params`` are the method's parameters (e.g. ``height``); pruning is refused.
+    ``resolution``: the public grid of the release to be built (it caps heights and grid sizes).
     """
     if method not in PLANNABLE:
         raise ValueError(f"plan_epsilon works for methods whose noise depends only on public structure: "
@@ -67,9 +84,15 @@ def plan_epsilon(method: str, domain: Domain, rect, *, n: int, target: float | N
     if method == "ug":
         params = {"n_public": int(n), **params}
     empty = np.zeros((0, 2))
+    ps = prepare_points(empty, domain, resolution=resolution)
+
+    def release(eps: float):
+        if method == "ag":
+            return plan_ag(ps, domain, eps, int(n), **coerce_params("ag", params))
+        return build(empty, domain, method, eps, seed=0, resolution=resolution, **params)
 
     def se(eps: float) -> float:
-        return float(np.sqrt(build(empty, domain, method, eps, seed=0, **params).answer_variance(r)[0]))
+        return float(np.sqrt(release(eps).answer_variance(r)[0]))
 
     eps_grid = np.geomspace(*EPSILON_RANGE, int(points))
     errors = np.array([se(e) for e in eps_grid])
@@ -82,7 +105,7 @@ def plan_epsilon(method: str, domain: Domain, rect, *, n: int, target: float | N
             mid = float(np.sqrt(lo * hi))
             lo, hi = (lo, mid) if se(mid) <= goal else (mid, hi)
         best = hi
-    return EpsilonPlan(method, best, goal, expected, (eps_grid, errors), dict(params))
+    return EpsilonPlan(method, best, goal, expected, (eps_grid, errors), dict(params), se)
 
 
 def _area_share(domain: Domain, r: np.ndarray) -> float:

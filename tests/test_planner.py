@@ -15,17 +15,22 @@ N = 20_000
 POINTS = np.random.default_rng(0).random((N, 2)) ** 1.5
 
 
-@pytest.mark.parametrize("method,params", [("quadtree", {"height": 4}), ("ug", {})])
+UNIFORM = np.random.default_rng(1).random((N, 2))
+
+
+@pytest.mark.parametrize("method,params", [("quadtree", {"height": 4}), ("ug", {}), ("ag", {})])
 def test_planned_standard_error_matches_1000_releases(method, params):
+    """AG's plan assumes a uniform density (its sub-grids follow the data), so it is checked on uniform
+    points; quadtree and UG plans hold for any data and are checked on skewed points."""
     plan = pv.plan_epsilon(method, DOM, RECT, n=N, relative=0.02, **params)
     assert plan.epsilon is not None and plan.target == pytest.approx(0.02 * N * 0.35 * 0.25)
-    extra = {"n_public": N} if method == "ug" else {}
-    answers = np.array([pv.build(POINTS, DOM, method, plan.epsilon, seed=s, **params, **extra).answer([RECT])[0]
+    extra = {"n_public": N} if method in ("ug", "ag") else {}
+    data = UNIFORM if method == "ag" else POINTS
+    answers = np.array([pv.build(data, DOM, method, plan.epsilon, seed=s, **params, **extra).answer([RECT])[0]
                         for s in range(1000)])
     sd = answers.std(ddof=1)
     # the planned se is at most the target (smallest epsilon meeting it, bisection to ~1 %)
-    se = math.sqrt(pv.build(np.zeros((0, 2)), DOM, method, plan.epsilon, seed=0, **params, **extra)
-                   .answer_variance([RECT])[0])
+    se = plan.standard_error_at(plan.epsilon)
     assert se <= plan.target * (1 + 1e-9) and se >= 0.95 * plan.target
     # sampling error of a standard deviation from 1,000 draws: about sd * sqrt((kurtosis - 1) / 4000);
     # discrete Laplace sums have kurtosis at most 6, so 5 such errors is 5 * sqrt(5 / 4000) = 18 %
@@ -39,6 +44,8 @@ def test_curve_decreases_and_refusals():
     assert pv.plan_epsilon("quadtree", DOM, RECT, n=N, target=1e-6, height=3).epsilon is None
     with pytest.raises(ValueError, match="public structure"):
         pv.plan_epsilon("kdtree", DOM, RECT, n=N, target=10.0)
+    with pytest.raises(ValueError, match="alpha"):
+        pv.plan_epsilon("ag", DOM, RECT, n=N, target=10.0, alpha=2.0)
     with pytest.raises(ValueError, match="prune"):
         pv.plan_epsilon("quadtree", DOM, RECT, n=N, target=10.0, prune=32)
     with pytest.raises(ValueError, match="exactly one"):

@@ -30,7 +30,7 @@ from ..publish.query_model import attach
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
 from ..core.population import DEFAULT_N_FRACTION, resolve_n
-from ..core.rng import Randomness
+from ..core.rng import Randomness, make_randomness
 from ..core.tree import FlatTree, check_node_count
 from ..inference.tree_gls import gls_estimate, gls_plan
 from ..core.grid import Grid, cap_by_resolution, even_edges, even_part
@@ -95,6 +95,21 @@ def build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, a
              c: float = AG_C, c2: float = AG_C2, m1: int | None = None, n_public: int | None = None,
              n_fraction: float = DEFAULT_N_FRACTION, postprocess: bool = True) -> Release:
     """Adaptive grid; ``m1`` overrides the level-1 formula (then N is not needed)."""
+    return _build_ag(ps, domain, epsilon, rnd, alpha=alpha, c=c, c2=c2, m1=m1, n_public=n_public,
+                     n_fraction=n_fraction, postprocess=postprocess)
+
+
+def plan_release(ps: PointSet, domain: Domain, epsilon: float, n: int, **params) -> Release:
+    """The adaptive grid a uniform density of ``n`` public points would get, for ``pv.plan_epsilon``:
+    m1 from n, and each sub-grid size m2 from the cell's *expected* count n * area share instead of its
+    noisy count (``ps`` holds no points; only the noise law and the structure matter for variances)."""
+    return _build_ag(ps, domain, epsilon, make_randomness(0), n_public=n, expected_n=n, **params)
+
+
+def _build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, alpha: float = AG_ALPHA,
+              c: float = AG_C, c2: float = AG_C2, m1: int | None = None, n_public: int | None = None,
+              n_fraction: float = DEFAULT_N_FRACTION, postprocess: bool = True,
+              expected_n: int | None = None) -> Release:
     alpha = check_fraction(alpha, "alpha")
     for name, val in (("c", c), ("c2", c2)):
         if not (isinstance(val, (int, float)) and math.isfinite(val) and val > 0):
@@ -118,7 +133,9 @@ def build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, a
     noisy1, var1 = measure_counts(rnd, ledger, counts1, eps1, level=1)
     # no sub-cell narrower than one grid step: m2 <= the cell's width in steps (public: edges only)
     narrowest = np.diff(edges1).min()
-    m2 = np.minimum(ag_level2_sizes(noisy1, eps2, c2), narrowest)
+    w = np.diff(edges1)   # level-1 cell widths in grid steps (same on both axes)
+    basis = noisy1 if expected_n is None else expected_n * np.outer(w, w).ravel() / grid.size ** 2
+    m2 = np.minimum(ag_level2_sizes(basis, eps2, c2), narrowest)
     check_node_count(1 + m1 * m1 + int((m2 * m2).sum()), f"an adaptive grid with m1 = {m1}")
     s = ag_structure(grid, edges1, m2)
     s.pop("n")

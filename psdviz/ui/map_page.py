@@ -15,7 +15,7 @@ import streamlit as st
 import psdviz as pv
 from psdviz.publish.cells import cell_at, cell_details, frontier_sizes, noise_level, view_depth
 
-from . import cache, controls, data_input, export, mapview
+from . import cache, controls, data_input, epsilon_panel, export, mapview
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
 from .outlines import is_lon_lat
 from .query_panel import at_rect_corner, clicked_point, compare, rect_from_drawings
@@ -132,6 +132,8 @@ def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, sho
         st.session_state["clicked"] = click
     with right:
         query_panel(release, data)
+        epsilon_panel.render(release.domain, st.session_state.get("query_rect"), release.method, release.params,
+                             release.grid.bits)
         cell_panel(release, info.nodes)
 
 

@@ -276,3 +276,24 @@ def test_declaring_n_public_asks_for_a_typed_value_and_says_it_publishes_n():
     assert "N = estimated" in _params_caption(at)                      # still private until typed
     at.number_input(key="p_ug_n_public").set_value(5000).run()
     assert not at.exception and "N = declared public" in _params_caption(at)
+
+
+def test_epsilon_panel_plans_for_the_drawn_query_and_never_prefills_n():
+    at = _app("ug")
+    at.session_state["fake_map_value"] = {"all_drawings": [_drawing(RECT)], "last_object_clicked": None}
+    at.run()
+    assert at.number_input(key="plan_n").value is None          # N is typed by the user, never prefilled
+    at.button(key="plan_go").click().run()
+    assert any("Type a public N" in e.value for e in at.error)
+    at.number_input(key="plan_n").set_value(50_000)
+    at.number_input(key="plan_target").set_value(10.0)
+    at.button(key="plan_go").click().run()
+    plan = at.session_state["epsilon_plan"]
+    want = pv.plan_epsilon("ug", plan_domain(), RECT, n=50_000, relative=0.10, points=15, c=10.0)
+    assert plan.method == "ug" and plan.epsilon == pytest.approx(want.epsilon)
+    assert any(m.label.startswith("Smallest epsilon (ug)") for m in at.metric)
+
+
+def plan_domain() -> pv.Domain:
+    from psdviz.io.samples import get_sample
+    return get_sample("geonames").domain
