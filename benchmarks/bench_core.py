@@ -69,11 +69,11 @@ def main() -> None:
         ok = "" if target is None else ("yes" if seconds <= target else "NO")
         rows.append((what, seconds, "" if target is None else f"<= {target:g} s", ok, note))
 
-    t, qt = timed(lambda: pv.build(pts, DOM, "quadtree", 0.5, seed=1, height=10), a.repeats)
+    t, qt = timed(lambda: pv.build(pts, DOM, "quadtree", 0.5, seed=1, height=10, prune=None), a.repeats)
     add("quadtree h=10 build+noise+OLS", t, 1.0, f"{qt.tree.n_nodes:,} nodes, geometric budget")
     t, _ = timed(lambda: qt.answer(q), a.repeats)
     add(f"quadtree {a.queries:,} queries", t, 0.5, "consistent: prefix sums over leaves")
-    raw = pv.build(pts, DOM, "quadtree", 0.5, seed=1, height=10, postprocess=False, budget="uniform")
+    raw = pv.build(pts, DOM, "quadtree", 0.5, seed=1, height=10, postprocess=False, budget="uniform", prune=None)
     t, _ = timed(lambda: raw.answer(q), a.repeats)
     add(f"quad-baseline {a.queries:,} queries", t, 0.5, "no OLS: canonical levels via prefix sums")
     t, pr = timed(lambda: pv.build(pts, DOM, "quadtree", 0.5, seed=1, height=10, prune=50.0), a.repeats)

@@ -81,7 +81,7 @@ def run(xy, domain, loads, reps: int) -> dict:
     for eps in EPSILONS:
         for name, (budget, post) in VARIANTS.items():
             for seed in range(reps):
-                rel = pv.build(xy, domain, "quadtree", eps, seed=seed, height=HEIGHT,
+                rel = pv.build(xy, domain, "quadtree", eps, seed=seed, height=HEIGHT, prune=None,
                                budget=budget, postprocess=post)
                 for label, (_, _, rects, truth) in loads.items():
                     med = float(np.median(relative_error(rel.answer(rects), truth, n)))
@@ -94,7 +94,7 @@ def noise_std(xy, domain, loads, shapes: list[str], k: int = 100, eps: float = 0
     answers (Release.answer_variance: noise only, no uniformity error), at one epsilon."""
     out = {}
     for name, (budget, post) in VARIANTS.items():
-        rel = pv.build(xy, domain, "quadtree", eps, seed=0, height=HEIGHT, budget=budget, postprocess=post)
+        rel = pv.build(xy, domain, "quadtree", eps, seed=0, height=HEIGHT, budget=budget, postprocess=post, prune=None)
         for s in shapes:
             out[(name, s)] = float(np.median(np.sqrt(rel.answer_variance(loads[s][2][:k]))))
     return out

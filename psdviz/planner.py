@@ -81,8 +81,10 @@ def plan_epsilon(method: str, domain: Domain, rect, *, n: int, target: float | N
     share = _area_share(domain, r[0])
     expected = float(n) * share
     goal = _target(target, relative, expected)
-    if method == "ug":
+    if method in ("ug", "quadtree"):
         params = {"n_public": int(n), **params}
+    if method == "quadtree":
+        params["prune"] = None    # the plan is for the tree without pruning (its structure is public)
     empty = np.zeros((0, 2))
     ps = prepare_points(empty, domain, resolution=resolution)
 

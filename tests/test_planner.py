@@ -24,7 +24,7 @@ def test_planned_standard_error_matches_1000_releases(method, params):
     points; quadtree and UG plans hold for any data and are checked on skewed points."""
     plan = pv.plan_epsilon(method, DOM, RECT, n=N, relative=0.02, **params)
     assert plan.epsilon is not None and plan.target == pytest.approx(0.02 * N * 0.35 * 0.25)
-    extra = {"n_public": N} if method in ("ug", "ag") else {}
+    extra = {"n_public": N} if method in ("ug", "ag") else {"prune": None}
     data = UNIFORM if method == "ag" else POINTS
     answers = np.array([pv.build(data, DOM, method, plan.epsilon, seed=s, **params, **extra).answer([RECT])[0]
                         for s in range(1000)])

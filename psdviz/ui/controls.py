@@ -20,7 +20,8 @@ from psdviz.methods.param_info import ParamInfo, parameter_info, suggested_value
 EPSILONS = [0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0]  # 0.01 .. 10, log scale
 EPS_MIN, EPS_MAX = 0.01, 10.0
 CHOICE_LABELS = {"budget": "budget plan per level", "median": "private median method", "variant": "h-tree variant"}
-UNSET_MEANS = {"prune": "no pruning", "switch": "half the height", "n_public": "N stays private"}
+UNSET_MEANS = {"prune": "no pruning", "switch": "half the height", "n_public": "N stays private",
+               "height": "chosen from N and epsilon"}
 UNSET_FORMULA = "the paper's formula"
 FALLBACK: dict[str, int] = {}   # prefill of an unset data-dependent value with no published hint
 LAST_PARAMS_KEY = "psdviz_last_params"   # method -> the parameters its last release published
@@ -79,6 +80,10 @@ EXPLAIN = {
 EXPLAIN_FOR = {
     ("htree", "c"): "h-tree: constant in the size formula m = sqrt(N * epsilon / c) (the paper's c = 3).",
     ("ag", "c"): "Adaptive grid: constant of the first-level size m1 = sqrt(N * epsilon / c) / 4 (the paper's 10).",
+    ("quadtree", "c"): "Quadtree: constant of the height rule h = ceil(log4(N * epsilon / c)); a leaf then holds "
+                       "about c / epsilon points, a few noise standard deviations.",
+    ("quadtree", "height"): "Levels below the root. Unset: chosen from N and epsilon, h = ceil(log4(N * epsilon / c)) "
+                            "(quad-opt); deeper trees give smaller cells but more noise per cell.",
 }
 
 

@@ -83,8 +83,8 @@ def test_answer_equals_brute_force_leaf_sum(kw):
     np.testing.assert_allclose(answer_tree(rel.tree, q, rel.tree.est), expected, rtol=0, atol=tol)
 
 
-INCONSISTENT = [dict(height=3, budget="uniform", postprocess=False),
-                dict(height=4, budget="geometric", postprocess=False)]
+INCONSISTENT = [dict(height=3, budget="uniform", postprocess=False, prune=None),
+                dict(height=4, budget="geometric", postprocess=False, prune=None)]
 
 
 @pytest.mark.parametrize("kw", INCONSISTENT)

@@ -13,7 +13,7 @@ from psdviz.query.raster import mercator_centres, rasterize
 def rel():
     rng = np.random.default_rng(3)
     pts = rng.uniform(0, 1, (3000, 2)) ** 2
-    return pv.build(pts, pv.Domain(0, 0, 1, 1), method="quadtree", epsilon=1.0, seed=5, height=4)
+    return pv.build(pts, pv.Domain(0, 0, 1, 1), method="quadtree", epsilon=1.0, seed=5, height=4, prune=None)
 
 
 def test_frontier_partitions_the_domain(rel):

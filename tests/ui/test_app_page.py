@@ -38,7 +38,9 @@ def _app(height=6, seed=True):
     at.run()
     if seed:
         at.radio(key="rand_mode").set_value("seed")
+    at.checkbox(key="p_quadtree_height_on").check().run()
     at.number_input(key="p_quadtree_height").set_value(height)
+    at.checkbox(key="p_quadtree_prune_on").uncheck()       # complete trees: the views below count cells
     at.run()
     assert not at.exception, at.exception
     return at
@@ -68,7 +70,7 @@ def test_drawn_rectangle_gives_private_and_true_answers(points):
     at.session_state["fake_map_value"] = {"all_drawings": [_drawing(RECT)], "last_object_clicked": None}
     at.run()
     assert not at.exception
-    rel = pv.build(points, pv.Domain.world(), method="quadtree", epsilon=0.5, seed=7, nonfinite="drop", height=6)
+    rel = pv.build(points, pv.Domain.world(), method="quadtree", epsilon=0.5, seed=7, nonfinite="drop", height=6, prune=None)
     private = float(rel.answer([RECT])[0])
     truth = int(pv.true_answer(points, [RECT])[0])
     assert _metric(at, "Private answer") == f"{private:,.1f}"
@@ -126,7 +128,7 @@ def test_budget_view_and_report_match_the_ledger(points):
     at.toggle(key="show_budget").set_value(True).run()
     table = at.dataframe[0].value
     assert table["epsilon"].sum() == pytest.approx(0.5) and set(table["what"]) == {"count"}
-    rel = pv.build(points, pv.Domain.world(), method="quadtree", epsilon=0.5, seed=7, height=5)
+    rel = pv.build(points, pv.Domain.world(), method="quadtree", epsilon=0.5, seed=7, height=5, prune=None)
     rep = json.loads(export.report_bytes(rel, {"app": "x"}))
     assert rep["epsilon_spent"] == pytest.approx(0.5) and rep["randomness"].startswith("seeded")
     assert "data_owner_audit_NOT_PRIVATE" not in rep and "rows_used" not in json.dumps(rep)

@@ -93,6 +93,7 @@ def test_data_dependent_size_is_prefilled_with_the_published_value():
 
 def test_the_kept_query_rectangle_is_drawn_after_a_remount():
     at = _app("quadtree")
+    at.checkbox(key="p_quadtree_height_on").check().run()
     at.number_input(key="p_quadtree_height").set_value(5).run()
     at.session_state["fake_map_value"] = {"all_drawings": [_drawing(RECT)], "last_object_clicked": None}
     at.run()
@@ -106,6 +107,7 @@ def test_the_kept_query_rectangle_is_drawn_after_a_remount():
 
 def test_a_typed_query_is_not_overwritten_by_the_old_drawing():
     at = _app("quadtree")
+    at.checkbox(key="p_quadtree_height_on").check().run()
     at.number_input(key="p_quadtree_height").set_value(5).run()
     at.session_state["fake_map_value"] = {"all_drawings": [_drawing(RECT)], "last_object_clicked": None}
     at.run()
@@ -187,7 +189,7 @@ mapview.show_map = lambda fmap, key, height=560, overlay=None: {}
 def test_noise_level_against_a_slow_loop():
     from psdviz.publish.cells import frontier, noise_level
     xy = np.random.default_rng(3).uniform(0, 1, (5000, 2))
-    rel = pv.build(xy, pv.Domain(0, 0, 1, 1), method="quadtree", epsilon=0.5, seed=2, height=5)
+    rel = pv.build(xy, pv.Domain(0, 0, 1, 1), method="quadtree", epsilon=0.5, seed=2, height=5, prune=None)
     t = rel.tree
     nodes = frontier(t, 4)
     sds, below = [], []
@@ -197,7 +199,7 @@ def test_noise_level_against_a_slow_loop():
         below.append(t.est[n] < 2 * sd)
     got = noise_level(t, nodes)
     assert got == pytest.approx((float(np.median(sds)), float(np.mean(below))))
-    leaf_only = pv.build(xy, pv.Domain(0, 0, 1, 1), method="quadtree", epsilon=0.5, seed=2, height=3, budget="leaf")
+    leaf_only = pv.build(xy, pv.Domain(0, 0, 1, 1), method="quadtree", epsilon=0.5, seed=2, height=3, budget="leaf", prune=None)
     assert noise_level(leaf_only.tree, frontier(leaf_only.tree, 1)) is None   # unmeasured level: nothing to say
 
 
@@ -216,7 +218,7 @@ def test_cells_within_noise_take_the_palest_colour_and_do_not_stretch_the_scale(
     from psdviz.publish.cells import frontier, within_noise
     from psdviz.ui.map_layers import colour_bins
     xy = np.random.default_rng(4).uniform(0, 0.3, (4000, 2))     # data in one corner: the rest is empty
-    rel = pv.build(xy, pv.Domain(0, 0, 1, 1), method="quadtree", epsilon=0.5, seed=5, height=5)
+    rel = pv.build(xy, pv.Domain(0, 0, 1, 1), method="quadtree", epsilon=0.5, seed=5, height=5, prune=None)
     t = rel.tree
     nodes = frontier(t, 4)
     faint = within_noise(t, nodes)
@@ -236,6 +238,7 @@ def test_the_click_ending_a_rectangle_drag_is_not_a_cell_click():
     assert not at_rect_corner((51.3, 19.3), rect) and not at_rect_corner((0.0, 40.0), rect)
     assert not at_rect_corner((51.3, 19.3), None)
     at = _app("quadtree")
+    at.checkbox(key="p_quadtree_height_on").check().run()
     at.number_input(key="p_quadtree_height").set_value(5).run()
     corner = {"lat": RECT[3], "lng": RECT[2]}
     at.session_state["fake_map_value"] = {"all_drawings": [_drawing(RECT)], "last_object_clicked": corner}

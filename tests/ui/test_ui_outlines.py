@@ -20,7 +20,7 @@ PANE = 'createPane("outlines")'
 def _release(domain: pv.Domain, n: int = 2000) -> pv.Release:
     rng = np.random.default_rng(0)
     pts = np.column_stack([rng.uniform(domain.xmin, domain.xmax, n), rng.uniform(domain.ymin, domain.ymax, n)])
-    return pv.build(pts, domain, method="quadtree", epsilon=1.0, seed=1, height=3)
+    return pv.build(pts, domain, method="quadtree", epsilon=1.0, seed=1, height=3, prune=None)
 
 
 @pytest.fixture

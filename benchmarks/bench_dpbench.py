@@ -1,0 +1,204 @@
+"""psdviz on the DPBench protocol, beside the peers' measured errors (issue 16).
+
+Datasets: the five 256 x 256 histograms in ../shared/dpbench and the synthetic 1M set its README
+describes. Protocol (../shared/dpbench/README.md): points placed uniformly inside their cells (fresh
+placement per run), domain [0, 256)^2, 200 grid-aligned random rectangles from RandomState(8), error
+|est - true| / max(true, 0.001 N), epsilon 0.1 and 1.0, ``--runs`` independent runs (default 5).
+Truth comes from the histogram itself (queries are cell-aligned, so it is exact).
+
+Every psdviz method runs with its defaults at ``resolution=8``: the files are 256 x 256 histograms,
+so their public precision is 8 bits per axis (the same knowledge the histogram-based peers have;
+a cell finer than a histogram bin only adds noise). The peers' figures are read from
+../shared/dpbench/peers.md. The script prints the tables and writes docs/reproduction/dpbench.md,
+then reassembles docs/reproduction.md.
+
+    python benchmarks/bench_dpbench.py                 # every method, 5 runs (about an hour on 2 cores)
+    python benchmarks/bench_dpbench.py --runs 2 --datasets Stroke_2D_256_256 --methods ug ag
+    python benchmarks/bench_dpbench.py --refresh quadtree   # re-run one method, keep the others' cached runs
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import re
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+import psdviz as pv  # noqa: E402
+from reproduction import assemble  # noqa: E402
+
+DPBENCH = ROOT.parent / "shared" / "dpbench"
+OUT = ROOT / "docs" / "reproduction" / "dpbench.md"
+CACHE = ROOT / "docs" / "reproduction" / "dpbench_runs.json"   # per-run results (resumable)
+DOMAIN = pv.Domain(0.0, 0.0, 256.0, 256.0)
+FILES = ["BeijingTaxiE_256_256", "cabspottingS_256_256", "checkin_256_256", "Adult_2D_256_256", "Stroke_2D_256_256"]
+SYNTH = "synthetic1M"
+EPSILONS = (0.1, 1.0)
+RESOLUTION = 8
+# same algorithm as a peer (issue 16.3): psdviz method -> peers.md rows
+SAME = {"quadtree": ("dpcomp.QuadTree(geo+post)", "icde12.Quad-opt(geo+OLS,h=log2 g)"),
+        "ug": ("dpcomp.UG(c=10)", "ektelo.UGrid"), "ag": ("dpcomp.AG(c=10,c2=5,a=.5)", "ektelo.AGrid_fast(LS)"),
+        "kdtree": ("icde12.Kd-standard(EM)",), "hybrid": ("icde12.Kd-hybrid(sw=3)",)}
+
+
+def synthetic_hist() -> np.ndarray:
+    """The synthetic1M set of the README, as a 256 x 256 histogram (points * 256, binned)."""
+    rs = np.random.RandomState(7)
+    n = 1_000_000
+    n_u = int(0.05 * n)
+    centres = np.array([(.2, .3), (.7, .75), (.55, .2), (.85, .4), (.3, .8), (.5, .5)])
+    sds = np.array([(.02, .03), (.05, .02), (.01, .01), (.08, .04), (.03, .06), (.15, .15)])
+    comp = rs.choice(6, n - n_u, p=[.30, .20, .15, .15, .10, .10])
+    pts = rs.randn(n - n_u, 2) * sds[comp] + centres[comp]
+    pts = np.clip(np.vstack([pts, rs.rand(n_u, 2)]), 0, 1 - 1e-9) * 256
+    return np.histogram2d(pts[:, 0], pts[:, 1], bins=256, range=[[0, 256], [0, 256]])[0]
+
+
+def load_hist(name: str) -> np.ndarray:
+    return synthetic_hist() if name == SYNTH else np.load(DPBENCH / f"{name}.npy")
+
+
+def queries() -> np.ndarray:
+    """200 cell-aligned rectangles [i0, j0, i1, j1] (i: first histogram axis = x), RandomState(8)."""
+    rs = np.random.RandomState(8)
+    out = []
+    while len(out) < 200:
+        r, c = np.sort(rs.randint(0, 257, 2)), np.sort(rs.randint(0, 257, 2))
+        if r[0] != r[1] and c[0] != c[1]:
+            out.append([r[0], c[0], r[1], c[1]])
+    return np.array(out, dtype=float)
+
+
+def truth(hist: np.ndarray, q: np.ndarray) -> np.ndarray:
+    s = np.zeros((257, 257))
+    s[1:, 1:] = hist.cumsum(0).cumsum(1)
+    i0, j0, i1, j1 = q.T.astype(int)
+    return s[i1, j1] - s[i0, j1] - s[i1, j0] + s[i0, j0]
+
+
+def place(hist: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Each count placed uniformly at random inside its cell."""
+    counts = np.rint(hist).astype(np.int64).ravel()
+    cell = np.repeat(np.arange(counts.size), counts)
+    i, j = np.divmod(cell, 256)
+    return np.column_stack([i + rng.random(cell.size), j + rng.random(cell.size)])
+
+
+def parse_peers(path: Path = DPBENCH / "peers.md") -> dict:
+    """{dataset: {peer: (mre eps 0.1 or None, mre eps 1.0 or None)}} from peers.md."""
+    out, current = {}, None
+    for line in path.read_text().splitlines():
+        m = re.match(r"## (\S+)", line)
+        if m:
+            current = m.group(1)
+            out[current] = {}
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if current and len(cells) == 3 and not cells[0].startswith(("peer", "---")):
+            vals = [float(c.split()[0]) if c not in ("-", "") else None for c in cells[1:]]
+            out[current][cells[0]] = tuple(vals)
+    return out
+
+
+def run(names: list[str], methods: list[str], runs: int, refresh: set[str]) -> dict:
+    """{(dataset, method, eps): (errors per run, build seconds per run)}. Finished runs are kept in
+    CACHE (resumable; ``refresh`` methods are run again, e.g. after their defaults changed)."""
+    q = queries()
+    cache = json.loads(CACHE.read_text()) if CACHE.exists() else {}
+    res = {}
+    for name in names:
+        hist = load_hist(name)
+        n = hist.sum()
+        t = truth(hist, q)
+        denom = np.maximum(t, 0.001 * n)
+        for r in range(runs):
+            pts = None
+            for eps in EPSILONS:
+                for m in methods:
+                    key = f"{name}|{m}|{eps}|{r}"
+                    if key not in cache or m in refresh:
+                        pts = place(hist, np.random.default_rng(1000 + r)) if pts is None else pts
+                        t0 = time.process_time()
+                        rel = pv.build(pts, DOMAIN, m, eps, seed=10_000 * r + int(eps * 10), resolution=RESOLUTION)
+                        dt = time.process_time() - t0
+                        cache[key] = [float(np.mean(np.abs(rel.answer(q) - t) / denom)), dt]
+                        CACHE.write_text(json.dumps(cache, indent=0))
+                        print(f"{name:22s} eps {eps:<4g} run {r} {m:13s} MRE {cache[key][0]:.4f}  ({dt:.1f} s)",
+                              flush=True)
+                    e, s = res.setdefault((name, m, eps), ([], []))
+                    e.append(cache[key][0])
+                    s.append(cache[key][1])
+    return res
+
+
+def tables(res: dict, names: list[str], methods: list[str], peers: dict) -> str:
+    lines = []
+    summary = ["| dataset | eps | best psdviz (MRE) | best peer (MRE) | ratio |", "|---|---:|---|---|---:|"]
+    same = ["| dataset | eps | method | psdviz MRE (sd) | peer | peer MRE | ratio |",
+            "|---|---:|---|---:|---|---:|---:|"]
+    for name in names:
+        p = peers.get(name, {})
+        lines += [f"### {name}", "", "| psdviz method | eps 0.1: MRE (sd) | eps 1.0: MRE (sd) | CPU s per build |",
+                  "|---|---:|---:|---:|"]
+        for m in methods:
+            cells, secs = [], []
+            for eps in EPSILONS:
+                e, s = res[(name, m, eps)]
+                cells.append(f"{np.mean(e):.4f} ({np.std(e):.4f})")
+                secs += s
+            lines.append(f"| {m} | {cells[0]} | {cells[1]} | {np.mean(secs):.2f} |")
+        lines.append("")
+        for k, eps in enumerate(EPSILONS):
+            mine = {m: float(np.mean(res[(name, m, eps)][0])) for m in methods}
+            best_m = min(mine, key=mine.get)
+            theirs = {peer: v[k] for peer, v in p.items() if v[k] is not None}
+            if theirs:
+                best_p = min(theirs, key=theirs.get)
+                summary.append(f"| {name} | {eps:g} | {best_m} ({mine[best_m]:.4f}) | {best_p} ({theirs[best_p]:.4f}) | "
+                               f"{mine[best_m] / theirs[best_p]:.2f} |")
+            else:
+                summary.append(f"| {name} | {eps:g} | {best_m} ({mine[best_m]:.4f}) | not measured | - |")
+            for m, rows in SAME.items():
+                if m not in methods:
+                    continue
+                e = res[(name, m, eps)][0]
+                for peer in rows:
+                    if peer in theirs:
+                        same.append(f"| {name} | {eps:g} | {m} | {np.mean(e):.4f} ({np.std(e):.4f}) | {peer} | "
+                                    f"{theirs[peer]:.4f} | {np.mean(e) / theirs[peer]:.2f} |")
+    return "\n".join(["#### Best psdviz method against the best peer (ratio < 1: psdviz better)", "", *summary, "",
+                      "#### Same algorithm as a peer", "", *same, "", "#### Every method", "", *lines])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--datasets", nargs="*", default=FILES + [SYNTH])
+    ap.add_argument("--methods", nargs="*", default=list(pv.METHODS))
+    ap.add_argument("--refresh", nargs="*", default=[], help="methods to run again although cached")
+    ap.add_argument("--no-write", action="store_true", help="print only; keep docs/reproduction/dpbench.md")
+    a = ap.parse_args()
+    t0 = time.time()
+    res = run(a.datasets, a.methods, a.runs, set(a.refresh))
+    body = tables(res, a.datasets, a.methods, parse_peers())
+    machine = (f"{platform.processor() or platform.machine()}, {platform.python_version()}, numpy {np.__version__}; "
+               f"{time.time() - t0:.0f} s wall")
+    text = (f"## DPBench protocol: psdviz beside the peers\n\n_Generated by `python benchmarks/bench_dpbench.py "
+            f"--runs {a.runs}` ({machine}); do not edit by hand._ Protocol and peers: `../shared/dpbench/`. "
+            f"Every psdviz method with its defaults at resolution {RESOLUTION} (the files' 256 x 256 precision), "
+            f"{a.runs} runs, mean and standard deviation of the mean relative error over 200 queries.\n\n{body}\n")
+    print(text)
+    if not a.no_write:
+        OUT.write_text(text)
+        assemble()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
