@@ -2,8 +2,9 @@
 
 Up to :data:`MAX_SHAPES` cells are drawn as rectangles on a canvas renderer with tooltips;
 beyond that the view is a raster overlay (one pixel = the cell containing its centre, rasterised by
-the engine) and a click is looked up by the page, so the browser stays responsive. No tile layer:
-the map works offline (Leaflet itself is served by the app, see :mod:`psdviz.ui.assets`). Thin
+the engine) and a click is looked up by the page, so the browser stays responsive. An optional
+OpenStreetMap basemap removes itself on the first failed tile, so the map works offline as before
+(Leaflet itself is served by the app, see :mod:`psdviz.ui.assets`). Thin
 grey country outlines (:mod:`psdviz.ui.outlines`) sit above the cells without catching the pointer,
 when the domain is lon/lat and the outline file was fetched.
 """
@@ -149,16 +150,67 @@ class MapInfo:
     outlines: bool = False
 
 
+class OneDrawing(MacroElement):
+    """Starting a new rectangle clears the rectangles drawn before (Leaflet.draw keeps them all): the
+    map shows one drawn query at a time, the kept query outline marks the one answered."""
+
+    _template = Template("""
+        {% macro script(this, kwargs) %}
+        {{ this._parent.get_name() }}.on("draw:drawstart", function () {
+            drawnItems_{{ this.draw.get_name() }}.clearLayers();
+        });
+        // the drawn shapes, reachable from the map's element (the map's script runs in a closure)
+        {{ this._parent.get_name() }}.getContainer().drawnItems = drawnItems_{{ this.draw.get_name() }};
+        {% endmacro %}
+    """)
+
+    def __init__(self, draw: Draw):
+        super().__init__()
+        self._name = "OneDrawing"
+        self.draw = draw
+
+
+TRANSPARENT_GIF = "data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw=="
+
+
+class Basemap(MacroElement):
+    """OpenStreetMap's standard tiles under the cells, with their attribution. Offline (or blocked),
+    the first tile error removes the layer: failed tiles show as transparent (never a broken-image
+    icon) and no further tiles are requested, so the map looks as it does without a basemap."""
+
+    _template = Template("""
+        {% macro script(this, kwargs) %}
+        (function (map) {
+            var layer = L.tileLayer("https://tile.openstreetmap.org/{z}/{x}/{y}.png", {
+                maxZoom: 19, errorTileUrl: {{ this.blank|tojson }},
+                attribution: '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors'
+            });
+            layer.once("tileerror", function () { map.removeLayer(layer); });
+            layer.addTo(map);
+        })({{ this._parent.get_name() }});
+        {% endmacro %}
+    """)
+
+    def __init__(self):
+        super().__init__()
+        self._name = "Basemap"
+        self.blank = TRANSPARENT_GIF
+
+
 def make_map(release: Release, depth: int, true_points: np.ndarray | None = None,
-             outlines: bool = True) -> tuple[folium.Map, MapInfo]:
+             outlines: bool = True, basemap: bool = False) -> tuple[folium.Map, MapInfo]:
     """Build the folium map for the view down to ``depth``; ``outlines``: add the country borders
-    (only drawn for a lon/lat domain when the outline file is there)."""
+    (only drawn for a lon/lat domain when the outline file is there); ``basemap``: OpenStreetMap tiles
+    under the cells (lon/lat domains only; removed on the first tile error, e.g. offline)."""
     nodes = frontier(release.tree, depth)
     colours = colour_bins(cell_density(release.tree, nodes), within_noise(release.tree, nodes))
     b = _bounds(release)
     m = folium.Map(location=[(b[0][0] + b[1][0]) / 2, (b[0][1] + b[1][1]) / 2], zoom_start=2, tiles=None,
                    prefer_canvas=True, world_copy_jump=False, control_scale=True)
     m.fit_bounds(b)
+    d = release.domain
+    if basemap and is_lon_lat(d.xmin, d.ymin, d.xmax, d.ymax):
+        Basemap().add_to(m)
     raster = nodes.size > MAX_SHAPES
     layer = _raster_layer(release, nodes, colours) if raster else _shapes_layer(release, nodes, colours)
     layer.add_to(m)
@@ -171,6 +223,7 @@ def make_map(release: Release, depth: int, true_points: np.ndarray | None = None
                               "circlemarker": False, "rectangle": {"shapeOptions": {"color": QUERY_COLOUR}}},
                 edit_options={"edit": False}, show_geometry_on_click=False)
     draw.add_to(m)
+    OneDrawing(draw).add_to(m)
     use_local_leaflet(m, draw)
     return m, MapInfo(nodes, raster, colours, borders is not None)
 

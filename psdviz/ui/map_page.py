@@ -107,6 +107,10 @@ def view_controls(release: pv.Release, rid: str) -> tuple[int, bool, bool]:
     outlines = c2.toggle("Country outlines", value=True, key="show_outlines",
                          help="Thin grey borders (Natural Earth 1:110m, public) for orientation; drawn for "
                               "longitude/latitude domains only, never for other coordinates.")
+    st.session_state.setdefault("basemap", True)
+    c2.toggle("Basemap (OpenStreetMap)", key="basemap",
+              help="Map tiles under the cells when the internet is reachable (lon/lat domains only); offline the "
+                   "layer removes itself on the first failed tile and the outlines remain.")
     return depth, show, outlines
 
 
@@ -114,7 +118,7 @@ def view_controls(release: pv.Release, rid: str) -> tuple[int, bool, bool]:
 def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, show_points: bool,
                   outlines: bool = True) -> None:
     pts = cache.truth_index(data).xy if show_points else None
-    fmap, info = make_map(release, depth, pts, outlines)
+    fmap, info = make_map(release, depth, pts, outlines, st.session_state.get("basemap", True))
     keep_new_drawing(mapview.latest_value(MAP_KEY).get("all_drawings"))
     left, right = st.columns([3, 2])
     with left:

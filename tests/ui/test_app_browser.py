@@ -131,6 +131,10 @@ def test_map_is_not_blank_and_served_offline(page, server):
     TIMINGS["first paint, warm server (s)"] = time.time() - t0
     other.close()
     _shot(page, "01_map.png")
+    # offline: the basemap layer removed itself on its first failed tile (no broken-image tiles left)
+    assert "tile.openstreetmap.org" in _map_frame(page).locator("html").inner_html()
+    frame = next(f for f in page.frames if f.locator("canvas.leaflet-zoom-animated").count())
+    frame.wait_for_function("() => document.querySelectorAll('img.leaflet-tile').length === 0")
 
 
 def test_drawing_a_rectangle_shows_private_and_true_answers(page):
@@ -153,6 +157,28 @@ def test_drawing_a_rectangle_shows_private_and_true_answers(page):
     truth = page.locator("[data-testid='stMetric']", has_text="True answer").locator("[data-testid='stMetricValue']")
     assert int(truth.inner_text().replace(",", "")) > 0
     _shot(page, "02_query.png")
+
+
+def _drag(page, a, b):
+    box = page.locator(MAP_IFRAME).last.bounding_box()
+    page.mouse.move(box["x"] + box["width"] * a[0], box["y"] + box["height"] * a[1])
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * b[0], box["y"] + box["height"] * b[1], steps=6)
+    page.mouse.up()
+
+
+def test_a_new_rectangle_replaces_the_drawn_one(page):
+    """Leaflet.draw keeps every drawn shape; starting a new one clears the old (one query at a time)."""
+    frame = _map_frame(page)
+    frame.locator("a.leaflet-draw-draw-rectangle").click()
+    _drag(page, (0.30, 0.30), (0.40, 0.40))
+    _wait_idle(page)
+    _map_frame(page).locator("a.leaflet-draw-draw-rectangle").click()
+    _drag(page, (0.50, 0.30), (0.60, 0.45))
+    _wait_idle(page)
+    live = next(f for f in reversed(page.frames) if f.locator("canvas.leaflet-zoom-animated").count())
+    drawn = live.evaluate("() => document.querySelector('.leaflet-container').drawnItems.getLayers().length")
+    assert drawn == 1, drawn
 
 
 def _point_on_an_outline(pg):
