@@ -4,6 +4,7 @@ from __future__ import annotations
 from .core.contribution import bound_contributions, user_codes
 from .core.domain import Domain, as_points, prepare_points
 from .core.grid import DEFAULT_RESOLUTION
+from .core.progress import report, reporting
 from .core.ledger import TOLERANCE
 from .methods.param_info import coerce_params
 from .methods.registry import get_builder, methods, references
@@ -18,7 +19,7 @@ METHODS_AND_REFERENCES = methods() + references()
 
 def build(points, domain: Domain, method: str = "quadtree", epsilon: float = 0.5, seed: int | None = None,
           *, outside: str = "drop", nonfinite: str = "error", resolution: int = DEFAULT_RESOLUTION,
-          user=None, max_points_per_user: int | None = None, **params) -> Release:
+          user=None, max_points_per_user: int | None = None, progress=None, **params) -> Release:
     """Build a private spatial decomposition of ``points`` (n, 2) over the public ``domain``.
 
     ``seed=None`` uses OS entropy; an integer seed gives a reproducible (labelled) run.
@@ -33,6 +34,9 @@ def build(points, domain: Domain, method: str = "quadtree", epsilon: float = 0.5
     point, so adding or removing one user changes the output by at most ``epsilon`` (group privacy;
     the argument per mechanism is in ``publish/group_privacy.py``). The report's ``privacy_unit`` says
     "one user, at most k points"; without ``user`` it is "one point".
+
+    ``progress``: optional ``callback(done, total, what)`` called after each pass over the data (tree
+    levels, median levels, PrivTree depths) and at the start and end of the build (``core/progress.py``).
     """
     epsilon = check_epsilon(epsilon)
     if not isinstance(method, str):
@@ -47,8 +51,11 @@ def build(points, domain: Domain, method: str = "quadtree", epsilon: float = 0.5
         arr = as_points(points)
         keep = bound_contributions(user_codes(user, arr.shape[0]), max_points_per_user, rnd.rng)
         k, dropped, points = int(max_points_per_user), int((~keep).sum()), arr[keep]
-    ps = prepare_points(points, domain, outside=outside, nonfinite=nonfinite, resolution=resolution)
-    release = builder(ps, domain, epsilon / k, rnd, **params)
+    with reporting(progress):
+        report(0, 1, f"{method}: quantising the points to the public grid")
+        ps = prepare_points(points, domain, outside=outside, nonfinite=nonfinite, resolution=resolution)
+        release = builder(ps, domain, epsilon / k, rnd, **params)
+        report(1, 1, f"{method}: done")
     if dropped is not None:
         release = to_user_level(release, k, epsilon)
         release.points_report["rows_dropped_by_user_bound"] = dropped

@@ -21,6 +21,7 @@ import numpy as np
 from ..splits import hilbert_curve
 from .complete_tree import finish_complete_tree
 from ..core.domain import Domain, PointSet
+from ..core.progress import report
 from .kdtree import (DEFAULT_COUNT_FRACTION, DEFAULT_HEIGHT, DEFAULT_PRUNE, check_common, complete_tree,
                      measure_tree, median_count_budget)
 from ..splits.medians import MECHANISM, private_medians
@@ -55,6 +56,7 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     hi = np.full(1, 4 ** order, dtype=np.int64)
     offsets = np.array([0, h.size], dtype=np.int64)
     for t in range(2 * height):
+        report(t, 2 * height, "Hilbert split levels")
         # noisy mean: the sum of (position - lo) has sensitivity = the range's length (widest recorded)
         ledger.spend("median", eps_binary, MECHANISM[median], level=t // 2, nodes=lo.size,
                      sensitivity=float((hi - lo).max()) if median == "noisymean" else 1.0,

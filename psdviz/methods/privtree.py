@@ -21,6 +21,7 @@ import numpy as np
 
 from ..core.domain import Domain, PointSet
 from ..core.ledger import Ledger
+from ..core.progress import report
 from ..core.measure import measure_counts
 from ..publish.query_model import attach
 from ..publish.release import Release
@@ -70,6 +71,7 @@ def grow(xy: np.ndarray, size: int, lam: float, delta: float, theta: float, max_
         split = split_decisions(counts, d, lam, delta, theta, rng) if d < max_depth else np.zeros(rect.shape[0], bool)
         leaf_mask.append(~split)
         counts_all.append(counts)
+        report(d + 1, max_depth + 1, "PrivTree depths")
         if not split.any():
             break
         total += 4 * int(split.sum())

@@ -24,6 +24,7 @@ from ..splits import morton
 from ..core.budget import level_epsilons
 from ..core.domain import Domain, PointSet
 from ..core.ledger import Ledger
+from ..core.progress import report
 from ..core.measure import measure_counts
 from ..core.population import DEFAULT_N_FRACTION, resolve_n
 from .complete_tree import finish_complete_tree
@@ -90,6 +91,7 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
         y, v = measure_counts(rnd, ledger, c, eps[d], level=d)
         noisy.append(y)
         var.append(v)
+        report(d + 1, height + 1, "quadtree levels")
     s = quad_structure(domain, height)
     tree = FlatTree(noisy=np.concatenate(noisy), noise_var=np.concatenate(var),
                     count_eps=eps[s["depth"]], split_eps=np.zeros(s["depth"].size), **s)

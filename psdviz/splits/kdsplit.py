@@ -21,6 +21,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..core.progress import report
 from .medians.segments import partition_positions, split_offsets
 
 Chooser = Callable[[int, int, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
@@ -70,6 +71,7 @@ def kd_partition(xy: np.ndarray, root: np.ndarray, levels: int, choose: Chooser,
         offsets = split_offsets(offsets, cs[offsets[1:]] - cs[offsets[:-1]])
         seg = 2 * seg + bit_a
         rects.append(split_children(rect, a, split))
+        report(t + 1, levels, "median split levels")
     node = None
     if with_ids:
         node = np.empty(n, dtype=np.int64)

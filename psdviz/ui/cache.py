@@ -6,6 +6,8 @@ new release spends epsilon again); a new release is drawn only when the user ask
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import streamlit as st
 
@@ -19,11 +21,31 @@ def _dom(d: pv.Domain) -> tuple:
     return (d.xmin, d.ymin, d.xmax, d.ymax)
 
 
+class ProgressBar:
+    """The build's progress callback: a bar appears once the build has taken ``delay`` seconds
+    (quick builds keep only the spinner), showing the passes done; :meth:`clear` removes it."""
+
+    def __init__(self, delay: float = 1.0, clock=time.monotonic):
+        self.start, self.delay, self.clock = clock(), delay, clock
+        self.slot = st.empty()
+        self.shown = False
+
+    def __call__(self, done: int, total: int, what: str) -> None:
+        if self.clock() - self.start < self.delay:
+            return
+        self.shown = True
+        self.slot.progress(min(1.0, done / max(total, 1)), text=f"{what}: {done} of {total}")
+
+    def clear(self) -> None:
+        self.slot.empty()
+
+
 @st.cache_resource(max_entries=8, show_spinner=False)
-def _build(fp: str, domain: tuple, spec_key: str, _data: Dataset, _spec: BuildSpec) -> pv.Release:
+def _build(fp: str, domain: tuple, spec_key: str, _data: Dataset, _spec: BuildSpec, _progress=None) -> pv.Release:
     user = {} if _data.user is None else {"user": _data.user, "max_points_per_user": _data.max_points_per_user}
     return pv.build(_data.xy, pv.Domain(*domain), method=_spec.method, epsilon=_spec.epsilon, seed=_spec.seed,
-                    outside="drop", nonfinite="drop", resolution=_spec.resolution, **user, **_spec.params)
+                    outside="drop", nonfinite="drop", resolution=_spec.resolution, progress=_progress,
+                    **user, **_spec.params)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -33,8 +55,12 @@ def _truth(fp: str, domain: tuple, _xy: np.ndarray) -> pv.PointIndex:
 
 def build_release(data: Dataset, spec: BuildSpec) -> pv.Release:
     """The (cached) release; raises ValueError with the engine's message on bad parameters."""
-    with st.spinner(f"Building {spec.method} (epsilon {spec.epsilon:g})...", show_time=True):
-        return _build(data.fingerprint, _dom(data.domain), spec.key, data, spec)
+    bar = ProgressBar()
+    try:
+        with st.spinner(f"Building {spec.method} (epsilon {spec.epsilon:g})...", show_time=True):
+            return _build(data.fingerprint, _dom(data.domain), spec.key, data, spec, bar)
+    finally:
+        bar.clear()
 
 
 def truth_index(data: Dataset) -> pv.PointIndex:
