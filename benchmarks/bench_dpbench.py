@@ -31,6 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import psdviz as pv  # noqa: E402
+from psdviz.lab.dpbench import histogram_points as place, histogram_truth as truth, protocol_queries  # noqa: E402
 from reproduction import assemble  # noqa: E402
 
 DPBENCH = ROOT.parent / "shared" / "dpbench"
@@ -65,29 +66,7 @@ def load_hist(name: str) -> np.ndarray:
 
 
 def queries() -> np.ndarray:
-    """200 cell-aligned rectangles [i0, j0, i1, j1] (i: first histogram axis = x), RandomState(8)."""
-    rs = np.random.RandomState(8)
-    out = []
-    while len(out) < 200:
-        r, c = np.sort(rs.randint(0, 257, 2)), np.sort(rs.randint(0, 257, 2))
-        if r[0] != r[1] and c[0] != c[1]:
-            out.append([r[0], c[0], r[1], c[1]])
-    return np.array(out, dtype=float)
-
-
-def truth(hist: np.ndarray, q: np.ndarray) -> np.ndarray:
-    s = np.zeros((257, 257))
-    s[1:, 1:] = hist.cumsum(0).cumsum(1)
-    i0, j0, i1, j1 = q.T.astype(int)
-    return s[i1, j1] - s[i0, j1] - s[i1, j0] + s[i0, j0]
-
-
-def place(hist: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Each count placed uniformly at random inside its cell."""
-    counts = np.rint(hist).astype(np.int64).ravel()
-    cell = np.repeat(np.arange(counts.size), counts)
-    i, j = np.divmod(cell, 256)
-    return np.column_stack([i + rng.random(cell.size), j + rng.random(cell.size)])
+    return protocol_queries()
 
 
 def parse_peers(path: Path = DPBENCH / "peers.md") -> dict:

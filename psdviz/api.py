@@ -17,7 +17,7 @@ from .core.validation import check_epsilon
 METHODS_AND_REFERENCES = methods() + references()
 
 
-def build(points, domain: Domain, method: str = "quadtree", epsilon: float = 0.5, seed: int | None = None,
+def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, seed: int | None = None,
           *, outside: str = "drop", nonfinite: str = "error", resolution: int = DEFAULT_RESOLUTION,
           user=None, max_points_per_user: int | None = None, progress=None, **params) -> Release:
     """Build a private spatial decomposition of ``points`` (n, 2) over the public ``domain``.

@@ -29,9 +29,9 @@ from .metrics import absolute_error, relative_error
 from ..methods.registry import check_params, get_builder, methods, references
 from ..query.truth import PointIndex
 from ..core.validation import check_epsilon, check_int
-from .workloads import centered_queries, nonempty, shape_queries
+from .workloads import centered_queries, grid_queries, nonempty, shape_queries
 
-WORKLOAD_KINDS = ("shape", "centered")
+WORKLOAD_KINDS = ("shape", "centered", "dpbench")
 MAX_QUERIES = 5000
 MAX_TRIALS = 100
 COLUMNS = ["method", "algorithm", "epsilon", "shape", "trial", "query", "estimate", "truth",
@@ -76,6 +76,8 @@ class Workload:
     ``kind="shape"``: ``sizes`` are (width, height) in data units, placed uniformly in the domain.
     ``kind="centered"``: ``sizes`` are (area_fraction, aspect) pairs, rectangles of that share of
     the domain's area centred on random data points (clipped to the domain).
+    ``kind="dpbench"``: ``sizes`` is one (m, n) grid; the DPBench protocol's fixed query set, corners on
+    that grid over the domain (``lab/dpbench.py``; empty answers are allowed, as in the protocol).
     ``queries`` per shape; with ``nonempty`` only queries with a non-zero true answer are kept
     (ICDE'12: "600 queries that have a non-zero answer").
     """
@@ -95,11 +97,15 @@ class Workload:
             if self.kind == "shape" and not (0 < a <= domain.width and 0 < b <= domain.height):
                 raise ValueError(f"query shape ({a:g}, {b:g}) must be positive and fit in the domain "
                                  f"({domain.width:g} x {domain.height:g})")
+            if self.kind == "dpbench" and not (float(a).is_integer() and float(b).is_integer() and a >= 1 and b >= 1):
+                raise ValueError(f"the DPBench workload needs the histogram's grid (m, n) as integers (got {a:g}, {b:g})")
             if self.kind == "centered" and not (0 < a <= 1 and b > 0):
                 raise ValueError(f"centred query area fraction must lie in (0, 1] and aspect > 0 "
                                  f"(got {a:g}, {b:g})")
 
     def labels(self) -> list[str]:
+        if self.kind == "dpbench":
+            return [f"DPBench queries on {int(a)} x {int(b)}" for a, b in self.sizes]
         if self.kind == "shape":
             return [f"({a:.3g}, {b:.3g})" for a, b in self.sizes]
         return [f"{a:.3g} of area" + ("" if b == 1 else f", aspect {b:g}") for a, b in self.sizes]
@@ -144,11 +150,13 @@ def make_queries(points, domain: Domain, workload: Workload, seed: int | None = 
     rng = _rng(seed, "workload")
     rects, truth, shape, qid = [], [], [], []
     for (a, b), label in zip(workload.sizes, workload.labels()):
-        if workload.kind == "shape":
+        if workload.kind == "dpbench":
+            make = lambda k, a=a, b=b: grid_queries(domain, int(a), int(b), k)  # noqa: E731
+        elif workload.kind == "shape":
             make = lambda k, a=a, b=b: shape_queries(domain, a, b, k, rng)  # noqa: E731
         else:
             make = lambda k, a=a, b=b: centered_queries(xy, domain, a, k, rng, aspect=b)  # noqa: E731
-        if workload.nonempty:
+        if workload.nonempty and workload.kind != "dpbench":
             try:
                 r, t = nonempty(make, index, workload.queries)
             except ValueError as exc:

@@ -13,6 +13,10 @@ papers leave room:
 - Qardaji et al. (ICDE'13), "Experiment" slide: 6 query sizes, 200 queries each, epsilon 0.1 and
   1. The slides do not list the sizes; we use squares whose side is 1/2^k of the domain's side,
   k = 1..6, placed uniformly (our reading). Methods: UG, AG, KD-standard, KD-hybrid.
+- DPBench (Hay et al. SIGMOD'16) 2-D protocol, as in ``benchmarks/bench_dpbench.py``: its fixed 200
+  grid-aligned queries on a 256 x 256 grid over the domain, epsilon 0.1 and 1, error floor 0.001 N;
+  load one of the DPBench .npy histograms (points placed uniformly in their cells) or any points.
+  The lab builds at the default resolution (20), the benchmark table at 8 (the files' precision).
 - Private h-tree (section 5): epsilon in {0.1, 0.4, 0.7, 1}, query areas {1, 2, 4, 8} km^2 on
   city-scale data. On loaded data we use centred squares whose areas double likewise,
   {1, 2, 4, 8} x 10^-4 of the domain (our reading), compared with UG, AG, KD and the quadtree.
@@ -41,12 +45,14 @@ class Preset:
     description: str
     variants: tuple[Variant, ...]
     epsilons: tuple[float, ...]
-    kind: str                              # "shape" or "centered"
+    kind: str                              # "shape", "centered" or "dpbench"
     relative_sizes: tuple[tuple[float, float], ...]  # shape: (w, h) shares of the domain; centred: (area, aspect)
     queries: int = 200
 
     def workload(self, domain: Domain, queries: int | None = None) -> Workload:
         """The workload in the loaded domain's units."""
+        if self.kind == "dpbench":
+            return Workload(self.kind, self.relative_sizes, queries or self.queries, nonempty=False)
         if self.kind == "shape":
             sizes = tuple((a * domain.width, b * domain.height) for a, b in self.relative_sizes)
         else:
@@ -86,6 +92,15 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
         (variant("UG", "ug"), variant("AG", "ag"), variant("KD-standard", "kdtree"),
          variant("KD-hybrid", "hybrid")),
         (0.1, 1.0), "shape", tuple((0.5 ** k, 0.5 ** k) for k in range(1, 7)), 200),
+    Preset(
+        "dpbench", "DPBench protocol (Hay et al. SIGMOD'16; docs/reproduction/dpbench.md)",
+        "Hay, Machanavajjhala, Miklau, Chen, Zhang, Principled evaluation of differentially private algorithms "
+        "using DPBench, SIGMOD 2016: 2-D protocol (200 grid-aligned random queries, epsilon 0.1 and 1)",
+        "PrivTree (auto's pick) had the lowest error of psdviz's methods in 11 of 12 (file, epsilon) cells.",
+        (variant("auto", "auto"), variant("PrivTree", "privtree"), variant("AG", "ag"), variant("UG", "ug"),
+         variant("quad-opt", "quadtree"), variant("kd-standard", "kdtree"), variant("kd-hybrid", "hybrid"),
+         variant("h-tree", "htree")),
+        (0.1, 1.0), "dpbench", ((256.0, 256.0),), 200),
     Preset(
         "htree-outliers", "h-tree on sparse data with outliers (private h-tree paper)",
         "Private h-tree paper, section 5 (Experimental Results): eps in {0.1, 0.4, 0.7, 1}, 4 query sizes",

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core.domain import Domain
 from ..query.truth import PointIndex
+from .dpbench import protocol_queries
 
 
 def shape_queries(domain: Domain, w: float, h: float, k: int, rng: np.random.Generator) -> np.ndarray:
@@ -58,3 +59,11 @@ def nonempty(make: Callable[[int], np.ndarray], index: PointIndex, k: int,
         if have >= k:
             return np.concatenate(got_r)[:k], np.concatenate(got_t)[:k]
     raise ValueError(f"found only {have} non-empty queries of this shape after {max_rounds} rounds")
+
+
+def grid_queries(domain: Domain, m: int, n: int, k: int) -> np.ndarray:
+    """The DPBench protocol's fixed query set (``lab/dpbench.py``) on an m x n grid over the domain."""
+    q = protocol_queries(m, n, k)
+    sx, sy = domain.width / m, domain.height / n
+    return np.column_stack([domain.xmin + q[:, 0] * sx, domain.ymin + q[:, 1] * sy,
+                            domain.xmin + q[:, 2] * sx, domain.ymin + q[:, 3] * sy])

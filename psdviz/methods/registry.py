@@ -11,6 +11,7 @@ from typing import Callable
 
 # name -> "module:function" (relative to psdviz.methods)
 _BUILDERS: dict[str, str] = {
+    "auto": "auto:build_auto",
     "quadtree": "quadtree:build_quadtree",
     "ug": "ug:build_ug",
     "kdtree": "kdtree:build_kdtree",

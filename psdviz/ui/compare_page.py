@@ -13,6 +13,7 @@ rectangles (centred workloads are placed on data points) nor any data point.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 
 import numpy as np
@@ -20,6 +21,7 @@ import pandas as pd
 import streamlit as st
 
 from ..lab import compare as C
+from ..lab.dpbench import check_histogram, histogram_domain, histogram_points
 from ..lab.presets import PRESETS, resolve
 from ..core.domain import Domain
 from ..io.samples import SAMPLES, sample_points
@@ -62,15 +64,39 @@ def _load(source: str) -> tuple[np.ndarray, Domain, str]:
     return xy, dom, fingerprint(xy, dom)
 
 
+HIST_SOURCE = "Upload a 2-D count histogram (.npy, e.g. a DPBench file)"
+
+
+@st.cache_data(show_spinner="Placing the histogram's points ...", max_entries=4)
+def _histogram(digest: str, _data: bytes) -> tuple[np.ndarray, Domain, str]:
+    """A histogram upload as points placed uniformly in their cells (the DPBench protocol), domain
+    [0, m) x [0, n)."""
+    try:
+        raw = np.load(io.BytesIO(_data), allow_pickle=False)
+    except (ValueError, OSError, EOFError) as exc:
+        raise ValueError(f"not a numpy .npy array ({exc})") from None
+    hist = check_histogram(raw)
+    xy = histogram_points(hist, np.random.default_rng(0))
+    dom = histogram_domain(hist)
+    return xy, dom, fingerprint(xy, dom)
+
+
 def _sources() -> list[str]:
     out = []
     if SHARED_DATA_KEY in st.session_state:
         out.append(f"Data loaded on the map page: {getattr(st.session_state[SHARED_DATA_KEY], 'name', 'upload')}")
     out += [f"Sample: {s.name} ({s.description})" for s in SAMPLES.values() if s.spatial]
-    return out + list(SYNTHETIC)
+    return out + list(SYNTHETIC) + [HIST_SOURCE]
 
 
-def _data(source: str) -> tuple[np.ndarray, Domain, str]:
+def _data(source: str) -> tuple[np.ndarray, Domain, str] | None:
+    if source == HIST_SOURCE:
+        up = st.file_uploader("Histogram (.npy: entry [i, j] = points in column-bin i and row-bin j)", type=["npy"],
+                              key="cmp_hist")
+        if up is None:
+            return None
+        data = up.getvalue()
+        return _histogram(hashlib.sha1(data).hexdigest(), data)
     if source.startswith("Data loaded on the map page"):
         d = st.session_state[SHARED_DATA_KEY]
         xy = np.asarray(d.xy, dtype=float)
@@ -229,10 +255,14 @@ def render() -> None:
     source = st.selectbox("Data", _sources(), key="cmp_source")
     st.caption("The points whose range counts are queried; the domain is the data set's declared public bounds.")
     try:
-        xy, domain, fp = _data(source)
+        loaded = _data(source)
     except (ValueError, FileNotFoundError) as exc:
         st.error(f"Could not load the data: {exc}")
         return
+    if loaded is None:
+        st.info("Upload a histogram to continue (the DPBench preset reruns docs/reproduction/dpbench.md on it).")
+        return
+    xy, domain, fp = loaded
     st.caption(f"{len(xy):,} points; domain x [{domain.xmin:g}, {domain.xmax:g}], y [{domain.ymin:g}, {domain.ymax:g}].")
     preset = st.selectbox("Preset", [CUSTOM] + list(PRESETS), key="cmp_preset",
                           format_func=lambda k: k if k == CUSTOM else PRESETS[k].title)

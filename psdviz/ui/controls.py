@@ -108,7 +108,15 @@ class BuildSpec:
 
 
 def method_label(m: str) -> str:
+    if m == "auto":
+        return "auto (recommended)"
     return f"{m} (not private: reference)" if m in pv.REFERENCES else m
+
+
+def auto_choice(epsilon: float, resolution: int):
+    """The rule ``method="auto"`` applies (public facts only, so it is known before the build)."""
+    from psdviz.methods.auto import Facts, choose
+    return choose(Facts(epsilon, resolution))
 
 
 def _number(name: str, kind: str, value, key: str, text: str, label: str | None = None):
@@ -164,9 +172,9 @@ def parameter_widget(method: str, info: ParamInfo, chosen: dict | None = None, h
 def choose_build() -> BuildSpec:
     """Sidebar widgets -> BuildSpec (values only; validation is the engine's)."""
     options = list(pv.METHODS) + list(pv.REFERENCES)
-    method = st.selectbox("Method", options, index=options.index("quadtree") if "quadtree" in options else 0,
-                          format_func=method_label, key="method",
-                          help="How the domain is cut into cells and which counts get noise.")
+    method = st.selectbox("Method", options, index=options.index("auto"), format_func=method_label, key="method",
+                          help="How the domain is cut into cells and which counts get noise. auto: the "
+                               "recommended private method, picked by a rule from public facts only.")
     if method in pv.REFERENCES:
         st.warning("Not private: a teaching reference showing the cost of privacy. It cannot be exported.")
     epsilon = st.select_slider("epsilon (privacy budget)", EPSILONS, value=0.5, key="epsilon",
@@ -174,6 +182,9 @@ def choose_build() -> BuildSpec:
     if st.checkbox("type epsilon", key="eps_typed_on", help="Any value from 0.01 to 10."):
         epsilon = st.number_input("epsilon", value=float(epsilon), key="eps_typed", format="%.4g")
     st.caption(EXPLAIN["epsilon"])
+    if method == "auto":
+        rule = auto_choice(float(epsilon), int(st.session_state.get("resolution", DEFAULT_RESOLUTION)))
+        st.caption(f"auto picks **{rule.method}**: {rule.why}.")
     params = {}
     hints = st.session_state.get(LAST_PARAMS_KEY, {}).get(method, {})
     with st.expander("Method parameters", expanded=False):

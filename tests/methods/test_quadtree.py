@@ -24,7 +24,7 @@ def brute_count(p: np.ndarray, rect: np.ndarray, at_xmax: bool, at_ymax: bool) -
 
 
 def test_structure_children_partition_parent():
-    rel = pv.build(points(), DOM, epsilon=1.0, seed=0, height=3)
+    rel = pv.build(points(), DOM, method="quadtree", epsilon=1.0, seed=0, height=3)
     t = rel.tree
     assert t.n_nodes == 1 + 4 + 16 + 64
     np.testing.assert_allclose(t.rect[0], DOM.as_rect())
@@ -40,7 +40,7 @@ def test_structure_children_partition_parent():
 
 def test_counts_per_node_equal_brute_force_without_noise():
     p = points()
-    rel = pv.build(p, DOM, epsilon=EXACT, seed=0, height=3, postprocess=False, budget="uniform")
+    rel = pv.build(p, DOM, method="quadtree", epsilon=EXACT, seed=0, height=3, postprocess=False, budget="uniform")
     t = rel.tree
     truth = np.array([brute_count(p, t.rect[v], t.rect[v, 2] == DOM.xmax, t.rect[v, 3] == DOM.ymax)
                       for v in range(t.n_nodes)])
@@ -49,7 +49,7 @@ def test_counts_per_node_equal_brute_force_without_noise():
 
 
 def test_noise_variance_recorded_per_node():
-    rel = pv.build(points(), DOM, epsilon=0.5, seed=0, height=3, budget="geometric")
+    rel = pv.build(points(), DOM, method="quadtree", epsilon=0.5, seed=0, height=3, budget="geometric")
     t = rel.tree
     a = np.exp(-t.count_eps)
     np.testing.assert_allclose(t.noise_var, 2 * a / (1 - a) ** 2)
@@ -57,7 +57,7 @@ def test_noise_variance_recorded_per_node():
 
 @pytest.mark.parametrize("budget", ["uniform", "geometric", "leaf"])
 def test_released_tree_is_consistent_after_postprocessing(budget):
-    rel = pv.build(points(), DOM, epsilon=0.5, seed=3, height=4, budget=budget)
+    rel = pv.build(points(), DOM, method="quadtree", epsilon=0.5, seed=3, height=4, budget=budget)
     t = rel.tree
     assert rel.consistent
     internal = np.flatnonzero(~t.is_leaf)
@@ -66,7 +66,7 @@ def test_released_tree_is_consistent_after_postprocessing(budget):
 
 
 def test_no_postprocessing_publishes_raw_noisy_counts():
-    rel = pv.build(points(), DOM, epsilon=0.5, seed=3, height=3, budget="uniform", postprocess=False)
+    rel = pv.build(points(), DOM, method="quadtree", epsilon=0.5, seed=3, height=3, budget="uniform", postprocess=False)
     assert not rel.consistent
     np.testing.assert_array_equal(rel.tree.est, rel.tree.noisy)
 
@@ -85,7 +85,7 @@ def slow_prune_keep(tree, values, threshold) -> np.ndarray:
 
 @pytest.mark.parametrize("threshold", [-5.0, 20.0, 80.0, 1e9])
 def test_prune_mask_drops_exactly_descendants_of_small_nodes(threshold):
-    rel = pv.build(points(), DOM, epsilon=0.3, seed=4, height=3)
+    rel = pv.build(points(), DOM, method="quadtree", epsilon=0.3, seed=4, height=3)
     t = rel.tree
     np.testing.assert_array_equal(prune_mask(t, threshold), slow_prune_keep(t, t.est, threshold))
     np.testing.assert_array_equal(prune_mask(t, threshold, use_estimate=False),
@@ -97,8 +97,8 @@ def test_pruned_release_depends_on_released_values_only(postprocess):
     """The pruned tree is the unpruned release (same seed) cut by the rule on its released values:
     the decision uses the estimates (after OLS) or the noisy counts, never the true counts."""
     p = points()
-    kw = dict(epsilon=0.3, seed=5, height=4, postprocess=postprocess, budget="uniform")
-    full = pv.build(p, DOM, **kw)
+    kw = dict(method="quadtree", epsilon=0.3, seed=5, height=4, postprocess=postprocess, budget="uniform")
+    full = pv.build(p, DOM, prune=None, **kw)
     pruned = pv.build(p, DOM, prune=40.0, **kw)
     values = full.tree.est if postprocess else full.tree.noisy
     keep = slow_prune_keep(full.tree, values, 40.0)
@@ -108,6 +108,6 @@ def test_pruned_release_depends_on_released_values_only(postprocess):
 
 
 def test_prune_threshold_must_be_finite():
-    rel = pv.build(points(), DOM, epsilon=0.3, seed=4, height=2)
+    rel = pv.build(points(), DOM, method="quadtree", epsilon=0.3, seed=4, height=2)
     with pytest.raises(ValueError, match="prune threshold"):
         prune_mask(rel.tree, np.nan)

@@ -99,7 +99,7 @@ def test_pyramid_equals_canonical_traversal_on_raw_noisy_trees(kw):
 
 
 def test_whole_domain_query_returns_root_estimate():
-    rel = pv.build(points(), DOM, epsilon=0.5, seed=5, height=4)
+    rel = pv.build(points(), DOM, method="quadtree", epsilon=0.5, seed=5, height=4)
     assert rel.answer([DOM.as_rect()])[0] == pytest.approx(rel.tree.est[0], rel=1e-12)
 
 
@@ -146,8 +146,8 @@ def test_answer_variance_matches_empirical_variance_over_seeds():
     p = points(2000)
     q = np.array([[-1.0, 1.5, 2.7, 3.9], [0.2, 2.2, 0.9, 2.6], [-2, 1, 6, 5]])
     n = 400
-    ans = np.array([pv.build(p, DOM, epsilon=0.4, seed=s, height=3).answer(q) for s in range(n)])
-    exact = pv.build(p, DOM, epsilon=0.4, seed=0, height=3).answer_variance(q)
+    ans = np.array([pv.build(p, DOM, method="quadtree", epsilon=0.4, seed=s, height=3).answer(q) for s in range(n)])
+    exact = pv.build(p, DOM, method="quadtree", epsilon=0.4, seed=0, height=3).answer_variance(q)
     rel_err = np.abs(ans.var(axis=0, ddof=1) / exact - 1)
     assert (rel_err < 5 * np.sqrt(5 / (n - 1))).all(), (ans.var(axis=0, ddof=1), exact)
 
@@ -156,7 +156,7 @@ def test_answer_variance_on_a_pruned_tree_equals_dense_linear_map():
     """Pruned release: answers are linear in Y through OLS on the full tree, then the kept nodes."""
     p = points()
     kw = dict(method="quadtree", epsilon=0.5, seed=8, height=2, budget="geometric")
-    full = pv.build(p, DOM, **kw)
+    full = pv.build(p, DOM, prune=None, **kw)
     pruned = pv.build(p, DOM, prune=150.0, **kw)
     keep = prune_mask(full.tree, 150.0)
     assert 0 < keep.sum() < full.tree.n_nodes

@@ -38,6 +38,7 @@ def _app(height=6, seed=True):
     at.run()
     if seed:
         at.radio(key="rand_mode").set_value("seed")
+    at.selectbox(key="method").set_value("quadtree").run()
     at.checkbox(key="p_quadtree_height_on").check().run()
     at.number_input(key="p_quadtree_height").set_value(height)
     at.checkbox(key="p_quadtree_prune_on").uncheck()       # complete trees: the views below count cells
@@ -55,14 +56,17 @@ def points():
     return sample_points("geonames")
 
 
-def test_opens_with_a_quadtree_on_the_sample():
+def test_opens_with_auto_on_the_sample_and_says_what_it_picked():
     at = AppTest.from_string(SCRIPT, default_timeout=120)
     at.run()
     assert not at.exception and not at.error
-    assert any("PRIVATE release" in m.value and "quadtree" in m.value for m in at.markdown)
+    assert at.selectbox(key="method").value == "auto"
+    assert any("PRIVATE release" in m.value and "`auto`" in m.value for m in at.markdown)
+    picked = [c.value for c in at.sidebar.caption if c.value.startswith("auto picks")]
+    assert len(picked) == 1 and "**privtree**" in picked[0]
     assert at.session_state["map_calls"] >= 1 and at.session_state["map_html_len"] > 10_000
     assert float(_metric(at, "Epsilon spent (worst path)")) == pytest.approx(0.5)
-    assert set(pv.METHODS) <= set(at.selectbox(key="method").options)
+    assert set(pv.METHODS) - {"auto"} | {"auto (recommended)"} <= set(at.selectbox(key="method").options)
 
 
 def test_drawn_rectangle_gives_private_and_true_answers(points):
