@@ -206,7 +206,7 @@ def make_map(release: Release, depth: int, true_points: np.ndarray | None = None
     colours = colour_bins(cell_density(release.tree, nodes), within_noise(release.tree, nodes))
     b = _bounds(release)
     m = folium.Map(location=[(b[0][0] + b[1][0]) / 2, (b[0][1] + b[1][1]) / 2], zoom_start=2, tiles=None,
-                   prefer_canvas=True, world_copy_jump=False, control_scale=True)
+                   prefer_canvas=True, world_copy_jump=False, control_scale=True, zoom_snap=0.1)
     m.fit_bounds(b)
     d = release.domain
     if basemap and is_lon_lat(d.xmin, d.ymin, d.xmax, d.ymax):

@@ -7,6 +7,8 @@ session state because the map remounts whenever its content changes (depth, laye
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import plotly.express as px
@@ -26,7 +28,7 @@ MAP_KEY = "psd_map"
 
 
 def render() -> None:
-    st.title("Private spatial decompositions: build, see, query")
+    st.subheader("psdviz: private spatial decompositions, built, seen and queried")
     with st.sidebar:
         st.header("1. Data")
         data = data_input.choose_data()
@@ -73,18 +75,19 @@ def input_summary(data: data_input.Dataset, release: pv.Release) -> None:
     st.markdown(f"**{label}**: `{release.method}`, epsilon = {release.epsilon:g} (privacy unit: {release.privacy_unit}), "
                 f"randomness: {release.randomness_mode}; {int(release.tree.is_leaf.sum()):,} cells, "
                 f"{release.tree.n_nodes:,} nodes, height {release.tree.height}.")
-    st.caption(f"Data `{data.name}`: {rep['rows_in']:,} rows; {rep['rows_nonfinite_dropped']:,} with missing or "
+    details = st.expander("Data, parameters and public grid of this release")
+    details.caption(f"Data `{data.name}`: {rep['rows_in']:,} rows; {rep['rows_nonfinite_dropped']:,} with missing or "
                f"non-numeric coordinates dropped ({data.n_nonnumeric:,} non-numeric cells); "
                f"{rep['rows_outside_domain']:,} outside the domain ({rep['outside_rows']}); {rep['rows_used']:,} used. "
                f"Domain ({data.domain_source}): x [{data.domain.xmin:g}, {data.domain.xmax:g}], "
                f"y [{data.domain.ymin:g}, {data.domain.ymax:g}]."
                + (f" User-level privacy: {rep['rows_dropped_by_user_bound']:,} rows beyond "
                   f"{data.max_points_per_user} per user dropped at random." if data.user is not None else ""))
-    st.caption("Parameters used (defaults from the paper, formulas evaluated by the engine): "
+    details.caption("Parameters used (defaults from the paper, formulas evaluated by the engine): "
                + ", ".join(f"{k} = {_short(v)}" for k, v in release.params.items()))
     if release.grid is not None:
         sx, sy = release.grid.step
-        st.caption(f"Public grid: resolution {release.grid.bits} ({release.grid.size:,} positions per axis, "
+        details.caption(f"Public grid: resolution {release.grid.bits} ({release.grid.size:,} positions per axis, "
                    f"step {_short(sx)} x {_short(sy)}); every published coordinate lies on it."
                    + "".join(f" {n}." for n in release.notes if "capped" in n))
 
@@ -93,22 +96,22 @@ def view_controls(release: pv.Release, rid: str) -> tuple[int, bool, bool]:
     tree = release.tree
     sizes = frontier_sizes(tree)
     default = view_depth(tree, MAX_SHAPES)
-    c1, c2 = st.columns([3, 2])
+    c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
     if tree.height > 0:
         depth = c1.slider("View the partition down to level", 0, tree.height, default, key=f"depth|{rid}",
                           help=f"Cells per level: {', '.join(f'{d}: {s:,}' for d, s in enumerate(sizes))}. "
                                f"Views above {MAX_SHAPES:,} cells are drawn as a raster (click still works).")
     else:
         depth = 0
-    show = c2.toggle("Show the true points (NOT private)", key="show_points",
+    show = c2.toggle("True points (NOT private)", key="show_points",
                      help="For teaching only: the raw data, which a real release would never show.")
     if show:
         c2.warning("The blue dots are the raw data: not private.")
-    outlines = c2.toggle("Country outlines", value=True, key="show_outlines",
+    outlines = c3.toggle("Country outlines", value=True, key="show_outlines",
                          help="Thin grey borders (Natural Earth 1:110m, public) for orientation; drawn for "
                               "longitude/latitude domains only, never for other coordinates.")
     st.session_state.setdefault("basemap", True)
-    c2.toggle("Basemap (OpenStreetMap)", key="basemap",
+    c4.toggle("Basemap (OpenStreetMap)", key="basemap",
               help="Map tiles under the cells when the internet is reachable (lon/lat domains only); offline the "
                    "layer removes itself on the first failed tile and the outlines remain.")
     return depth, show, outlines
@@ -120,25 +123,40 @@ def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, sho
     pts = cache.truth_index(data).xy if show_points else None
     fmap, info = make_map(release, depth, pts, outlines, st.session_state.get("basemap", True))
     keep_new_drawing(mapview.latest_value(MAP_KEY).get("all_drawings"))
-    left, right = st.columns([3, 2])
-    with left:
-        kept = query_layer(st.session_state.get("query_rect"))  # stays visible when the map remounts
-        out = mapview.show_map(fmap, key=MAP_KEY, overlay=kept) or {}
-        st.markdown(legend_html(info.colours), unsafe_allow_html=True)
-        if info.raster:
-            st.caption(f"{info.nodes.size:,} cells: drawn as a raster; click a cell for its details.")
-        noise_caption(release, info.nodes)
-        if outlines and not info.outlines:
-            st.caption(outline_note(release.domain))
+    kept = query_layer(st.session_state.get("query_rect"))  # stays visible when the map remounts
+    # the map is the page's main element: full width, its height from the domain's shape on the map
+    out = mapview.show_map(fmap, key=MAP_KEY, overlay=kept, height=map_height(release.domain)) or {}
+    st.markdown(legend_html(info.colours), unsafe_allow_html=True)
+    if info.raster:
+        st.caption(f"{info.nodes.size:,} cells: drawn as a raster; click a cell for its details.")
+    noise_caption(release, info.nodes)
+    if outlines and not info.outlines:
+        st.caption(outline_note(release.domain))
+    left, right = st.columns(2)
     keep_new_drawing(out.get("all_drawings"))
     click = clicked_point(out.get("last_object_clicked"))
     if click is not None and not at_rect_corner(click, st.session_state.get("query_rect")):  # not a drag's end
         st.session_state["clicked"] = click
-    with right:
+    with left:
         query_panel(release, data)
         epsilon_panel.render(release.domain, st.session_state.get("query_rect"), release.method, release.params,
                              release.grid.bits)
+    with right:
         cell_panel(release, info.nodes)
+
+
+MAP_WIDTH_PX = 1000   # about the main column on a 1400 px window with the sidebar open
+
+
+def map_height(d: pv.Domain) -> int:
+    """Pixel height that shows the domain at the map's width without grey bands: its Web Mercator
+    aspect for lon/lat domains (about square for the world), its plain aspect otherwise."""
+    if is_lon_lat(d.xmin, d.ymin, d.xmax, d.ymax):
+        merc = lambda lat: math.log(math.tan(math.pi / 4 + math.radians(max(-85.0, min(85.0, lat))) / 2))  # noqa: E731
+        ratio = (merc(d.ymax) - merc(d.ymin)) / math.radians(d.width)
+    else:
+        ratio = d.height / d.width
+    return int(min(1100, max(420, MAP_WIDTH_PX * ratio + 80)))
 
 
 def noise_caption(release: pv.Release, nodes: np.ndarray) -> None:

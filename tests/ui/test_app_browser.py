@@ -74,7 +74,7 @@ def page(server):
     from playwright.sync_api import sync_playwright
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        ctx = browser.new_context(viewport={"width": 1500, "height": 1100}, accept_downloads=True)
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
         pg = ctx.new_page()
         pg.set_default_timeout(90_000)
         pg.failed = []
@@ -131,6 +131,9 @@ def test_map_is_not_blank_and_served_offline(page, server):
     TIMINGS["first paint, warm server (s)"] = time.time() - t0
     other.close()
     _shot(page, "01_map.png")
+    # the map is the main element: at least 60 % of the window's width, taller than wide on the world domain
+    box = page.locator(MAP_IFRAME).last.bounding_box()
+    assert box["width"] >= 0.6 * page.viewport_size["width"] and box["height"] > box["width"], box
     # offline: the basemap layer removed itself on its first failed tile (no broken-image tiles left)
     assert "tile.openstreetmap.org" in _map_frame(page).locator("html").inner_html()
     frame = next(f for f in page.frames if f.locator("canvas.leaflet-zoom-animated").count())
@@ -219,7 +222,8 @@ def test_switching_the_method_rebuilds(page):
     page.get_by_role("option", name="ug", exact=True).click()
     page.locator("code", has_text="ug").first.wait_for()
     _wait_idle(page)
-    assert page.locator(MAP_IFRAME).count() == 1
+    from playwright.sync_api import expect
+    expect(page.locator(MAP_IFRAME)).to_have_count(1, timeout=30_000)   # the old map goes when the rerun ends
     _map_frame(page).locator("canvas.leaflet-zoom-animated, img.leaflet-image-layer").first.wait_for()
     assert page.get_by_text("True answer (not private)").count() == 1  # the stored query is re-answered
     # the remounted map still shows the kept query rectangle (streamlit-folium's feature group)

@@ -17,7 +17,7 @@ def browser_page(server):  # noqa: F811
     from playwright.sync_api import sync_playwright
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        ctx = browser.new_context(viewport={"width": 1500, "height": 1100}, accept_downloads=True)
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
         pg = ctx.new_page()
         pg.set_default_timeout(240_000)
         yield pg
