@@ -33,16 +33,24 @@ def error_boxes(results: pd.DataFrame, epsilon: float, log_y: bool = True) -> go
     return fig
 
 
-def error_lines(results: pd.DataFrame, log_y: bool = True) -> go.Figure:
-    """Median relative error against epsilon, one line per method, one panel per query shape."""
+def error_lines(results: pd.DataFrame, log_y: bool = True, auto_pick: str | None = None,
+                target: float | None = None) -> go.Figure:
+    """The privacy-accuracy frontier: median relative error against epsilon, one line per method, one
+    panel per query shape; the method ``auto`` picks is drawn thicker with stars, ``target`` dashed."""
     s = summarize(results).sort_values("epsilon")
     shapes = _shape_order(results)
     fig = px.line(s, x="epsilon", y="median_rel_error", color="method", facet_col="shape", markers=True,
                   facet_col_wrap=min(len(shapes), 3), log_x=True, log_y=log_y,
                   category_orders={"shape": shapes},
                   labels={"median_rel_error": "median relative error", "epsilon": "epsilon"},
-                  title="Median relative error against epsilon")
+                  title="Privacy-accuracy frontier: median relative error against epsilon")
     fig.for_each_annotation(lambda a: a.update(text=a.text.replace("shape=", "")))
+    for tr in fig.data:
+        if auto_pick is not None and tr.name in (auto_pick, "auto"):
+            tr.update(line_width=4, marker_symbol="star", marker_size=12, legendgroup=tr.name,
+                      name=f"{tr.name} (auto's pick)")
+    if target is not None:
+        fig.add_hline(y=target, line_dash="dash", line_color="grey")
     rows = -(-len(shapes) // min(len(shapes), 3))
     fig.update_layout(height=300 + 220 * (rows - 1), margin=dict(t=60, b=40))
     fig.update_xaxes(tickvals=sorted(s["epsilon"].unique()), tickformat="~g")   # ticks at the epsilons run

@@ -43,6 +43,9 @@ def test_run_shows_charts_and_the_engine_numbers():
     at.button(key="cmp_run_btn").click().run()
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) == 3    # boxes, lines against epsilon, build times
+    captions = " ".join(c.value for c in at.caption)
+    assert "the method auto picks (privtree)" in captions      # the frontier marks auto's pick
+    assert "median error from epsilon =" in captions or "no method reaches" in captions
     assert len(at.get("download_button")) == 2
     shown = at.dataframe[0].value
     # the same experiment straight from the engine gives the same summary (seed 0)
