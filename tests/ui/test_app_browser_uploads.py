@@ -1,0 +1,120 @@
+"""Uploads through the real file uploader (issue 15.6), in a real browser: good CSV, GeoJSON and Parquet
+files on the Map page, and CSV / Parquet tables on the Count-of-counts and Sparse pages, are accepted;
+bad files (empty, text in the coordinate columns, latitudes of 200, binary garbage named .csv,
+polygons instead of points) each give an st.error saying what to fix, and the app keeps running
+(the next upload on the same page works)."""
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_app_browser import ARGS, ARTIFACTS, CHROMIUM, MAP_IFRAME, server  # noqa: F401
+
+pytestmark = pytest.mark.browser
+UPLOADER = "[data-testid='stFileUploaderDropzoneInput']"
+ERROR = "[data-testid='stAlertContentError']"
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("uploads")
+    rng = np.random.default_rng(0)
+    pts = pd.DataFrame({"lon": rng.uniform(-10, 30, 400), "lat": rng.uniform(35, 60, 400),
+                        "user": rng.integers(0, 50, 400), "kind": rng.choice(["a", "b", "c"], 400)})
+    pts.to_csv(d / "points.csv", index=False)
+    pts.to_parquet(d / "points.parquet")
+    feats = [{"type": "Feature", "properties": {"id": i},
+              "geometry": {"type": "Point", "coordinates": [float(x), float(y)]}}
+             for i, (x, y) in enumerate(pts[["lon", "lat"]].to_numpy()[:200])]
+    (d / "points.geojson").write_text(json.dumps({"type": "FeatureCollection", "features": feats}))
+    (d / "empty.csv").write_text("")
+    pd.DataFrame({"lon": ["north"] * 5, "lat": ["east"] * 5}).to_csv(d / "text.csv", index=False)
+    pd.DataFrame({"lon": [10.0] * 5, "lat": [200.0] * 5}).to_csv(d / "lat200.csv", index=False)
+    (d / "garbage.csv").write_bytes(bytes(rng.integers(0, 256, 4000, dtype=np.uint8)))
+    poly = {"type": "FeatureCollection", "features": [{"type": "Feature", "properties": {}, "geometry": {
+        "type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]]]}}]}
+    (d / "polygons.geojson").write_text(json.dumps(poly))
+    return d
+
+
+@pytest.fixture(scope="module")
+def pg(server):  # noqa: F811
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        page.set_default_timeout(120_000)
+        yield page
+        browser.close()
+
+
+def _idle(page):
+    page.wait_for_timeout(400)
+    page.locator("[data-testid='stStatusWidget']").wait_for(state="detached", timeout=120_000)
+
+
+def _upload(page, path):
+    page.locator(UPLOADER).first.set_input_files(str(path))
+    _idle(page)
+
+
+def _open(page, server, path, radio_label):  # noqa: F811
+    page.goto(f"{server}/{path}")
+    page.get_by_text(radio_label, exact=True).first.wait_for()
+    page.get_by_text(radio_label, exact=True).first.click()
+    page.locator(UPLOADER).first.wait_for(state="attached")
+    _idle(page)
+
+
+MAP_BAD = [("empty.csv", "empty"), ("text.csv", "no numeric values"), ("lat200.csv", "lies inside the domain"),
+           ("garbage.csv", "."), ("polygons.geojson", "no Point geometries")]
+
+
+def test_map_page_uploads(pg, server, files):  # noqa: F811
+    _open(pg, server, "", "upload a file")
+    for name in ("points.csv", "points.geojson", "points.parquet"):
+        _upload(pg, files / name)
+        pg.get_by_text("PRIVATE release").first.wait_for()
+        assert pg.locator(ERROR).count() == 0, name
+    pg.screenshot(path=str(ARTIFACTS / "07_upload_map.png"), full_page=True)
+    for name, says in MAP_BAD:
+        _upload(pg, files / name)
+        err = pg.locator(ERROR).first
+        err.wait_for()
+        assert re.search(re.escape(says), err.inner_text(), re.I), (name, err.inner_text())
+    _upload(pg, files / "points.csv")                   # still running: a good file works again
+    pg.get_by_text("PRIVATE release").first.wait_for()
+
+
+def test_count_of_counts_page_uploads(pg, server, files):  # noqa: F811
+    _open(pg, server, "coco", "Upload a table of records")
+    for name in ("points.csv", "points.parquet"):
+        _upload(pg, files / name)
+        pg.get_by_text("Group columns").first.wait_for()
+        errors = [e.inner_text() for e in pg.locator(ERROR).all()]
+        assert not [e for e in errors if "Data problem" in e and "group" not in e.lower()], (name, errors)
+    for name in ("empty.csv", "garbage.csv"):
+        _upload(pg, files / name)
+        pg.locator(ERROR).first.wait_for()
+        assert "Data problem" in pg.locator(ERROR).first.inner_text()
+    _upload(pg, files / "points.csv")
+    pg.get_by_text("Group columns").first.wait_for()
+    pg.screenshot(path=str(ARTIFACTS / "08_upload_coco.png"), full_page=True)
+
+
+def test_sparse_page_uploads(pg, server, files):  # noqa: F811
+    _open(pg, server, "sparse", "Upload a table (two categorical columns)")
+    for name in ("points.csv", "points.parquet"):
+        _upload(pg, files / name)
+        pg.get_by_text("Row attribute").first.wait_for()
+        assert pg.locator(ERROR).count() == 0, name
+    for name in ("empty.csv", "garbage.csv"):
+        _upload(pg, files / name)
+        pg.locator(ERROR).first.wait_for()
+        assert "Data problem" in pg.locator(ERROR).first.inner_text()
+    _upload(pg, files / "points.csv")
+    pg.get_by_text("Row attribute").first.wait_for()
+    pg.screenshot(path=str(ARTIFACTS / "09_upload_sparse.png"), full_page=True)
