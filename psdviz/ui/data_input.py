@@ -65,6 +65,15 @@ def read_table(name: str, data: bytes) -> pd.DataFrame:
                "geojson": _read_geo, "json": _read_geo, "gpkg": _read_geo}
     if ext not in readers:
         raise ValueError(f"unsupported file type {ext!r}; use one of {UPLOAD_TYPES}")
+    if not data.strip():
+        raise ValueError(f"{name!r} is empty: upload a table with a header row and at least one data row")
+    if ext in ("csv", "txt", "tsv"):
+        try:
+            data[:65536].decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            if exc.end < min(len(data), 65536) - 4:   # not merely a character cut at the sample's end
+                raise ValueError(f"{name!r} is not UTF-8 text (binary data?): upload a CSV/TSV text file, or "
+                                 "Parquet, GeoJSON or GeoPackage under their own extension") from None
     try:
         df = readers[ext](data)
     except Exception as exc:  # parser errors of all kinds -> one message saying what to fix

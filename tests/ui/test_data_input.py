@@ -94,3 +94,12 @@ def test_user_column_picker_gives_ids_and_k_or_an_error(third, expect):
     at.number_input(key="user_k").set_value(3).run()
     shown = (at.markdown[0].value if at.markdown else "") + "".join(e.value for e in at.error)
     assert expect in shown
+
+
+def test_empty_and_binary_files_say_what_to_fix():
+    with pytest.raises(ValueError, match="is empty: upload a table with a header row"):
+        di.read_table("e.csv", b"  \n")
+    garbage = bytes(np.random.default_rng(0).integers(0, 256, 4000, dtype=np.uint8))
+    with pytest.raises(ValueError, match="is not UTF-8 text"):
+        di.read_table("g.csv", garbage)
+    assert len(di.read_table("ok.csv", "lon,lat\n1,2\n".encode())) == 1

@@ -1,0 +1,75 @@
+"""The command line (psdviz build / info): a release file from CSV or Parquet, the ledger printed,
+user-level options, and one-line errors with exit status 2."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import psdviz as pv
+from psdviz.cli import main
+
+DOMAIN = ["-10", "35", "30", "60"]
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cli")
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"lon": rng.uniform(-10, 30, 3000), "lat": rng.uniform(35, 60, 3000),
+                       "uid": rng.integers(0, 300, 3000)})
+    df.iloc[:1500].to_parquet(d / "part1.parquet")
+    df.iloc[1500:].to_parquet(d / "part2.parquet")
+    df.to_csv(d / "points.csv", index=False)
+    return d, df
+
+
+def test_build_from_a_parquet_glob_writes_the_same_release_as_the_engine(data, capsys):
+    d, df = data
+    out = d / "r.parquet"
+    code = main(["build", str(d / "part*.parquet"), "--lon", "lon", "--lat", "lat", "--domain", *DOMAIN,
+                 "--method", "quadtree", "--epsilon", "0.5", "--seed", "3", "--param", "height=5", "--out", str(out)])
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "ledger" in text and "count" in text and f"wrote {out}" in text
+    rel = pv.load_release(out)
+    same = pv.build(df[["lon", "lat"]].to_numpy(), pv.Domain(-10, 35, 30, 60), "quadtree", 0.5, seed=3, height=5,
+                    nonfinite="drop")
+    q = np.array([[-5, 40, 10, 50], [0, 36, 29, 59]])
+    np.testing.assert_array_equal(rel.answer(q), same.answer(q))
+
+
+def test_auto_from_csv_with_user_level_privacy(data, capsys):
+    d, _ = data
+    out = d / "u.parquet"
+    code = main(["build", str(d / "points.csv"), "--lon", "lon", "--lat", "lat", "--domain", *DOMAIN,
+                 "--user", "uid", "--max-points-per-user", "3", "--out", str(out)])
+    assert code == 0
+    rel = pv.load_release(out)
+    assert rel.method == "auto" and rel.privacy_unit == "one user, at most 3 points" and rel.epsilon == 1.0
+    assert "(privtree)" in capsys.readouterr().out
+    assert main(["info", str(out)]) == 0
+    assert '"privacy_unit": "one user, at most 3 points"' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args,says", [
+    (["--lon", "nope", "--lat", "lat"], "cannot read columns"),
+    (["--lon", "lon", "--lat", "lat", "--user", "uid"], "needs both --user"),
+    (["--lon", "lon", "--lat", "lat", "--param", "height=-1", "--method", "quadtree"], "height"),
+])
+def test_errors_are_one_line_with_status_2(data, capsys, args, says):
+    d, _ = data
+    code = main(["build", str(d / "points.csv"), "--domain", *DOMAIN, "--out", str(d / "x.parquet"), *args])
+    err = capsys.readouterr().err
+    assert code == 2 and says in err and err.count("\n") == 1
+
+
+def test_missing_input_and_help():
+    assert main(["build", "/nonexistent/*.parquet", "--lon", "a", "--lat", "b", "--domain", *DOMAIN,
+                 "--out", "x.parquet"]) == 2
+    res = subprocess.run([sys.executable, "-c", "from psdviz.cli import main; main()", "--help"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0 and "build" in res.stdout and "info" in res.stdout
