@@ -173,10 +173,11 @@ def make_queries(points, domain: Domain, workload: Workload, seed: int | None = 
 
 
 def run_cell(points, domain: Domain, var: Variant, epsilon: float, queries: QuerySet, trials: int = 1,
-             seed: int | None = 0, reports: list | None = None) -> pd.DataFrame:
+             seed: int | None = 0, reports: list | None = None, progress=None) -> pd.DataFrame:
     """Build ``var`` at ``epsilon`` ``trials`` times and answer the whole query set each time.
 
     If ``reports`` is a list, each build's privacy report (``Release.report()``) is appended to it.
+    ``progress(trial, done, total, what)``: the engine's per-pass progress of each build.
     """
     epsilon = check_epsilon(epsilon)
     trials = check_int(trials, "trials", 1, MAX_TRIALS)
@@ -185,7 +186,8 @@ def run_cell(points, domain: Domain, var: Variant, epsilon: float, queries: Quer
     for t in range(trials):
         start = time.perf_counter()
         rel = build(points, domain, var.method, epsilon, seed=build_seed(seed, var.label, epsilon, t),
-                    outside="drop", nonfinite="drop", **var.kwargs)
+                    outside="drop", nonfinite="drop", progress=None if progress is None else
+                    (lambda d, n, w, t=t: progress(t, d, n, w)), **var.kwargs)
         seconds = time.perf_counter() - start
         est = rel.answer(queries.rects)
         if reports is not None:

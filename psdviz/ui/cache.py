@@ -1,12 +1,16 @@
 """Cached engine calls: one build per (data fingerprint, domain, parameters, randomness).
 
-``st.cache_resource`` keeps the Release object itself (it holds closures, so it is not pickled).
+Releases are kept in a small process-wide cache (:class:`ReleaseCache`, shared by sessions like
+``st.cache_resource`` but outside Streamlit's caching, because a build draws its progress bar as it
+goes and Streamlit forbids a cached function to write to elements created outside it).
 Caching is also a privacy matter: with fresh randomness a rerun must not re-noise the data (each
 new release spends epsilon again); a new release is drawn only when the user asks for new noise.
 """
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 
 import numpy as np
 import streamlit as st
@@ -40,8 +44,29 @@ class ProgressBar:
         self.slot.empty()
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
-def _build(fp: str, domain: tuple, spec_key: str, _data: Dataset, _spec: BuildSpec, _progress=None) -> pv.Release:
+class ReleaseCache:
+    """Up to ``size`` releases by key, least recently used dropped first; one lock, so two sessions
+    asking for the same new release build it once."""
+
+    def __init__(self, size: int = 8):
+        self.size, self.items, self.lock = size, OrderedDict(), threading.Lock()
+
+    def get_or_build(self, key: str, make):
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+            rel = make()
+            self.items[key] = rel
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+            return rel
+
+
+RELEASES = ReleaseCache()
+
+
+def _build(_data: Dataset, domain: tuple, _spec: BuildSpec, _progress=None) -> pv.Release:
     user = {} if _data.user is None else {"user": _data.user, "max_points_per_user": _data.max_points_per_user}
     return pv.build(_data.xy, pv.Domain(*domain), method=_spec.method, epsilon=_spec.epsilon, seed=_spec.seed,
                     outside="drop", nonfinite="drop", resolution=_spec.resolution, progress=_progress,
@@ -58,7 +83,8 @@ def build_release(data: Dataset, spec: BuildSpec) -> pv.Release:
     bar = ProgressBar()
     try:
         with st.spinner(f"Building {spec.method} (epsilon {spec.epsilon:g})...", show_time=True):
-            return _build(data.fingerprint, _dom(data.domain), spec.key, data, spec, bar)
+            return RELEASES.get_or_build(release_id(data, spec),
+                                         lambda: _build(data, _dom(data.domain), spec, bar))
     finally:
         bar.clear()
 

@@ -46,3 +46,12 @@ st.session_state["late"] = bar.shown
     at = AppTest.from_string(script).run()
     assert at.session_state["early"] is False and at.session_state["late"] is True
     assert not at.exception
+
+
+def test_the_lab_passes_each_builds_progress_with_its_trial():
+    from psdviz.lab import compare as C
+    qs = C.make_queries(PTS, DOM, C.Workload("shape", ((0.2, 0.2),), 10), seed=0)
+    seen = []
+    C.run_cell(PTS, DOM, C.variant("kd", "kdtree", height=3), 1.0, qs, trials=2, seed=1,
+               progress=lambda t, d, n, w: seen.append((t, w)))
+    assert {t for t, _ in seen} == {0, 1} and ("median split levels" in {w for _, w in seen})
