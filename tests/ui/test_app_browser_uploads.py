@@ -11,7 +11,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from test_app_browser import ARGS, ARTIFACTS, CHROMIUM, MAP_IFRAME, server  # noqa: F401
+from test_app_browser import ARTIFACTS, server  # noqa: F401
+from test_app_browser_release import pg  # noqa: F401  (one 1400 x 1000 page per module)
 
 pytestmark = pytest.mark.browser
 UPLOADER = "[data-testid='stFileUploaderDropzoneInput']"
@@ -38,17 +39,6 @@ def files(tmp_path_factory):
         "type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]]]}}]}
     (d / "polygons.geojson").write_text(json.dumps(poly))
     return d
-
-
-@pytest.fixture(scope="module")
-def pg(server):  # noqa: F811
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-        page.set_default_timeout(120_000)
-        yield page
-        browser.close()
 
 
 def _idle(page):
@@ -92,34 +82,23 @@ def test_map_page_uploads(pg, server, files):  # noqa: F811
     pg.get_by_text("PRIVATE release").first.wait_for()
 
 
-def test_count_of_counts_page_uploads(pg, server, files):  # noqa: F811
-    _open(pg, server, "coco", "Upload a table of records")
+TABLE_PAGES = [("coco", "Upload a table of records", "Group columns", "08_upload_coco.png"),
+               ("sparse", "Upload a table (two categorical columns)", "Row attribute", "09_upload_sparse.png")]
+
+
+@pytest.mark.parametrize("path,radio,ready,shot", TABLE_PAGES, ids=["count-of-counts", "sparse"])
+def test_table_page_uploads(pg, server, files, path, radio, ready, shot):  # noqa: F811
+    _open(pg, server, path, radio)
     for name in ("points.csv", "points.parquet"):
         _upload(pg, files / name)
-        pg.get_by_text("Group columns").first.wait_for()
+        pg.get_by_text(ready).first.wait_for()
         errors = [e.inner_text() for e in pg.locator(ERROR).all()]
-        assert not [e for e in errors if "Data problem" in e and "group" not in e.lower()], (name, errors)
+        assert not [e for e in errors if "Data problem" in e and "pick at least one" not in e], (name, errors)
     for name in ("empty.csv", "garbage.csv"):
         _upload(pg, files / name)
         pg.locator(ERROR).first.wait_for()
-        assert "Data problem" in pg.locator(ERROR).first.inner_text()
-        assert ("is empty" if name == "empty.csv" else "is not UTF-8 text") in pg.locator(ERROR).first.inner_text()
+        text = pg.locator(ERROR).first.inner_text()
+        assert "Data problem" in text and ("is empty" if name == "empty.csv" else "is not UTF-8 text") in text
     _upload(pg, files / "points.csv")
-    pg.get_by_text("Group columns").first.wait_for()
-    pg.screenshot(path=str(ARTIFACTS / "08_upload_coco.png"), full_page=True)
-
-
-def test_sparse_page_uploads(pg, server, files):  # noqa: F811
-    _open(pg, server, "sparse", "Upload a table (two categorical columns)")
-    for name in ("points.csv", "points.parquet"):
-        _upload(pg, files / name)
-        pg.get_by_text("Row attribute").first.wait_for()
-        assert pg.locator(ERROR).count() == 0, name
-    for name in ("empty.csv", "garbage.csv"):
-        _upload(pg, files / name)
-        pg.locator(ERROR).first.wait_for()
-        assert "Data problem" in pg.locator(ERROR).first.inner_text()
-        assert ("is empty" if name == "empty.csv" else "is not UTF-8 text") in pg.locator(ERROR).first.inner_text()
-    _upload(pg, files / "points.csv")
-    pg.get_by_text("Row attribute").first.wait_for()
-    pg.screenshot(path=str(ARTIFACTS / "09_upload_sparse.png"), full_page=True)
+    pg.get_by_text(ready).first.wait_for()
+    pg.screenshot(path=str(ARTIFACTS / shot), full_page=True)
