@@ -1,6 +1,6 @@
 """Cached engine calls: one build per (data fingerprint, domain, parameters, randomness).
 
-Releases are kept in a small process-wide cache (:class:`ReleaseCache`, shared by sessions like
+Releases are kept in a small process-wide cache (:class:`SharedCache`, shared by sessions like
 ``st.cache_resource`` but outside Streamlit's caching, because a build draws its progress bar as it
 goes and Streamlit forbids a cached function to write to elements created outside it).
 Caching is also a privacy matter: with fresh randomness a rerun must not re-noise the data (each
@@ -44,7 +44,7 @@ class ProgressBar:
         self.slot.empty()
 
 
-class ReleaseCache:
+class SharedCache:
     """Up to ``size`` releases by key, least recently used dropped first; one lock, so two sessions
     asking for the same new release build it once."""
 
@@ -63,7 +63,7 @@ class ReleaseCache:
             return rel
 
 
-RELEASES = ReleaseCache()
+RELEASES = SharedCache()
 
 
 def _build(_data: Dataset, domain: tuple, _spec: BuildSpec, _progress=None) -> pv.Release:

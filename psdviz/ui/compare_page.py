@@ -31,6 +31,7 @@ from ..lab.synthetic import skewed, with_outliers
 from ..core.rng import FRESH, SEEDED
 from ..core.validation import check_int
 from . import compare_charts as charts
+from .cache import SharedCache
 from .controls import EXPLAIN, auto_choice
 
 EPSILON_CHOICES = [0.01, 0.05, 0.1, 0.2, 0.4, 0.5, 0.7, 1.0, 2.0, 5.0, 10.0]
@@ -113,12 +114,16 @@ def _queries(fp: str, workload_key: str, seed: int | None, _xy: np.ndarray, _dom
     return C.make_queries(_xy, _domain, _workload, seed)
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
+CELLS = SharedCache(256)   # (data, workload, variant, epsilon, trials, seed) -> (table, reports), shared
+
+
 def _cell(fp: str, workload_key: str, variant_key: str, epsilon: float, trials: int, seed: int | None,
-          _xy: np.ndarray, _domain: Domain, _variant: C.Variant, _qs: C.QuerySet) -> tuple[pd.DataFrame, list]:
-    reports: list = []
-    df = C.run_cell(_xy, _domain, _variant, epsilon, _qs, trials, seed, reports=reports)
-    return df, reports
+          xy: np.ndarray, domain: Domain, variant: C.Variant, qs: C.QuerySet, progress=None) -> tuple[pd.DataFrame, list]:
+    """One (variant, epsilon) cell, cached outside st.cache so that its builds can move the progress bar."""
+    def run():
+        reports: list = []
+        return C.run_cell(xy, domain, variant, epsilon, qs, trials, seed, reports=reports, progress=progress), reports
+    return CELLS.get_or_build(_key([fp, workload_key, variant_key, epsilon, trials, seed]), run)
 
 
 def _key(obj) -> str:
@@ -136,8 +141,13 @@ def run_with_progress(xy, domain, fp, variants, epsilons, workload, trials, seed
     cells = [(v, e) for v in variants for e in epsilons]
     frames, reports = [], {}
     for i, (v, e) in enumerate(cells):
-        bar.progress(i / len(cells), text=f"Building {v.label} at epsilon {e:g} ({i + 1}/{len(cells)}) ...")
-        df, reps = _cell(fp, wkey, _key(v.__dict__), e, trials, seed, xy, domain, v, qs)
+        label = f"Building {v.label} at epsilon {e:g} ({i + 1}/{len(cells)})"
+        bar.progress(i / len(cells), text=f"{label} ...")
+
+        def passes(trial, done, total, what, i=i, label=label):   # the engine's passes inside this cell
+            share = (trial + done / max(total, 1)) / trials
+            bar.progress(min(1.0, (i + share) / len(cells)), text=f"{label}, trial {trial + 1}: {what} {done}/{total}")
+        df, reps = _cell(fp, wkey, _key(v.__dict__), e, trials, seed, xy, domain, v, qs, passes)
         frames.append(df)
         reports[f"{v.label} @ epsilon {e:g}"] = reps
     bar.progress(1.0, text=f"Done: {len(cells)} cells x {trials} trial(s) x {len(qs.truth)} queries.")
