@@ -51,7 +51,7 @@ N4, M4, EPS4, DEPTHS, P = 2 ** 20, 2.0 ** 26, 0.01, 10, 0.01
 EPSILONS = (0.1, 0.5, 1.0)
 PAPER_DOMAIN = (21.82, 17.67)
 PAPER_SHAPES = ((1.0, 1.0), (10.0, 10.0), (15.0, 0.2))
-KD_METHODS = {"kd-standard": ("kdtree", {}), "kd-hybrid": ("hybrid", {}),
+KD_METHODS = {"kd-standard": ("kdtree", {}), "kd-hybrid": ("hybrid", {"switch": 4}),
               "kd-cell": ("kd-cell", {"grid": 2048}), "kd-noisymean": ("kd-noisymean", {}),
               "kd-true": ("kd-true", {}), "kd-pure": ("kd-pure", {}), "hilbert": ("hilbert", {})}
 

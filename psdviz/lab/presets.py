@@ -79,7 +79,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
         "Cormode et al., ICDE 2012, section 8.2, Fig. 5 (kd-trees of height 8, pruning threshold 32)",
         "Private medians cost more accuracy than noisy counts; kd-hybrid is the most reliable.",
         (variant("kd-standard", "kdtree", height=8, prune=32),
-         variant("kd-hybrid", "hybrid", height=8, prune=32),
+         variant("kd-hybrid", "hybrid", height=8, switch=4, prune=32),
          variant("kd-cell", "kd-cell", height=8, prune=32),
          variant("kd-noisymean", "kd-noisymean", height=8, prune=32),
          variant("kd-true", "kd-true", height=8, prune=32),

@@ -9,7 +9,7 @@
   :data:`psdviz.methods.htree.VARIANTS`), so a form built from this cannot drift from the engine;
 - ``suggested``: the value to prefill when the user switches an unset (None) parameter on:
   the engine's own effective default where it does not depend on the data (hybrid
-  ``switch`` = height // 2, ICDE'12 section 8), the kd family's pruning threshold for ``prune``,
+  ``switch`` = height // 4, hybrid.py), the kd family's pruning threshold for ``prune``,
   and None where the engine derives the value from the (private) data (grid sizes from N): a
   caller may then use the value a previous release published in its parameters.
 """

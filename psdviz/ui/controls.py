@@ -20,7 +20,7 @@ from psdviz.methods.param_info import ParamInfo, parameter_info, suggested_value
 EPSILONS = [0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0]  # 0.01 .. 10, log scale
 EPS_MIN, EPS_MAX = 0.01, 10.0
 CHOICE_LABELS = {"budget": "budget plan per level", "median": "private median method", "variant": "h-tree variant"}
-UNSET_MEANS = {"prune": "no pruning", "switch": "half the height", "n_public": "N stays private",
+UNSET_MEANS = {"prune": "no pruning", "switch": "a quarter of the height", "n_public": "N stays private",
                "height": "chosen from N and epsilon"}
 UNSET_FORMULA = "the paper's formula"
 FALLBACK: dict[str, int] = {}   # prefill of an unset data-dependent value with no published hint
@@ -40,7 +40,8 @@ EXPLAIN = {
     "count_fraction": "Share of epsilon spent on noisy counts; the rest pays for the private split points "
                       "(medians) of data-dependent trees.",
     "switch": "Hybrid tree: the top levels split at private medians, the levels below at midpoints "
-              "(free). Unset = half the height (the paper found half-way best).",
+              "(free). Unset = a quarter of the height (best worst case in our DPBench sweeps; the paper "
+              "found half-way best on its data).",
     "median": "How each private median is chosen: em (exponential mechanism, the paper's choice), smooth "
               "(smooth sensitivity, needs delta) or noisymean (a noisy average).",
     "sample_rate": "Compute the medians on a random sample of this share of the points: sampling "
@@ -129,7 +130,7 @@ def _number(name: str, kind: str, value, key: str, text: str, label: str | None 
 def _optional_number(method: str, info: ParamInfo, key: str, chosen: dict, hint):
     """A parameter that may be None: a checkbox switches it on or off.
 
-    Switched on, it is prefilled with the engine's effective value (e.g. switch = height // 2),
+    Switched on, it is prefilled with the engine's effective value (e.g. switch = height // 4),
     else with ``hint`` (the value a previous release published), else a plain fallback."""
     text = explain(method, info.name)
     on_by_default = info.default is not None

@@ -55,8 +55,9 @@ def test_median_budget_uniform_and_hybrid_switch():
         par = t.rect[lo[d]:lo[d + 1]]
         w = (par[:, 2] - par[:, 0]) / 2
         np.testing.assert_allclose(kids[:, :, 2] - kids[:, :, 0], np.repeat(w[:, None], 4, 1))
-    # default switch is half the height (section 8)
-    assert pv.build(points(), DOM, "hybrid", eps, seed=2, height=6).params["switch"] == 3
+    # default switch is a quarter of the height (hybrid.py: DPBench sweeps)
+    assert pv.build(points(), DOM, "hybrid", eps, seed=2, height=6).params["switch"] == 1
+    assert pv.build(points(), DOM, "hybrid", eps, seed=2, height=8).params["switch"] == 2
 
 
 def test_kd_partition_against_recursive_exact_medians():

@@ -52,8 +52,8 @@ def test_integer_parameters_are_typed_int_even_with_a_none_default():
     assert {("hybrid", "switch"), ("ug", "grid_size"), ("ag", "m1"), ("htree", "size"), ("hilbert", "order"),
             ("kd-cell", "grid"), ("privtree", "max_depth"), ("ug", "n_public")} <= ints
     assert parameter_info("kdtree")["prune"].optional and parameter_info("kdtree")["prune"].default == 32.0
-    assert suggested_value("hybrid", "switch", {"height": 8}) == 4
-    assert suggested_value("hybrid", "switch", {"height": 5}) == 2
+    assert suggested_value("hybrid", "switch", {"height": 8}) == 2
+    assert suggested_value("hybrid", "switch", {"height": 5}) == 1
 
 
 def test_string_parameters_are_select_boxes_with_the_engine_values():
@@ -65,13 +65,13 @@ def test_string_parameters_are_select_boxes_with_the_engine_values():
     assert "median = noisymean" in _params_caption(at)
 
 
-def test_hybrid_switch_is_prefilled_with_half_the_height_and_builds():
+def test_hybrid_switch_is_prefilled_with_a_quarter_of_the_height_and_builds():
     at = _app("hybrid")
     at.checkbox(key="p_hybrid_switch_on").check().run()
     box = at.number_input(key="p_hybrid_switch")
-    assert box.value == 4 and isinstance(box.value, int)        # height 8 // 2, not 10.0
+    assert box.value == 2 and isinstance(box.value, int)        # height 8 // 4, not 10.0
     assert not at.exception and not at.error
-    assert "switch = 4" in _params_caption(at)
+    assert "switch = 2" in _params_caption(at)
 
 
 def test_prune_can_be_switched_off_for_the_kd_family():
