@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from test_app_browser import ARGS, ARTIFACTS, CHROMIUM, MAP_IFRAME, server  # noqa: F401
+from test_app_browser import ARGS, ARTIFACTS, CHROMIUM, MAP_IFRAME, _drag, server  # noqa: F401
 
 import psdviz as pv
 from psdviz.io.samples import get_sample, load_sample
@@ -50,13 +50,7 @@ def test_open_a_release_and_answer_a_drawn_query(pg, server, release_file):  # n
     assert pg.get_by_text("Privacy ledger").count() == 1
     frame = pg.frame_locator(MAP_IFRAME).last
     frame.locator("a.leaflet-draw-draw-rectangle").click()
-    box = pg.locator(MAP_IFRAME).last.bounding_box()
-    x0, y0 = box["x"] + box["width"] * 0.40, box["y"] + box["height"] * 0.25
-    x1, y1 = box["x"] + box["width"] * 0.65, box["y"] + box["height"] * 0.50
-    pg.mouse.move(x0, y0)
-    pg.mouse.down()
-    pg.mouse.move(x1, y1, steps=8)
-    pg.mouse.up()
+    _drag(pg, (0.40, 0.25), (0.65, 0.50))
     pg.get_by_text("Estimated count", exact=True).wait_for()
     _wait_idle(pg)
     value = pg.locator("[data-testid='stMetric']", has_text="Estimated count").locator("[data-testid='stMetricValue']")
