@@ -85,12 +85,13 @@ def plan_epsilon(method: str, domain: Domain, rect, *, n: int, target: float | N
         params = {"n_public": int(n), **params}
     if method == "quadtree":
         params["prune"] = None    # the plan is for the tree without pruning (its structure is public)
+    ag_params = coerce_params("ag", params) if method == "ag" else {}   # checked once, before any evaluation
     empty = np.zeros((0, 2))
     ps = prepare_points(empty, domain, resolution=resolution)
 
     def release(eps: float):
         if method == "ag":
-            return plan_ag(ps, domain, eps, int(n), **coerce_params("ag", params))
+            return plan_ag(ps, domain, eps, int(n), **ag_params)
         return build(empty, domain, method, eps, seed=0, resolution=resolution, **params)
 
     def se(eps: float) -> float:

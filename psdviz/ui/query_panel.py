@@ -38,19 +38,25 @@ def at_rect_corner(point: tuple[float, float] | None, rect: list[float] | None) 
     return any(abs(x - cx) <= tol and abs(y - cy) <= tol for cx in (rect[0], rect[2]) for cy in (rect[1], rect[3]))
 
 
+def private_answer(release: pv.Release, rect: list[float]) -> tuple[float, float]:
+    """The release's answer for one rectangle and its standard error (from the noise variances; NaN
+    when the variance is not known)."""
+    r = np.asarray([rect], float)
+    var = float(release.answer_variance(r)[0])
+    return float(release.answer(r)[0]), math.sqrt(var) if math.isfinite(var) else float("nan")
+
+
 def compare(release: pv.Release, truth: pv.PointIndex, rect: list[float]) -> dict:
     """Private answer, its standard error (from the known noise variances), the true answer, errors.
 
     The relative error is |private - true| / max(true, rho) with rho = 0.1% of the points
     (psdviz.lab.metrics.relative_error), so tiny true counts do not divide by zero.
     """
-    r = np.asarray([rect], float)
-    private = float(release.answer(r)[0])
-    var = float(release.answer_variance(r)[0])
-    true = int(truth.count(r)[0])
+    private, se = private_answer(release, rect)
+    true = int(truth.count(np.asarray([rect], float))[0])
     n = int(truth.xy.shape[0])
     return {"xmin": rect[0], "ymin": rect[1], "xmax": rect[2], "ymax": rect[3],
-            "private_answer": private, "standard_error": math.sqrt(var) if math.isfinite(var) else float("nan"),
+            "private_answer": private, "standard_error": se,
             "true_answer_NOT_PRIVATE": true, "abs_error": abs(private - true),
             "rel_error": float(relative_error([private], [true], n)[0]),
             "method": release.method, "epsilon": release.epsilon, "randomness": release.randomness_mode}

@@ -8,7 +8,6 @@ noise variances). The truth is never shown, because a consumer does not have it.
 from __future__ import annotations
 
 import hashlib
-import math
 import tempfile
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from psdviz.publish.cells import view_depth
 from . import mapview
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
 from .map_page import cell_panel, keep_new_drawing, noise_caption
-from .query_panel import at_rect_corner, clicked_point
+from .query_panel import at_rect_corner, clicked_point, private_answer
 
 MAP_KEY = "release_map"
 RECT_KEY = "release_query"
@@ -100,10 +99,7 @@ def view(release: pv.Release, depth: int) -> None:
 
 def answer_row(release: pv.Release, rect: list[float]) -> dict:
     """The release's answer for a rectangle, its standard error and 95 % interval (count noise only)."""
-    r = np.asarray([rect], float)
-    est = float(release.answer(r)[0])
-    var = float(release.answer_variance(r)[0])
-    se = math.sqrt(var) if math.isfinite(var) else float("nan")
+    est, se = private_answer(release, rect)
     return {"xmin": rect[0], "ymin": rect[1], "xmax": rect[2], "ymax": rect[3], "answer": est,
             "standard_error": se, "low_95": est - Z95 * se, "high_95": est + Z95 * se}
 
