@@ -8,6 +8,7 @@ from .core.progress import report, reporting
 from .core.ledger import TOLERANCE
 from .methods.param_info import coerce_params
 from .methods.registry import get_builder, methods, references
+from .sources import is_table_source, open_source
 from .publish.group_privacy import to_user_level
 from .publish.release import Release
 from .core.rng import make_randomness
@@ -19,8 +20,15 @@ METHODS_AND_REFERENCES = methods() + references()
 
 def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, seed: int | None = None,
           *, outside: str = "drop", nonfinite: str = "error", resolution: int = DEFAULT_RESOLUTION,
-          user=None, max_points_per_user: int | None = None, progress=None, **params) -> Release:
-    """Build a private spatial decomposition of ``points`` (n, 2) over the public ``domain``.
+          user=None, max_points_per_user: int | None = None, progress=None, lon: str | None = None,
+          lat: str | None = None, memory_limit: str | None = None, **params) -> Release:
+    """Build a private spatial decomposition of ``points`` over the public ``domain``.
+
+    ``points``: an (n, 2) array or (Geo)DataFrame in memory; or, read out of core with the column
+    names ``lon`` and ``lat``, a Parquet / CSV path, glob or list of paths (scanned by DuckDB,
+    ``memory_limit`` e.g. "2GB" caps it) or a Dask DataFrame (run by the active dask.distributed
+    client). Every method reads every source through the same grouped counts
+    (:mod:`psdviz.core.source`), so the release is the same for the same seed whatever the source.
 
     ``seed=None`` uses OS entropy; an integer seed gives a reproducible (labelled) run.
     ``outside``: "drop" or "clip" points outside the domain; ``nonfinite``: "error" or "drop"
@@ -45,7 +53,11 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
     params = coerce_params(method, params)
     rnd = make_randomness(seed)
     k, dropped = 1, None
+    table = is_table_source(points)
     if user is not None or max_points_per_user is not None:
+        if table:
+            raise ValueError("user-level privacy (user, max_points_per_user) needs the points in memory; "
+                             "files and Dask DataFrames are built at point level")
         if user is None or max_points_per_user is None:
             raise ValueError("user-level privacy needs both user (one id per point) and max_points_per_user")
         arr = as_points(points)
@@ -53,8 +65,16 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
         k, dropped, points = int(max_points_per_user), int((~keep).sum()), arr[keep]
     with reporting(progress):
         report(0, 1, f"{method}: quantising the points to the public grid")
-        ps = prepare_points(points, domain, outside=outside, nonfinite=nonfinite, resolution=resolution)
-        release = builder(ps, domain, epsilon / k, rnd, **params)
+        if table:
+            ps = open_source(points, domain, lon=lon, lat=lat, outside=outside, nonfinite=nonfinite,
+                             resolution=resolution, memory_limit=memory_limit)
+        else:
+            ps = prepare_points(points, domain, outside=outside, nonfinite=nonfinite, resolution=resolution)
+        try:
+            release = builder(ps, domain, epsilon / k, rnd, **params)
+        finally:
+            if table and hasattr(ps, "close"):
+                ps.close()
         report(1, 1, f"{method}: done")
     if dropped is not None:
         release = to_user_level(release, k, epsilon)

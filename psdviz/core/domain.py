@@ -13,6 +13,7 @@ from functools import cached_property
 import numpy as np
 
 from .grid import DEFAULT_RESOLUTION, Grid, check_resolution
+from .source import KeySource, Keyer, group_counts
 
 OUTSIDE_MODES = ("drop", "clip")
 NONFINITE_MODES = ("error", "drop")
@@ -72,8 +73,9 @@ class Domain:
 
 
 @dataclass(frozen=True)
-class PointSet:
-    """Points inside the domain plus what validation did to the input (reported in releases)."""
+class PointSet(KeySource):
+    """Points in memory inside the domain plus what validation did to the input (reported in
+    releases): the in-memory :class:`~psdviz.core.source.KeySource`, a keyer runs once on all keys."""
 
     xy: np.ndarray          # (n, 2) float64, a new array: the caller's input is never modified
     n_input: int
@@ -82,6 +84,7 @@ class PointSet:
     outside: str            # "drop" or "clip": what happened to them
     nonfinite: str = "error"  # the rule for rows with NaN/inf: "error" (refused) or "drop"
     grid: Grid | None = field(default=None, compare=False)   # the public resolution grid
+    memo: dict = field(default_factory=dict, compare=False, repr=False)   # keyers' state between passes
 
     @property
     def n(self) -> int:
@@ -89,14 +92,12 @@ class PointSet:
 
     @cached_property
     def keys(self) -> np.ndarray:
-        """(n, 2) int64 grid cells of the points: all a method may read of them."""
+        """(n, 2) int64 grid cells of the points (teaching views and tests; methods use :meth:`grouped`)."""
         return self.grid.keys(self.xy)
 
-    def report(self) -> dict:
-        return {"rows_in": self.n_input, "rows_nonfinite_dropped": self.n_nonfinite,
-                "rows_outside_domain": self.n_outside, "outside_rows": self.outside + "ped"
-                if self.outside == "drop" else "clipped to the boundary", "rows_used": self.n,
-                "nonfinite_rows": "dropped" if self.nonfinite == "drop" else "refused"}
+    def grouped(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
+        k = self.keys
+        return group_counts(keyer(k[:, 0], k[:, 1], self.memo))
 
 
 def as_points(points) -> np.ndarray:
@@ -134,19 +135,14 @@ def prepare_points(points, domain: Domain, outside: str = "drop", nonfinite: str
     point releases would itself reveal the data (an infinite privacy loss for that pair). The build
     goes on and releases pure noise; :attr:`PointSet.n` lets a caller warn the data owner.
     """
-    if not isinstance(domain, Domain):
-        raise ValueError("domain must be a psdviz Domain(xmin, ymin, xmax, ymax) declared by the user")
-    if outside not in OUTSIDE_MODES:
-        raise ValueError(f"outside must be one of {OUTSIDE_MODES} (got {outside!r})")
-    if nonfinite not in NONFINITE_MODES:
-        raise ValueError(f"nonfinite must be one of {NONFINITE_MODES} (got {nonfinite!r})")
+    check_modes(domain, outside, nonfinite)
     bits = check_resolution(resolution)
     xy = as_points(points)
     n_input = xy.shape[0]
     finite = np.isfinite(xy).all(axis=1)
     n_bad = int(n_input - finite.sum())
     if n_bad and nonfinite == "error":
-        raise ValueError(f"{n_bad} of {n_input} rows contain NaN or inf; remove them or pass nonfinite='drop'")
+        raise nonfinite_error(n_bad, n_input)
     xy = xy[finite]
     inside = domain.contains(xy)
     n_out = int(xy.shape[0] - inside.sum())
@@ -156,6 +152,38 @@ def prepare_points(points, domain: Domain, outside: str = "drop", nonfinite: str
         np.clip(xy[:, 0], domain.xmin, domain.xmax, out=xy[:, 0])
         np.clip(xy[:, 1], domain.ymin, domain.ymax, out=xy[:, 1])
     return PointSet(np.ascontiguousarray(xy), n_input, n_bad, n_out, outside, nonfinite, Grid(domain, bits))
+
+
+def chunk_keys(x: np.ndarray, y: np.ndarray, grid: Grid, outside: str) -> tuple[np.ndarray, np.ndarray]:
+    """Grid keys of one chunk of raw coordinates, as :func:`prepare_points` would make them: rows with
+    NaN/inf, and rows outside the domain when ``outside="drop"``, get key -1 (not counted); with
+    "clip" the coordinates are clipped onto the domain first. The same float operations as the
+    in-memory path (Grid.keys), so every source puts a point in the same cell."""
+    xy = np.column_stack([np.asarray(x, dtype=float), np.asarray(y, dtype=float)])
+    ok = np.isfinite(xy).all(axis=1)
+    d = grid.domain
+    if outside == "drop":
+        ok &= d.contains(xy)
+    else:
+        np.clip(xy[:, 0], d.xmin, d.xmax, out=xy[:, 0])
+        np.clip(xy[:, 1], d.ymin, d.ymax, out=xy[:, 1])
+    keys = grid.keys(np.where(ok[:, None], xy, d.xmin))
+    keys[~ok] = -1
+    return keys[:, 0], keys[:, 1]
+
+
+def check_modes(domain, outside: str, nonfinite: str) -> None:
+    """The shared argument checks of every source."""
+    if not isinstance(domain, Domain):
+        raise ValueError("domain must be a psdviz Domain(xmin, ymin, xmax, ymax) declared by the user")
+    if outside not in OUTSIDE_MODES:
+        raise ValueError(f"outside must be one of {OUTSIDE_MODES} (got {outside!r})")
+    if nonfinite not in NONFINITE_MODES:
+        raise ValueError(f"nonfinite must be one of {NONFINITE_MODES} (got {nonfinite!r})")
+
+
+def nonfinite_error(n_bad: int, n_input: int) -> ValueError:
+    return ValueError(f"{n_bad} of {n_input} rows contain NaN or inf; remove them or pass nonfinite='drop'")
 
 
 def validate_rects(rects) -> np.ndarray:

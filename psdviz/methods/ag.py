@@ -21,6 +21,7 @@ their sub-cells (depth 2, row-major inside the cell).
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
@@ -33,6 +34,7 @@ from ..core.population import DEFAULT_N_FRACTION, resolve_n
 from ..core.rng import Randomness, make_randomness
 from ..core.tree import FlatTree, check_node_count
 from ..inference.tree_gls import gls_estimate, gls_plan
+from ..splits.keyers import even_cells
 from ..core.grid import Grid, cap_by_resolution, even_edges, even_part
 from ..core.validation import check_fraction, check_int
 
@@ -79,16 +81,18 @@ def ag_structure(grid: Grid, edges1: np.ndarray, m2: np.ndarray) -> dict:
             "n_children": np.r_[n1, k, np.zeros(n_leaf)].astype(np.int32), "n": n}
 
 
-def ag_leaf_ids(keys: np.ndarray, grid: Grid, edges1: np.ndarray, m2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(level-1 cell, position among all leaves) of every point, from its grid key."""
+def ag_leaf_ids(kx: np.ndarray, ky: np.ndarray, memo: dict, size: int, edges1: np.ndarray,
+                m2: np.ndarray) -> np.ndarray:
+    """Keyer of AG's second pass: the position among all leaves of every point, from its grid key
+    (its level-1 cell, then its cell of that cell's m2 x m2 sub-grid)."""
     m1 = edges1.size - 1
-    ix, iy = (even_part(keys[:, a], 0, grid.size, m1) for a in (0, 1))
+    ix, iy = even_part(kx, 0, size, m1), even_part(ky, 0, size, m1)
     cell = iy * m1 + ix
     m = m2[cell]
-    sx = even_part(keys[:, 0], edges1[ix], edges1[ix + 1], m)
-    sy = even_part(keys[:, 1], edges1[iy], edges1[iy + 1], m)
+    sx = even_part(kx, edges1[ix], edges1[ix + 1], m)
+    sy = even_part(ky, edges1[iy], edges1[iy + 1], m)
     start = np.cumsum(m2 * m2) - m2 * m2
-    return cell, start[cell] + sy * m + sx
+    return start[cell] + sy * m + sx
 
 
 def build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, alpha: float = AG_ALPHA,
@@ -128,8 +132,7 @@ def _build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, 
     m1, capped = cap_by_resolution(m1, grid.size, "m1", grid.bits)
     check_node_count(1 + m1 * m1, f"an adaptive grid with m1 = {m1} (level 1 alone)")
     edges1 = even_edges(0, grid.size, m1)
-    ix, iy = (even_part(ps.keys[:, a], 0, grid.size, m1) for a in (0, 1))
-    counts1 = np.bincount(iy * m1 + ix, minlength=m1 * m1)
+    counts1 = ps.counts(even_cells(grid.size, m1), m1 * m1)
     noisy1, var1 = measure_counts(rnd, ledger, counts1, eps1, level=1)
     # no sub-cell narrower than one grid step: m2 <= the cell's width in steps (public: edges only)
     narrowest = np.diff(edges1).min()
@@ -139,8 +142,7 @@ def _build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, 
     check_node_count(1 + m1 * m1 + int((m2 * m2).sum()), f"an adaptive grid with m1 = {m1}")
     s = ag_structure(grid, edges1, m2)
     s.pop("n")
-    _, leaf = ag_leaf_ids(ps.keys, grid, edges1, m2)
-    counts2 = np.bincount(leaf, minlength=int((m2 * m2).sum()))
+    counts2 = ps.counts(partial(ag_leaf_ids, size=grid.size, edges1=edges1, m2=m2), int((m2 * m2).sum()))
     noisy2, var2 = measure_counts(rnd, ledger, counts2, eps2, level=2,
                                   note="sub-grid sizes m2 chosen from the level-1 noisy counts")
     n1 = m1 * m1

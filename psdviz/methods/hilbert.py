@@ -16,11 +16,14 @@ uniformly over the 2 * height binary median levels.
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from ..splits import hilbert_curve
 from .complete_tree import finish_complete_tree
 from ..core.domain import Domain, PointSet
+from ..core.source import KeySource
 from ..core.progress import report
 from .kdtree import (DEFAULT_COUNT_FRACTION, DEFAULT_HEIGHT, DEFAULT_PRUNE, check_common, complete_tree,
                      measure_tree, median_count_budget)
@@ -35,10 +38,18 @@ MAX_ORDER = 26   # 4^26 positions: smooth sensitivity still computes them exactl
 DEFAULT_ORDER = 18
 
 
-def hilbert_positions(keys: np.ndarray, bits: int, order: int) -> np.ndarray:
-    """Curve positions of grid keys (order <= bits: a curve cell is a block of grid cells)."""
+def hilbert_positions(kx: np.ndarray, ky: np.ndarray, memo: dict, bits: int, order: int) -> np.ndarray:
+    """Keyer: curve positions of grid keys (order <= bits: a curve cell is a block of grid cells)."""
     shift = bits - order
-    return hilbert_curve.encode(order, keys[:, 0] >> shift, keys[:, 1] >> shift)
+    return hilbert_curve.encode(order, kx >> shift, ky >> shift)
+
+
+def sorted_positions(ps: KeySource, order: int) -> np.ndarray:
+    """Every point's curve position, sorted, from one pass (counts per position, repeated). A curve
+    position determines its node at every level (nodes own ranges of positions), so this one pass
+    holds all the level passes would read; the levels then work in memory (O(n) positions)."""
+    pos, cnt = ps.grouped(partial(hilbert_positions, bits=ps.grid.bits, order=order))
+    return np.repeat(pos, cnt)
 
 
 def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
@@ -51,7 +62,7 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     height, capped_height = check_common(height, count_fraction, prune, order)   # 2 h halvings of 4^order
     ledger, eps_count, eps_binary = median_count_budget(epsilon, height, 2 * height, count_fraction, budget,
                                                         median, sample_rate)
-    h = np.sort(hilbert_positions(ps.keys, ps.grid.bits, order))
+    h = sorted_positions(ps, order)
     lo = np.zeros(1, dtype=np.int64)
     hi = np.full(1, 4 ** order, dtype=np.int64)
     offsets = np.array([0, h.size], dtype=np.int64)

@@ -232,7 +232,8 @@ def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
                      f"an h-tree of size {m}")
     eps_levels = cube_root_split(eps_c, fanouts)
     eps_round = eps_m / rounds if rounds else 0.0
-    b = _Builder(ps.grid, ps.keys)
+    cells, cnt = ps.cells()   # one pass: occupied grid cells; the h-tree then works in memory
+    b = _Builder(ps.grid, np.repeat(cells, cnt, axis=0))
     b.seps[0] += 0.0 if pop is None else pop.epsilon
     top = np.array([n_hat if np.isfinite(n_hat) else np.inf])
     _ht_layer(b, m1, top, eps_round, eps_levels[0], eps_levels[1], rnd, ledger)

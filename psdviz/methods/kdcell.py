@@ -31,6 +31,7 @@ from ..query.pyramid import prefix_2d
 from ..publish.release import Release
 from ..core.rng import Randomness
 from ..core.tree import FlatTree, check_node_count
+from ..splits.keyers import even_cells
 from ..core.grid import cap_by_resolution, even_edges, even_part
 from ..core.validation import check_int
 
@@ -66,8 +67,7 @@ def build_kd_cell(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     eps_count = level_epsilons(count_fraction * epsilon, height, budget)
     grid, capped = cap_by_resolution(grid, ps.grid.size, "grid", ps.grid.bits)
     edges = even_edges(0, ps.grid.size, grid)      # the noisy grid's cell edges, on the public grid
-    ix, iy = (even_part(ps.keys[:, a], 0, ps.grid.size, grid) for a in (0, 1))
-    cells = np.bincount(iy * grid + ix, minlength=grid * grid)
+    cells = ps.counts(even_cells(ps.grid.size, grid), grid * grid)
     noisy_cells, _ = measure_counts(rnd, ledger, cells, eps_grid, what="cell counts",
                                     note=f"{grid} x {grid} grid deciding the kd splits (Xiao et al.)")
     prefix = prefix_2d(np.maximum(noisy_cells, 0.0).reshape(grid, grid))

@@ -94,7 +94,7 @@ def median_chooser(rnd: Randomness, ledger: Ledger, eps_binary: float, switch: i
 def grid_partition(ps: PointSet, levels: int, choose) -> tuple[list[np.ndarray], np.ndarray]:
     """kd partition of the points' grid keys; rectangles of every binary depth as grid coordinates."""
     size = ps.grid.size
-    jrects, leaf_counts, _ = kd_partition(ps.keys, np.array([0, 0, size, size]), levels, choose)
+    jrects, leaf_counts, _ = kd_partition(ps, np.array([0, 0, size, size]), levels, choose)
     return [ps.grid.rects(r) for r in jrects], leaf_counts
 
 

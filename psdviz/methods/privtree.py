@@ -16,10 +16,13 @@ All nodes of a depth are processed at once (one numpy pass per depth).
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
 from ..core.domain import Domain, PointSet
+from ..core.source import KeySource
+from ..splits import morton
 from ..core.ledger import Ledger
 from ..core.progress import report
 from ..core.measure import measure_counts
@@ -57,17 +60,28 @@ def _quadrants(rect: np.ndarray) -> np.ndarray:
     return kids.reshape(-1, 4)
 
 
-def grow(xy: np.ndarray, size: int, lam: float, delta: float, theta: float, max_depth: int,
+def node_keyer(kx: np.ndarray, ky: np.ndarray, memo: dict, shift: int, codes: np.ndarray) -> np.ndarray:
+    """Keyer of one PrivTree depth: the index of the point's node among the depth's nodes (Morton
+    ``codes``, sorted), or -1 when its cell at that depth was not created (it lies in a leaf above)."""
+    code = morton.encode(kx >> shift, ky >> shift)
+    i = np.minimum(np.searchsorted(codes, code), codes.size - 1)
+    return np.where(codes[i] == code, i, -1)
+
+
+def grow(ps: KeySource, lam: float, delta: float, theta: float, max_depth: int,
          rng: np.random.Generator) -> dict:
-    """The PrivTree structure over grid keys ``xy`` (cells 0..size-1 per axis), level by level;
-    returns integer node rectangles and the true leaf counts."""
+    """The PrivTree structure over the source's grid keys, one pass per depth (the counts of that
+    depth's nodes); returns integer node rectangles and the true leaf counts. A node at depth d is a
+    cell of the 2^d x 2^d grid (max_depth <= bits), so a point's node is its Morton code there; the
+    children of a split node with code c are 4c + quadrant (SW, SE, NW, NE), which keeps every
+    depth's nodes sorted by code."""
+    size, bits = ps.grid.size, ps.grid.bits
     rects, parents, leaf_mask, counts_all = [np.array([[0, 0, size, size]])], [np.array([-1])], [], []
-    node = np.zeros(xy.shape[0], dtype=np.int64)     # node (within the current level) of each live point
-    pts = xy
+    codes = np.zeros(1, np.int64)
     offset, total = 0, 1
     for d in range(max_depth + 1):
         rect = rects[-1]
-        counts = np.bincount(node, minlength=rect.shape[0])
+        counts = ps.counts(partial(node_keyer, shift=bits - d, codes=codes), rect.shape[0])
         split = split_decisions(counts, d, lam, delta, theta, rng) if d < max_depth else np.zeros(rect.shape[0], bool)
         leaf_mask.append(~split)
         counts_all.append(counts)
@@ -77,14 +91,8 @@ def grow(xy: np.ndarray, size: int, lam: float, delta: float, theta: float, max_
         total += 4 * int(split.sum())
         if total > MAX_NODES:
             raise ValueError(f"PrivTree would exceed the memory cap of {MAX_NODES:,} nodes; lower max_depth")
-        new_id = np.cumsum(split) - 1
-        keep = split[node]
-        pts, node = pts[keep], node[keep]
-        r = rect[node]
-        quad = ((pts[:, 0] >= (r[:, 0] + r[:, 2]) // 2).astype(np.int64)
-                + 2 * (pts[:, 1] >= (r[:, 1] + r[:, 3]) // 2))
-        node = 4 * new_id[node] + quad
         sp = np.flatnonzero(split)
+        codes = (4 * codes[sp][:, None] + np.arange(4)).ravel()
         rects.append(_quadrants(rect[sp]))
         parents.append(np.repeat(sp + offset, 4))
         offset += rect.shape[0]
@@ -103,7 +111,7 @@ def build_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     eps_t, eps_c = frac * epsilon, (1 - frac) * epsilon
     lam, delta = privtree_parameters(eps_t)
     max_depth, capped = cap_by_resolution(max_depth, ps.grid.bits, "max_depth", ps.grid.bits)
-    g = grow(ps.keys, ps.grid.size, lam, delta, float(theta), max_depth, rnd.rng)
+    g = grow(ps, lam, delta, float(theta), max_depth, rnd.rng)
     g["rects"] = [ps.grid.rects(r) for r in g["rects"]]
     ledger.spend("split decisions", eps_t, "laplace (PrivTree biased counts)", nodes=int(sum(r.shape[0] for r in g["rects"])),
                  note=f"lambda = {lam:.4g}, delta = {delta:.4g}, theta = {theta:g}; valid for any depth")

@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..splits import morton
+from ..splits.keyers import morton_cells
+from ..core.source import KeySource
 from ..core.budget import level_epsilons
 from ..core.domain import Domain, PointSet
 from ..core.ledger import Ledger
@@ -49,12 +51,10 @@ def quad_nodes(height: int) -> int:
     return (4 ** (height + 1) - 1) // 3
 
 
-def level_counts(keys: np.ndarray, bits: int, height: int) -> list[np.ndarray]:
-    """Counts of every level in Morton order, root first, from grid keys (height <= bits): the leaf
-    cell of a key is its top ``height`` bits."""
-    side = 1 << height
-    shift = bits - height
-    counts = [np.bincount(morton.encode(keys[:, 0] >> shift, keys[:, 1] >> shift), minlength=side * side)]
+def level_counts(ps: KeySource, height: int) -> list[np.ndarray]:
+    """Counts of every level in Morton order, root first, from one pass over the source (height <=
+    bits): the leaf cell of a key is its top ``height`` bits; coarser levels are sums of four."""
+    counts = [ps.counts(morton_cells(ps.grid.bits, height), 4 ** height)]
     for _ in range(height):
         counts.append(counts[-1].reshape(-1, 4).sum(axis=1))
     return counts[::-1]
@@ -87,7 +87,7 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     check_node_count(quad_nodes(height), f"a quadtree of height {height} (at most {MAX_HEIGHT} fits)")
     eps = level_epsilons(epsilon - eps_n, height, budget)
     noisy, var = [], []
-    for d, c in enumerate(level_counts(ps.keys, ps.grid.bits, height)):
+    for d, c in enumerate(level_counts(ps, height)):
         y, v = measure_counts(rnd, ledger, c, eps[d], level=d)
         noisy.append(y)
         var.append(v)

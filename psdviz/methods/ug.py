@@ -22,6 +22,7 @@ from ..core.population import DEFAULT_N_FRACTION, resolve_n
 from ..publish.query_model import attach
 from ..publish.release import Release
 from ..core.rng import Randomness
+from ..splits.keyers import even_cells
 from ..core.grid import cap_by_resolution, even_edges, even_part
 from ..core.tree import FlatTree, check_node_count
 from ..core.validation import check_positive
@@ -68,8 +69,7 @@ def build_ug(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, g
     m, capped = cap_by_resolution(m, ps.grid.size, "grid_size", ps.grid.bits)
     check_node_count(m * m + 1, f"a {m} x {m} grid")
     size = ps.grid.size
-    ix, iy = (even_part(ps.keys[:, a], 0, size, m) for a in (0, 1))
-    counts = np.bincount(iy * m + ix, minlength=m * m)
+    counts = ps.counts(even_cells(size, m), m * m)
     noisy, var = measure_counts(rnd, ledger, counts, eps_cells, level=1)
     edges = ps.grid.coord(even_edges(0, size, m), 0), ps.grid.coord(even_edges(0, size, m), 1)
     tree = grid_tree(domain, *edges, noisy, var, eps_cells)

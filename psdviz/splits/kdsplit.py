@@ -1,10 +1,10 @@
 """Level-by-level partition of points by split values, shared by the kd-tree family.
 
 Binary depth t splits every node along axis t % 2 (x first, then y: the cyclic order of a 2-D
-kd-tree, ICDE'12 section 3.2). All nodes of a level are handled together: the points are kept in
-two orders, "by node then x" and "by node then y"; a split along axis a keeps the first order
-grouped by child (points >= split go right, so order by value is order by child) and the other
-order is re-grouped by an O(n) stable partition. No sort after the initial two argsorts.
+kd-tree, ICDE'12 section 3.2). All nodes of a level are handled together, in one pass over the data
+source (:mod:`psdviz.core.source`): grouped counts of (node, position on the axis), so the same code
+runs in memory, on files through DuckDB and on a Dask cluster. Passes: one per binary depth plus one
+for the leaf counts.
 
 Everything here is on the public grid: points are integer keys (their grid cells), rectangles are
 integer grid positions [x0, y0, x1, y1), and a split is a position s (keys < s go left), so every
@@ -17,13 +17,16 @@ grandchildren of j are 4j .. 4j + 3, the layout of a complete fanout-4 tree (sec
 """
 from __future__ import annotations
 
+import itertools
+from functools import partial
 from typing import Callable
 
 import numpy as np
 
 from ..core.progress import report
-from .medians.segments import partition_positions, split_offsets
+from ..core.source import KeySource
 
+_tokens = itertools.count()
 Chooser = Callable[[int, int, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
@@ -36,47 +39,56 @@ def split_children(rect: np.ndarray, axis: int, split: np.ndarray) -> np.ndarray
     return np.stack([left, right], axis=1).reshape(-1, 4)
 
 
-def kd_partition(xy: np.ndarray, root: np.ndarray, levels: int, choose: Chooser,
-                 with_ids: bool = False) -> tuple[list[np.ndarray], np.ndarray, np.ndarray | None]:
-    """Integer rectangles at every binary depth 0..levels (``root``: the domain's grid rectangle), the
-    number of points (integer keys ``xy``) in each final node and, if ``with_ids``, the final node of
-    each point (for tests and teaching views).
+def descend(kx: np.ndarray, ky: np.ndarray, splits: list[np.ndarray], node: np.ndarray | None = None,
+            start: int = 0) -> np.ndarray:
+    """Node of every key after the binary depths ``start .. len(splits) - 1`` (from ``node`` at depth
+    ``start``, the root by default): at depth t a key goes to child 2j + (key[t % 2] >= split_t[j])."""
+    node = np.zeros(kx.size, np.int64) if node is None else node
+    for t in range(start, len(splits)):
+        k = kx if t % 2 == 0 else ky
+        node = 2 * node + (k >= splits[t][node])
+    return node
 
-    Each order carries the points' coordinates themselves (no index gathers); the segment id
-    array is the same for both orders, since both are grouped by node with the same offsets.
-    """
-    n = xy.shape[0]
-    by = [np.argsort(xy[:, 0], kind="stable"), np.argsort(xy[:, 1], kind="stable")]
-    coords = [[xy[o, 0].copy(), xy[o, 1].copy()] for o in by]
-    ids = by[0] if with_ids else None          # original index of each entry of order 0
-    seg = np.zeros(n, dtype=np.int64)
-    offsets = np.array([0, n], dtype=np.int64)
+
+def _node_keyer(kx, ky, memo, splits: list[np.ndarray], token: int, axis: int | None, bits: int) -> np.ndarray:
+    """Keyer of a kd level: the node of each key at depth len(splits), and with ``axis`` its position
+    on that axis (id node * 2^bits + key). A source that keeps its rows (in memory) keeps each row's
+    node in ``memo`` under ``token`` and descends one level per pass instead of from the root."""
+    depth, node = memo.get(token, (0, None))
+    node = descend(kx, ky, splits, node, depth)
+    memo[token] = (len(splits), node)
+    if axis is None:
+        return node
+    return (node << bits) | (kx if axis == 0 else ky)
+
+
+def kd_partition(src: KeySource, root: np.ndarray, levels: int, choose: Chooser
+                 ) -> tuple[list[np.ndarray], np.ndarray, list[np.ndarray]]:
+    """Integer rectangles at every binary depth 0..levels (``root``: the domain's grid rectangle), the
+    number of points in each final node, and the split positions of every depth.
+
+    One pass over the source per depth: the counts of (node, position on the split axis), from which
+    each node's sorted keys on that axis are rebuilt exactly (``np.repeat`` of positions by counts, the
+    input ``choose`` expects); a last pass counts the final nodes."""
+    bits = src.grid.bits
+    token = next(_tokens)
+    splits: list[np.ndarray] = []
     rects = [np.asarray(root, np.int64)[None, :]]
-    for t in range(levels):
-        a = t % 2
-        rect = rects[-1]
-        split = np.clip(choose(t, a, coords[a][a], offsets, rect), rect[:, a], rect[:, a + 2])
-        cut = split[seg]
-        bit_a = coords[a][a] >= cut          # sorted inside each node: already grouped by child
-        bit_o = coords[1 - a][a] >= cut
-        pos = partition_positions(offsets, seg, bit_o)
-        for arr in coords[1 - a]:
-            arr[pos] = arr.copy()
-        if with_ids and a == 1:
-            new_ids = np.empty_like(ids)
-            new_ids[pos] = ids
-            ids = new_ids
-        cs = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(bit_a, out=cs[1:])
-        offsets = split_offsets(offsets, cs[offsets[1:]] - cs[offsets[:-1]])
-        seg = 2 * seg + bit_a
-        rects.append(split_children(rect, a, split))
-        report(t + 1, levels, "median split levels")
-    node = None
-    if with_ids:
-        node = np.empty(n, dtype=np.int64)
-        node[ids] = seg
-    return rects, np.diff(offsets), node
+    try:
+        for t in range(levels):
+            a, rect = t % 2, rects[-1]
+            ids, cnt = src.grouped(partial(_node_keyer, splits=list(splits), token=token, axis=a, bits=bits))
+            node, vals = ids >> bits, ids & ((1 << bits) - 1)
+            offsets = np.zeros(rect.shape[0] + 1, np.int64)
+            np.cumsum(np.bincount(node, weights=cnt, minlength=rect.shape[0]).astype(np.int64), out=offsets[1:])
+            split = np.clip(choose(t, a, np.repeat(vals, cnt), offsets, rect), rect[:, a], rect[:, a + 2])
+            splits.append(split)
+            rects.append(split_children(rect, a, split))
+            report(t + 1, levels, "median split levels")
+        leaf = src.counts(partial(_node_keyer, splits=splits, token=token, axis=None, bits=bits), 1 << levels)
+    finally:
+        getattr(src, "memo", {}).pop(token, None)
+    return rects, leaf, splits
 
 
 def exact_median_splits(values: np.ndarray, offsets: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

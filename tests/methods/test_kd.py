@@ -6,7 +6,8 @@ import pytest
 import psdviz as pv
 from psdviz.core.budget import level_epsilons
 from psdviz.core.grid import Grid
-from psdviz.splits.kdsplit import exact_median_splits, kd_partition
+from psdviz.core.domain import prepare_points
+from psdviz.splits.kdsplit import descend, exact_median_splits, kd_partition
 
 DOM = pv.Domain(-10, 0, 30, 20)
 PRIVATE = ("kdtree", "hybrid", "hilbert", "kd-cell", "kd-noisymean")
@@ -62,10 +63,12 @@ def test_median_budget_uniform_and_hybrid_switch():
 
 def test_kd_partition_against_recursive_exact_medians():
     """The level-vectorised partition equals a plain recursive kd-tree with exact medians (on grid keys)."""
-    xy = Grid(DOM, 10).keys(points(500, seed=3))
+    ps = prepare_points(points(500, seed=3), DOM, resolution=10)
+    xy = ps.keys
     def exact(t, a, v, o, r):
         return exact_median_splits(v, o, r[:, a], r[:, a + 2])
-    rects, counts, node = kd_partition(xy, np.array([0, 0, 1024, 1024]), 6, exact, with_ids=True)
+    rects, counts, splits = kd_partition(ps, np.array([0, 0, 1024, 1024]), 6, exact)
+    node = descend(xy[:, 0], xy[:, 1], splits)
     np.testing.assert_array_equal(counts, np.bincount(node, minlength=64))
 
     def recurse(idx, rect, t, out):

@@ -6,7 +6,7 @@ import pytest
 
 from psdviz.splits.medians import (amplified_epsilon, bernoulli_sample, cell_medians, em_medians,
                                    em_position_probabilities, noisy_mean_medians, private_medians, smooth_medians)
-from psdviz.splits.medians.segments import segment_argmax, stable_partition
+from psdviz.splits.medians.segments import segment_argmax
 from psdviz.splits.medians.smooth import smooth_sensitivity, smooth_sensitivity_slow, smooth_xi
 
 
@@ -190,12 +190,6 @@ def test_segment_helpers_against_slow():
     rng = np.random.default_rng(10)
     sizes = rng.integers(0, 6, 40)
     off = np.r_[0, np.cumsum(sizes)]
-    order = rng.permutation(off[-1])
-    bit = rng.integers(0, 2, off[-1])
-    fast = stable_partition(order, off, bit)
-    slow = np.concatenate([np.r_[order[a:b][bit[a:b] == 0], order[a:b][bit[a:b] == 1]]
-                           for a, b in zip(off[:-1], off[1:])])
-    np.testing.assert_array_equal(fast, slow)
     ne = sizes > 0
     starts = off[:-1][ne]
     key = rng.integers(0, 3, off[-1]).astype(float)

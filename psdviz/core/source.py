@@ -1,0 +1,103 @@
+"""The one way a method reads data: grouped counts of integer keys on the public grid (issue 17).
+
+A method never sees points. Each pass over the data hands the source a *keyer*, a vectorised
+function ``keyer(kx, ky, memo) -> ids`` from the points' grid cells (two int64 arrays, see
+:class:`psdviz.core.grid.Grid`) to one int64 group id per point (negative: not counted), and gets back
+how many points fell in each group. The group is whatever the pass needs: the cell of a coarser grid
+(quadtree, UG, AG, kd-cell), the node of the current tree level (PrivTree), or the pair (node, position
+on the split axis) from which a private median is drawn (kd family). The same keyer runs on every
+source, so a method is written once:
+
+- in memory (:class:`psdviz.core.domain.PointSet`): one call on all keys, then ``bincount``;
+- DuckDB over Parquet / CSV files (:mod:`psdviz.sources.files`): the keyer is a vectorised function
+  inside ``SELECT keyer(kx, ky), count(*) ... GROUP BY``; DuckDB scans out of core and groups;
+- a Dask DataFrame (:mod:`psdviz.sources.dask_frame`): the keyer per partition, counts summed by Dask.
+
+``memo`` lets a keyer reuse work between passes where the source keeps the same rows in the same
+order (in memory: e.g. the node each point reached at the previous level); chunked sources pass a fresh
+dict per chunk, so a keyer must give the same ids with or without its memo. Results are a sorted set
+of group ids with counts, whatever the source and its partitioning: counts of a multiset do not depend
+on row order, which is why every source gives the same release for the same seed.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Callable
+
+import numpy as np
+
+from .grid import Grid
+
+Keyer = Callable[[np.ndarray, np.ndarray, dict], np.ndarray]
+
+
+def group_counts(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct non-negative ids and their counts (a bincount where the id range is small)."""
+    ids = np.asarray(ids, dtype=np.int64)
+    ids = ids[ids >= 0]
+    if ids.size == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    top = int(ids.max()) + 1
+    if top <= 4 * ids.size + 1024:
+        c = np.bincount(ids, minlength=top)
+        nz = np.flatnonzero(c)
+        return nz.astype(np.int64), c[nz].astype(np.int64)
+    u, c = np.unique(ids, return_counts=True)
+    return u.astype(np.int64), c.astype(np.int64)
+
+
+def merge_counts(parts) -> tuple[np.ndarray, np.ndarray]:
+    """Sum several (ids, counts) results over the same groups (partitions of one data set)."""
+    parts = [p for p in parts if p[0].size]
+    if not parts:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    ids = np.concatenate([p[0] for p in parts])
+    cnt = np.concatenate([p[1] for p in parts])
+    u, inv = np.unique(ids, return_inverse=True)
+    return u, np.bincount(inv, weights=cnt, minlength=u.size).astype(np.int64)
+
+
+class KeySource(ABC):
+    """Data on the public grid as a method may read them, plus what validation did to the input.
+
+    Subclasses set ``grid`` and the validation counts (rows in, non-finite rows, rows outside the
+    domain and the rules applied) and implement :meth:`grouped`."""
+
+    grid: Grid
+    n_input: int
+    n_nonfinite: int
+    n_outside: int
+    outside: str
+    nonfinite: str
+
+    @property
+    @abstractmethod
+    def n(self) -> int:
+        """Rows used (inside the domain, or clipped onto it)."""
+
+    @abstractmethod
+    def grouped(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
+        """One pass: sorted distinct group ids (>= 0) of ``keyer`` and the number of rows in each."""
+
+    def counts(self, keyer: Keyer, size: int) -> np.ndarray:
+        """One pass, dense: the number of rows in each group 0..size-1 (int64)."""
+        ids, cnt = self.grouped(keyer)
+        out = np.zeros(int(size), dtype=np.int64)
+        if ids.size and int(ids[-1]) >= size:
+            raise RuntimeError(f"a keyer produced group id {int(ids[-1])} >= its declared size {size}")
+        out[ids] = cnt
+        return out
+
+    def cells(self) -> tuple[np.ndarray, np.ndarray]:
+        """One pass at full resolution: the occupied grid cells as (n_cells, 2) keys and their counts,
+        sorted by (ky, kx). For the methods that work on the multiset of cells (Hilbert R-tree, h-tree):
+        their memory is the number of occupied cells, not of rows."""
+        bits = self.grid.bits
+        ids, cnt = self.grouped(lambda kx, ky, memo: (ky << bits) | kx)
+        return np.column_stack([ids & ((1 << bits) - 1), ids >> bits]), cnt
+
+    def report(self) -> dict:
+        return {"rows_in": self.n_input, "rows_nonfinite_dropped": self.n_nonfinite,
+                "rows_outside_domain": self.n_outside, "outside_rows": self.outside + "ped"
+                if self.outside == "drop" else "clipped to the boundary", "rows_used": self.n,
+                "nonfinite_rows": "dropped" if self.nonfinite == "drop" else "refused"}

@@ -1,0 +1,135 @@
+"""Parquet and CSV files of any size, scanned by DuckDB (issue 17: the embedded, out-of-core engine).
+
+The files stay on disk. Each pass is one SQL statement: DuckDB scans the two coordinate columns, a
+vectorised Python function (registered as an Arrow UDF, called by DuckDB per chunk of rows) turns
+each chunk into grid keys and the pass's group ids with the very numpy code the in-memory path uses
+(:func:`psdviz.core.domain.chunk_keys` and the method's keyer), and DuckDB's ``GROUP BY`` counts them.
+Memory is DuckDB's hash table of groups plus one chunk, never the points; ``memory_limit`` caps DuckDB
+(it spills to ``temp_directory`` beyond it).
+"""
+from __future__ import annotations
+
+import glob
+import itertools
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..core.domain import Domain, check_modes, chunk_keys, nonfinite_error
+from ..core.grid import DEFAULT_RESOLUTION, Grid, check_resolution
+from ..core.source import KeySource, Keyer
+
+PARQUET = (".parquet", ".pq", ".parq")
+CSV = (".csv", ".tsv", ".txt", ".csv.gz")
+_ids = itertools.count()
+
+
+def expand_paths(pattern) -> list[str]:
+    """Files of a path, a glob or a list of either; all Parquet or all CSV."""
+    items = [pattern] if isinstance(pattern, (str, Path)) else list(pattern)
+    files: list[str] = []
+    for item in items:
+        hits = sorted(glob.glob(str(item))) if any(c in str(item) for c in "*?[") else [str(item)]
+        files += hits
+    if not files:
+        raise ValueError(f"no file matches {pattern!r}")
+    missing = [f for f in files if not os.path.isfile(f)]
+    if missing:
+        raise ValueError(f"file not found: {missing[0]}")
+    kinds = {file_kind(f) for f in files}
+    if len(kinds) > 1:
+        raise ValueError("mix of Parquet and CSV files: give one kind at a time")
+    return files
+
+
+def file_kind(path: str) -> str:
+    low = path.lower()
+    if low.endswith(PARQUET):
+        return "parquet"
+    if low.endswith(CSV):
+        return "csv"
+    raise ValueError(f"{path}: not a Parquet (.parquet) or CSV (.csv) file")
+
+
+class DuckDBSource(KeySource):
+    """Points in Parquet / CSV files, columns ``lon`` and ``lat``, counted by DuckDB."""
+
+    def __init__(self, pattern, domain: Domain, *, lon: str, lat: str, outside: str = "drop",
+                 nonfinite: str = "error", resolution: int = DEFAULT_RESOLUTION,
+                 memory_limit: str | None = None, threads: int | None = None):
+        import duckdb   # imported here: in-memory builds never load it
+        check_modes(domain, outside, nonfinite)
+        self.grid = Grid(domain, check_resolution(resolution))
+        self.files = expand_paths(pattern)
+        self.outside, self.nonfinite = outside, nonfinite
+        self.con = duckdb.connect()
+        if memory_limit:
+            self.con.execute(f"SET memory_limit = '{memory_limit}'").fetchall()
+        if threads:
+            self.con.execute(f"SET threads = {int(threads)}").fetchall()
+        self._relation(lon, lat)
+        self._validate()
+
+    def _relation(self, lon: str, lat: str) -> None:
+        import duckdb
+        reader = "read_parquet" if file_kind(self.files[0]) == "parquet" else "read_csv"
+        files = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in self.files) + "]"
+        try:
+            cols = [c[0] for c in self.con.execute(f"DESCRIBE SELECT * FROM {reader}({files})").fetchall()]
+        except duckdb.Error as exc:
+            raise ValueError(f"cannot read {self.files[0]}: {exc}") from None
+        for name, what in ((lon, "lon"), (lat, "lat")):
+            if name not in cols:
+                raise ValueError(f"column {name!r} (given as {what}) is not in {self.files[0]}; its columns are {cols}")
+        q = lambda c: '"' + c.replace('"', '""') + '"'
+        self.con.execute(f"CREATE VIEW pts AS SELECT TRY_CAST({q(lon)} AS DOUBLE) AS x, "
+                         f"TRY_CAST({q(lat)} AS DOUBLE) AS y, {q(lon)} IS NOT NULL AND "
+                         f"TRY_CAST({q(lon)} AS DOUBLE) IS NULL OR {q(lat)} IS NOT NULL AND "
+                         f"TRY_CAST({q(lat)} AS DOUBLE) IS NULL AS text FROM {reader}({files})").fetchall()
+        self.columns = (lon, lat)
+
+    def _validate(self) -> None:
+        """One scan for the validation counts the release reports (rows in, non-finite, outside)."""
+        d = self.grid.domain
+        finite = "coalesce(isfinite(x) AND isfinite(y), false)"
+        inside = f"(x BETWEEN {d.xmin!r} AND {d.xmax!r} AND y BETWEEN {d.ymin!r} AND {d.ymax!r})"
+        n_in, n_text, n_bad, n_out = self.con.execute(
+            f"SELECT count(*), count(*) FILTER (WHERE text), count(*) FILTER (WHERE NOT {finite}), "
+            f"count(*) FILTER (WHERE {finite} AND NOT {inside}) FROM pts").fetchall()[0]
+        if n_text:
+            raise ValueError(f"{n_text} rows of {self.columns[0]!r} / {self.columns[1]!r} are not numbers; "
+                             "fix or remove them")
+        self.n_input, self.n_nonfinite, self.n_outside = int(n_in), int(n_bad), int(n_out)
+        if n_bad and self.nonfinite == "error":
+            raise nonfinite_error(n_bad, n_in)
+
+    @property
+    def n(self) -> int:
+        return self.n_input - self.n_nonfinite - (self.n_outside if self.outside == "drop" else 0)
+
+    def grouped(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
+        import pyarrow as pa
+        from duckdb import sqltypes as t
+        grid, outside = self.grid, self.outside
+
+        def udf(x, y):
+            kx, ky = chunk_keys(x.to_numpy(zero_copy_only=False), y.to_numpy(zero_copy_only=False), grid, outside)
+            ids = np.full(kx.size, -1, np.int64)
+            ok = kx >= 0
+            if ok.any():
+                ids[ok] = keyer(kx[ok], ky[ok], {})
+            return pa.array(ids)
+
+        name = f"psdviz_key_{next(_ids)}"
+        self.con.create_function(name, udf, [t.DOUBLE, t.DOUBLE], t.BIGINT, type="arrow",
+                                 null_handling="special", side_effects=False)
+        try:
+            res = self.con.execute(f"SELECT g, count(*) AS c FROM (SELECT {name}(x, y) AS g FROM pts) "
+                                   "WHERE g >= 0 GROUP BY g ORDER BY g").fetchnumpy()
+        finally:
+            self.con.remove_function(name)
+        return np.asarray(res["g"], np.int64), np.asarray(res["c"], np.int64)
+
+    def close(self) -> None:
+        self.con.close()
