@@ -5,15 +5,18 @@
                  --out release.parquet [--crs EPSG:4326]
     psdviz info release.parquet
 
-INPUT is a Parquet or CSV file, or a glob of them (quote it: ``"trips/*.parquet"``); only the two
-coordinate columns (and the user column) are read, with pyarrow. The build shows a progress bar per
-pass over the data (rich) and prints the ledger at the end. This reads the columns into memory: the
-out-of-core path through DuckDB and Dask of the scale issue is not part of this command yet.
+INPUT is a Parquet or CSV file, or a glob of them (quote it: ``"trips/*.parquet"``). By default DuckDB
+scans the files out of core, one pass per tree level (files bigger than memory work; ``--memory-limit``
+caps DuckDB). ``--scheduler tcp://host:8786`` runs the passes on that dask.distributed cluster instead
+(the workers must see the same paths); ``--scheduler local`` starts a LocalCluster on this machine.
+User-level privacy (``--user``) reads the coordinate and user columns into memory (pyarrow). The
+build shows a progress bar per pass over the data (rich) and prints the ledger at the end.
 Errors in the input or the options print one line saying what to fix and exit with status 2.
 """
 from __future__ import annotations
 
 import argparse
+from contextlib import contextmanager
 import glob
 import json
 import sys
@@ -83,6 +86,9 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--max-points-per-user", type=int, default=None, help="k: at most k points kept per user")
     b.add_argument("--param", action="append", type=_param, default=[], metavar="NAME=VALUE",
                    help="a method parameter, e.g. --param height=6 (repeatable)")
+    b.add_argument("--memory-limit", default=None, help='cap on DuckDB\'s memory, e.g. "2GB" (it spills to disk)')
+    b.add_argument("--scheduler", default=None,
+                   help='run on a dask.distributed cluster: its address (tcp://host:8786) or "local"')
     b.add_argument("--out", required=True, help="release file to write (.parquet)")
     b.add_argument("--crs", default=None, help='coordinate reference system of the domain, e.g. "EPSG:4326"')
     i = sub.add_parser("info", help="print the public report of a release file")
@@ -118,23 +124,47 @@ def _print_ledger(rel) -> None:
     Console().print(t)
 
 
+@contextmanager
+def _input(a: argparse.Namespace, extra: dict):
+    """What ``build`` reads: the files (DuckDB), a Dask frame on the given cluster, or, for user-level
+    privacy, the columns in memory. Sets the column names and limits in ``extra``."""
+    if a.user:
+        data = read_columns(a.input, [a.lon, a.lat, a.user])
+        extra.update(user=data[a.user], max_points_per_user=a.max_points_per_user)
+        yield np.column_stack([np.asarray(data[a.lon], float), np.asarray(data[a.lat], float)])
+        return
+    extra.update(lon=a.lon, lat=a.lat)
+    if not a.scheduler:
+        extra["memory_limit"] = a.memory_limit
+        yield a.input
+        return
+    from distributed import Client, LocalCluster
+
+    from .sources.dask_frame import read_frame
+    cluster = LocalCluster(dashboard_address=None) if a.scheduler == "local" else None
+    try:
+        with Client(cluster or a.scheduler):
+            yield read_frame(a.input, [a.lon, a.lat])
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
 def run_build(a: argparse.Namespace) -> int:
     if not a.out.lower().endswith(".parquet"):
         raise ValueError(f"--out must be a .parquet release file (got {a.out!r})")
     if (a.user is None) != (a.max_points_per_user is None):
         raise ValueError("user-level privacy needs both --user COL and --max-points-per-user K")
-    cols = [a.lon, a.lat] + ([a.user] if a.user else [])
-    data = read_columns(a.input, cols)
-    points = np.column_stack([np.asarray(data[a.lon], float), np.asarray(data[a.lat], float)])
+    if a.user and a.scheduler:
+        raise ValueError("--user reads the points into memory; drop --scheduler (or --user)")
     extra = dict(a.param)
     if a.resolution is not None:
         extra["resolution"] = a.resolution
-    if a.user:
-        extra.update(user=data[a.user], max_points_per_user=a.max_points_per_user)
-    bar, update = _progress_bar()
-    with bar:
-        rel = build(points, Domain(*a.domain), a.method, a.epsilon, a.seed, nonfinite="drop", progress=update,
-                    **extra)
+    with _input(a, extra) as points:
+        bar, update = _progress_bar()
+        with bar:
+            rel = build(points, Domain(*a.domain), a.method, a.epsilon, a.seed, nonfinite="drop", progress=update,
+                        **extra)
     path = rel.save(a.out, crs=a.crs)
     _print_ledger(rel)
     print(f"wrote {path}: {rel.method}" + (f" ({rel.params['chosen']})" if rel.method == "auto" else "")

@@ -56,7 +56,8 @@ def test_auto_from_csv_with_user_level_privacy(data, capsys):
 
 
 @pytest.mark.parametrize("args,says", [
-    (["--lon", "nope", "--lat", "lat"], "cannot read columns"),
+    (["--lon", "nope", "--lat", "lat"], "column 'nope' (given as lon) is not in"),
+    (["--lon", "nope", "--lat", "lat", "--user", "uid", "--max-points-per-user", "2"], "cannot read columns"),
     (["--lon", "lon", "--lat", "lat", "--user", "uid"], "needs both --user"),
     (["--lon", "lon", "--lat", "lat", "--param", "height=-1", "--method", "quadtree"], "height"),
 ])
@@ -73,3 +74,18 @@ def test_missing_input_and_help():
     res = subprocess.run([sys.executable, "-c", "from psdviz.cli import main; main()", "--help"],
                          capture_output=True, text=True)
     assert res.returncode == 0 and "build" in res.stdout and "info" in res.stdout
+
+
+def test_dask_cluster_and_duckdb_builds_are_the_same_release(data, tmp_path):
+    """--scheduler local runs the passes on a LocalCluster (a fresh process, as a user would) and writes
+    the release the DuckDB path writes for the same seed."""
+    d, _ = data
+    args = ["build", str(d / "part*.parquet"), "--lon", "lon", "--lat", "lat", "--domain", *DOMAIN,
+            "--method", "kdtree", "--seed", "5", "--param", "height=4"]
+    res = subprocess.run([sys.executable, "-m", "psdviz.cli", *args, "--scheduler", "local",
+                          "--out", str(tmp_path / "dask.parquet")], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert main([*args, "--memory-limit", "500MB", "--out", str(tmp_path / "duck.parquet")]) == 0
+    a, b = pv.load_release(tmp_path / "dask.parquet"), pv.load_release(tmp_path / "duck.parquet")
+    np.testing.assert_array_equal(a.tree.noisy, b.tree.noisy)
+    np.testing.assert_array_equal(a.tree.rect, b.tree.rect)

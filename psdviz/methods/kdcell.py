@@ -72,7 +72,7 @@ def build_kd_cell(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
                                     note=f"{grid} x {grid} grid deciding the kd splits (Xiao et al.)")
     prefix = prefix_2d(np.maximum(noisy_cells, 0.0).reshape(grid, grid))
 
-    def choose(t, axis, vals, offsets, rect):
+    def choose(t, axis, vals, offsets, rect, weights):
         # node bounds are always cell edges: their cell indices are exact look-ups
         c0, c1 = np.searchsorted(edges, rect[:, axis]), np.searchsorted(edges, rect[:, axis + 2])
         r0, r1 = np.searchsorted(edges, rect[:, 1 - axis]), np.searchsorted(edges, rect[:, 3 - axis])

@@ -28,7 +28,7 @@ from ..core.domain import Domain, PointSet
 from ..splits.kdsplit import exact_median_splits, kd_partition
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
-from ..splits.medians import MECHANISM, check_median_method, check_sample_rate, private_medians
+from ..splits.medians import MECHANISM, check_median_method, check_sample_rate, expand, private_medians
 from ..inference.prune import prune_tree
 from .quadtree import quad_nodes, quad_structure
 from ..publish.query_model import attach
@@ -73,7 +73,7 @@ def check_common(height: int, count_fraction: float, prune: float | None, bits: 
 def median_chooser(rnd: Randomness, ledger: Ledger, eps_binary: float, switch: int, median: str,
                    sample_rate: float, delta: float):
     """Split rule: private medians on binary depths < 2 * switch (recorded), midpoints below."""
-    def choose(t, axis, vals, offsets, rect):
+    def choose(t, axis, vals, offsets, rect, weights):
         lo, hi = rect[:, axis], rect[:, axis + 2]
         if t >= 2 * switch:
             return (lo + hi) // 2
@@ -87,7 +87,7 @@ def median_chooser(rnd: Randomness, ledger: Ledger, eps_binary: float, switch: i
                      + (": noisy sum (geometric, sensitivity = node width in grid steps) and noisy "
                         "count (geometric, sensitivity 1), epsilon/2 each" if median == "noisymean" else ""))
         return private_medians(rnd.rng, vals, offsets, lo, hi, eps_binary, median,
-                               sample_rate=sample_rate, delta=delta)
+                               sample_rate=sample_rate, delta=delta, weights=weights)
     return choose
 
 
@@ -161,7 +161,8 @@ def build_kd_noisymean(ps: PointSet, domain: Domain, epsilon: float, rnd: Random
                             sample_rate=1.0, delta=0.0, postprocess=postprocess, prune=prune)
 
 
-def _exact_chooser(t, axis, vals, offsets, rect):
+def _exact_chooser(t, axis, vals, offsets, rect, weights):
+    vals, offsets = expand(vals, offsets, weights)
     return exact_median_splits(vals, offsets, rect[:, axis], rect[:, axis + 2])
 
 

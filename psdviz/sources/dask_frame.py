@@ -16,6 +16,17 @@ from ..core.grid import DEFAULT_RESOLUTION, Grid, check_resolution
 from ..core.source import KeySource, Keyer, group_counts
 
 
+def read_frame(pattern, columns: list[str]):
+    """A Dask DataFrame of the named columns of Parquet / CSV files (a path, glob or list)."""
+    import dask.dataframe as dd
+
+    from .files import expand_paths, file_kind
+    files = expand_paths(pattern)
+    if file_kind(files[0]) == "parquet":
+        return dd.read_parquet(files, columns=columns)
+    return dd.read_csv(files, usecols=columns)
+
+
 def is_dask_frame(obj) -> bool:
     return type(obj).__module__.startswith("dask") and hasattr(obj, "map_partitions")
 

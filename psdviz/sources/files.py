@@ -1,9 +1,10 @@
 """Parquet and CSV files of any size, scanned by DuckDB (issue 17: the embedded, out-of-core engine).
 
-The files stay on disk. Each pass is one SQL statement: DuckDB scans the two coordinate columns, a
-vectorised Python function (registered as an Arrow UDF, called by DuckDB per chunk of rows) turns
-each chunk into grid keys and the pass's group ids with the very numpy code the in-memory path uses
-(:func:`psdviz.core.domain.chunk_keys` and the method's keyer), and DuckDB's ``GROUP BY`` counts them.
+The files stay on disk. Each pass is one SQL statement: DuckDB scans the two coordinate columns and
+computes their grid keys in SQL (the same float operations as in memory), a vectorised Python
+function (the method's keyer, registered as an Arrow UDF, called by DuckDB per chunk of rows) turns
+each chunk of keys into the pass's group ids with the very numpy code the in-memory path uses, and
+DuckDB's ``GROUP BY`` counts them.
 Memory is DuckDB's hash table of groups plus one chunk, never the points; ``memory_limit`` caps DuckDB
 (it spills to ``temp_directory`` beyond it).
 """
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.domain import Domain, check_modes, chunk_keys, nonfinite_error
+from ..core.domain import Domain, check_modes, nonfinite_error
 from ..core.grid import DEFAULT_RESOLUTION, Grid, check_resolution
 from ..core.source import KeySource, Keyer
 
@@ -104,6 +105,23 @@ class DuckDBSource(KeySource):
         if n_bad and self.nonfinite == "error":
             raise nonfinite_error(n_bad, n_in)
 
+    def _key_sql(self) -> str:
+        """The grid keys in SQL, the same float operations as :meth:`Grid.keys` ((x - xmin) / width * 2^k,
+        floor, clamp to the last cell; with "clip" the coordinates are clamped onto the domain first), so a
+        point lands in the same cell as in memory (the identical-release tests check it). Rows that are
+        not used (non-finite; outside, with "drop") are filtered out here."""
+        g, d = self.grid, self.grid.domain
+        s = g.size
+        x, y = "x", "y"
+        where = "isfinite(x) AND isfinite(y)"
+        if self.outside == "clip":
+            x, y = f"least(greatest(x, {d.xmin!r}), {d.xmax!r})", f"least(greatest(y, {d.ymin!r}), {d.ymax!r})"
+        else:
+            where += f" AND x BETWEEN {d.xmin!r} AND {d.xmax!r} AND y BETWEEN {d.ymin!r} AND {d.ymax!r}"
+        kx = f"CAST(least(greatest(floor(({x} - {d.xmin!r}) / {d.width!r} * {s}.0), 0), {s - 1}) AS BIGINT)"
+        ky = f"CAST(least(greatest(floor(({y} - {d.ymin!r}) / {d.height!r} * {s}.0), 0), {s - 1}) AS BIGINT)"
+        return f"SELECT {kx} AS kx, {ky} AS ky FROM pts WHERE {where}"
+
     @property
     def n(self) -> int:
         return self.n_input - self.n_nonfinite - (self.n_outside if self.outside == "drop" else 0)
@@ -111,22 +129,14 @@ class DuckDBSource(KeySource):
     def grouped(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
         import pyarrow as pa
         from duckdb import sqltypes as t
-        grid, outside = self.grid, self.outside
-
-        def udf(x, y):
-            kx, ky = chunk_keys(x.to_numpy(zero_copy_only=False), y.to_numpy(zero_copy_only=False), grid, outside)
-            ids = np.full(kx.size, -1, np.int64)
-            ok = kx >= 0
-            if ok.any():
-                ids[ok] = keyer(kx[ok], ky[ok], {})
-            return pa.array(ids)
+        def udf(kx, ky):
+            return pa.array(keyer(kx.to_numpy(), ky.to_numpy(), {}))
 
         name = f"psdviz_key_{next(_ids)}"
-        self.con.create_function(name, udf, [t.DOUBLE, t.DOUBLE], t.BIGINT, type="arrow",
-                                 null_handling="special", side_effects=False)
+        self.con.create_function(name, udf, [t.BIGINT, t.BIGINT], t.BIGINT, type="arrow", side_effects=False)
         try:
-            res = self.con.execute(f"SELECT g, count(*) AS c FROM (SELECT {name}(x, y) AS g FROM pts) "
-                                   "WHERE g >= 0 GROUP BY g ORDER BY g").fetchnumpy()
+            res = self.con.execute(f"SELECT g, count(*) AS c FROM (SELECT {name}(kx, ky) AS g FROM "
+                                   f"({self._key_sql()})) WHERE g >= 0 GROUP BY g ORDER BY g").fetchnumpy()
         finally:
             self.con.remove_function(name)
         return np.asarray(res["g"], np.int64), np.asarray(res["c"], np.int64)

@@ -8,10 +8,10 @@ for the leaf counts.
 
 Everything here is on the public grid: points are integer keys (their grid cells), rectangles are
 integer grid positions [x0, y0, x1, y1), and a split is a position s (keys < s go left), so every
-released coordinate is a grid position. ``choose(t, axis, values, offsets, rect)`` returns one split
+released coordinate is a grid position. ``choose(t, axis, values, offsets, rect, weights)`` returns one split
 position per node of depth t, given the nodes' sorted keys on that axis (segments) and their region
-rectangles; it is the only place where privacy is decided (private medians, midpoints, exact
-medians for references).
+rectangles (and, as sixth argument, the multiplicity of each distinct key); it is the only place
+where privacy is decided (private medians, midpoints, exact medians for references).
 Node ids: the children of node j are 2j and 2j + 1, so after two binary levels the four
 grandchildren of j are 4j .. 4j + 3, the layout of a complete fanout-4 tree (section 6.2).
 """
@@ -27,7 +27,7 @@ from ..core.progress import report
 from ..core.source import KeySource
 
 _tokens = itertools.count()
-Chooser = Callable[[int, int, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+Chooser = Callable[[int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
 def split_children(rect: np.ndarray, axis: int, split: np.ndarray) -> np.ndarray:
@@ -67,9 +67,10 @@ def kd_partition(src: KeySource, root: np.ndarray, levels: int, choose: Chooser
     """Integer rectangles at every binary depth 0..levels (``root``: the domain's grid rectangle), the
     number of points in each final node, and the split positions of every depth.
 
-    One pass over the source per depth: the counts of (node, position on the split axis), from which
-    each node's sorted keys on that axis are rebuilt exactly (``np.repeat`` of positions by counts, the
-    input ``choose`` expects); a last pass counts the final nodes."""
+    One pass over the source per depth: the counts of (node, position on the split axis), handed to
+    ``choose(t, axis, positions, offsets, rect, counts)`` as each node's distinct sorted positions
+    (``offsets`` per node) and their multiplicities (:func:`psdviz.splits.medians.expand` rebuilds the
+    keys themselves where a rule needs them); a last pass counts the final nodes."""
     bits = src.grid.bits
     token = next(_tokens)
     splits: list[np.ndarray] = []
@@ -79,9 +80,8 @@ def kd_partition(src: KeySource, root: np.ndarray, levels: int, choose: Chooser
             a, rect = t % 2, rects[-1]
             ids, cnt = src.grouped(partial(_node_keyer, splits=list(splits), token=token, axis=a, bits=bits))
             node, vals = ids >> bits, ids & ((1 << bits) - 1)
-            offsets = np.zeros(rect.shape[0] + 1, np.int64)
-            np.cumsum(np.bincount(node, weights=cnt, minlength=rect.shape[0]).astype(np.int64), out=offsets[1:])
-            split = np.clip(choose(t, a, np.repeat(vals, cnt), offsets, rect), rect[:, a], rect[:, a + 2])
+            offsets = np.searchsorted(node, np.arange(rect.shape[0] + 1))   # distinct keys per node
+            split = np.clip(choose(t, a, vals, offsets, rect, cnt), rect[:, a], rect[:, a + 2])
             splits.append(split)
             rects.append(split_children(rect, a, split))
             report(t + 1, levels, "median split levels")

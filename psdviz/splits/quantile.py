@@ -25,10 +25,15 @@ from ..core.expmech import grouped_choice
 
 
 def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.ndarray, lo, hi, frac,
-                      epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+                      epsilon: float, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per segment ``keys[offsets[s]:offsets[s+1]]`` (sorted ints in [lo_s, hi_s)), a private split
     position in [lo_s, hi_s] near rank ``frac_s * n_s``. Returns (positions, ranks): the rank is the
-    number of the segment's keys below the position (the left part's size)."""
+    number of the segment's keys below the position (the left part's size).
+
+    ``weights``: the keys are *distinct* within each segment and key i stands for ``weights[i]`` equal
+    keys (the grouped counts a pass over a data source returns). The law is the same: the runs
+    between equal keys, which have no positions, are simply not listed, and a run's rank is the
+    cumulative weight below it. Memory is then the number of distinct keys, not of points."""
     keys = np.asarray(keys, dtype=np.int64)
     offsets = np.asarray(offsets, dtype=np.int64)
     n_seg = offsets.size - 1
@@ -36,6 +41,11 @@ def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.nd
     hi = np.broadcast_to(np.asarray(hi, np.int64), (n_seg,))
     frac = np.broadcast_to(np.asarray(frac, float), (n_seg,))
     n = np.diff(offsets)
+    if weights is not None:
+        w = np.asarray(weights, dtype=np.int64)
+        cw = np.zeros(w.size + 1, np.int64)
+        np.cumsum(w, out=cw[1:])
+        total_w = cw[offsets[1:]] - cw[offsets[:-1]]
     interior = hi - lo >= 2
     lo, hi = np.where(interior, lo + 1, lo), np.where(interior, hi - 1, hi)
     runs = n + 1
@@ -55,8 +65,14 @@ def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.nd
     end[not_last] = keys
     end[last] = hi
     sizes = np.maximum(end - start + 1, 0)
-    centre = np.repeat(first + frac * n, runs)       # global index of the target rank
-    score = np.abs(np.arange(total) - centre)
+    if weights is None:
+        rank = np.arange(total) - np.repeat(first, runs)     # run g has rank g
+        target = frac * n
+    else:   # run g of a segment has rank = weight of its first g distinct keys
+        seg_start = np.repeat(offsets[:-1], runs)
+        rank = cw[seg_start + (np.arange(total) - np.repeat(first, runs))] - cw[seg_start]
+        target = frac * total_w
+    score = np.abs(rank - np.repeat(target, runs))
     score *= -(epsilon / 2.0)
     chosen, offset = grouped_choice(rng, score, sizes, first)
-    return start[chosen] + offset, chosen - first
+    return start[chosen] + offset, rank[chosen]

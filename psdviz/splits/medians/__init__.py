@@ -34,14 +34,29 @@ def check_sample_rate(p: float) -> float:
     return float(p)
 
 
+def expand(values: np.ndarray, offsets: np.ndarray, weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct keys with multiplicities back to the sorted keys themselves (and their offsets)."""
+    if weights is None:
+        return values, offsets
+    w = np.asarray(weights, np.int64)
+    cw = np.zeros(w.size + 1, np.int64)
+    np.cumsum(w, out=cw[1:])
+    return np.repeat(values, w), cw[np.asarray(offsets, np.int64)]
+
+
 def private_medians(rng: np.random.Generator, values: np.ndarray, offsets: np.ndarray, lo, hi,
                     epsilon: float, method: str = "em", *, sample_rate: float = 1.0,
-                    delta: float = 1e-4) -> np.ndarray:
+                    delta: float = 1e-4, weights: np.ndarray | None = None) -> np.ndarray:
     """Medians that are epsilon-DP (``smooth``: (epsilon, delta)-DP) per segment.
 
     With ``sample_rate`` p < 1 the mechanism runs on a fresh Bernoulli(p) sample with the
-    Theorem 7 budget (see :mod:`psdviz.splits.medians.sampling`); delta is kept as is (conservative)."""
+    Theorem 7 budget (see :mod:`psdviz.splits.medians.sampling`); delta is kept as is (conservative).
+    ``weights``: the values are distinct per segment with these multiplicities (a source's grouped
+    counts); the EM median uses them as they are (memory: distinct keys), the others on the expanded keys."""
     check_median_method(method)
+    if method == "em" and sample_rate >= 1.0:
+        return em_medians(rng, values, offsets, lo, hi, epsilon, weights)
+    values, offsets = expand(values, offsets, weights)
     eps = epsilon
     if sample_rate < 1.0:
         eps = amplified_epsilon(epsilon, sample_rate)
@@ -55,6 +70,6 @@ def private_medians(rng: np.random.Generator, values: np.ndarray, offsets: np.nd
     return noisy_mean_medians(rng, values, offsets, lo, hi, eps)
 
 
-__all__ = ["MEDIAN_METHODS", "amplified_epsilon", "bernoulli_sample", "cell_medians", "check_median_method",
+__all__ = ["MEDIAN_METHODS", "expand", "amplified_epsilon", "bernoulli_sample", "cell_medians", "check_median_method",
            "check_sample_rate", "em_position_probabilities", "em_medians", "noisy_mean_medians",
            "private_medians", "smooth_medians", "smooth_sensitivity"]

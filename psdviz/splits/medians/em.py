@@ -21,9 +21,10 @@ from ..quantile import private_quantiles
 
 
 def em_medians(rng: np.random.Generator, values: np.ndarray, offsets: np.ndarray, lo, hi,
-               epsilon: float) -> np.ndarray:
-    """One private median position per segment (``values``: sorted integer keys in [lo, hi))."""
-    return private_quantiles(rng, values, offsets, lo, hi, 0.5, epsilon)[0]
+               epsilon: float, weights: np.ndarray | None = None) -> np.ndarray:
+    """One private median position per segment (``values``: sorted integer keys in [lo, hi); with
+    ``weights``, distinct keys and their multiplicities)."""
+    return private_quantiles(rng, values, offsets, lo, hi, 0.5, epsilon, weights)[0]
 
 
 def em_position_probabilities(values: np.ndarray, lo: int, hi: int, epsilon: float) -> np.ndarray:

@@ -1,0 +1,145 @@
+"""Builds from files bigger than memory (issue 17, point 5).
+
+1. Writes a skewed synthetic Parquet set (lab.synthetic.skewed: 10 tight clusters plus 5 % background,
+   in files of 10^7 rows; resumable: existing files are kept) of ``--rows`` rows, 10^8 by default.
+2. Times quadtree, AG, PrivTree and kd-tree builds (defaults, epsilon 1, ``--resolution``, 16 by default) read from those
+   files by DuckDB, each in a fresh process so its peak resident memory (ru_maxrss) is its own, and
+   DuckDB's own single ``GROUP BY`` scan of the same files (a 1024 x 1024 cell count in SQL) measured in
+   the same run as the yardstick: the table gives seconds, passes over the data, seconds per pass as a
+   multiple of that scan, and peak memory against the size of the points as float64 (16 bytes a row).
+3. With ``--growth`` also the same at 10^6 and 10^7 rows (the first files), so time per pass can be read
+   against rows.
+
+    python benchmarks/bench_scale.py                       # 10^8 rows (writes ~1.6 GB once), about 1 h
+    python benchmarks/bench_scale.py --rows 10000000 --growth
+The figures go to docs/reproduction/scale.md (and are printed).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+import psdviz as pv  # noqa: E402
+from psdviz.lab.synthetic import skewed  # noqa: E402
+
+DOM = pv.Domain(0.0, 0.0, 1.0, 1.0)
+PER_FILE = 10_000_000
+METHODS = ("quadtree", "ag", "privtree", "kdtree")
+
+
+def write_set(folder: Path, rows: int) -> list[Path]:
+    """Files part-000.parquet ... of PER_FILE rows (the last may be shorter); existing files are kept."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    folder.mkdir(parents=True, exist_ok=True)
+    files = []
+    for i, start in enumerate(range(0, rows, PER_FILE)):
+        n = min(PER_FILE, rows - start)
+        path = folder / f"part-{i:03d}-{n}.parquet"
+        if not path.exists():
+            xy = skewed(n, DOM, np.random.default_rng(1000 + i))
+            tmp = path.with_suffix(".tmp")
+            pq.write_table(pa.table({"lon": xy[:, 0], "lat": xy[:, 1]}), tmp, compression="zstd")
+            tmp.rename(path)
+            print(f"wrote {path.name}", flush=True)
+        files.append(path)
+    return files
+
+
+def run_one(kind: str, files: list[str], memory_limit: str, resolution: int) -> dict:
+    """One measurement in this (fresh) process: seconds, passes and peak resident memory."""
+    t0 = time.perf_counter()
+    passes = set()
+    if kind == "scan":
+        import duckdb
+        con = duckdb.connect()
+        con.execute(f"SET memory_limit = '{memory_limit}'").fetchall()
+        lst = "[" + ", ".join(f"'{f}'" for f in files) + "]"
+        con.execute("SELECT floor(lon * 1024)::BIGINT AS i, floor(lat * 1024)::BIGINT AS j, count(*) "
+                    f"FROM read_parquet({lst}) GROUP BY ALL").fetchall()
+        passes.add("scan")
+    else:
+        from psdviz.sources.files import DuckDBSource
+        grouped = DuckDBSource.grouped
+
+        def counted(self, keyer):       # a pass over the data = one grouped count
+            passes.add(len(passes))
+            return grouped(self, keyer)
+        DuckDBSource.grouped = counted
+        pv.build(files, DOM, kind, 1.0, seed=1, lon="lon", lat="lat", memory_limit=memory_limit,
+                 resolution=resolution)
+    sec = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024   # KiB on Linux
+    return {"kind": kind, "seconds": sec, "passes": max(1, len(passes)), "peak_mb": peak}
+
+
+def measure(kind: str, files: list[Path], memory_limit: str, resolution: int) -> dict:
+    cmd = [sys.executable, __file__, "--one", kind, "--memory-limit", memory_limit, "--resolution",
+           str(resolution), *map(str, files)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def table(rows: int, files: list[Path], memory_limit: str, resolution: int) -> list[str]:
+    scan = measure("scan", files, memory_limit, resolution)
+    lines = [f"### {rows:,} rows ({rows * 16 / 1e9:.1f} GB as float64 points)", "",
+             f"DuckDB's own GROUP BY scan of the files: {scan['seconds']:.1f} s, peak {scan['peak_mb']:.0f} MB.", "",
+             "| method | seconds | passes | s per pass | per pass / scan | peak memory MB |",
+             "|---|---:|---:|---:|---:|---:|"]
+    print("\n".join(lines), flush=True)
+    for m in METHODS:
+        r = measure(m, files, memory_limit, resolution)
+        per = r["seconds"] / r["passes"]
+        line = (f"| {m} | {r['seconds']:.1f} | {r['passes']} | {per:.1f} | {per / scan['seconds']:.2f}x | "
+                f"{r['peak_mb']:.0f} |")
+        print(line, flush=True)
+        lines.append(line)
+    return lines + [""]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=100_000_000)
+    ap.add_argument("--dir", default=str(ROOT / "benchmarks" / ".data" / "scale"))
+    ap.add_argument("--memory-limit", default="1GB", help="DuckDB's cap (default 1GB)")
+    ap.add_argument("--growth", action="store_true", help="also 10^6 and 10^7 rows")
+    ap.add_argument("--resolution", type=int, default=16,
+                    help="bits per axis of the public grid (default 16: the kd-tree's median passes hold one "
+                         "row per distinct (node, position), at most 2^(bits + depth / 2))")
+    ap.add_argument("--one", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("files", nargs="*", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.one:
+        print(json.dumps(run_one(a.one, a.files, a.memory_limit, a.resolution)))
+        return 0
+    files = write_set(Path(a.dir), a.rows)
+    head = [f"# Builds from Parquet files through DuckDB (benchmarks/bench_scale.py)", "",
+            f"Machine: {platform.processor() or platform.machine()}, {__import__('os').cpu_count()} cores, "
+            f"Python {platform.python_version()}, DuckDB {__import__('duckdb').__version__}; "
+            f"DuckDB memory_limit {a.memory_limit}; skewed synthetic points, resolution {a.resolution}, "
+            "epsilon 1, each build in a fresh process (peak = its ru_maxrss).", ""]
+    body = []
+    if a.growth:
+        sub = Path(a.dir) / "growth"
+        for n in (10 ** 6, 10 ** 7):
+            if n < a.rows:
+                body += table(n, write_set(sub / str(n), n), a.memory_limit, a.resolution)
+    body += table(a.rows, files, a.memory_limit, a.resolution)
+    out = ROOT / "docs" / "reproduction" / "scale.md"
+    out.write_text("\n".join(head + body) + "\n")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
