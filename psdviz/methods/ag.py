@@ -17,6 +17,7 @@ A level-1 cell with m2 = 1 still gets its one sub-cell measured, so every root-t
 the same. The tree: an unmeasured root (depth 0, its split_eps holds the N-estimate cost, the only
 thing spent on shaping the structure), m1^2 level-1 cells (depth 1, row-major) and, cell by cell,
 their sub-cells (depth 2, row-major inside the cell).
+Passes over the data (:mod:`psdviz.core.source`): two, the level-1 cells, then every point's sub-cell.
 """
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ docs/reproduction/dpbench.md):
 So the table has one row today; it is a table so that a rule found later (with its evidence) is
 one more row, read top to bottom, first match wins. The release records the choice, the reason and
 its cost (a zero-epsilon "method choice" line in the ledger), and keeps method = "auto".
+Passes over the data: those of the method it picks.
 """
 from __future__ import annotations
 

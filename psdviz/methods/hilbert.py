@@ -13,6 +13,8 @@ canonical range decomposition of :mod:`psdviz.query.decompose` handles the overl
 
 Budget as for kd-trees: count_fraction * epsilon on counts (per-depth plan ``budget``), the rest
 uniformly over the 2 * height binary median levels.
+Passes over the data (:mod:`psdviz.core.source`): one, the count of every occupied curve position (a
+position fixes its node at every level); the levels then work on the sorted positions in memory.
 """
 from __future__ import annotations
 

@@ -31,6 +31,9 @@ ht-hybrid's leaf grids), which returns exactly the canonical answer of ``query.a
 Performance: the points are sorted once per dimension; each level groups them by node with a stable
 radix sort, and each slicing round is one vectorised exponential mechanism over every gap of every
 live range (exact: no candidate is dropped).
+Passes over the data (:mod:`psdviz.core.source`): one, the occupied grid cells with their counts; the
+levels then run in memory on the points rebuilt from them (memory O(n): for data bigger than memory
+use another method).
 """
 from __future__ import annotations
 

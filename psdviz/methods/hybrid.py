@@ -13,6 +13,8 @@ half-way (4) lost up to 3.97x (SF-CABS-S at epsilon 1: 0.109 against 0.027; synt
 against 0.0048). Figures: STROKE 1.94 / 0.162 (eps 0.1 / 1), ADULT-2D 2.50 / 0.267, SF-CABS-S 0.317 /
 0.027, synthetic1M 0.046 / 0.0048 with switch 2; 1.70 / 0.194, 2.52 / 0.163, 0.321 / 0.109,
 0.048 / 0.0165 with switch 4.
+Passes over the data (:mod:`psdviz.core.source`): one per median level (2 * switch), none for the
+midpoint levels, one for the leaf counts.
 """
 from __future__ import annotations
 

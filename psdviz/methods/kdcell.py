@@ -15,6 +15,8 @@ axis; 1024 keeps the grid at 1M cells). A node's median along an axis is the fir
 where the cumulative noisy count of the node's cells reaches half its total (found for all nodes
 of a level at once by bisection on a 2-D prefix table); a node with noisy total 0 splits at its
 middle cell edge.
+Passes over the data (:mod:`psdviz.core.source`): two, the noisy grid's cells and the leaf counts (the
+splits come from the noisy grid alone).
 """
 from __future__ import annotations
 
@@ -79,7 +81,7 @@ def build_kd_cell(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
         return edges[grid_median_edges(prefix, axis, c0, c1, r0, r1)]
 
     # a point's side of a cell-edge split is decided by its cell, exactly as the grid counted it
-    rects, leaf_counts = grid_partition(ps, 2 * height, choose)
+    rects, leaf_counts = grid_partition(ps, 2 * height, choose, lambda t: False)
     noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
     s = complete_tree(rects[::2], domain, height)
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]],

@@ -17,6 +17,9 @@ Each fanout-4 node's ``split_eps`` is the cost of the two medians that produce i
 
 kd-noisymean (Inan et al. [12]) is this tree with noisy-mean splits; kd-pure (exact medians,
 exact counts) and kd-true (exact medians, noisy counts) are non-private references.
+Passes over the data (:mod:`psdviz.core.source`): one per binary median level (2 * height), each the
+counts of (node, position on the split axis), then one for the leaf counts; memory is the number of
+distinct (node, position) pairs (the EM median reads them weighted, :mod:`psdviz.splits.quantile`).
 """
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ import numpy as np
 from ..core.budget import level_epsilons
 from .complete_tree import finish_complete_tree
 from ..core.domain import Domain, PointSet
+from ..core.source import KeySource
 from ..splits.kdsplit import exact_median_splits, kd_partition
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
@@ -91,10 +95,11 @@ def median_chooser(rnd: Randomness, ledger: Ledger, eps_binary: float, switch: i
     return choose
 
 
-def grid_partition(ps: PointSet, levels: int, choose) -> tuple[list[np.ndarray], np.ndarray]:
-    """kd partition of the points' grid keys; rectangles of every binary depth as grid coordinates."""
+def grid_partition(ps: KeySource, levels: int, choose, reads_data=lambda t: True) -> tuple[list[np.ndarray], np.ndarray]:
+    """kd partition of the source's grid keys; rectangles of every binary depth as grid coordinates.
+    Passes over the data: one per binary depth where ``reads_data(t)``, plus one for the leaf counts."""
     size = ps.grid.size
-    jrects, leaf_counts, _ = kd_partition(ps, np.array([0, 0, size, size]), levels, choose)
+    jrects, leaf_counts, _ = kd_partition(ps, np.array([0, 0, size, size]), levels, choose, reads_data)
     return [ps.grid.rects(r) for r in jrects], leaf_counts
 
 
@@ -128,7 +133,7 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
     ledger, eps_count, eps_binary = median_count_budget(epsilon, height, 2 * switch, count_fraction, budget,
                                                         median, sample_rate)
     choose = median_chooser(rnd, ledger, eps_binary, switch, median, sample_rate, delta)
-    rects, leaf_counts = grid_partition(ps, 2 * height, choose)
+    rects, leaf_counts = grid_partition(ps, 2 * height, choose, lambda t: t < 2 * switch)
     noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
     s = complete_tree(rects[::2], domain, height)
     split_eps = np.where(s["depth"] < switch, 2 * eps_binary, 0.0)

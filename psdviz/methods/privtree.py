@@ -12,9 +12,11 @@ cap does not change the privacy guarantee (it can only cost accuracy in very den
 is also at most the resolution (public grid): a depth-d cell is 2^(k-d) grid steps wide, so every
 rectangle is on the grid, and points are split by their grid keys.
 All nodes of a depth are processed at once (one numpy pass per depth).
+Passes over the data (:mod:`psdviz.core.source`): one per depth, the counts of that depth's nodes.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from functools import partial
 
@@ -36,6 +38,9 @@ from ..core.validation import check_fraction, check_int
 FANOUT = 4
 TREE_FRACTION = 0.5
 MAX_DEPTH = 24
+
+
+_tokens = itertools.count()
 
 
 def privtree_parameters(eps_tree: float, fanout: int = FANOUT) -> tuple[float, float]:
@@ -60,12 +65,24 @@ def _quadrants(rect: np.ndarray) -> np.ndarray:
     return kids.reshape(-1, 4)
 
 
-def node_keyer(kx: np.ndarray, ky: np.ndarray, memo: dict, shift: int, codes: np.ndarray) -> np.ndarray:
+def node_keyer(kx: np.ndarray, ky: np.ndarray, memo: dict, depth: int, shift: int, codes: np.ndarray,
+               parent_rank: np.ndarray, token: int) -> np.ndarray:
     """Keyer of one PrivTree depth: the index of the point's node among the depth's nodes (Morton
-    ``codes``, sorted), or -1 when its cell at that depth was not created (it lies in a leaf above)."""
-    code = morton.encode(kx >> shift, ky >> shift)
-    i = np.minimum(np.searchsorted(codes, code), codes.size - 1)
-    return np.where(codes[i] == code, i, -1)
+    ``codes``, sorted), or -1 when its cell at that depth was not created (it lies in a leaf above).
+    Where the source keeps its rows (in memory) the previous depth's nodes are in ``memo``: a point
+    then moves to child 4 r + quadrant of its parent, r the parent's rank among the split nodes
+    (``parent_rank``, -1 if not split); otherwise its Morton code is looked up among ``codes``."""
+    prev = memo.get(token)
+    if prev is not None and prev[0] == depth - 1:
+        r = np.where(prev[1] >= 0, parent_rank[np.maximum(prev[1], 0)], -1)
+        quad = ((kx >> shift) & 1) + 2 * ((ky >> shift) & 1)
+        node = np.where(r >= 0, 4 * r + quad, -1)
+    else:
+        code = morton.encode(kx >> shift, ky >> shift)
+        i = np.minimum(np.searchsorted(codes, code), codes.size - 1)
+        node = np.where(codes[i] == code, i, -1)
+    memo[token] = (depth, node)
+    return node
 
 
 def grow(ps: KeySource, lam: float, delta: float, theta: float, max_depth: int,
@@ -77,11 +94,12 @@ def grow(ps: KeySource, lam: float, delta: float, theta: float, max_depth: int,
     depth's nodes sorted by code."""
     size, bits = ps.grid.size, ps.grid.bits
     rects, parents, leaf_mask, counts_all = [np.array([[0, 0, size, size]])], [np.array([-1])], [], []
-    codes = np.zeros(1, np.int64)
-    offset, total = 0, 1
+    codes, rank = np.zeros(1, np.int64), np.zeros(1, np.int64)
+    offset, total, token = 0, 1, next(_tokens)
     for d in range(max_depth + 1):
         rect = rects[-1]
-        counts = ps.counts(partial(node_keyer, shift=bits - d, codes=codes), rect.shape[0])
+        counts = ps.counts(partial(node_keyer, depth=d, shift=bits - d, codes=codes, parent_rank=rank,
+                                   token=token), rect.shape[0])
         split = split_decisions(counts, d, lam, delta, theta, rng) if d < max_depth else np.zeros(rect.shape[0], bool)
         leaf_mask.append(~split)
         counts_all.append(counts)
@@ -93,9 +111,11 @@ def grow(ps: KeySource, lam: float, delta: float, theta: float, max_depth: int,
             raise ValueError(f"PrivTree would exceed the memory cap of {MAX_NODES:,} nodes; lower max_depth")
         sp = np.flatnonzero(split)
         codes = (4 * codes[sp][:, None] + np.arange(4)).ravel()
+        rank = np.where(split, np.cumsum(split) - 1, -1)
         rects.append(_quadrants(rect[sp]))
         parents.append(np.repeat(sp + offset, 4))
         offset += rect.shape[0]
+    getattr(ps, "memo", {}).pop(token, None)
     return {"rects": rects, "parents": parents, "leaf": leaf_mask, "counts": counts_all}
 
 

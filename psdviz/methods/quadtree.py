@@ -15,6 +15,7 @@ epsilon 0.1 / 1 and 19.0 / 1.89 on ADULT-2D; quad-opt with this rule (h = 4 / 6,
 0.39 / 0.10 and 3.09 / 0.46; the ICDE'12 prototype's Quad-opt (h = 8) 1.24 / 0.11 and 5.50 / 0.47.
 The rule was read from sweeps of h = 4..8 on STROKE, ADULT-2D and SF-CABS-S, not fitted to one file.
 Giving ``height`` explicitly needs no N and spends nothing on it.
+Passes over the data (:mod:`psdviz.core.source`): one, the leaf cells' counts; coarser levels are sums of four.
 """
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ As a tree: an unmeasured root (depth 0) over m*m leaves (depth 1, row-major).
 On the public grid: the cell edges are the grid positions floor(i 2^k / m) (cells equal to within
 one grid step, :func:`psdviz.core.grid.even_edges`), m is capped at 2^k, and a point's cell is
 found from its grid key, so every released edge is a grid coordinate.
+Passes over the data (:mod:`psdviz.core.source`): one, the m x m cell counts.
 """
 from __future__ import annotations
 

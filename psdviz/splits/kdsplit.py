@@ -62,7 +62,8 @@ def _node_keyer(kx, ky, memo, splits: list[np.ndarray], token: int, axis: int | 
     return (node << bits) | (kx if axis == 0 else ky)
 
 
-def kd_partition(src: KeySource, root: np.ndarray, levels: int, choose: Chooser
+def kd_partition(src: KeySource, root: np.ndarray, levels: int, choose: Chooser,
+                 reads_data: Callable[[int], bool] = lambda t: True
                  ) -> tuple[list[np.ndarray], np.ndarray, list[np.ndarray]]:
     """Integer rectangles at every binary depth 0..levels (``root``: the domain's grid rectangle), the
     number of points in each final node, and the split positions of every depth.
@@ -70,7 +71,9 @@ def kd_partition(src: KeySource, root: np.ndarray, levels: int, choose: Chooser
     One pass over the source per depth: the counts of (node, position on the split axis), handed to
     ``choose(t, axis, positions, offsets, rect, counts)`` as each node's distinct sorted positions
     (``offsets`` per node) and their multiplicities (:func:`psdviz.splits.medians.expand` rebuilds the
-    keys themselves where a rule needs them); a last pass counts the final nodes."""
+    keys themselves where a rule needs them); a last pass counts the final nodes. Depths where
+    ``reads_data(t)`` is False (midpoints, splits from a noisy grid) skip the pass: ``choose`` gets
+    empty positions there."""
     bits = src.grid.bits
     token = next(_tokens)
     splits: list[np.ndarray] = []
@@ -78,7 +81,10 @@ def kd_partition(src: KeySource, root: np.ndarray, levels: int, choose: Chooser
     try:
         for t in range(levels):
             a, rect = t % 2, rects[-1]
-            ids, cnt = src.grouped(partial(_node_keyer, splits=list(splits), token=token, axis=a, bits=bits))
+            if reads_data(t):
+                ids, cnt = src.grouped(partial(_node_keyer, splits=list(splits), token=token, axis=a, bits=bits))
+            else:
+                ids = cnt = np.zeros(0, np.int64)
             node, vals = ids >> bits, ids & ((1 << bits) - 1)
             offsets = np.searchsorted(node, np.arange(rect.shape[0] + 1))   # distinct keys per node
             split = np.clip(choose(t, a, vals, offsets, rect, cnt), rect[:, a], rect[:, a + 2])
