@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from functools import partial
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.domain import Domain, PointSet
 from ..core.source import KeySource
 from ..splits import morton
+from ..splits.keyers import row_major_cells
 from ..core.ledger import Ledger
 from ..core.progress import report
 from ..core.measure import measure_counts
@@ -65,24 +66,44 @@ def _quadrants(rect: np.ndarray) -> np.ndarray:
     return kids.reshape(-1, 4)
 
 
-def node_keyer(kx: np.ndarray, ky: np.ndarray, memo: dict, depth: int, shift: int, codes: np.ndarray,
-               parent_rank: np.ndarray, token: int) -> np.ndarray:
+@dataclass(frozen=True, eq=False)
+class DepthNodes:
     """Keyer of one PrivTree depth: the index of the point's node among the depth's nodes (Morton
     ``codes``, sorted), or -1 when its cell at that depth was not created (it lies in a leaf above).
-    Where the source keeps its rows (in memory) the previous depth's nodes are in ``memo``: a point
-    then moves to child 4 r + quadrant of its parent, r the parent's rank among the split nodes
-    (``parent_rank``, -1 if not split); otherwise its Morton code is looked up among ``codes``."""
-    prev = memo.get(token)
-    if prev is not None and prev[0] == depth - 1:
-        r = np.where(prev[1] >= 0, parent_rank[np.maximum(prev[1], 0)], -1)
-        quad = ((kx >> shift) & 1) + 2 * ((ky >> shift) & 1)
-        node = np.where(r >= 0, 4 * r + quad, -1)
-    else:
-        code = morton.encode(kx >> shift, ky >> shift)
-        i = np.minimum(np.searchsorted(codes, code), codes.size - 1)
-        node = np.where(codes[i] == code, i, -1)
-    memo[token] = (depth, node)
-    return node
+
+    A :class:`psdviz.splits.keyers.CoarseKeyer` in form: the coarse key is the point's cell at this
+    depth (row-major, also as SQL, so DuckDB groups by it without Python) and ``apply_post`` turns the
+    distinct cells into node indices. Where the source keeps its rows (in memory) the previous depth's
+    nodes are in ``memo``: a point then moves to child 4 r + quadrant of its parent, r the parent's
+    rank among the split nodes (``parent_rank``, -1 if not split)."""
+
+    depth: int
+    bits: int
+    codes: np.ndarray
+    parent_rank: np.ndarray
+    token: int
+
+    @property
+    def sql(self) -> str:
+        return row_major_cells(self.bits, self.depth)[1]
+
+    def apply_post(self, cell: np.ndarray) -> np.ndarray:
+        mask = (1 << self.depth) - 1
+        code = morton.encode(cell & mask, cell >> self.depth)
+        i = np.minimum(np.searchsorted(self.codes, code), self.codes.size - 1)
+        return np.where(self.codes[i] == code, i, -1)
+
+    def __call__(self, kx: np.ndarray, ky: np.ndarray, memo: dict) -> np.ndarray:
+        prev = memo.get(self.token)
+        shift = self.bits - self.depth
+        if prev is not None and prev[0] == self.depth - 1:
+            r = np.where(prev[1] >= 0, self.parent_rank[np.maximum(prev[1], 0)], -1)
+            quad = ((kx >> shift) & 1) + 2 * ((ky >> shift) & 1)
+            node = np.where(r >= 0, 4 * r + quad, -1)
+        else:
+            node = self.apply_post(row_major_cells(self.bits, self.depth)[0](kx, ky))
+        memo[self.token] = (self.depth, node)
+        return node
 
 
 def grow(ps: KeySource, lam: float, delta: float, theta: float, max_depth: int,
@@ -98,8 +119,7 @@ def grow(ps: KeySource, lam: float, delta: float, theta: float, max_depth: int,
     offset, total, token = 0, 1, next(_tokens)
     for d in range(max_depth + 1):
         rect = rects[-1]
-        counts = ps.counts(partial(node_keyer, depth=d, shift=bits - d, codes=codes, parent_rank=rank,
-                                   token=token), rect.shape[0])
+        counts = ps.counts(DepthNodes(d, bits, codes, rank, token), rect.shape[0])
         split = split_decisions(counts, d, lam, delta, theta, rng) if d < max_depth else np.zeros(rect.shape[0], bool)
         leaf_mask.append(~split)
         counts_all.append(counts)

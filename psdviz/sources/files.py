@@ -19,7 +19,7 @@ import numpy as np
 
 from ..core.domain import Domain, check_modes, nonfinite_error
 from ..core.grid import DEFAULT_RESOLUTION, Grid, check_resolution
-from ..core.source import KeySource, Keyer
+from ..core.source import KeySource, Keyer, merge_counts
 
 PARQUET = (".parquet", ".pq", ".parq")
 CSV = (".csv", ".tsv", ".txt", ".csv.gz")
@@ -51,6 +51,12 @@ def file_kind(path: str) -> str:
     if low.endswith(CSV):
         return "csv"
     raise ValueError(f"{path}: not a Parquet (.parquet) or CSV (.csv) file")
+
+
+def _merge(ids: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct ids >= 0 with summed counts (a post map may send several groups to one id)."""
+    keep = ids >= 0
+    return merge_counts([(ids[keep], counts[keep])])
 
 
 class DuckDBSource(KeySource):
@@ -127,19 +133,31 @@ class DuckDBSource(KeySource):
         return self.n_input - self.n_nonfinite - (self.n_outside if self.outside == "drop" else 0)
 
     def grouped(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
+        """One pass: a keyer with a SQL form (:class:`psdviz.splits.keyers.CoarseKeyer`) is grouped by
+        DuckDB alone, its ``post`` map applied to the distinct groups; any other keyer runs as a
+        vectorised Arrow UDF inside the GROUP BY."""
+        sql = getattr(keyer, "sql", None)
+        if sql is not None:
+            res = self.con.execute(f"SELECT {sql} AS g, count(*) AS c FROM ({self._key_sql()}) GROUP BY g").fetchnumpy()
+            ids = keyer.apply_post(np.asarray(res["g"], np.int64))
+            return _merge(ids, np.asarray(res["c"], np.int64))
+        return self._grouped_udf(keyer)
+
+    def _grouped_udf(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
         import pyarrow as pa
         from duckdb import sqltypes as t
+
         def udf(kx, ky):
             return pa.array(keyer(kx.to_numpy(), ky.to_numpy(), {}))
 
         name = f"psdviz_key_{next(_ids)}"
         self.con.create_function(name, udf, [t.BIGINT, t.BIGINT], t.BIGINT, type="arrow", side_effects=False)
         try:
-            res = self.con.execute(f"SELECT g, count(*) AS c FROM (SELECT {name}(kx, ky) AS g FROM "
-                                   f"({self._key_sql()})) WHERE g >= 0 GROUP BY g ORDER BY g").fetchnumpy()
+            res = self.con.execute(f"SELECT {name}(kx, ky) AS g, count(*) AS c FROM ({self._key_sql()}) "
+                                   "GROUP BY g").fetchnumpy()
         finally:
             self.con.remove_function(name)
-        return np.asarray(res["g"], np.int64), np.asarray(res["c"], np.int64)
+        return _merge(np.asarray(res["g"], np.int64), np.asarray(res["c"], np.int64))
 
     def close(self) -> None:
         self.con.close()

@@ -1,32 +1,76 @@
 """Keyers for the passes that count points in a fixed grid (see :mod:`psdviz.core.source`).
 
-A keyer maps the grid keys (kx, ky) of a chunk of points to group ids; these are module-level
-functions bound with ``functools.partial`` so Dask can ship them to its workers.
+A keyer maps the grid keys (kx, ky) of a chunk of points to group ids. The keyers here are
+:class:`CoarseKeyer`: a *coarse key* that is plain integer arithmetic, given twice, as numpy and as
+the same SQL expression, then a ``post`` map applied to the distinct coarse keys only (Morton order,
+a tree level's node index). A SQL engine (DuckDB) then groups by the expression itself, with no
+Python in the scan, and ``post`` runs on the few distinct groups; in memory and on Dask the keyer is
+simply ``post(coarse(kx, ky))``. The identical-release tests hold the two forms to the same counts.
+Fields are module-level functions or partials, so Dask can ship a keyer to its workers.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
+from typing import Callable
 
 import numpy as np
 
 from . import morton
-from ..core.grid import even_part
 
 
-def _even_cells(kx, ky, memo, size: int, m: int) -> np.ndarray:
-    return even_part(ky, 0, size, m) * m + even_part(kx, 0, size, m)
+@dataclass(frozen=True)
+class CoarseKeyer:
+    """Group ids ``post(coarse(kx, ky))``, with ``sql`` the SQL text of ``coarse`` over columns kx, ky."""
+
+    coarse: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    sql: str
+    post: Callable[[np.ndarray], np.ndarray] | None = None
+
+    def apply_post(self, coarse: np.ndarray) -> np.ndarray:
+        return coarse if self.post is None else self.post(coarse)
+
+    def __call__(self, kx: np.ndarray, ky: np.ndarray, memo: dict) -> np.ndarray:
+        return self.apply_post(self.coarse(kx, ky))
 
 
-def even_cells(size: int, m: int):
+def _even(q, size: int, m: int):
+    """:func:`psdviz.core.grid.even_part` over [0, size): floor(((q + 1) m - 1) / size)."""
+    return ((q + 1) * m - 1) // size
+
+
+def _even_sql(col: str, size: int, m: int) -> str:
+    return f"((({col} + 1) * {m} - 1) // {size})"
+
+
+def _even_cells(kx, ky, size: int, m: int) -> np.ndarray:
+    return _even(ky, size, m) * m + _even(kx, size, m)
+
+
+def even_cells(size: int, m: int) -> CoarseKeyer:
     """Row-major cell (iy * m + ix) of an m x m grid of near-equal cells over 0..size (UG, AG level 1,
     kd-cell): ``m * m`` groups."""
-    return partial(_even_cells, size=int(size), m=int(m))
+    size, m = int(size), int(m)
+    return CoarseKeyer(partial(_even_cells, size=size, m=m),
+                       f"({_even_sql('ky', size, m)} * {m} + {_even_sql('kx', size, m)})")
 
 
-def _morton_cells(kx, ky, memo, shift: int) -> np.ndarray:
-    return morton.encode(kx >> shift, ky >> shift)
+def _row_major(kx, ky, shift: int, height: int) -> np.ndarray:
+    return ((ky >> shift) << height) | (kx >> shift)
 
 
-def morton_cells(bits: int, height: int):
+def row_major_cells(bits: int, height: int) -> tuple[Callable, str]:
+    """The cell of the 2^height x 2^height grid, row-major, as numpy and SQL (height <= bits)."""
+    shift = int(bits) - int(height)
+    return (partial(_row_major, shift=shift, height=int(height)),
+            f"(((ky >> {shift}) << {int(height)}) | (kx >> {shift}))")
+
+
+def _to_morton(cell: np.ndarray, height: int) -> np.ndarray:
+    return morton.encode(cell & ((1 << height) - 1), cell >> height)
+
+
+def morton_cells(bits: int, height: int) -> CoarseKeyer:
     """Morton code of the cell of the 2^height x 2^height grid (the quadtree's leaves): 4^height groups."""
-    return partial(_morton_cells, shift=int(bits) - int(height))
+    coarse, sql = row_major_cells(bits, height)
+    return CoarseKeyer(coarse, sql, partial(_to_morton, height=int(height)))
