@@ -87,6 +87,16 @@ class DepthNodes:
     def sql(self) -> str:
         return row_major_cells(self.bits, self.depth)[1]
 
+    @property
+    def sql_keep(self) -> tuple[str, np.ndarray] | None:
+        """Only rows inside this depth's nodes: their parent cell (one depth up, row-major) must be one of
+        the split parents, so the engine returns the nodes' groups, not every occupied cell."""
+        if self.depth == 0:
+            return None
+        up = self.depth - 1
+        px, py = morton.decode(np.unique(self.codes >> 2))
+        return row_major_cells(self.bits, up)[1], (py.astype(np.int64) << up) | px.astype(np.int64)
+
     def apply_post(self, cell: np.ndarray) -> np.ndarray:
         mask = (1 << self.depth) - 1
         code = morton.encode(cell & mask, cell >> self.depth)

@@ -1,10 +1,12 @@
 """Parquet and CSV files of any size, scanned by DuckDB (issue 17: the embedded, out-of-core engine).
 
 The files stay on disk. Each pass is one SQL statement: DuckDB scans the two coordinate columns and
-computes their grid keys in SQL (the same float operations as in memory), a vectorised Python
-function (the method's keyer, registered as an Arrow UDF, called by DuckDB per chunk of rows) turns
-each chunk of keys into the pass's group ids with the very numpy code the in-memory path uses, and
-DuckDB's ``GROUP BY`` counts them.
+computes their grid keys in SQL (the same float operations as in memory), then groups them. A keyer
+with a SQL form (grid cells, a PrivTree depth's nodes: :class:`psdviz.splits.keyers.CoarseKeyer`) is
+grouped by DuckDB alone and its ``post`` map runs on the distinct groups; any other keyer (a kd level's
+(node, position), AG's sub-cells) runs as a vectorised Python function registered as an Arrow UDF,
+called by DuckDB per chunk of rows with the very numpy code the in-memory path uses, inside the
+``GROUP BY``.
 Memory is DuckDB's hash table of groups plus one chunk, never the points; ``memory_limit`` caps DuckDB
 (it spills to ``temp_directory`` beyond it).
 """
@@ -134,14 +136,26 @@ class DuckDBSource(KeySource):
 
     def grouped(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
         """One pass: a keyer with a SQL form (:class:`psdviz.splits.keyers.CoarseKeyer`) is grouped by
-        DuckDB alone, its ``post`` map applied to the distinct groups; any other keyer runs as a
-        vectorised Arrow UDF inside the GROUP BY."""
+        DuckDB alone, its ``post`` map applied to the distinct groups (and, if it has ``sql_keep``, only
+        rows whose key expression is among the given values are read: a semi-join); any other keyer
+        runs as a vectorised Arrow UDF inside the GROUP BY."""
         sql = getattr(keyer, "sql", None)
-        if sql is not None:
-            res = self.con.execute(f"SELECT {sql} AS g, count(*) AS c FROM ({self._key_sql()}) GROUP BY g").fetchnumpy()
-            ids = keyer.apply_post(np.asarray(res["g"], np.int64))
-            return _merge(ids, np.asarray(res["c"], np.int64))
-        return self._grouped_udf(keyer)
+        if sql is None:
+            return self._grouped_udf(keyer)
+        keep, where = getattr(keyer, "sql_keep", None), ""
+        if keep is not None:        # (expression, allowed values): a semi-join on a registered table
+            import pyarrow as pa
+            table = f"psdviz_keep_{next(_ids)}"
+            self.con.register(table, pa.table({"v": np.asarray(keep[1], np.int64)}))
+            where = f" WHERE {keep[0]} IN (SELECT v FROM {table})"
+        try:
+            res = self.con.execute(f"SELECT {sql} AS g, count(*) AS c FROM ({self._key_sql()}){where} "
+                                   "GROUP BY g").fetchnumpy()
+        finally:
+            if keep is not None:
+                self.con.unregister(table)
+        ids = keyer.apply_post(np.asarray(res["g"], np.int64))
+        return _merge(ids, np.asarray(res["c"], np.int64))
 
     def _grouped_udf(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
         import pyarrow as pa
