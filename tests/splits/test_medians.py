@@ -42,6 +42,24 @@ def test_em_matches_exact_law():
     assert_law(position_frequencies(out, -2, 14), em_position_probabilities(x, -2, 14, 0.8), trials)
 
 
+def test_weighted_em_matches_the_law_of_the_expanded_keys():
+    """Distinct keys with multiplicities (a source's grouped counts) give the law of the keys
+    themselves, and the returned rank is the number of points below the chosen position."""
+    from psdviz.splits.medians import expand
+    from psdviz.splits.quantile import private_quantiles
+    rng = np.random.default_rng(5)
+    x = np.sort(rng.integers(0, 10, 30))                       # heavy ties, as grid keys have
+    vals, w = np.unique(x, return_counts=True)
+    trials = 40_000
+    out, rank = private_quantiles(rng, np.tile(vals, trials), np.arange(trials + 1) * vals.size, -2, 14, 0.5,
+                                  0.8, weights=np.tile(w, trials))
+    assert_law(position_frequencies(out, -2, 14), em_position_probabilities(x, -2, 14, 0.8), trials)
+    np.testing.assert_array_equal(rank, np.searchsorted(x, out, side="left"))
+    back, off = expand(vals, np.array([0, vals.size]), w)
+    np.testing.assert_array_equal(back, x)
+    assert off.tolist() == [0, x.size]
+
+
 def test_em_law_brute_force_on_positions():
     """The grouped sampler equals the exponential mechanism written out position by position."""
     x = np.array([3, 3, 5, 9])
