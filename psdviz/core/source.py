@@ -21,6 +21,7 @@ on row order, which is why every source gives the same release for the same seed
 """
 from __future__ import annotations
 
+import itertools
 from abc import ABC, abstractmethod
 from typing import Callable
 
@@ -29,6 +30,13 @@ import numpy as np
 from .grid import Grid
 
 Keyer = Callable[[np.ndarray, np.ndarray, dict], np.ndarray]
+_tokens = itertools.count()
+
+
+def memo_token() -> int:
+    """A key of its own in a source's ``memo`` for one build's chain of passes (e.g. each point's node
+    at the last level), so two builds on one source never read each other's state."""
+    return next(_tokens)
 
 
 def group_counts(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -71,9 +79,10 @@ class KeySource(ABC):
     nonfinite: str
 
     @property
-    @abstractmethod
     def n(self) -> int:
-        """Rows used (inside the domain, or clipped onto it)."""
+        """Rows used: rows in, less non-finite rows, less rows outside the domain when they are dropped
+        (clipped rows stay)."""
+        return self.n_input - self.n_nonfinite - (self.n_outside if self.outside == "drop" else 0)
 
     @abstractmethod
     def grouped(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:

@@ -16,14 +16,13 @@ Passes over the data (:mod:`psdviz.core.source`): one per depth, the counts of t
 """
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.domain import Domain, PointSet
-from ..core.source import KeySource
+from ..core.source import KeySource, memo_token
 from ..splits import morton
 from ..splits.keyers import row_major_cells
 from ..core.ledger import Ledger
@@ -39,9 +38,6 @@ from ..core.validation import check_fraction, check_int
 FANOUT = 4
 TREE_FRACTION = 0.5
 MAX_DEPTH = 24
-
-
-_tokens = itertools.count()
 
 
 def privtree_parameters(eps_tree: float, fanout: int = FANOUT) -> tuple[float, float]:
@@ -126,7 +122,7 @@ def grow(ps: KeySource, lam: float, delta: float, theta: float, max_depth: int,
     size, bits = ps.grid.size, ps.grid.bits
     rects, parents, leaf_mask, counts_all = [np.array([[0, 0, size, size]])], [np.array([-1])], [], []
     codes, rank = np.zeros(1, np.int64), np.zeros(1, np.int64)
-    offset, total, token = 0, 1, next(_tokens)
+    offset, total, token = 0, 1, memo_token()
     for d in range(max_depth + 1):
         rect = rects[-1]
         counts = ps.counts(DepthNodes(d, bits, codes, rank, token), rect.shape[0])

@@ -73,10 +73,6 @@ class DaskSource(KeySource):
         if self.n_nonfinite and nonfinite == "error":
             raise nonfinite_error(self.n_nonfinite, self.n_input)
 
-    @property
-    def n(self) -> int:
-        return self.n_input - self.n_nonfinite - (self.n_outside if self.outside == "drop" else 0)
-
     def grouped(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
         meta = pd.DataFrame({"g": pd.Series(dtype="int64"), "c": pd.Series(dtype="int64")})
         parts = self.frame.map_partitions(_partition_counts, self.lon, self.lat, self.grid, self.outside,

@@ -130,10 +130,6 @@ class DuckDBSource(KeySource):
         ky = f"CAST(least(greatest(floor(({y} - {d.ymin!r}) / {d.height!r} * {s}.0), 0), {s - 1}) AS BIGINT)"
         return f"SELECT {kx} AS kx, {ky} AS ky FROM pts WHERE {where}"
 
-    @property
-    def n(self) -> int:
-        return self.n_input - self.n_nonfinite - (self.n_outside if self.outside == "drop" else 0)
-
     def grouped(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
         """One pass: a keyer with a SQL form (:class:`psdviz.splits.keyers.CoarseKeyer`) is grouped by
         DuckDB alone, its ``post`` map applied to the distinct groups (and, if it has ``sql_keep``, only

@@ -17,16 +17,14 @@ grandchildren of j are 4j .. 4j + 3, the layout of a complete fanout-4 tree (sec
 """
 from __future__ import annotations
 
-import itertools
 from functools import partial
 from typing import Callable
 
 import numpy as np
 
 from ..core.progress import report
-from ..core.source import KeySource
+from ..core.source import KeySource, memo_token
 
-_tokens = itertools.count()
 Chooser = Callable[[int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
@@ -75,7 +73,7 @@ def kd_partition(src: KeySource, root: np.ndarray, levels: int, choose: Chooser,
     ``reads_data(t)`` is False (midpoints, splits from a noisy grid) skip the pass: ``choose`` gets
     empty positions there."""
     bits = src.grid.bits
-    token = next(_tokens)
+    token = memo_token()
     splits: list[np.ndarray] = []
     rects = [np.asarray(root, np.int64)[None, :]]
     try:
