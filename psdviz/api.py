@@ -73,8 +73,7 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
         try:
             release = builder(ps, domain, epsilon / k, rnd, **params)
         finally:
-            if table and hasattr(ps, "close"):
-                ps.close()
+            ps.close()
         report(1, 1, f"{method}: done")
     if dropped is not None:
         release = to_user_level(release, k, epsilon)

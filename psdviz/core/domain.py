@@ -149,9 +149,14 @@ def prepare_points(points, domain: Domain, outside: str = "drop", nonfinite: str
     if outside == "drop":
         xy = xy[inside]
     else:
-        np.clip(xy[:, 0], domain.xmin, domain.xmax, out=xy[:, 0])
-        np.clip(xy[:, 1], domain.ymin, domain.ymax, out=xy[:, 1])
+        clip_onto(xy, domain)
     return PointSet(np.ascontiguousarray(xy), n_input, n_bad, n_out, outside, nonfinite, Grid(domain, bits))
+
+
+def clip_onto(xy: np.ndarray, domain: Domain) -> None:
+    """Move points (in place) onto the closed domain: the "clip" rule of every source."""
+    np.clip(xy[:, 0], domain.xmin, domain.xmax, out=xy[:, 0])
+    np.clip(xy[:, 1], domain.ymin, domain.ymax, out=xy[:, 1])
 
 
 def chunk_keys(x: np.ndarray, y: np.ndarray, grid: Grid, outside: str) -> tuple[np.ndarray, np.ndarray]:
@@ -165,8 +170,7 @@ def chunk_keys(x: np.ndarray, y: np.ndarray, grid: Grid, outside: str) -> tuple[
     if outside == "drop":
         ok &= d.contains(xy)
     else:
-        np.clip(xy[:, 0], d.xmin, d.xmax, out=xy[:, 0])
-        np.clip(xy[:, 1], d.ymin, d.ymax, out=xy[:, 1])
+        clip_onto(xy, d)
     keys = grid.keys(np.where(ok[:, None], xy, d.xmin))
     keys[~ok] = -1
     return keys[:, 0], keys[:, 1]

@@ -105,6 +105,9 @@ class KeySource(ABC):
         ids, cnt = self.grouped(lambda kx, ky, memo: (ky << bits) | kx)
         return np.column_stack([ids & ((1 << bits) - 1), ids >> bits]), cnt
 
+    def close(self) -> None:
+        """Release what the source holds open (a database connection); nothing for most sources."""
+
     def report(self) -> dict:
         return {"rows_in": self.n_input, "rows_nonfinite_dropped": self.n_nonfinite,
                 "rows_outside_domain": self.n_outside, "outside_rows": self.outside + "ped"
