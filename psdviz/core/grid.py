@@ -119,6 +119,20 @@ def even_part(q, lo, hi, parts) -> np.ndarray:
     return ((q - lo + 1) * parts - 1) // (hi - lo)
 
 
+def whole_step_parts(parts, width):
+    """How many near-equal cells a split of ``width`` grid steps into ``parts`` cells keeps when every
+    cell must be a whole number of steps, no wider than g = ceil(width / parts): ceil(width / g).
+
+    Equal to ``parts`` whenever a cell spans many steps (e.g. 79 cells of a 65,536-step axis); it only
+    bites when cells are a few steps wide, where splitting 256 steps into 79 cells would mix 3- and
+    4-step cells that no sub-grid divides evenly: there it keeps 64 cells of 4 steps. This is the
+    reading of DPBench's AG (dpcomp_core: cell width ceil(n / m) bins). Works on arrays; parts >= 1."""
+    width = np.asarray(width, np.int64)
+    parts = np.minimum(np.asarray(parts, np.int64), np.maximum(width, 1))
+    g = -(-width // parts)
+    return -(-width // np.maximum(g, 1))
+
+
 def cap_by_resolution(value: int, cap: int, name: str, bits: int) -> tuple[int, str | None]:
     """``min(value, cap)`` and, when capped, the note a release carries: no cell may be narrower than
     one step of the public grid (the data's declared precision)."""

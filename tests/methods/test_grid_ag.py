@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import psdviz as pv
+from psdviz.core.grid import whole_step_parts
 from psdviz.methods.ag import ag_level1_size, ag_level2_sizes
 from psdviz.query.decompose import answer_tree, decompose, leaf_weights
 from psdviz.lab.workloads import shape_queries
@@ -48,6 +49,32 @@ def test_level2_sizes_come_from_released_level1_counts():
     cells = t.rect[1:1 + m1 * m1]
     np.testing.assert_allclose(area, (cells[:, 2] - cells[:, 0]) * (cells[:, 3] - cells[:, 1]), rtol=1e-12)
     np.testing.assert_allclose(area, 1.0 / (m1 * m1), rtol=m1 * 2.0 ** -19)   # within a grid step per edge
+
+
+def test_whole_step_parts_keeps_cells_of_equal_whole_width():
+    # a cell is ceil(width / parts) steps wide, so the split keeps ceil(width / that) cells
+    assert whole_step_parts(79, 256) == 64 and whole_step_parts(25, 256) == 24
+    assert whole_step_parts(79, 65536) == 79 and whole_step_parts(300, 256) == 256
+    np.testing.assert_array_equal(whole_step_parts(np.array([1, 2, 3, 4, 5]), np.array([4, 4, 4, 4, 3])),
+                                  [1, 2, 2, 4, 3])
+    for parts in range(1, 300):            # never more cells than asked, and every cell at most g wide
+        k = int(whole_step_parts(parts, 256))
+        g = -(-256 // min(parts, 256))
+        assert k <= parts and np.diff(np.linspace(0, 256, k + 1).astype(int)).max() <= g
+
+
+def test_coarse_grid_cells_span_whole_equal_steps():
+    """On a coarse public grid (resolution 8: 256 steps) m1 = 80 from the formula becomes 64 cells of
+    4 steps, and no sub-grid is finer than its cell's steps nor splits them unevenly."""
+    p = np.random.default_rng(3).uniform(0, 1, (20_000, 2))
+    rel = pv.build(p, DOM, method="ag", epsilon=50.0, seed=1, n_public=20_000, resolution=8)
+    m1 = rel.params["m1"]
+    assert ag_level1_size(20_000, 50.0) == 80 and m1 == 64
+    t = rel.tree
+    m2 = np.sqrt(t.n_children[1:1 + m1 * m1]).astype(int)
+    assert set(m2.tolist()) <= {1, 2, 4}     # divisors of the 4-step cells only
+    steps = (t.rect[t.is_leaf][:, 2] - t.rect[t.is_leaf][:, 0]) * 256
+    np.testing.assert_allclose(steps, np.rint(steps))
 
 
 def test_counts_match_slow_point_in_cell():
