@@ -1,12 +1,19 @@
-"""psdviz app: `streamlit run app.py` (after `bash .ci/setup app`, which also fetches Leaflet)."""
+"""psdviz app: `streamlit run app.py` (after `bash .ci/setup app`, which also fetches Leaflet).
+
+The pages live in ``psdviz/ui/pages.py``, the script Streamlit runs for every visitor. This file is
+the server: ``st.App`` with a start-up hook that imports the pages (Streamlit's elements, folium,
+plotly, pandas and the engine: about 1.5 s on the 2-core VM) before the server accepts connections,
+so the first visitor's page does not wait for them (issue 15: first paint).
+"""
+from contextlib import asynccontextmanager
+
 import streamlit as st
 
-from psdviz.ui import coco_page, compare_page, map_page, release_page, sparse_page
 
-st.set_page_config(page_title="psdviz", layout="wide")
-pages = [st.Page(map_page.render, title="Map: build, see, query", url_path="map", default=True),
-         st.Page(release_page.render, title="Open a release", url_path="release"),
-         st.Page(compare_page.render, title="Compare methods", url_path="compare"),
-         st.Page(coco_page.render, title="Count of counts", url_path="coco"),
-         st.Page(sparse_page.render, title="Sparse tables", url_path="sparse")]
-st.navigation(pages).run()
+@asynccontextmanager
+async def warm_up(_app):
+    from psdviz.ui import coco_page, compare_page, map_page, release_page, sparse_page  # noqa: F401
+    yield
+
+
+app = st.App("psdviz/ui/pages.py", lifespan=warm_up)

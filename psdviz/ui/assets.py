@@ -1,6 +1,6 @@
 """Leaflet and Leaflet.draw served by the app itself (offline maps), with the CDN as fallback.
 
-``.ci/fetch_assets`` copies the npm packages' dist files into ``static/`` next to ``app.py``;
+``.ci/fetch_assets`` copies the npm packages' dist files into ``psdviz/ui/static/``, next to the pages script;
 Streamlit serves that folder at ``/app/static/`` (``server.enableStaticServing``). streamlit-folium
 loads every URL in the elements' ``default_js`` one after the other and stops at the first failure,
 so the map keeps only Leaflet (+ Leaflet.draw) and drops folium's jQuery/Bootstrap/awesome-markers,
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-STATIC_DIR = Path(__file__).resolve().parents[2] / "static"
+STATIC_DIR = Path(__file__).resolve().parent / "static"
 URL_PREFIX = "/app/static"
 LEAFLET_VERSION = "1.9.4"
 DRAW_VERSION = "1.0.4"

@@ -117,7 +117,7 @@ def test_round_geometry_and_bbox():
     assert tj.bbox(None) is None
 
 
-ATLAS = Path(__file__).resolve().parents[2] / "static"
+ATLAS = Path(__file__).resolve().parents[2] / "psdviz" / "ui" / "static"
 
 
 @pytest.mark.skipif(not (ATLAS / "world-atlas/countries-110m.json").is_file(), reason="run .ci/fetch_assets")
