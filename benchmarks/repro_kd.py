@@ -51,7 +51,7 @@ N4, M4, EPS4, DEPTHS, P = 2 ** 20, 2.0 ** 26, 0.01, 10, 0.01
 EPSILONS = (0.1, 0.5, 1.0)
 PAPER_DOMAIN = (21.82, 17.67)
 PAPER_SHAPES = ((1.0, 1.0), (10.0, 10.0), (15.0, 0.2))
-KD_METHODS = {"kd-standard": ("kdtree", {}), "kd-hybrid": ("hybrid", {"switch": 4}),
+KD_METHODS = {"kd-standard": ("kdtree", {}), "kd-hybrid": ("hybrid", {"height": 8, "switch": 4}),
               "kd-cell": ("kd-cell", {"grid": 2048}), "kd-noisymean": ("kd-noisymean", {}),
               "kd-true": ("kd-true", {}), "kd-pure": ("kd-pure", {}), "hilbert": ("hilbert", {})}
 
@@ -160,7 +160,7 @@ def sweeps(reps: int, k: int, eps: float = 0.5) -> list[str]:
     xy = sample_points("geonames")
     domain = get_sample("geonames").domain
     loads = workloads(xy, domain, k, 2012)
-    settings = [(f"hybrid, switch {s}", "hybrid", {"switch": s}) for s in (1, 2, 3, 4, 5, 6, 8)]
+    settings = [(f"hybrid, switch {s}", "hybrid", {"height": 8, "switch": s}) for s in (1, 2, 3, 4, 5, 6, 8)]
     settings += [(f"kdtree, count_fraction {f:g}", "kdtree", {"count_fraction": f}) for f in (0.3, 0.5, 0.7, 0.9)]
     lines = [f"| setting (epsilon {eps:g}) | " + " | ".join(loads) + " | mean |", "|---|" + "---:|" * (len(loads) + 1)]
     for label, method, params in settings:

@@ -27,6 +27,7 @@ from .complete_tree import finish_complete_tree
 from ..core.domain import Domain, PointSet
 from ..core.source import KeySource
 from ..core.progress import report
+from ..core.ledger import Ledger
 from .kdtree import (DEFAULT_COUNT_FRACTION, DEFAULT_HEIGHT, DEFAULT_PRUNE, check_common, complete_tree,
                      measure_tree, median_count_budget)
 from ..splits.medians import MECHANISM, private_medians
@@ -62,8 +63,9 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     order, capped = cap_by_resolution(check_int(order, "order", 1, MAX_ORDER), ps.grid.bits, "order",
                                       ps.grid.bits)
     height, capped_height = check_common(height, count_fraction, prune, order)   # 2 h halvings of 4^order
-    ledger, eps_count, eps_binary = median_count_budget(epsilon, height, 2 * height, count_fraction, budget,
-                                                        median, sample_rate)
+    ledger = Ledger(epsilon)
+    eps_count, eps_binary = median_count_budget(epsilon, height, 2 * height, count_fraction, budget,
+                                                median, sample_rate)
     h = sorted_positions(ps, order)
     lo = np.zeros(1, dtype=np.int64)
     hi = np.full(1, 4 ** order, dtype=np.int64)

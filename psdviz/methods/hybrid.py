@@ -13,13 +13,25 @@ half-way (4) lost up to 3.97x (SF-CABS-S at epsilon 1: 0.109 against 0.027; synt
 against 0.0048). Figures: STROKE 1.94 / 0.162 (eps 0.1 / 1), ADULT-2D 2.50 / 0.267, SF-CABS-S 0.317 /
 0.027, synthetic1M 0.046 / 0.0048 with switch 2; 1.70 / 0.194, 2.52 / 0.163, 0.321 / 0.109,
 0.048 / 0.0165 with switch 4.
+Default height: the quadtree's rule h = ceil(log4(N eps / 10)) (``quadtree.quad_height``), at most the
+paper's h = 8, with N public (``n_public``) or a noisy count bought with ``n_fraction`` of epsilon (the
+root's split cost, as in the quadtree). The hybrid's lower levels are quadtree levels, whose leaves
+should hold a few noise deviations (c / eps) of points; the paper's fixed h = 8 asks for 65,536 leaves
+whatever N is. Evidence (bench_dpbench protocol, resolution 8, 5 runs, MRE, h = 8 -> the rule; the
+rule differs from 8 only where N eps < about 4 * 10^4): STROKE 1.89 -> 0.40 at epsilon 0.1 (h = 4) and
+0.177 -> 0.155 at 1 (h = 6); ADULT-2D 3.75 -> 1.53 (h = 5) and 0.182 -> 0.211 (h = 6, within the runs'
+spread, sd 0.14); SF-CABS-S 0.338 -> 0.242 at 0.1 (h = 7); synthetic1M 0.044 -> 0.036 at 0.1 (h = 7).
+The plain kd-tree keeps h = 8: there the same rule was mixed (SF-CABS-S at 0.1: 0.41 at h = 8, 0.87 at
+h = 7), since its leaves follow the data and deeper levels keep refining dense places.
 Passes over the data (:mod:`psdviz.core.source`): one per median level (2 * switch), none for the
 midpoint levels, one for the leaf counts.
 """
 from __future__ import annotations
 
 from ..core.domain import Domain, PointSet
-from .kdtree import DEFAULT_COUNT_FRACTION, DEFAULT_HEIGHT, DEFAULT_PRUNE, build_private_kd
+from ..core.ledger import Ledger
+from ..core.population import DEFAULT_N_FRACTION
+from .kdtree import DEFAULT_COUNT_FRACTION, DEFAULT_PRUNE, build_private_kd, height_from_n
 from ..publish.release import Release
 from ..core.rng import Randomness
 
@@ -29,13 +41,19 @@ def default_switch(height) -> int:
     return max(1, int(height) // 4) if isinstance(height, (int, float)) else 1
 
 
-def build_hybrid(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
+def build_hybrid(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int | None = None,
                  switch: int | None = None, count_fraction: float = DEFAULT_COUNT_FRACTION,
                  budget: str = "geometric", median: str = "em", sample_rate: float = 1.0, delta: float = 1e-4,
-                 postprocess: bool = True, prune: float | None = DEFAULT_PRUNE) -> Release:
-    """``switch`` = number of fanout-4 levels split by private medians (default height // 4)."""
+                 postprocess: bool = True, prune: float | None = DEFAULT_PRUNE, n_public: int | None = None,
+                 n_fraction: float = DEFAULT_N_FRACTION) -> Release:
+    """``height`` None: min(8, ceil(log4(N eps / 10))) from a public or noisy N (module docstring);
+    ``switch`` = number of fanout-4 levels split by private medians (default height // 4)."""
+    ledger, eps_n, n_note = Ledger(epsilon), 0.0, None
+    if height is None:
+        height, eps_n, n_note = height_from_n(ps, epsilon, rnd, ledger, n_public, n_fraction)
     if switch is None:
         switch = default_switch(height)
     return build_private_kd(ps, domain, epsilon, rnd, "hybrid", height=height, switch=switch,
                             count_fraction=count_fraction, budget=budget, median=median,
-                            sample_rate=sample_rate, delta=delta, postprocess=postprocess, prune=prune)
+                            sample_rate=sample_rate, delta=delta, postprocess=postprocess, prune=prune,
+                            ledger=ledger, eps_n=eps_n, n_note=n_note)

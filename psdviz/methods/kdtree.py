@@ -32,9 +32,10 @@ from ..core.source import KeySource
 from ..splits.kdsplit import exact_median_splits, kd_partition
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
+from ..core.population import resolve_n
 from ..splits.medians import MECHANISM, check_median_method, check_sample_rate, expand, private_medians
 from ..inference.prune import prune_tree
-from .quadtree import quad_nodes, quad_structure
+from .quadtree import quad_height, quad_nodes, quad_structure
 from ..publish.query_model import attach
 from ..publish.release import Release
 from ..core.rng import Randomness
@@ -113,33 +114,49 @@ def measure_tree(rnd: Randomness, ledger: Ledger, leaf_counts: np.ndarray, heigh
 
 
 def median_count_budget(epsilon: float, height: int, median_levels: int, count_fraction: float,
-                        budget: str, median: str, sample_rate: float) -> tuple[Ledger, np.ndarray, float]:
+                        budget: str, median: str, sample_rate: float) -> tuple[np.ndarray, float]:
     """Section 6.2's split: count_fraction * epsilon over the height + 1 count levels by ``budget``,
     the rest uniformly over the ``median_levels`` binary levels that choose private medians.
-    Returns (a fresh ledger, count epsilon per depth, median epsilon per binary level)."""
+    Returns (count epsilon per depth, median epsilon per binary level)."""
     check_median_method(median)
     check_sample_rate(sample_rate)
     eps_count = level_epsilons(count_fraction * epsilon, height, budget)
-    return Ledger(epsilon), eps_count, (1.0 - count_fraction) * epsilon / median_levels
+    return eps_count, (1.0 - count_fraction) * epsilon / median_levels
+
+
+def height_from_n(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger, n_public: int | None,
+                  n_fraction: float, cap: int = DEFAULT_HEIGHT) -> tuple[int, float, str]:
+    """The hybrid tree's default height: the quadtree's rule h = ceil(log4(N eps / c)) (its lower
+    levels are quadtree levels), at most ``cap`` = the paper's h = 8. N is public or a noisy count
+    (``resolve_n``). Returns (height, epsilon spent on N, where N came from)."""
+    pop = resolve_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction)
+    return min(cap, quad_height(pop.value, epsilon - pop.epsilon)), pop.epsilon, pop.source
 
 
 def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, method: str, *,
                      height: int, switch: int, count_fraction: float, budget: str, median: str,
-                     sample_rate: float, delta: float, postprocess: bool, prune: float | None) -> Release:
-    """Shared builder of kdtree, hybrid and kd-noisymean."""
+                     sample_rate: float, delta: float, postprocess: bool, prune: float | None,
+                     ledger: Ledger | None = None, eps_n: float = 0.0, n_note: str | None = None) -> Release:
+    """Shared builder of kdtree, hybrid and kd-noisymean. ``ledger``/``eps_n``: a ledger that
+    already holds the N estimate that chose the height (hybrid), and its epsilon; the counts and
+    medians share the rest."""
     switch = check_int(switch, "switch", 1, check_int(height, "height", 1, MAX_HEIGHT))
     height, capped = check_common(height, count_fraction, prune, ps.grid.bits)
     switch = min(switch, height)
-    ledger, eps_count, eps_binary = median_count_budget(epsilon, height, 2 * switch, count_fraction, budget,
-                                                        median, sample_rate)
+    ledger = ledger if ledger is not None else Ledger(epsilon)
+    eps_count, eps_binary = median_count_budget(epsilon - eps_n, height, 2 * switch, count_fraction, budget,
+                                                median, sample_rate)
     choose = median_chooser(rnd, ledger, eps_binary, switch, median, sample_rate, delta)
     rects, leaf_counts = grid_partition(ps, 2 * height, choose, lambda t: t < 2 * switch)
     noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
     s = complete_tree(rects[::2], domain, height)
     split_eps = np.where(s["depth"] < switch, 2 * eps_binary, 0.0)
+    split_eps[0] += eps_n    # the noisy N chose the height: a structural spend at the root
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]], split_eps=split_eps, **s)
     params = {"height": height, "switch": switch, "count_fraction": count_fraction, "budget": budget,
               "median": median, "sample_rate": sample_rate, "postprocess": bool(postprocess), "prune": prune}
+    if n_note is not None:
+        params["N"] = n_note
     if median == "smooth":
         params["delta"] = delta
     return finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, method, params, regular=False,

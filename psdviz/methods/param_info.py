@@ -9,7 +9,7 @@
   :data:`psdviz.methods.htree.VARIANTS`), so a form built from this cannot drift from the engine;
 - ``suggested``: the value to prefill when the user switches an unset (None) parameter on:
   the engine's own effective default where it does not depend on the data (hybrid
-  ``switch`` = height // 4, hybrid.py), the kd family's pruning threshold for ``prune``,
+  ``switch`` = height // 4 for a given height, hybrid.py), the kd family's pruning threshold for ``prune``,
   and None where the engine derives the value from the (private) data (grid sizes from N): a
   caller may then use the value a previous release published in its parameters.
 """
@@ -81,8 +81,9 @@ def suggested_value(method: str, name: str, values: dict | None = None):
     info = parameter_info(method)
     if name not in info:
         raise ValueError(f"method {method!r} has no parameter {name!r}; its parameters are {sorted(info)}")
-    if name == "switch":
-        return default_switch(values.get("height", info["height"].default))
+    if name == "switch":   # height // 4 when the height is set; from N (the data) when it is not
+        height = values.get("height", info["height"].default)
+        return default_switch(height) if height is not None else None
     if name == "prune":
         return DEFAULT_PRUNE
     return info[name].default

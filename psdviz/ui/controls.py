@@ -85,6 +85,8 @@ EXPLAIN_FOR = {
                        "about c / epsilon points, a few noise standard deviations.",
     ("quadtree", "height"): "Levels below the root. Unset: chosen from N and epsilon, h = ceil(log4(N * epsilon / c)) "
                             "(quad-opt); deeper trees give smaller cells but more noise per cell.",
+    ("hybrid", "height"): "Levels below the root. Unset: the quadtree's rule h = ceil(log4(N * epsilon / 10)), "
+                          "at most the paper's 8 (its lower levels are quadtree levels); N public or estimated.",
 }
 
 

@@ -65,6 +65,27 @@ def test_median_budget_uniform_and_hybrid_switch():
     assert pv.build(points(), DOM, "hybrid", eps, seed=2, height=8).params["switch"] == 2
 
 
+@pytest.mark.parametrize("n_public", [None, 4000])
+def test_hybrid_default_height_follows_the_quadtree_rule_from_n(n_public):
+    """Unset height: min(8, ceil(log4(N eps / 10))) with N public or a noisy count whose epsilon is
+    in the ledger and at the root; every path still composes to epsilon."""
+    from psdviz.methods.quadtree import quad_height
+    eps = 0.5
+    kw = {} if n_public is None else {"n_public": n_public}
+    rel = pv.build(points(), DOM, "hybrid", eps, seed=3, prune=None, **kw)
+    spent = [s for s in rel.ledger.spends if s.what == "N estimate"]
+    eps_n = 0.05 * eps if n_public is None else 0.0
+    assert len(spent) == (n_public is None) and sum(s.epsilon for s in spent) == pytest.approx(eps_n)
+    # 4000 points: N eps / 10 = 200 -> h = 4, whatever the noise of N (geometric, scale 1 / 0.025)
+    assert rel.params["height"] == quad_height(4000, eps - eps_n) == 4
+    assert rel.params["switch"] == 1 and rel.params["N"].startswith("estimated" if n_public is None else "declared")
+    assert rel.tree.split_eps[0] == pytest.approx(eps_n + 2 * 0.3 * (eps - eps_n) / 2)
+    assert rel.ledger.total() == pytest.approx(eps)
+    np.testing.assert_allclose(rel.tree.path_epsilons(), eps)
+    big = pv.build(np.repeat(points(), 100, axis=0), DOM, "hybrid", eps, seed=3, n_public=400_000)
+    assert big.params["height"] == 8          # the rule asks for 9: capped at the paper's h = 8
+
+
 def test_kd_partition_against_recursive_exact_medians():
     """The level-vectorised partition equals a plain recursive kd-tree with exact medians (on grid keys)."""
     ps = prepare_points(points(500, seed=3), DOM, resolution=10)

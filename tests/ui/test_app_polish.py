@@ -1,4 +1,5 @@
 """Map-page polish: parameter widgets typed by the engine, explanations, the kept query rectangle."""
+import re
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -67,11 +68,16 @@ def test_string_parameters_are_select_boxes_with_the_engine_values():
 
 def test_hybrid_switch_is_prefilled_with_a_quarter_of_the_height_and_builds():
     at = _app("hybrid")
+    published = re.search(r"height = (\d+), switch = (\d+)", _params_caption(at))
+    height, switch = int(published.group(1)), int(published.group(2))
+    assert switch == max(1, height // 4)            # the height came from N: its switch is published
     at.checkbox(key="p_hybrid_switch_on").check().run()
     box = at.number_input(key="p_hybrid_switch")
-    assert box.value == 2 and isinstance(box.value, int)        # height 8 // 4, not 10.0
+    assert box.value == switch and isinstance(box.value, int)   # the published value, not 10.0
     assert not at.exception and not at.error
-    assert "switch = 2" in _params_caption(at)
+    at.checkbox(key="p_hybrid_height_on").check().run()         # a typed height: switch = height // 4
+    assert suggested_value("hybrid", "switch", {"height": 8}) == 2
+    assert not at.exception and not at.error
 
 
 def test_prune_can_be_switched_off_for_the_kd_family():
