@@ -16,6 +16,16 @@ docs/reproduction/dpbench.md):
   would pay epsilon on every release for gains of at most 1.4x seen on two cells, so the rule
   spends nothing on features.
 
+* Checked again after AG's whole-step cells (2026-11-23) on synthetic families (uniform and gaussian
+  mixtures, 30k and 300k points, resolution 8, DPBench queries, 3 runs) against one candidate paid
+  feature, the share of N in the top 16 of a 16 x 16 histogram ("top16"): AG beats PrivTree on spread
+  data (top16 0.07-0.47: PrivTree 1.24-2.04x behind) and PrivTree wins on concentrated data (top16
+  >= 0.75: AG up to 3.7x behind). But STROKE (top16 0.55, PrivTree 0.82x / 0.88x of AG) and
+  synthetic1M (top16 0.66, PrivTree 1.40x / 1.65x of AG) sit in the wrong order, so no top16
+  threshold moves a DPBench cell the right way, while the feature would tax every release (a 5 %
+  slice). A rule "AG below top16 0.5" would help uniform-like data only; it is not adopted until a
+  feature separates STROKE from smooth dense sets.
+
 So the table has one row today; it is a table so that a rule found later (with its evidence) is
 one more row, read top to bottom, first match wins. The release records the choice, the reason and
 its cost (a zero-epsilon "method choice" line in the ledger), and keeps method = "auto".
