@@ -40,7 +40,7 @@ def test_ledger_paths_and_structure():
     np.testing.assert_allclose(t.path_epsilons(), 0.8)
     assert rel.ledger.total() == pytest.approx(0.8)
     assert [s.what for s in rel.ledger.spends] == ["split decisions", "count"]
-    assert rel.ledger.spends[0].epsilon == pytest.approx(0.4)
+    assert rel.ledger.spends[0].epsilon == pytest.approx(0.4 * 0.8)   # default tree_fraction 0.4
     assert np.isnan(t.noisy[~t.is_leaf]).all() and np.isfinite(t.noisy[t.is_leaf]).all()
     # children are the 4 quadrants of their parent, contiguous
     inner = np.flatnonzero(~t.is_leaf)
