@@ -9,8 +9,8 @@ docs/reproduction/dpbench.md):
   (BJ-CABS-E, SF-CABS-S, GOWALLA, STROKE at both epsilons) and was within 1.43x of the best psdviz
   method in all 12 (ADULT-2D 1.43x / 1.11x behind the h-tree and kd-standard, synthetic1M 1.11x /
   1.35x behind AG; remeasured 2026-11-23 with PrivTree's tree_fraction 0.4 and AG's whole-step
-  cells). The runner-up as a single rule, AG, is up to 4.3x behind (GOWALLA, epsilon 1: 0.0020
-  against 0.0008 since AG's fix; 13.7x before). PrivTree is the minimax choice; its structure
+  cells). The runner-up as a single rule, AG, is up to 5.6x behind (SF-CABS-S, epsilon 1: 0.0353
+  against 0.0063; before AG's fix 13.7x on GOWALLA). PrivTree is the minimax choice; its structure
   adapts through its own noisy counts.
 * The cells it loses are a very sparse real file (32k points in 0.2 % of the cells) and a smooth
   Gaussian mixture; STROKE (19k points, 3.9 % of the cells) sits between them and PrivTree wins it. No
