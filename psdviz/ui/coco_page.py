@@ -100,8 +100,9 @@ def _upload_controls(max_size: int):
             return None
         hcols = [c for c in map(str, hier.columns) if c not in ("lat", "lon")]
         path_cols = tuple(hcols)
-    if not group_cols:
-        raise ValueError("group columns: pick at least one column that identifies a group")
+    if not group_cols:   # a next step, not a mistake: no red error before the user had a chance to pick
+        st.info("Pick the group columns (at least one column that identifies a group) to continue.")
+        return None
     if leaf_col in group_cols:
         raise ValueError("location column: it must not also be a group column")
     fp = hashlib.sha1(pd.util.hash_pandas_object(df, index=False).to_numpy().tobytes()).hexdigest()[:16]
