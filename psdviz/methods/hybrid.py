@@ -31,7 +31,8 @@ from __future__ import annotations
 from ..core.domain import Domain, PointSet
 from ..core.ledger import Ledger
 from ..core.population import DEFAULT_N_FRACTION
-from .kdtree import DEFAULT_COUNT_FRACTION, DEFAULT_PRUNE, build_private_kd, height_from_n
+from .kdtree import DEFAULT_COUNT_FRACTION, DEFAULT_HEIGHT, DEFAULT_PRUNE, build_private_kd
+from .quadtree import height_from_n
 from ..publish.release import Release
 from ..core.rng import Randomness
 
@@ -50,7 +51,8 @@ def build_hybrid(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, 
     ``switch`` = number of fanout-4 levels split by private medians (default height // 4)."""
     ledger, eps_n, n_note = Ledger(epsilon), 0.0, None
     if height is None:
-        height, eps_n, n_note = height_from_n(ps, epsilon, rnd, ledger, n_public, n_fraction)
+        height, eps_n, n_note = height_from_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction,
+                                              cap=DEFAULT_HEIGHT)
     if switch is None:
         switch = default_switch(height)
     return build_private_kd(ps, domain, epsilon, rnd, "hybrid", height=height, switch=switch,

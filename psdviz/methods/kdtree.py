@@ -32,10 +32,9 @@ from ..core.source import KeySource
 from ..splits.kdsplit import exact_median_splits, kd_partition
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
-from ..core.population import resolve_n
 from ..splits.medians import MECHANISM, check_median_method, check_sample_rate, expand, private_medians
 from ..inference.prune import prune_tree
-from .quadtree import quad_height, quad_nodes, quad_structure
+from .quadtree import quad_nodes, quad_structure
 from ..publish.query_model import attach
 from ..publish.release import Release
 from ..core.rng import Randomness
@@ -122,15 +121,6 @@ def median_count_budget(epsilon: float, height: int, median_levels: int, count_f
     check_sample_rate(sample_rate)
     eps_count = level_epsilons(count_fraction * epsilon, height, budget)
     return eps_count, (1.0 - count_fraction) * epsilon / median_levels
-
-
-def height_from_n(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger, n_public: int | None,
-                  n_fraction: float, cap: int = DEFAULT_HEIGHT) -> tuple[int, float, str]:
-    """The hybrid tree's default height: the quadtree's rule h = ceil(log4(N eps / c)) (its lower
-    levels are quadtree levels), at most ``cap`` = the paper's h = 8. N is public or a noisy count
-    (``resolve_n``). Returns (height, epsilon spent on N, where N came from)."""
-    pop = resolve_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction)
-    return min(cap, quad_height(pop.value, epsilon - pop.epsilon)), pop.epsilon, pop.source
 
 
 def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, method: str, *,

@@ -48,6 +48,15 @@ def quad_height(n: float, epsilon: float, c: float = QUAD_C) -> int:
     return int(min(MAX_HEIGHT, max(1, np.ceil(np.log(max(cells, 1.0)) / np.log(4)))))
 
 
+def height_from_n(n_true: int, epsilon: float, rnd: Randomness, ledger: Ledger, n_public: int | None,
+                  n_fraction: float, c: float = QUAD_C, cap: int = MAX_HEIGHT) -> tuple[int, float, str]:
+    """The height rule with N public or a noisy count (``resolve_n``, recorded in ``ledger``):
+    min(cap, quad_height(N, epsilon left, c)). Returns (height, epsilon spent on N, where N came from).
+    Used by the quadtree and by the hybrid kd-tree (cap = the paper's h = 8)."""
+    pop = resolve_n(n_true, epsilon, rnd, ledger, n_public, n_fraction)
+    return min(cap, quad_height(pop.value, epsilon - pop.epsilon, c)), pop.epsilon, pop.source
+
+
 def quad_nodes(height: int) -> int:
     return (4 ** (height + 1) - 1) // 3
 
@@ -81,9 +90,7 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     c = check_positive(c, "c")
     eps_n, n_note = 0.0, "not needed (height given)"
     if height is None:
-        pop = resolve_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction)
-        eps_n, n_note = pop.epsilon, pop.source
-        height = quad_height(pop.value, epsilon - eps_n, c)
+        height, eps_n, n_note = height_from_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction, c)
     height, capped = cap_by_resolution(check_int(height, "height", 1, 64), ps.grid.bits, "height", ps.grid.bits)
     check_node_count(quad_nodes(height), f"a quadtree of height {height} (at most {MAX_HEIGHT} fits)")
     eps = level_epsilons(epsilon - eps_n, height, budget)
