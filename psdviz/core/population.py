@@ -24,8 +24,15 @@ class PopulationSize:
 
 
 def resolve_n(n_true: int, epsilon: float, rnd: Randomness, ledger: Ledger,
-              n_public: int | None = None, n_fraction: float = DEFAULT_N_FRACTION) -> PopulationSize:
-    """N for formulas: the declared public value, or a noisy count bought with n_fraction * epsilon."""
+              n_public: "int | PopulationSize | None" = None,
+              n_fraction: float = DEFAULT_N_FRACTION) -> PopulationSize:
+    """N for formulas: the declared public value, or a noisy count bought with n_fraction * epsilon.
+
+    ``n_public`` may also be a :class:`PopulationSize` already bought by the caller (``method="auto"``
+    hands the chosen method the noisy N it paid for on its own ledger line): it is reused as it is
+    (post-processing of a released value) and costs this build nothing."""
+    if isinstance(n_public, PopulationSize):
+        return PopulationSize(n_public.value, n_public.source, 0.0)
     if n_public is not None:
         if isinstance(n_public, bool) or not float(n_public).is_integer() or n_public < 1:
             raise ValueError(f"n_public must be a positive integer (got {n_public!r})")

@@ -20,7 +20,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ..core.grid import DEFAULT_RESOLUTION
 from ..lab import compare as C
 from ..lab import frontier as F
 from ..lab.dpbench import check_histogram, histogram_domain, histogram_points
@@ -32,7 +31,7 @@ from ..core.rng import FRESH, SEEDED
 from ..core.validation import check_int
 from . import compare_charts as charts
 from .cache import SharedCache
-from .controls import EXPLAIN, auto_choice
+from .controls import EXPLAIN
 
 EPSILON_CHOICES = [0.01, 0.05, 0.1, 0.2, 0.4, 0.5, 0.7, 1.0, 2.0, 5.0, 10.0]
 CUSTOM = "Custom comparison"
@@ -238,14 +237,23 @@ def _randomness() -> int | None:
 
 
 # ---------------------------------------------------------------- results
-def frontier_view(results: pd.DataFrame, log_y: bool) -> None:
+def auto_picks(reports: dict) -> list[str]:
+    """The methods ``auto`` picked in this run's builds (from their reports), most frequent first."""
+    picks = [r["parameters"]["chosen"] for reps in reports.values() for r in reps if r.get("method") == "auto"]
+    return sorted(set(picks), key=lambda m: (-picks.count(m), m))
+
+
+def frontier_view(results: pd.DataFrame, log_y: bool, reports: dict) -> None:
     """Error against epsilon per method, auto's pick marked, and a one-line reading per query shape."""
     target = st.select_slider("Target error for the reading", [0.01, 0.02, 0.05, 0.1, 0.2, 0.5], value=0.1,
                               key="cmp_target", format_func=lambda v: f"{v:.0%}")
     front = F.frontier(results)
-    pick = auto_choice(float(results["epsilon"].median()), DEFAULT_RESOLUTION).method
-    st.plotly_chart(charts.error_lines(results, log_y, pick, target), width="stretch", key="cmp_lines")
-    st.caption(f"Thick line with stars: the method auto picks ({pick}); dashed: the {target:.0%} target.")
+    picks = auto_picks(reports)
+    st.plotly_chart(charts.error_lines(results, log_y, picks[0] if picks else None, target), width="stretch",
+                    key="cmp_lines")
+    st.caption(f"Thick line with stars: auto and the method it picked here ({', '.join(picks)}); dashed: the "
+               f"{target:.0%} target." if picks else
+               f"Dashed: the {target:.0%} target. Add auto to the methods to see which method it picks.")
     for line in F.reading(front, target):
         st.caption(line)
 
@@ -260,7 +268,7 @@ def _show_results(results: pd.DataFrame, reports: dict, experiment: dict) -> Non
     st.plotly_chart(charts.error_boxes(results, e, log_y), width="stretch", key="cmp_boxes")
     st.caption(f"Each box: the {charts.ERROR_LABEL} over all queries and trials.")
     if len(eps_values) > 1:
-        frontier_view(results, log_y)
+        frontier_view(results, log_y, reports)
     st.plotly_chart(charts.build_times(results), width="stretch", key="cmp_times")
     st.caption("Build times on this machine (shared cores: treat them as rough).")
     with st.expander("Summary table"):

@@ -116,10 +116,13 @@ def method_label(m: str) -> str:
     return f"{m} (not private: reference)" if m in pv.REFERENCES else m
 
 
-def auto_choice(epsilon: float, resolution: int):
-    """The rule ``method="auto"`` applies (public facts only, so it is known before the build)."""
-    from psdviz.methods.auto import Facts, choose
-    return choose(Facts(epsilon, resolution))
+def auto_rule_text() -> str:
+    """What ``method="auto"`` does, in one line (its pick depends on two noisy facts, so it is known
+    only after the build; the release's first note says what it picked and why)."""
+    from psdviz.methods.auto import FEATURE_FRACTION, RULES
+    rows = "; ".join(f"{r.method} when {r.when}" for r in RULES)
+    return (f"auto spends {FEATURE_FRACTION:.0%} of epsilon on two noisy facts (N and how spread the points "
+            f"are) and picks {rows}. The release says which it picked and why.")
 
 
 def _number(name: str, kind: str, value, key: str, text: str, label: str | None = None):
@@ -177,7 +180,7 @@ def choose_build() -> BuildSpec:
     options = list(pv.METHODS) + list(pv.REFERENCES)
     method = st.selectbox("Method", options, index=options.index("auto"), format_func=method_label, key="method",
                           help="How the domain is cut into cells and which counts get noise. auto: the "
-                               "recommended private method, picked by a rule from public facts only.")
+                               "recommended private method, picked by a rule from two cheap noisy facts.")
     if method in pv.REFERENCES:
         st.warning("Not private: a teaching reference showing the cost of privacy. It cannot be exported.")
     epsilon = st.select_slider("epsilon (privacy budget)", EPSILONS, value=0.5, key="epsilon",
@@ -186,8 +189,7 @@ def choose_build() -> BuildSpec:
         epsilon = st.number_input("epsilon", value=float(epsilon), key="eps_typed", format="%.4g")
     st.caption(EXPLAIN["epsilon"])
     if method == "auto":
-        rule = auto_choice(float(epsilon), int(st.session_state.get("resolution", DEFAULT_RESOLUTION)))
-        st.caption(f"auto picks **{rule.method}**: {rule.why}.")
+        st.caption(auto_rule_text())
     params = {}
     hints = st.session_state.get(LAST_PARAMS_KEY, {}).get(method, {})
     with st.expander("Method parameters", expanded=False):

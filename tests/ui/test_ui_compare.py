@@ -44,7 +44,7 @@ def test_run_shows_charts_and_the_engine_numbers():
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) == 3    # boxes, lines against epsilon, build times
     captions = " ".join(c.value for c in at.caption)
-    assert "the method auto picks (privtree)" in captions      # the frontier marks auto's pick
+    assert "Add auto to the methods to see which method it picks" in captions   # auto was not run
     assert "median error from epsilon =" in captions or "no method reaches" in captions
     assert len(at.get("download_button")) == 2
     shown = at.dataframe[0].value
@@ -160,3 +160,16 @@ def test_data_shared_by_another_page_is_offered():
     at.run()
     assert at.selectbox(key="cmp_source").value.startswith("Data loaded on the map page: my.csv")
     assert "3,000 points" in " ".join(c.value for c in at.caption)
+
+
+def test_the_frontier_marks_what_auto_picked_in_this_run():
+    """auto's pick depends on its noisy facts, so the page reads it from the builds' reports."""
+    rng = np.random.default_rng(2)
+    xy = rng.uniform(0, 1, (3000, 2))
+    reports: list = []
+    qs = C.make_queries(xy, page.SYNTH_DOMAIN, C.Workload("shape", ((0.2, 0.2),), 10), 0)
+    C.run_cell(xy, page.SYNTH_DOMAIN, C.variant("auto", "auto"), 1.0, qs, 2, 0, reports)
+    picks = page.auto_picks({"auto @ 1": reports, "ug @ 1": [{"method": "ug", "parameters": {}}]})
+    assert picks == sorted({r["parameters"]["chosen"] for r in reports})
+    assert picks and set(picks) <= {"ag", "privtree"}
+    assert page.auto_picks({}) == []
