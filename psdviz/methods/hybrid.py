@@ -46,7 +46,7 @@ def build_hybrid(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, 
                  switch: int | None = None, count_fraction: float = DEFAULT_COUNT_FRACTION,
                  budget: str = "geometric", median: str = "em", sample_rate: float = 1.0, delta: float = 1e-4,
                  postprocess: bool = True, prune: float | None = DEFAULT_PRUNE, n_public: int | None = None,
-                 n_fraction: float = DEFAULT_N_FRACTION) -> Release:
+                 n_fraction: float = DEFAULT_N_FRACTION, pruning: str = "after_ols") -> Release:
     """``height`` None: min(8, ceil(log4(N eps / 10))) from a public or noisy N (module docstring);
     ``switch`` = number of fanout-4 levels split by private medians (default height // 4)."""
     ledger, eps_n, n_note = Ledger(epsilon), 0.0, None
@@ -58,4 +58,4 @@ def build_hybrid(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, 
     return build_private_kd(ps, domain, epsilon, rnd, "hybrid", height=height, switch=switch,
                             count_fraction=count_fraction, budget=budget, median=median,
                             sample_rate=sample_rate, delta=delta, postprocess=postprocess, prune=prune,
-                            ledger=ledger, eps_n=eps_n, n_note=n_note)
+                            pruning=pruning, ledger=ledger, eps_n=eps_n, n_note=n_note)

@@ -27,6 +27,8 @@ import numpy as np
 
 from ..core.budget import level_epsilons
 from .complete_tree import finish_complete_tree
+from .early_stop import measure_with_stops
+from ..inference.tree_gls import gls_estimate, gls_plan
 from ..core.domain import Domain, PointSet
 from ..core.source import KeySource
 from ..splits.kdsplit import exact_median_splits, kd_partition
@@ -123,44 +125,73 @@ def median_count_budget(epsilon: float, height: int, median_levels: int, count_f
     return eps_count, (1.0 - count_fraction) * epsilon / median_levels
 
 
+PRUNINGS = ("after_ols", "build")
+
+
 def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, method: str, *,
                      height: int, switch: int, count_fraction: float, budget: str, median: str,
                      sample_rate: float, delta: float, postprocess: bool, prune: float | None,
-                     ledger: Ledger | None = None, eps_n: float = 0.0, n_note: str | None = None) -> Release:
+                     pruning: str = "after_ols", ledger: Ledger | None = None, eps_n: float = 0.0,
+                     n_note: str | None = None) -> Release:
     """Shared builder of kdtree, hybrid and kd-noisymean. ``ledger``/``eps_n``: a ledger that
     already holds the N estimate that chose the height (hybrid), and its epsilon; the counts and
-    medians share the rest."""
+    medians share the rest. ``pruning``: "after_ols" (section 7 as the paper applies it) or "build"
+    (the noisy-count stop while building, :mod:`psdviz.methods.early_stop`)."""
     switch = check_int(switch, "switch", 1, check_int(height, "height", 1, MAX_HEIGHT))
     height, capped = check_common(height, count_fraction, prune, ps.grid.bits)
+    if pruning not in PRUNINGS:
+        raise ValueError(f"pruning must be one of {PRUNINGS} (got {pruning!r})")
     switch = min(switch, height)
     ledger = ledger if ledger is not None else Ledger(epsilon)
     eps_count, eps_binary = median_count_budget(epsilon - eps_n, height, 2 * switch, count_fraction, budget,
                                                 median, sample_rate)
     choose = median_chooser(rnd, ledger, eps_binary, switch, median, sample_rate, delta)
     rects, leaf_counts = grid_partition(ps, 2 * height, choose, lambda t: t < 2 * switch)
-    noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
     s = complete_tree(rects[::2], domain, height)
-    split_eps = np.where(s["depth"] < switch, 2 * eps_binary, 0.0)
+    split_by_depth = np.where(np.arange(height + 1) < switch, 2 * eps_binary, 0.0)
+    split_eps = split_by_depth[s["depth"]]
     split_eps[0] += eps_n    # the noisy N chose the height: a structural spend at the root
-    tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]], split_eps=split_eps, **s)
     params = {"height": height, "switch": switch, "count_fraction": count_fraction, "budget": budget,
-              "median": median, "sample_rate": sample_rate, "postprocess": bool(postprocess), "prune": prune}
+              "median": median, "sample_rate": sample_rate, "postprocess": bool(postprocess), "prune": prune,
+              "pruning": pruning}
     if n_note is not None:
         params["N"] = n_note
     if median == "smooth":
         params["delta"] = delta
+    if pruning == "build" and prune is not None:
+        skeleton = FlatTree(noisy=np.zeros(s["depth"].size), count_eps=eps_count[s["depth"]],
+                            split_eps=split_eps, **s)
+        tree = measure_with_stops(rnd, ledger, skeleton, level_counts_from_leaves(leaf_counts, height),
+                                  eps_count, float(prune), split_by_depth)
+        return finish_stopped_tree(tree, ps, domain, ledger, rnd, method, params, postprocess, capped)
+    noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
+    tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]], split_eps=split_eps, **s)
     return finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, method, params, regular=False,
                                 postprocess=postprocess, prune=prune, notes=(capped,))
+
+
+def finish_stopped_tree(tree: FlatTree, ps: PointSet, domain: Domain, ledger: Ledger, rnd: Randomness,
+                        method: str, params: dict, postprocess: bool, capped: str | None) -> Release:
+    """GLS over the tree pruned during the build (or leaf sums), answered as a general tree."""
+    if postprocess:
+        tree.est = gls_estimate(tree, tree.noisy, gls_plan(tree, tree.noise_var))
+    else:
+        tree.est = tree.subtree_sum(tree.noisy)
+    rel = Release(method, params, domain, tree, ledger, rnd, ps.report(), consistent=bool(postprocess),
+                  grid=ps.grid, notes=[capped] if capped else [])
+    return attach(rel, {"answer": "tree", "variance": "gls" if postprocess else "none"})
 
 
 def build_kdtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
                  count_fraction: float = DEFAULT_COUNT_FRACTION, budget: str = "geometric", median: str = "em",
                  sample_rate: float = 1.0, delta: float = 1e-4, postprocess: bool = True,
-                 prune: float | None = DEFAULT_PRUNE) -> Release:
-    """kd-standard of section 8: EM medians on every level, geometric counts, OLS, pruning m = 32."""
+                 prune: float | None = DEFAULT_PRUNE, pruning: str = "build") -> Release:
+    """kd-standard of section 8: EM medians on every level, geometric counts, pruning m = 32 during the
+    build (:mod:`psdviz.methods.early_stop`), then GLS; ``pruning="after_ols"`` is the paper's text."""
     return build_private_kd(ps, domain, epsilon, rnd, "kdtree", height=height, switch=height,
                             count_fraction=count_fraction, budget=budget, median=median,
-                            sample_rate=sample_rate, delta=delta, postprocess=postprocess, prune=prune)
+                            sample_rate=sample_rate, delta=delta, postprocess=postprocess, prune=prune,
+                            pruning=pruning)
 
 
 def build_kd_noisymean(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,

@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from ..core.budget import PLANS
 from .htree import VARIANTS
 from .hybrid import default_switch
-from .kdtree import DEFAULT_PRUNE
+from .kdtree import DEFAULT_PRUNE, PRUNINGS
 from ..splits.medians import MEDIAN_METHODS
 from ..core.validation import coerce_param
 from .registry import check_params, get_builder
 
-CHOICES: dict[str, tuple[str, ...]] = {"budget": PLANS, "median": MEDIAN_METHODS, "variant": VARIANTS}
+CHOICES: dict[str, tuple[str, ...]] = {"budget": PLANS, "median": MEDIAN_METHODS, "variant": VARIANTS,
+                                      "pruning": PRUNINGS}
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ from psdviz.methods.param_info import ParamInfo, parameter_info, suggested_value
 
 EPSILONS = [0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0]  # 0.01 .. 10, log scale
 EPS_MIN, EPS_MAX = 0.01, 10.0
-CHOICE_LABELS = {"budget": "budget plan per level", "median": "private median method", "variant": "h-tree variant"}
+CHOICE_LABELS = {"pruning": "when to prune", "budget": "budget plan per level", "median": "private median method",
+                 "variant": "h-tree variant"}
 UNSET_MEANS = {"prune": "no pruning", "switch": "a quarter of the height", "n_public": "N stays private",
                "height": "chosen from N and epsilon"}
 UNSET_FORMULA = "the paper's formula"
@@ -35,8 +36,11 @@ EXPLAIN = {
               "deeper levels, which minimises query error; Cormode et al. Lemma 3), or leaf (all on the leaves).",
     "postprocess": "Make the noisy counts consistent (each parent = sum of its children) by least "
                    "squares. Uses released values only, so it costs no privacy and lowers error.",
-    "prune": "After post-processing, cut the subtrees of nodes whose count is below this threshold "
-             "(empty areas stop early). Switch off to keep the full tree.",
+    "prune": "Cut the subtrees of nodes whose count is below this threshold (empty areas stop early). "
+             "Switch off to keep the full tree.",
+    "pruning": "When the prune threshold applies: build (kd-tree default: a node whose noisy count is small "
+               "is not split and gets the budget of the levels below for one more count, as the ICDE'12 "
+               "authors' code does) or after_ols (the paper's text: prune the complete tree after OLS).",
     "count_fraction": "Share of epsilon spent on noisy counts; the rest pays for the private split points "
                       "(medians) of data-dependent trees.",
     "switch": "Hybrid tree: the top levels split at private medians, the levels below at midpoints "

@@ -75,6 +75,8 @@ def input_summary(data: data_input.Dataset, release: pv.Release) -> None:
     st.markdown(f"**{label}**: `{release.method}`, epsilon = {release.epsilon:g} (privacy unit: {release.privacy_unit}), "
                 f"randomness: {release.randomness_mode}; {int(release.tree.is_leaf.sum()):,} cells, "
                 f"{release.tree.n_nodes:,} nodes, height {release.tree.height}.")
+    if release.method == "auto":
+        st.caption(release.notes[0])     # what auto picked, from which noisy facts, and what they cost
     details = st.expander("Data, parameters and public grid of this release")
     details.caption(f"Data `{data.name}`: {rep['rows_in']:,} rows; {rep['rows_nonfinite_dropped']:,} with missing or "
                f"non-numeric coordinates dropped ({data.n_nonnumeric:,} non-numeric cells); "

@@ -167,7 +167,9 @@ def test_pruning_default_threshold():
     assert rel.params["prune"] == 32 and rel.params["height"] == 8
     assert rel.tree.n_nodes < (4 ** 9 - 1) // 3
     internal = ~rel.tree.is_leaf
-    assert (rel.tree.est[internal] >= 32).all()
+    assert rel.params["pruning"] == "build" and (rel.tree.noisy[internal] > 32).all()   # split only above m
+    after = pv.build(xy, DOM, "kdtree", 1.0, seed=4, pruning="after_ols")
+    assert (after.tree.est[~after.tree.is_leaf] >= 32).all()       # the paper's text: cut after OLS
     # the cut descendants' medians and counts were spent: every path still costs epsilon
     for m in PRIVATE:
         pruned = pv.build(xy, DOM, m, 1.0, seed=4, height=5)
