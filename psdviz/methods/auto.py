@@ -30,6 +30,9 @@ Evidence (``benchmarks/bench_dpbench.py`` protocol: resolution 8, the 200 DPBenc
   1.35x behind). 0.6 is the middle of the gap between the families' classes, not a value fitted to
   one file; N eps >= 10^4 keeps small, noisy releases (N eps = 3,000) on PrivTree, where the two tie
   and the feature's noise (scale 2 / (0.02 eps)) is a sizeable share of the count.
+* With the rule (bench_dpbench, 5 runs; docs/reproduction/dpbench.md), auto against the best peer: BJ-CABS-E
+  0.88x at 0.1, SF-CABS-S 0.49x / 0.37x, STROKE 0.96x / 0.94x, synthetic1M 1.23x / 0.94x (was 1.34x /
+  1.29x with PrivTree), ADULT-2D 8.9x / 1.33x (PrivTree; 0.18 over 10 other runs, about 1.2x).
 * Cost of the slice: PrivTree with 98 % of epsilon is about 2 % worse where it is chosen; AG, with N
   already bought, spends 98 % on its counts instead of its default 95 %.
 

@@ -23,6 +23,11 @@ rule differs from 8 only where N eps < about 4 * 10^4): STROKE 1.89 -> 0.40 at e
 spread, sd 0.14); SF-CABS-S 0.338 -> 0.242 at 0.1 (h = 7); synthetic1M 0.044 -> 0.036 at 0.1 (h = 7).
 The plain kd-tree keeps h = 8: there the same rule was mixed (SF-CABS-S at 0.1: 0.41 at h = 8, 0.87 at
 h = 7), since its leaves follow the data and deeper levels keep refining dense places.
+Pruning stays after OLS here (``pruning="build"`` is the kd-tree's default, :mod:`psdviz.methods.early_stop`):
+measured against it (3 runs, MRE after_ols -> build), pruning during the build helps 8 of 10 cells
+(SF-CABS-S 0.256 / 0.037 -> 0.136 / 0.018, ADULT-2D at 1 0.215 -> 0.117, STROKE at 1 0.163 -> 0.118,
+BJ-CABS-E 0.92x / 0.96x, synthetic1M 0.92x / 0.87x) but loses on ADULT-2D at 0.1 (1.61 -> 2.52, which
+would put the hybrid 1.7x behind the prototype's) and STROKE at 0.1 (0.36 -> 0.43); a user can choose it.
 Passes over the data (:mod:`psdviz.core.source`): one per median level (2 * switch), none for the
 midpoint levels, one for the leaf counts.
 """

@@ -7,6 +7,14 @@ grandchildren. The splits are private medians (section 6.1) along x, then y, ove
 budgets (geometric by default, Lemma 3), OLS (section 5) and pruning after post-processing
 (section 7, threshold m = 32 as in section 8) through :func:`finish_complete_tree`.
 
+Pruning, default reading (``pruning="build"``, :mod:`psdviz.methods.early_stop`): the section 7 rule
+applied while building, as the authors' code applies it: a node whose noisy count is <= m is not split
+and gets the count budget of the levels below for one more count; GLS then runs over that tree. Against
+pruning after OLS (benchmarks/bench_dpbench.py protocol, 3 runs, MRE at epsilon 0.1 / 1): STROKE
+1.74 / 0.23 -> 1.07 / 0.22, ADULT-2D 4.08 / 0.132 -> 3.59 / 0.019, SF-CABS-S 0.41 / 0.23 -> 0.42 / 0.21,
+BJ-CABS-E 0.25 / 0.20 -> 0.26 / 0.20, synthetic1M 0.044 / 0.021 -> 0.052 / 0.021 (the one cell it
+costs; still 0.8x the prototype's kd-standard). ``pruning="after_ols"`` keeps the paper's text.
+
 Budget (section 6.2): epsilon_count = count_fraction * epsilon (default 0.7, the paper's choice),
 spread over the height + 1 count levels by ``budget``; epsilon_median = the rest, uniform over
 the 2 * switch binary levels that use medians (switch = height for the plain kd-tree; the
