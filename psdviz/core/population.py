@@ -39,7 +39,14 @@ def resolve_n(n_true: int, epsilon: float, rnd: Randomness, ledger: Ledger,
         return PopulationSize(float(n_public), "declared public by the user", 0.0)
     frac = check_fraction(n_fraction, "n_fraction")
     eps_n = frac * epsilon
-    ledger.spend("N estimate", eps_n, "geometric", nodes=1,
-                 note="noisy total count used only to size the structure")
-    noisy = n_true + int(geometric_noise(rnd.rng, 1, eps_n)[0])
-    return PopulationSize(float(max(noisy, 1)), f"estimated with epsilon {eps_n:g} ({frac:.0%} of the budget)", eps_n)
+    return noisy_population(n_true, eps_n, rnd, ledger, "N estimate",
+                            "noisy total count used only to size the structure",
+                            f"estimated with epsilon {eps_n:g} ({frac:.0%} of the budget)")
+
+
+def noisy_population(n_true: int, epsilon: float, rnd: Randomness, ledger: Ledger, what: str, note: str,
+                     source: str) -> PopulationSize:
+    """A noisy count of all points (sensitivity 1, geometric noise, at least 1), recorded as ``what``."""
+    ledger.spend(what, epsilon, "geometric", nodes=1, note=note)
+    noisy = n_true + int(geometric_noise(rnd.rng, 1, epsilon)[0])
+    return PopulationSize(float(max(noisy, 1)), source, epsilon)

@@ -39,13 +39,12 @@ import numpy as np
 
 from ..core.domain import Domain, PointSet
 from ..publish.release import Release
-from ..publish.query_model import attach
+from .gls_finish import finish_gls_tree
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
 from ..core.population import DEFAULT_N_FRACTION, resolve_n
 from ..core.rng import Randomness, make_randomness
 from ..core.tree import FlatTree, check_node_count
-from ..inference.tree_gls import gls_estimate, gls_plan
 from ..splits.keyers import even_cells
 from ..core.grid import Grid, cap_by_resolution, even_edges, even_part, whole_step_parts
 from ..core.validation import check_fraction, check_int
@@ -172,11 +171,5 @@ def _finish(tree: FlatTree, ps: PointSet, domain: Domain, ledger: Ledger, rnd: R
             postprocess: bool, capped: str | None, params: dict) -> Release:
     """GLS (section "constrained inference") or leaf sums, then the grid-of-grids query path; the
     sub-grid sizes are read back from the tree's fanouts by the query model."""
-    if postprocess:
-        tree.est = gls_estimate(tree, tree.noisy, gls_plan(tree, tree.noise_var))
-    else:
-        tree.est = tree.subtree_sum(tree.noisy)  # leaf sums (published estimate of coarser cells)
-    rel = Release("ag", params, domain, tree, ledger, rnd, ps.report(), consistent=bool(postprocess),
-                  grid=ps.grid, notes=[capped] if capped else [])
-    return attach(rel, {"answer": "grid_of_grids", "edges1": [int(e) for e in edges1],
-                        "variance": "gls" if postprocess else "none"})
+    return finish_gls_tree(tree, ps, domain, ledger, rnd, "ag", params, postprocess=postprocess,
+                           answer="grid_of_grids", notes=(capped,), edges1=[int(e) for e in edges1])

@@ -49,7 +49,7 @@ from typing import Callable
 from ..core.domain import Domain, PointSet
 from ..core.ledger import Ledger
 from ..core.noise import geometric_noise
-from ..core.population import PopulationSize, resolve_n
+from ..core.population import PopulationSize, noisy_population, resolve_n
 from ..core.rng import Randomness
 from ..publish.release import Release
 from ..splits.keyers import even_cells
@@ -103,10 +103,9 @@ def noisy_n(n_true: int, epsilon: float, rnd: Randomness, ledger: Ledger,
     """N for the rule (and for the chosen method): declared public, or a noisy count with ``epsilon``."""
     if n_public is not None:
         return resolve_n(n_true, epsilon, rnd, ledger, n_public)
-    ledger.spend("auto feature: N", epsilon, "geometric", nodes=1,
-                 note="noisy total count for the method choice (and the chosen method's sizes, if it needs N)")
-    noisy = n_true + int(geometric_noise(rnd.rng, 1, epsilon)[0])
-    return PopulationSize(float(max(noisy, 1)), f"estimated by auto with epsilon {epsilon:g}", epsilon)
+    return noisy_population(n_true, epsilon, rnd, ledger, "auto feature: N",
+                            "noisy total count for the method choice (and the chosen method's sizes, if it needs N)",
+                            f"estimated by auto with epsilon {epsilon:g}")
 
 
 def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,

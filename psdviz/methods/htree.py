@@ -43,14 +43,13 @@ import numpy as np
 
 from ..core.domain import Domain, PointSet
 from ..publish.release import Release
-from ..publish.query_model import attach
+from .gls_finish import finish_gls_tree
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
 from ..core.population import DEFAULT_N_FRACTION, resolve_n
 from ..core.rng import Randomness
 from ..splits.slicing import MIN_POINTS, slice_groups
 from ..core.tree import FlatTree, check_node_count
-from ..inference.tree_gls import gls_estimate, gls_plan
 from ..core.grid import Grid, cap_by_resolution, even_part
 from ..core.validation import check_fraction, check_int
 
@@ -272,10 +271,5 @@ def _finish(tree: FlatTree, ps: PointSet, domain: Domain, ledger: Ledger, rnd: R
             postprocess: bool) -> Release:
     """GLS (Algorithm 3, section 4.2.5) or leaf sums, then the sorted-splits query path (all variants:
     x/y splits, leaf grids)."""
-    if postprocess:
-        tree.est = gls_estimate(tree, tree.noisy, gls_plan(tree, tree.noise_var))
-    else:
-        tree.est = tree.subtree_sum(tree.noisy)
-    rel = Release("htree", params, domain, tree, ledger, rnd, ps.report(), consistent=bool(postprocess),
-                  grid=ps.grid)
-    return attach(rel, {"answer": "split_index", "variance": "gls" if postprocess else "none"})
+    return finish_gls_tree(tree, ps, domain, ledger, rnd, "htree", params, postprocess=postprocess,
+                           answer="split_index")

@@ -36,7 +36,7 @@ import numpy as np
 from ..core.budget import level_epsilons
 from .complete_tree import finish_complete_tree
 from .early_stop import measure_with_stops
-from ..inference.tree_gls import gls_estimate, gls_plan
+from .gls_finish import finish_gls_tree
 from ..core.domain import Domain, PointSet
 from ..core.source import KeySource
 from ..splits.kdsplit import exact_median_splits, kd_partition
@@ -171,23 +171,12 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
                             split_eps=split_eps, **s)
         tree = measure_with_stops(rnd, ledger, skeleton, level_counts_from_leaves(leaf_counts, height),
                                   eps_count, float(prune), split_by_depth)
-        return finish_stopped_tree(tree, ps, domain, ledger, rnd, method, params, postprocess, capped)
+        return finish_gls_tree(tree, ps, domain, ledger, rnd, method, params, postprocess=postprocess,
+                               answer="tree", notes=(capped,))   # GLS: the stopped tree is not complete
     noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]], split_eps=split_eps, **s)
     return finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, method, params, regular=False,
                                 postprocess=postprocess, prune=prune, notes=(capped,))
-
-
-def finish_stopped_tree(tree: FlatTree, ps: PointSet, domain: Domain, ledger: Ledger, rnd: Randomness,
-                        method: str, params: dict, postprocess: bool, capped: str | None) -> Release:
-    """GLS over the tree pruned during the build (or leaf sums), answered as a general tree."""
-    if postprocess:
-        tree.est = gls_estimate(tree, tree.noisy, gls_plan(tree, tree.noise_var))
-    else:
-        tree.est = tree.subtree_sum(tree.noisy)
-    rel = Release(method, params, domain, tree, ledger, rnd, ps.report(), consistent=bool(postprocess),
-                  grid=ps.grid, notes=[capped] if capped else [])
-    return attach(rel, {"answer": "tree", "variance": "gls" if postprocess else "none"})
 
 
 def build_kdtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
