@@ -1,7 +1,10 @@
-"""Synthetic point sets: uniform, gaussian mixture, and mixture plus far outliers.
+"""Synthetic point sets: uniform, gaussian mixture, mixture plus far outliers, and zero-inflated pairs.
 
 The outlier set mimics the h-tree paper's Tiger-Syn construction: a small share of points placed
 at a far corner of the domain, so that data-independent structures waste cells on empty space.
+The zero-inflated set mimics tabular pairs such as DPBench's ADULT-2D (capital gain x capital loss):
+most rows share one value pair (an atom), most others vary one attribute only (two lines through the
+atom), a few are anywhere.
 """
 from __future__ import annotations
 
@@ -41,3 +44,29 @@ def skewed(n: int, domain: Domain, rng: np.random.Generator) -> np.ndarray:
     """The benchmark set: a tight gaussian mixture (10 clusters) plus 5% uniform background."""
     k = n - n // 20
     return np.vstack([gaussian_mixture(k, domain, rng, k=10, spread=0.03), uniform(n - k, domain, rng)])
+
+
+def zero_inflated(n: int, domain: Domain, rng: np.random.Generator, atom: float = 0.8, lines: float = 0.18,
+                  corner: bool = False, cells: int = 256) -> np.ndarray:
+    """Points of a zero-inflated attribute pair on a ``cells`` x ``cells`` grid of the domain.
+
+    A share ``atom`` sits in one cell (the domain's lower-left cell if ``corner``, else a random interior
+    cell), a share ``lines`` on the row and column through that cell at geometric distances (mean 33
+    cells; both directions unless ``corner``), the rest (1 - atom - lines) uniform. Points are placed
+    uniformly inside their cells, as the DPBench protocol places a histogram's counts."""
+    background = 1.0 - atom - lines
+    if min(atom, lines, background) < 0:
+        raise ValueError(f"atom + lines must be at most 1 with both >= 0 (got atom={atom}, lines={lines})")
+    centre = np.zeros(2, np.int64) if corner else rng.integers(cells // 10, cells - cells // 10, 2)
+    kind = rng.choice(3, size=n, p=[atom, lines, background])
+    cell = np.tile(centre, (n, 1))
+    on_line = np.flatnonzero(kind == 1)
+    step = np.minimum(rng.geometric(0.03, on_line.size), cells - 1)
+    if not corner:
+        step = step * rng.choice([-1, 1], on_line.size)
+    axis = rng.integers(0, 2, on_line.size)
+    cell[on_line, axis] = np.clip(centre[axis] + step, 0, cells - 1)
+    anywhere = np.flatnonzero(kind == 2)
+    cell[anywhere] = rng.integers(0, cells, (anywhere.size, 2))
+    unit = (cell + rng.random((n, 2))) / cells
+    return np.column_stack([domain.xmin + unit[:, 0] * domain.width, domain.ymin + unit[:, 1] * domain.height])

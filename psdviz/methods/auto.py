@@ -14,17 +14,23 @@ Evidence (``benchmarks/bench_dpbench.py`` protocol: resolution 8, the 200 DPBenc
 * PrivTree is the minimax choice without features: psdviz's best method in 8 of the 12 DPBench cells
   (BJ-CABS-E, SF-CABS-S, GOWALLA, STROKE at both epsilons) and within 1.43x of the best in all 12
   (5 runs, docs/reproduction/dpbench.md). AG as a single rule is up to 5.6x behind (SF-CABS-S at 1).
-* AG beats PrivTree on spread data. Synthetic families (uniform; gaussian mixtures k = 3 / 5 / 10
-  with spreads .02-.3; mixtures with outliers; N = 3k, 30k, 300k, 2M; 3 runs; PrivTree / AG):
+* AG beats PrivTree on spread data. ``benchmarks/bench_auto_rule.py`` regenerates the evidence
+  (docs/reproduction/auto_rule.md): uniform; gaussian mixtures k = 3 / 5 / 10, spreads .02-.3; mixtures
+  with outliers; zero-inflated pairs (an atom cell and lines through it, like ADULT-2D); N = 3k, 30k,
+  300k (2M with --large); both epsilons; 3 runs; rows of the rule on the exact spread:
 
-  ====================================  ============  =========================================
-  cells                                 spread         PrivTree / AG
-  ====================================  ============  =========================================
-  spread >= 0.6 and N eps >= 10^4 (15)  0.66 - 1.00    0.98 - 1.95 (median 1.32): AG wins 14
-  spread >= 0.6, N eps < 10^4 (9)       0.79 - 1.00    0.52 - 1.29 (median 1.00): no clear winner
-  spread < 0.6 (24)                     0.03 - 0.52    0.13 - 1.16 (median 0.70): PrivTree wins 19
-  ====================================  ============  =========================================
+  ====================================  =====  ==========================================  =============
+  rule row                              cells  PrivTree / AG                               auto / best
+  ====================================  =====  ==========================================  =============
+  spread >= 0.6 and N eps >= 10^4: AG   7      1.02 - 1.98 (median 1.14): AG wins all 7    median 1.02
+  any other data: PrivTree              59     0.37 - 1.62 (median 0.88): PrivTree wins 38  median 1.06
+  ====================================  =====  ==========================================  =============
 
+  (The first run, with N = 2M added and no zero-inflated family: AG won 14 of 15 cells of the AG row,
+  PrivTree 19 of 24 with spread < 0.6.) The kd-tree is best in 6 of the 66 cells, all zero-inflated
+  at epsilon 1 (0.12 against PrivTree's 0.28 with the atom in the domain's corner, as in ADULT-2D) and
+  1.2-5.6x behind PrivTree at 0.1 on the same data, so no row sends data to it: the spread cannot tell
+  those cells from the mixtures, where it is up to 66x behind.
   The DPBench files sit far from the threshold: BJ-CABS-E 0.19, STROKE 0.15, GOWALLA 0.05,
   SF-CABS-S 0.03, ADULT-2D 0.004 (PrivTree's files) against synthetic1M 0.78 (AG's: PrivTree 1.11x /
   1.35x behind). 0.6 is the middle of the gap between the families' classes, not a value fitted to
