@@ -28,7 +28,7 @@ from psdviz.methods.auto import RULES, Facts, choose, uniform_occupancy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_dpbench import DOMAIN, RESOLUTION, queries  # noqa: E402
-from reproduction import assemble  # noqa: E402
+from reproduction import publish_section  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "reproduction" / "auto_rule.md"
@@ -121,10 +121,7 @@ def main() -> int:
         "'rule picks' applies `psdviz.methods.auto.RULES` to the exact spread; the auto column is the real "
         "method, which reads a noisy spread and spends 2 % of epsilon on it.", "",
         "#### Summary by rule row", "", *summary(res), "", "#### Every cell", "", *table(res), ""])
-    print(text)
-    if not a.no_write:
-        OUT.write_text(text)
-        assemble()
+    publish_section(text, OUT, not a.no_write)
     return 0
 
 

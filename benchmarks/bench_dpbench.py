@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import psdviz as pv  # noqa: E402
 from psdviz.lab.dpbench import histogram_points as place, histogram_truth as truth, protocol_queries  # noqa: E402
-from reproduction import assemble  # noqa: E402
+from reproduction import publish_section  # noqa: E402
 
 DPBENCH = ROOT.parent / "shared" / "dpbench"
 OUT = ROOT / "docs" / "reproduction" / "dpbench.md"
@@ -174,10 +174,7 @@ def main() -> int:
             f"--runs {a.runs}` ({machine}); do not edit by hand._ Protocol and peers: `../shared/dpbench/`. "
             f"Every psdviz method with its defaults at resolution {RESOLUTION} (the files' 256 x 256 precision), "
             f"{a.runs} runs, mean and standard deviation of the mean relative error over 200 queries.\n\n{body}\n")
-    print(text)
-    if not a.no_write:
-        OUT.write_text(text)
-        assemble()
+    publish_section(text, OUT, not a.no_write)
     return 0
 
 

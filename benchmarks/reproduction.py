@@ -61,6 +61,14 @@ def assemble(sections: Path = SECTIONS, target: Path = TARGET) -> int:
     return len(files)
 
 
+def publish_section(text: str, out: Path, write: bool = True) -> None:
+    """Print a benchmark's section; unless ``write`` is false, save it as ``out`` and re-assemble."""
+    print(text)
+    if write:
+        out.write_text(text)
+        assemble()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description="assemble docs/reproduction.md")
     ap.add_argument("--run", action="store_true", help="run every benchmarks/repro_*.py first")
