@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import psdviz as pv  # noqa: E402
 from psdviz.lab.dpbench import histogram_points as place, histogram_truth as truth, protocol_queries  # noqa: E402
+from psdviz.lab.metrics import relative_error  # noqa: E402
 from reproduction import publish_section  # noqa: E402
 
 DPBENCH = ROOT.parent / "shared" / "dpbench"
@@ -95,7 +96,6 @@ def run(names: list[str], methods: list[str], runs: int, refresh: set[str]) -> d
         hist = load_hist(name)
         n = hist.sum()
         t = truth(hist, q)
-        denom = np.maximum(t, 0.001 * n)
         for r in range(runs):
             pts = None
             for eps in EPSILONS:
@@ -106,7 +106,7 @@ def run(names: list[str], methods: list[str], runs: int, refresh: set[str]) -> d
                         t0 = time.process_time()
                         rel = pv.build(pts, DOMAIN, m, eps, seed=10_000 * r + int(eps * 10), resolution=RESOLUTION)
                         dt = time.process_time() - t0
-                        cache[key] = [float(np.mean(np.abs(rel.answer(q) - t) / denom)), dt]
+                        cache[key] = [float(np.mean(relative_error(rel.answer(q), t, n))), dt]
                         CACHE.write_text(json.dumps(cache, indent=0))
                         print(f"{name:22s} eps {eps:<4g} run {r} {m:13s} MRE {cache[key][0]:.4f}  ({dt:.1f} s)",
                               flush=True)
