@@ -88,7 +88,8 @@ RULES = (
     Rule(f"spread >= {SPREAD_MIN:g} and N eps >= {N_EPS_MIN:g}",
          lambda f: f.spread >= SPREAD_MIN and f.n * f.epsilon >= N_EPS_MIN, "ag",
          "the points fill most of the domain (like a smooth mixture), where AG's adaptive grid beat "
-         "PrivTree in 14 of 15 synthetic cells (median 1.32x) and on the DPBench synthetic set"),
+         "PrivTree in all 7 synthetic cells of this row (median 1.14x, docs/reproduction/auto_rule.md) and on the "
+         "DPBench synthetic set"),
     Rule("any other data", lambda f: True, "privtree",
          "best psdviz method in 8 of 12 DPBench cells and within 1.43x of the best in all 12 "
          "(docs/reproduction/dpbench.md); adapts to concentrated data through its own noisy counts"),
