@@ -12,7 +12,7 @@ import streamlit as st
 
 @asynccontextmanager
 async def warm_up(_app):
-    from psdviz.ui import coco_page, compare_page, map_page, release_page, sparse_page  # noqa: F401
+    import psdviz.ui.navigation  # noqa: F401  (every page and what it imports)
     yield
 
 
