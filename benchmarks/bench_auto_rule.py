@@ -4,9 +4,10 @@ Every family is generated on the DPBench domain [0, 256)^2 and scored on the DPB
 (the 200 queries of ``bench_dpbench.queries()``, resolution 8, MRE with rho = 0.001 N). Families:
 uniform; gaussian mixtures (k clusters, spread); mixtures with far outliers; zero-inflated pairs
 (an atom cell, lines through it, a uniform rest: tabular data such as ADULT-2D). For each (family,
-N, epsilon) the script reports the exact spread (the quantity auto estimates with noise), the MRE of
-PrivTree, AG, the kd-tree (build pruning, the sparse-data alternative) and auto itself, the method
-the rule picks on the exact spread, and auto / best. It writes docs/reproduction/auto_rule.md.
+N, epsilon) the script reports the exact facts auto estimates with noise (spread; the largest cell's share of
+N, of which auto reads a lower bound), the MRE of PrivTree, AG, the kd-tree (build pruning), kd-privtree
+and auto itself, the method the rule picks on the exact facts, and auto / best. It writes
+docs/reproduction/auto_rule.md.
 
     python benchmarks/bench_auto_rule.py              # N = 3k, 30k, 300k; 3 runs (about 10 min, 2 cores)
     python benchmarks/bench_auto_rule.py --large      # also N = 2M
@@ -33,7 +34,8 @@ from reproduction import publish_section  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "reproduction" / "auto_rule.md"
-METHODS = ("privtree", "ag", "kdtree", "auto")
+METHODS = ("privtree", "ag", "kdtree", "kd-privtree", "auto")
+CANDIDATES = tuple(m for m in METHODS if m != "auto")
 EPSILONS = (0.1, 1.0)
 
 
@@ -55,6 +57,10 @@ def spread(h: np.ndarray) -> float:
     return float((h > 0).sum() / uniform_occupancy(h.sum(), h.size))
 
 
+def top_share(h: np.ndarray) -> float:
+    return float(h.max() / h.sum())
+
+
 def score(pts: np.ndarray, h: np.ndarray, method: str, eps: float, runs: int, q: np.ndarray) -> float:
     t = histogram_truth(h, q)
     errs = [np.mean(relative_error(pv.build(pts, DOMAIN, method, eps, seed=100 + r, resolution=RESOLUTION).answer(q),
@@ -67,39 +73,45 @@ def rows(sizes: list[int], runs: int) -> list[dict]:
     for n in sizes:
         for label, pts in families(n, np.random.default_rng(n)):
             h = histogram(pts)
-            sp = spread(h)
+            sp, top = spread(h), top_share(h)
             for eps in EPSILONS:
                 mre = {m: score(pts, h, m, eps, runs, q) for m in METHODS}
-                rule = choose(Facts(eps, RESOLUTION, float(n), sp))
-                best = min((m for m in METHODS if m != "auto"), key=mre.get)
-                out.append({"family": label, "n": n, "eps": eps, "spread": sp, "mre": mre, "rule": rule,
+                rule = choose(Facts(eps, RESOLUTION, float(n), sp, top))
+                best = min(CANDIDATES, key=mre.get)
+                out.append({"family": label, "n": n, "eps": eps, "spread": sp, "top": top, "mre": mre, "rule": rule,
                             "pick": rule.method, "best": best})
-                print(f"{label:40s} N={n:<8,} eps {eps:<4g} spread {sp:.3f} "
+                print(f"{label:40s} N={n:<8,} eps {eps:<4g} spread {sp:.3f} top {top:.3f} "
                       + " ".join(f"{m} {v:.4f}" for m, v in mre.items()) + f"  pick {rule.method}", flush=True)
     return out
 
 
 def summary(res: list[dict]) -> list[str]:
-    lines = ["| rule row (exact spread) | cells | PrivTree / AG: median (range) | AG wins | kd-tree best | "
-             "auto / best: median (max) |", "|---|---:|---:|---:|---:|---:|"]
+    """Per rule row: how the row's method compares with each other candidate (median ratio, cells it wins),
+    which candidate is best how often, and auto's regret against the best."""
+    lines = ["| rule row (exact facts) | cells | row's method / other: median (cells it wins) | best (cells) | "
+             "auto / best: median (max) |", "|---|---:|---|---|---:|"]
     for rule in RULES:
         cells = [r for r in res if r["rule"] is rule]
         if not cells:
             continue
-        ratio = [r["mre"]["privtree"] / r["mre"]["ag"] for r in cells]
+        vs = []
+        for other in CANDIDATES:
+            if other != rule.method:
+                ratio = [r["mre"][rule.method] / r["mre"][other] for r in cells]
+                vs.append(f"{other} {np.median(ratio):.2f} ({sum(x < 1 for x in ratio)})")
+        best = ", ".join(f"{m} {sum(r['best'] == m for r in cells)}" for m in CANDIDATES)
         regret = [r["mre"]["auto"] / r["mre"][r["best"]] for r in cells]
-        lines.append(f"| {rule.when} -> {rule.method} | {len(cells)} | {np.median(ratio):.2f} ({min(ratio):.2f}-"
-                     f"{max(ratio):.2f}) | {sum(x > 1 for x in ratio)} | {sum(r['best'] == 'kdtree' for r in cells)} | "
+        lines.append(f"| {rule.when} -> {rule.method} | {len(cells)} | {'; '.join(vs)} | {best} | "
                      f"{np.median(regret):.2f} ({max(regret):.2f}) |")
     return lines
 
 
 def table(res: list[dict]) -> list[str]:
-    head = "| family | N | eps | spread | " + " | ".join(METHODS) + " | rule picks | auto / best |"
-    lines = [head, "|---|---:|---:|---:|" + "---:|" * len(METHODS) + "---|---:|"]
+    head = "| family | N | eps | spread | largest cell | " + " | ".join(METHODS) + " | rule picks | auto / best |"
+    lines = [head, "|---|---:|---:|---:|---:|" + "---:|" * len(METHODS) + "---|---:|"]
     for r in res:
         cells = " | ".join(f"**{r['mre'][m]:.4f}**" if m == r["best"] else f"{r['mre'][m]:.4f}" for m in METHODS)
-        lines.append(f"| {r['family']} | {r['n']:,} | {r['eps']:g} | {r['spread']:.3f} | {cells} | {r['pick']} | "
+        lines.append(f"| {r['family']} | {r['n']:,} | {r['eps']:g} | {r['spread']:.3f} | {r['top']:.3f} | {cells} | {r['pick']} | "
                      f"{r['mre']['auto'] / r['mre'][r['best']]:.2f} |")
     return lines
 
@@ -118,9 +130,10 @@ def main() -> int:
         "## The auto rule on synthetic families (issue 16)", "",
         f"_Generated by `python benchmarks/bench_auto_rule.py{' --large' if a.large else ''} --runs {a.runs}` "
         f"({machine}; {time.perf_counter() - t0:.0f} s); do not edit by hand._ DPBench protocol (200 queries, "
-        f"resolution {RESOLUTION}, MRE), {a.runs} runs per cell; best of PrivTree, AG and the kd-tree in bold. "
-        "'rule picks' applies `psdviz.methods.auto.RULES` to the exact spread; the auto column is the real "
-        f"method, which reads a noisy spread and spends {FEATURE_FRACTION:.0%} of epsilon on it.", "",
+        f"resolution {RESOLUTION}, MRE), {a.runs} runs per cell; best of {', '.join(CANDIDATES)} in bold. "
+        "'largest cell' is the share of N in the fullest cell of the 256 x 256 grid. 'rule picks' applies "
+        "`psdviz.methods.auto.RULES` to the exact facts; the auto column is the real method, which reads noisy "
+        f"facts and spends {FEATURE_FRACTION:.0%} of epsilon on them.", "",
         "#### Summary by rule row", "", *summary(res), "", "#### Every cell", "", *table(res), ""])
     publish_section(text, OUT, not a.no_write)
     return 0

@@ -98,7 +98,8 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
         "using DPBench, SIGMOD 2016: 2-D protocol (200 grid-aligned random queries, epsilon 0.1 and 1)",
         "PrivTree was psdviz's best method in 8 of 12 cells and within 1.43x of the best in all; auto picks it on "
         "the real files and AG on the spread synthetic set.",
-        (variant("auto", "auto"), variant("PrivTree", "privtree"), variant("AG", "ag"), variant("UG", "ug"),
+        (variant("auto", "auto"), variant("PrivTree", "privtree"), variant("kd-privtree", "kd-privtree"),
+         variant("AG", "ag"), variant("UG", "ug"),
          variant("quad-opt", "quadtree"), variant("kd-standard", "kdtree"), variant("kd-hybrid", "hybrid"),
          variant("h-tree", "htree")),
         (0.1, 1.0), "dpbench", ((256.0, 256.0),), 200),

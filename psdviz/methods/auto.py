@@ -64,6 +64,7 @@ FEATURE_FRACTION = 0.02    # of epsilon, for the noisy facts (N and occupied cel
 FEATURE_SIDE = 256         # cells per axis of the public grid whose occupied cells are counted
 SPREAD_MIN = 0.6
 N_EPS_MIN = 1e4
+TOP_SHARE_MIN = 0.2
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ class Facts:
     resolution: int
     n: float          # public N or a noisy count
     spread: float     # noisy occupied cells / cells a uniform spread of n points would occupy
+    top_share: float = 0.0   # (noisy largest cell count - 3 noise scales) / n: a lower bound of the atom's share
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,9 @@ class Rule:
 
 
 RULES = (
+    Rule(f"largest cell >= {TOP_SHARE_MIN:g} of N", lambda f: f.top_share >= TOP_SHARE_MIN, "kd-privtree",
+         "one cell holds a large share of the points (an atom, as in tabular pairs like capital gain x loss), "
+         "where kd-privtree cuts the empty space away from the atom and its lines (docs/reproduction/auto_rule.md)"),
     Rule(f"spread >= {SPREAD_MIN:g} and N eps >= {N_EPS_MIN:g}",
          lambda f: f.spread >= SPREAD_MIN and f.n * f.epsilon >= N_EPS_MIN, "ag",
          "the points fill most of the domain (like a smooth mixture), where AG's adaptive grid beat "
@@ -122,12 +127,17 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     side = min(FEATURE_SIDE, ps.grid.size)
     counts = ps.counts(even_cells(ps.grid.size, side), side * side)
     pop = noisy_n(int(counts.sum()), eps_f / 2, rnd, ledger, n_public)
-    eps_occ = eps_f - pop.epsilon
-    ledger.spend("auto feature: occupied cells", eps_occ, "geometric", nodes=1,
+    eps_cells = (eps_f - pop.epsilon) / 2
+    ledger.spend("auto feature: occupied cells", eps_cells, "geometric", nodes=1,
                  note=f"cells of a public {side} x {side} grid holding at least one point (sensitivity 1)")
-    occupied = int((counts > 0).sum()) + int(geometric_noise(rnd.rng, 1, eps_occ)[0])
+    occupied = int((counts > 0).sum()) + int(geometric_noise(rnd.rng, 1, eps_cells)[0])
+    ledger.spend("auto feature: largest cell", eps_cells, "geometric", nodes=1,
+                 note=f"the largest count of the same {side} x {side} grid (sensitivity 1)")
+    top = int(counts.max(initial=0)) + int(geometric_noise(rnd.rng, 1, eps_cells)[0])
+    n = max(pop.value, 1.0)
     spread = max(occupied, 0) / max(uniform_occupancy(pop.value, side * side), 1.0)
-    return Facts(float(epsilon), int(ps.grid.bits), pop.value, spread), pop
+    top_share = max(top - 3.0 / eps_cells, 0.0) / n
+    return Facts(float(epsilon), int(ps.grid.bits), pop.value, spread, top_share), pop
 
 
 def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
@@ -145,9 +155,9 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
     rel.ledger.spends[:0] = ledger.spends
     rel.tree.split_eps[0] += cost      # the facts are spent once, on every root-to-leaf path
     why = (f"auto chose {rule.method} ({rule.when}; N {pop.source}: {facts.n:,.0f}, spread "
-           f"{facts.spread:.2f}): {rule.why}; the facts cost epsilon {cost:g}")
+           f"{facts.spread:.2f}, largest cell >= {facts.top_share:.2f} of N): {rule.why}; the facts cost epsilon {cost:g}")
     rel.params = {"chosen": rule.method, "why": rule.why, "rule": rule.when, "choice_epsilon": cost,
-                  "spread": round(facts.spread, 4), **rel.params}
+                  "spread": round(facts.spread, 4), "top_share": round(facts.top_share, 4), **rel.params}
     rel.notes.insert(0, why)
     rel.method = "auto"
     return rel

@@ -22,6 +22,7 @@ _BUILDERS: dict[str, str] = {
     "ag": "ag:build_ag",
     "htree": "htree:build_htree",
     "privtree": "privtree:build_privtree",
+    "kd-privtree": "kd_privtree:build_kd_privtree",
 }
 
 # Non-private references for teaching the cost of privacy: buildable, labelled, never exportable.

@@ -121,12 +121,12 @@ def method_label(m: str) -> str:
 
 
 def auto_rule_text() -> str:
-    """What ``method="auto"`` does, in one line (its pick depends on two noisy facts, so it is known
+    """What ``method="auto"`` does, in one line (its pick depends on noisy facts, so it is known
     only after the build; the release's first note says what it picked and why)."""
     from psdviz.methods.auto import FEATURE_FRACTION, RULES
     rows = "; ".join(f"{r.method} when {r.when}" for r in RULES)
-    return (f"auto spends {FEATURE_FRACTION:.0%} of epsilon on two noisy facts (N and how spread the points "
-            f"are) and picks {rows}. The release says which it picked and why.")
+    return (f"auto spends {FEATURE_FRACTION:.0%} of epsilon on three noisy facts (N, how spread the points "
+            f"are, the largest cell's count) and picks {rows}. The release says which it picked and why.")
 
 
 def _number(name: str, kind: str, value, key: str, text: str, label: str | None = None):

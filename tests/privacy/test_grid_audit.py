@@ -32,7 +32,7 @@ METHOD_CASES = [
     ("hybrid", {"height": 2, "prune": None}), ("kd-noisymean", {"height": 2, "prune": None}),
     ("kd-cell", {"height": 2, "grid": 16, "prune": None}), ("hilbert", {"height": 2, "prune": None}),
     ("htree", {}), ("htree", {"variant": "composite", "size": 9}), ("htree", {"variant": "hybrid", "size": 9}),
-    ("privtree", {}),
+    ("privtree", {}), ("kd-privtree", {}),
 ]
 
 
@@ -194,3 +194,21 @@ def test_levels_are_capped_by_the_resolution(method):
     rel = pv.build(D2, DOM, method, 1.0, seed=1, resolution=3, **kw)
     assert rel.tree.height <= 3
     assert any("capped to 3" in n and "resolution 3" in n for n in rel.notes)
+
+
+def test_kd_privtree_structure_audit():
+    """kd-privtree's structure (the first split's axis and grid position, the number of leaves) costs
+    epsilon_t + epsilon_s = 0.6 epsilon: its law moves by at most e^(0.6 epsilon) when one point is added
+    between two data values."""
+    runs, eps = 800, 1.0
+    laws = []
+    for data in (D, D2):
+        keys = []
+        for s in range(runs):
+            rel = pv.build(data, DOM, "kd-privtree", eps, seed=s, resolution=BITS)
+            first = tuple(rel.grid.positions(rel.tree.rect[1:2])[0].tolist()) if rel.tree.n_nodes > 1 else ()
+            keys.append((first, rel.params["leaves"]))
+        laws.append(keys)
+    events = sorted(set(laws[0]) | set(laws[1]))
+    ca, cb = (np.array([law.count(e) for e in events]) for law in laws)
+    assert ratio_ok(ca, cb, runs, 0.6 * eps)

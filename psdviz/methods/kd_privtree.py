@@ -1,0 +1,213 @@
+"""kd-privtree: PrivTree's stopping rule on a binary tree whose split positions are chosen privately.
+
+PrivTree (Zhang, Xiao, Xie, SIGMOD 2016; :mod:`psdviz.methods.privtree`) splits a node while its
+depth-biased noisy count b(v) + Lap(lambda) exceeds theta, at fixed quadrant midpoints. On data that lie
+on a few lines (tabular pairs such as ADULT-2D's capital gain x capital loss: one atom cell, the rest on
+the row and column through it) the midpoint leaves that hold a line are too small to pass the test yet
+spread their points over empty space, which every empty query then reads. Here a node is cut in two
+where the data's edge is: the position is drawn by the exponential mechanism from a few dyadic grid
+positions, scored by how far the count on one side is from its area's share
+(:mod:`psdviz.splits.imbalance`).
+
+Privacy (our composition; the paper's proof carries over): for a fixed output, Pr[tree | D] is the
+product over its nodes of the probability of each node's decision (stop, or split at (axis, s)) given
+the nodes above. Nodes that do not hold the changed point have the same counts and scores under both
+neighbours, so only the point's path matters. (1) The stop / split tests: the paper's bound (its
+Lemma 3.1 and Theorem 3.1) needs only that counts do not grow from parent to child and that one point
+changes each count on its path by at most 1, whatever the split positions; so with lambda = (2 beta -
+1) / ((beta - 1) eps_t) and delta = lambda ln beta the tests cost eps_t for any depth. We take beta = 2
+(a binary tree; the theorem holds for any beta > 1, beta only sets how fast the bias grows). (2) The
+positions: each split node of depth d < ``split_levels`` runs the exponential mechanism with
+eps_s / split_levels (sensitivity 1); nodes of a depth are disjoint, so a path pays at most eps_s.
+Deeper nodes split at the midpoint of their longer side (ties: x), which reads no data. (3) The leaves
+(disjoint) get geometric noise with the rest, eps_c. Total eps_t + eps_s + eps_c = epsilon.
+
+Defaults (tree_fraction 0.3, split_fraction 0.3, split_levels 8) from our prototype sweep on the
+zero-inflated family of :func:`psdviz.lab.synthetic.zero_inflated` (4 shapes x N 3k / 30k / 300k x
+epsilon 0.1 / 1, 3 runs against PrivTree): geometric-mean error ratio 0.60 and 19 of 24 cells won, the
+best of 8 settings tried (split_levels 4 / 6 / 8, fractions 0.2-0.4); DPBench results in
+docs/reproduction/dpbench.md. On smooth mixtures it is 1.2-3.7x behind PrivTree (it spends 30 % of the
+budget on positions), which is why ``auto`` sends it only data with an atom (:mod:`psdviz.methods.auto`).
+Passes over the data (:mod:`psdviz.core.source`): per depth, the counts of (node, x key) and, at depths
+that draw positions, of (node, y key); memory is the number of distinct pairs.
+"""
+from __future__ import annotations
+
+import math
+from functools import partial
+
+import numpy as np
+
+from ..core.domain import Domain, PointSet
+from ..core.ledger import Ledger
+from ..core.measure import measure_counts
+from ..core.progress import report
+from ..core.rng import Randomness
+from ..core.source import KeySource, memo_token
+from ..core.tree import MAX_NODES, FlatTree
+from ..core.validation import check_fraction, check_int
+from ..publish.query_model import attach
+from ..publish.release import Release
+from ..splits.imbalance import candidates, choose_splits, imbalance, left_counts
+from ..splits.kdsplit import split_children
+from .privtree import privtree_parameters, split_decisions
+
+TREE_FRACTION = 0.3     # stop / split tests (module docstring)
+SPLIT_FRACTION = 0.3    # split positions
+SPLIT_LEVELS = 8        # depths whose positions are drawn privately; midpoints below
+BETA = 2                # PrivTree's beta for a binary tree
+MAX_DEPTH = 40          # safety cap (a node one grid step wide on both axes is a leaf anyway); cutting the
+                        # tree at a fixed depth is a function of the uncapped tree, so it costs no privacy
+
+
+def _step(kx: np.ndarray, ky: np.ndarray, node: np.ndarray, level: tuple) -> np.ndarray:
+    """Node one depth down: child 2 r + side of a split parent of rank r, -1 below a leaf."""
+    rank, axis, pos = level
+    alive = node >= 0
+    j = np.where(alive, node, 0)
+    key = np.where(axis[j] == 0, kx, ky)
+    child = 2 * rank[j] + (key >= pos[j])
+    return np.where(alive & (rank[j] >= 0), child, -1)
+
+
+def _keyer(kx, ky, memo, levels: list, token: int, axis: int | None, bits: int) -> np.ndarray:
+    """Each point's node at depth len(levels) (-1 if it is in a leaf above) and, with ``axis``, its key
+    on that axis: node << bits | key. A source that keeps its rows keeps their nodes in ``memo``."""
+    depth, node = memo.get(token, (0, None))
+    node = np.zeros(kx.size, np.int64) if node is None else node
+    for level in levels[depth:]:
+        node = _step(kx, ky, node, level)
+    memo[token] = (len(levels), node)
+    if axis is None:
+        return node
+    return np.where(node >= 0, (node << bits) | (kx if axis == 0 else ky), -1)
+
+
+def _pass(src: KeySource, levels: list, token: int, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    return src.grouped(partial(_keyer, levels=list(levels), token=token, axis=axis, bits=src.grid.bits))
+
+
+def _positions(src: KeySource, rect: np.ndarray, counts: np.ndarray, ids_x: tuple, levels: list, token: int,
+               eps_level: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Private (axis, position) of every node in ``rect`` (all split): exponential mechanism."""
+    bits = src.grid.bits
+    cand = candidates(rect, bits)
+    ids_y = _pass(src, levels, token, 1)
+    node, axis, pos = cand["owner"], cand["axis"], cand["pos"]
+    left = np.zeros(pos.size)
+    for a, (ids, cnt) in enumerate((ids_x, ids_y)):
+        m = axis == a
+        left[m] = left_counts(ids, cnt, node[m], pos[m], bits)
+    lo, hi = rect[node, axis], rect[node, axis + 2]
+    return choose_splits(rng, cand, imbalance(left, counts[node], pos, lo, hi), eps_level)
+
+
+def _midpoints(rect: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Data-independent split: the middle of the longer side (x on ties)."""
+    w, h = rect[:, 2] - rect[:, 0], rect[:, 3] - rect[:, 1]
+    axis = np.where(w >= h, 0, 1)
+    lo, hi = np.where(axis == 0, rect[:, 0], rect[:, 1]), np.where(axis == 0, rect[:, 2], rect[:, 3])
+    return axis, (lo + hi) // 2
+
+
+def _children(rect: np.ndarray, axis: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    out = np.empty((rect.shape[0], 2, 4), np.int64)
+    for a in (0, 1):
+        m = axis == a
+        out[m] = split_children(rect[m], a, pos[m]).reshape(-1, 2, 4)
+    return out.reshape(-1, 4)
+
+
+def grow(src: KeySource, lam: float, delta: float, theta: float, eps_level: float, split_levels: int,
+         max_depth: int, rng: np.random.Generator) -> dict:
+    """Depth by depth: the nodes' counts, the PrivTree tests, private or midpoint positions, children."""
+    size = src.grid.size
+    rects, parents, leaf_mask, counts_all, levels = [np.array([[0, 0, size, size]], np.int64)], [np.array([-1])], [], [], []
+    token, offset, total = memo_token(), 0, 1
+    try:
+        for d in range(max_depth + 1):
+            rect = rects[-1]
+            ids_x = _pass(src, levels, token, 0)
+            counts = np.bincount(ids_x[0] >> src.grid.bits, weights=ids_x[1], minlength=rect.shape[0])
+            splittable = (d < max_depth) & ((rect[:, 2] - rect[:, 0] > 1) | (rect[:, 3] - rect[:, 1] > 1))
+            split = splittable & split_decisions(counts, d, lam, delta, theta, rng)
+            leaf_mask.append(~split)
+            counts_all.append(counts.astype(np.int64))
+            report(d + 1, max_depth + 1, "kd-privtree depths")
+            if not split.any():
+                break
+            total += 2 * int(split.sum())
+            if total > MAX_NODES:
+                raise ValueError(f"kd-privtree would exceed the memory cap of {MAX_NODES:,} nodes; lower max_depth")
+            sp = np.flatnonzero(split)
+            axis, pos = (_positions(src, rect[sp], counts[sp], ids_x, levels, token, eps_level, rng)
+                         if d < split_levels else _midpoints(rect[sp]))
+            full_axis, full_pos = np.zeros(rect.shape[0], np.int64), np.zeros(rect.shape[0], np.int64)
+            full_axis[sp], full_pos[sp] = axis, pos
+            levels.append((np.where(split, np.cumsum(split) - 1, -1), full_axis, full_pos))
+            rects.append(_children(rect[sp], axis, pos))
+            parents.append(np.repeat(sp + offset, 2))
+            offset += rect.shape[0]
+    finally:
+        getattr(src, "memo", {}).pop(token, None)
+    return {"rects": rects, "parents": parents, "leaf": leaf_mask, "counts": counts_all}
+
+
+def build_kd_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
+                      tree_fraction: float = TREE_FRACTION, split_fraction: float = SPLIT_FRACTION,
+                      split_levels: int = SPLIT_LEVELS, theta: float = 0.0, max_depth: int = MAX_DEPTH) -> Release:
+    """kd-privtree with ``tree_fraction`` of epsilon for the stop / split tests, ``split_fraction`` for
+    the positions of the top ``split_levels`` depths, the rest for the leaf counts."""
+    t_frac = check_fraction(tree_fraction, "tree_fraction")
+    s_frac = check_fraction(split_fraction, "split_fraction")
+    if t_frac + s_frac >= 1:
+        raise ValueError(f"tree_fraction + split_fraction must be below 1 to leave budget for the leaf counts "
+                         f"(got {t_frac:g} + {s_frac:g})")
+    split_levels = check_int(split_levels, "split_levels", 1, 64)
+    max_depth = check_int(max_depth, "max_depth", 1, 64)
+    if not (isinstance(theta, (int, float)) and math.isfinite(theta)):
+        raise ValueError(f"theta must be a finite number (got {theta!r})")
+    ledger = Ledger(epsilon)
+    eps_t, eps_s = t_frac * epsilon, s_frac * epsilon
+    eps_c = epsilon - eps_t - eps_s
+    lam, delta = privtree_parameters(eps_t, BETA)
+    levels_used = min(split_levels, max_depth)
+    eps_level = eps_s / levels_used
+    g = grow(ps, lam, delta, float(theta), eps_level, levels_used, max_depth, rnd.rng)
+    n_nodes = int(sum(r.shape[0] for r in g["rects"]))
+    ledger.spend("split decisions", eps_t, "laplace (PrivTree biased counts, beta = 2)", nodes=n_nodes,
+                 note=f"lambda = {lam:.4g}, delta = {delta:.4g}, theta = {theta:g}; valid for any depth")
+    ledger.spend("split positions", eps_s, "exponential mechanism (count imbalance, dyadic positions)",
+                 nodes=int(sum((~m).sum() for m in g["leaf"][:levels_used])),
+                 note=f"{eps_level:.4g} per depth for the top {levels_used} depths (disjoint nodes per depth); "
+                      "midpoints below")
+    leaf = np.concatenate(g["leaf"])
+    counts = np.concatenate(g["counts"])
+    noisy, var = measure_counts(rnd, ledger, counts[leaf], eps_c, note="leaves of kd-privtree (disjoint)")
+    g["rects"] = [ps.grid.rects(r) for r in g["rects"]]
+    tree = _flat_tree(g, leaf, noisy, var, eps_t, eps_level, levels_used, eps_c)
+    tree.est = tree.subtree_sum(np.where(tree.is_leaf, tree.noisy, 0.0))
+    params = {"tree_fraction": t_frac, "split_fraction": s_frac, "split_levels": levels_used, "theta": float(theta),
+              "max_depth": max_depth, "lambda": lam, "delta": delta, "depth_reached": int(tree.height),
+              "leaves": int(leaf.sum())}
+    rel = Release("kd-privtree", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid)
+    return attach(rel, {"answer": "tree", "variance": "leaf"})
+
+
+def _flat_tree(g: dict, leaf: np.ndarray, noisy: np.ndarray, var: np.ndarray, eps_t: float, eps_level: float,
+               split_levels: int, eps_c: float) -> FlatTree:
+    """Flat arrays in depth order; the two children of the k-th internal node are 1 + 2k, 2 + 2k."""
+    rect = np.vstack(g["rects"])
+    parent = np.concatenate(g["parents"]).astype(np.int64)
+    depth = np.concatenate([np.full(r.shape[0], d, np.int16) for d, r in enumerate(g["rects"])])
+    n = rect.shape[0]
+    internal = np.flatnonzero(~leaf)
+    first = np.full(n, -1, np.int64)
+    first[internal] = 1 + 2 * np.arange(internal.size)
+    full_noisy, full_var = np.full(n, np.nan), np.full(n, np.inf)
+    full_noisy[leaf], full_var[leaf] = noisy, var
+    split_eps = np.where(~leaf & (depth < split_levels), eps_level, 0.0)
+    split_eps[0] += eps_t
+    return FlatTree(rect=rect, depth=depth, parent=parent, first_child=first,
+                    n_children=np.where(leaf, 0, 2).astype(np.int32), noisy=full_noisy,
+                    count_eps=np.where(leaf, eps_c, 0.0), split_eps=split_eps, noise_var=full_var)
