@@ -1,48 +1,60 @@
 """``method="auto"``: the recommended private method, chosen by a rule learned offline (issue 16.2).
 
-The rule reads epsilon, the public grid, and two noisy facts bought with a stated slice of epsilon
-(``FEATURE_FRACTION`` = 2 %, recorded in the ledger): N (public if the user declares it, else a
-noisy count) and *spread*, the noisy number of occupied cells of a public 256 x 256 grid (coarser if
-the resolution is coarser) divided by the number a uniform spread of N points would occupy,
-C (1 - exp(-N / C)). One point changes each count by at most 1 (sensitivity 1, geometric noise,
-half the slice each; the whole slice on the occupied cells when N is public). The choice depends
-only on these released values, so it is post-processing; the chosen method gets the rest of epsilon
-and, when it needs N (AG), reuses the noisy N instead of buying its own.
+The rule reads epsilon, the public grid, and three noisy facts bought with a stated slice of epsilon
+(``FEATURE_FRACTION`` = 2 %, recorded in the ledger), all from one pass that counts a public 256 x 256
+grid (coarser if the resolution is coarser): N (public if the user declares it, else a noisy count with
+half the slice); *spread*, the noisy number of occupied cells divided by the number a uniform spread of
+N points would occupy, C (1 - exp(-N / C)); and *top share*, a lower bound of the largest cell's share
+of N: (noisy largest count - 3 / eps_cell) / N, three noise scales below the noisy value, so that noise
+alone rarely claims an atom. The two cell facts get half of the rest each. Each has sensitivity 1 (one
+point changes N, the occupied count and the largest count by at most 1), geometric noise. The choice
+depends only on these released values, so it is post-processing; the chosen method gets the rest of
+epsilon and, when it needs N (AG), reuses the noisy N instead of buying its own.
 
 Evidence (``benchmarks/bench_dpbench.py`` protocol: resolution 8, the 200 DPBench queries, MRE):
 
 * PrivTree is the minimax choice without features: psdviz's best method in 8 of the 12 DPBench cells
   (BJ-CABS-E, SF-CABS-S, GOWALLA, STROKE at both epsilons) and within 1.43x of the best in all 12
   (5 runs, docs/reproduction/dpbench.md). AG as a single rule is up to 5.6x behind (SF-CABS-S at 1).
+* kd-privtree on data with an atom. In ``benchmarks/bench_auto_rule.py``'s zero-inflated family (an
+  atom cell holding 30-87 % of N and lines through it, like ADULT-2D) it is best of the four candidates
+  in 14 of the row's 24 cells and beats PrivTree in 14 (median kd-privtree / PrivTree 0.88; 0.09-0.6x
+  with the atom in the corner, 1.2-1.8x behind with an interior atom), AG in 19, the kd-tree in 21.
+  Every other set, mixtures and all five DPBench files included, has its largest cell below 0.08 of
+  N (SF-CABS-S 0.073, GOWALLA 0.059, the rest < 0.01), the atom family at least 0.30; 0.2 sits in
+  that gap. On ADULT-2D (0.87) it moves auto from 1.59 / 0.21 to 0.20 / 0.017 (5 runs of bench_dpbench;
+  over 30 other runs at 0.1: mean 0.81, heavy-tailed, against PrivTree's 1.71).
 * AG beats PrivTree on spread data. ``benchmarks/bench_auto_rule.py`` regenerates the evidence
   (docs/reproduction/auto_rule.md): uniform; gaussian mixtures k = 3 / 5 / 10, spreads .02-.3; mixtures
   with outliers; zero-inflated pairs (an atom cell and lines through it, like ADULT-2D); N = 3k, 30k,
-  300k (2M with --large); both epsilons; 3 runs; rows of the rule on the exact spread:
+  300k (2M with --large); both epsilons; 3 runs; rows of the rule on the exact facts:
 
-  ====================================  =====  ==========================================  =============
-  rule row                              cells  PrivTree / AG                               auto / best
-  ====================================  =====  ==========================================  =============
-  spread >= 0.6 and N eps >= 10^4: AG   7      1.02 - 1.98 (median 1.14): AG wins all 7    median 1.02
-  any other data: PrivTree              59     0.37 - 1.62 (median 0.88): PrivTree wins 38  median 1.06
-  ====================================  =====  ==========================================  =============
+  ======================================  =====  ==============================================  ===========
+  rule row                                cells  row's method against the others (median ratio)  auto / best
+  ======================================  =====  ==============================================  ===========
+  largest cell >= 0.2 N: kd-privtree      24     PrivTree 0.88, AG 0.60, kd-tree 0.59            median 1.41
+  spread >= 0.6 and N eps >= 10^4: AG     7      PrivTree 0.88 (AG wins all 7)                   median 1.01
+  any other data: PrivTree                35     AG 0.99, kd-tree 0.22, kd-privtree 0.48         median 1.07
+  ======================================  =====  ==============================================  ===========
+
+  (auto / best is high in the atom row where the atom holds 30 % of a small N: the lower bound then
+  misses the atom at N eps = 300-3,000 and auto keeps PrivTree, up to 4.9x behind kd-privtree.)
 
   (The first run, with N = 2M added and no zero-inflated family: AG won 14 of 15 cells of the AG row,
-  PrivTree 19 of 24 with spread < 0.6.) The kd-tree is best in 6 of the 66 cells, all zero-inflated
-  at epsilon 1 (0.12 against PrivTree's 0.28 with the atom in the domain's corner, as in ADULT-2D) and
-  1.2-5.6x behind PrivTree at 0.1 on the same data, so no row sends data to it: the spread cannot tell
-  those cells from the mixtures, where it is up to 66x behind.
+  PrivTree 19 of 24 with spread < 0.6.) The kd-tree is now best in 1 of the 66 cells (before
+  kd-privtree: 6, all zero-inflated at epsilon 1), so no row sends data to it.
   The DPBench files sit far from the threshold: BJ-CABS-E 0.19, STROKE 0.15, GOWALLA 0.05,
   SF-CABS-S 0.03, ADULT-2D 0.004 (PrivTree's files) against synthetic1M 0.78 (AG's: PrivTree 1.11x /
   1.35x behind). 0.6 is the middle of the gap between the families' classes, not a value fitted to
   one file; N eps >= 10^4 keeps small, noisy releases (N eps = 3,000) on PrivTree, where the two tie
-  and the feature's noise (scale 2 / (0.02 eps)) is a sizeable share of the count.
+  and the feature's noise (scale 4 / (0.02 eps)) is a sizeable share of the count.
 * With the rule (bench_dpbench, 5 runs; docs/reproduction/dpbench.md), auto against the best peer: BJ-CABS-E
-  0.88x at 0.1, SF-CABS-S 0.49x / 0.37x, STROKE 0.96x / 0.94x, synthetic1M 1.23x / 0.94x (was 1.34x /
-  1.29x with PrivTree), ADULT-2D 8.9x / 1.33x (PrivTree; 0.18 over 10 other runs, about 1.2x).
+  0.85x at 0.1, SF-CABS-S 0.56x / 0.46x, STROKE 0.92x / 0.96x, synthetic1M 1.22x / 0.95x (was 1.34x /
+  1.29x with PrivTree), ADULT-2D 1.10x / 0.11x (kd-privtree; was 8.9x / 1.33x with PrivTree).
 * Cost of the slice: PrivTree with 98 % of epsilon is about 2 % worse where it is chosen; AG, with N
   already bought, spends 98 % on its counts instead of its default 95 %.
 
-The release records the facts, the rule that fired, and what they cost (two ledger lines "auto
+The release records the facts, the rule that fired, and what they cost (three ledger lines "auto
 feature: ..."), and keeps method = "auto". Passes over the data: one for the facts, then those of the
 chosen method. A rule is one row of ``RULES``, read top to bottom, first match wins.
 """
@@ -122,7 +134,7 @@ def noisy_n(n_true: int, epsilon: float, rnd: Randomness, ledger: Ledger,
 
 def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
                   n_public: int | None) -> tuple[Facts, PopulationSize]:
-    """One pass (the counts of a public side x side grid), two noisy facts, both in ``ledger``."""
+    """One pass (the counts of a public side x side grid), three noisy facts, all in ``ledger``."""
     eps_f = FEATURE_FRACTION * epsilon
     side = min(FEATURE_SIDE, ps.grid.size)
     counts = ps.counts(even_cells(ps.grid.size, side), side * side)

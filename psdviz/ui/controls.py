@@ -76,6 +76,10 @@ EXPLAIN = {
                      "for the leaf counts.",
     "theta": "PrivTree: a cell is split while its (noisy, depth-biased) count exceeds theta (the paper uses 0).",
     "max_depth": "PrivTree: a safety cap on the depth (no privacy cost); the tree normally stops earlier.",
+    "split_fraction": "kd-privtree: share of epsilon spent on choosing where each cell is cut (exponential "
+                      "mechanism over a few grid positions); the rest of the budget goes to the split tests and counts.",
+    "split_levels": "kd-privtree: how many top depths choose their cut privately (the budget is split evenly "
+                    "between them); deeper cells are cut at the middle of their longer side, for free.",
     "seed": "Fresh randomness for real releases; a seed makes a lesson reproducible (and is labelled so).",
     "resolution": "Every published coordinate lies on a public grid of 2^k positions per axis, fixed before "
                   "the data are seen (no float can leak a data value); it is also the data's precision: no "
@@ -89,6 +93,11 @@ EXPLAIN_FOR = {
                        "about c / epsilon points, a few noise standard deviations.",
     ("quadtree", "height"): "Levels below the root. Unset: chosen from N and epsilon, h = ceil(log4(N * epsilon / c)) "
                             "(quad-opt); deeper trees give smaller cells but more noise per cell.",
+    ("kd-privtree", "tree_fraction"): "kd-privtree: share of epsilon spent on PrivTree's tests of which cells to "
+                                      "split; split_fraction pays for where, the rest for the leaf counts.",
+    ("kd-privtree", "theta"): "kd-privtree: a cell is split while its (noisy, depth-biased) count exceeds theta "
+                              "(PrivTree's rule; 0 as in the paper).",
+    ("kd-privtree", "max_depth"): "kd-privtree: a safety cap on the depth of the binary tree (no privacy cost).",
     ("hybrid", "height"): "Levels below the root. Unset: the quadtree's rule h = ceil(log4(N * epsilon / 10)), "
                           "at most the paper's 8 (its lower levels are quadtree levels); N public or estimated.",
 }
