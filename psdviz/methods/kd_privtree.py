@@ -44,13 +44,13 @@ from ..core.measure import measure_counts
 from ..core.progress import report
 from ..core.rng import Randomness
 from ..core.source import KeySource, memo_token
-from ..core.tree import MAX_NODES, FlatTree
+from ..core.tree import MAX_NODES
 from ..core.validation import check_fraction, check_int
 from ..publish.query_model import attach
 from ..publish.release import Release
 from ..splits.imbalance import candidates, choose_splits, imbalance, left_counts
 from ..splits.kdsplit import split_children
-from .privtree import privtree_parameters, split_decisions
+from .privtree import level_tree, privtree_parameters, split_decisions
 
 TREE_FRACTION = 0.3     # stop / split tests (module docstring)
 SPLIT_FRACTION = 0.3    # split positions
@@ -185,29 +185,13 @@ def build_kd_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomn
     counts = np.concatenate(g["counts"])
     noisy, var = measure_counts(rnd, ledger, counts[leaf], eps_c, note="leaves of kd-privtree (disjoint)")
     g["rects"] = [ps.grid.rects(r) for r in g["rects"]]
-    tree = _flat_tree(g, leaf, noisy, var, eps_t, eps_level, levels_used, eps_c)
+    depth = np.concatenate([np.full(r.shape[0], d) for d, r in enumerate(g["rects"])])
+    split_eps = np.where(~leaf & (depth < levels_used), eps_level, 0.0)   # positions drawn privately
+    split_eps[0] += eps_t                                                  # the tests, once for the tree
+    tree = level_tree(g, leaf, 2, noisy, var, eps_c, split_eps)
     tree.est = tree.subtree_sum(np.where(tree.is_leaf, tree.noisy, 0.0))
     params = {"tree_fraction": t_frac, "split_fraction": s_frac, "split_levels": levels_used, "theta": float(theta),
               "max_depth": max_depth, "lambda": lam, "delta": delta, "depth_reached": int(tree.height),
               "leaves": int(leaf.sum())}
     rel = Release("kd-privtree", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid)
     return attach(rel, {"answer": "tree", "variance": "leaf"})
-
-
-def _flat_tree(g: dict, leaf: np.ndarray, noisy: np.ndarray, var: np.ndarray, eps_t: float, eps_level: float,
-               split_levels: int, eps_c: float) -> FlatTree:
-    """Flat arrays in depth order; the two children of the k-th internal node are 1 + 2k, 2 + 2k."""
-    rect = np.vstack(g["rects"])
-    parent = np.concatenate(g["parents"]).astype(np.int64)
-    depth = np.concatenate([np.full(r.shape[0], d, np.int16) for d, r in enumerate(g["rects"])])
-    n = rect.shape[0]
-    internal = np.flatnonzero(~leaf)
-    first = np.full(n, -1, np.int64)
-    first[internal] = 1 + 2 * np.arange(internal.size)
-    full_noisy, full_var = np.full(n, np.nan), np.full(n, np.inf)
-    full_noisy[leaf], full_var[leaf] = noisy, var
-    split_eps = np.where(~leaf & (depth < split_levels), eps_level, 0.0)
-    split_eps[0] += eps_t
-    return FlatTree(rect=rect, depth=depth, parent=parent, first_child=first,
-                    n_children=np.where(leaf, 0, 2).astype(np.int32), noisy=full_noisy,
-                    count_eps=np.where(leaf, eps_c, 0.0), split_eps=split_eps, noise_var=full_var)

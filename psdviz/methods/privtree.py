@@ -172,7 +172,9 @@ def build_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     counts = np.concatenate(g["counts"])
     noisy_leaves, var_leaves = measure_counts(rnd, ledger, counts[leaf], eps_c,
                                               note="leaves of PrivTree (disjoint)")
-    tree = _flat_tree(g, leaf, noisy_leaves, var_leaves, eps_t, eps_c)
+    split_eps = np.zeros(leaf.size)
+    split_eps[0] = eps_t          # the split decisions, valid for the whole tree, charged once at the root
+    tree = level_tree(g, leaf, FANOUT, noisy_leaves, var_leaves, eps_c, split_eps)
     tree.est = tree.subtree_sum(np.where(tree.is_leaf, tree.noisy, 0.0))
     params = {"tree_fraction": frac, "theta": float(theta), "max_depth": max_depth, "lambda": lam, "delta": delta,
               "depth_reached": int(tree.height), "leaves": int(leaf.sum())}
@@ -181,20 +183,21 @@ def build_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     return attach(rel, {"answer": "tree", "variance": "leaf"})
 
 
-def _flat_tree(g: dict, leaf: np.ndarray, noisy_leaves, var_leaves, eps_t: float, eps_c: float) -> FlatTree:
+def level_tree(g: dict, leaf: np.ndarray, fanout: int, noisy_leaves: np.ndarray, var_leaves: np.ndarray,
+               eps_c: float, split_eps: np.ndarray) -> FlatTree:
+    """Flat arrays of a tree grown depth by depth (``g``: per-depth rects and parents, the children of each
+    split node appended in order), so the children of the k-th internal node are 1 + fanout k onwards.
+    Leaves carry their noisy counts and ``eps_c``; ``split_eps`` is the per-node structure cost."""
     rect = np.vstack(g["rects"])
     parent = np.concatenate(g["parents"]).astype(np.int64)
     depth = np.concatenate([np.full(r.shape[0], d, np.int16) for d, r in enumerate(g["rects"])])
     n = rect.shape[0]
-    n_children = np.where(leaf, 0, 4).astype(np.int32)
-    first = np.full(n, -1, np.int64)
     internal = np.flatnonzero(~leaf)
-    first[internal] = 1 + 4 * np.arange(internal.size)   # children of internal nodes follow in order
+    first = np.full(n, -1, np.int64)
+    first[internal] = 1 + fanout * np.arange(internal.size)
     noisy = np.full(n, np.nan)
     var = np.full(n, np.inf)
     noisy[leaf], var[leaf] = noisy_leaves, var_leaves
-    count_eps = np.where(leaf, eps_c, 0.0)
-    split_eps = np.zeros(n)
-    split_eps[0] = eps_t
-    return FlatTree(rect=rect, depth=depth, parent=parent, first_child=first, n_children=n_children,
-                    noisy=noisy, count_eps=count_eps, split_eps=split_eps, noise_var=var)
+    return FlatTree(rect=rect, depth=depth, parent=parent, first_child=first,
+                    n_children=np.where(leaf, 0, fanout).astype(np.int32), noisy=noisy,
+                    count_eps=np.where(leaf, eps_c, 0.0), split_eps=split_eps, noise_var=var)
