@@ -28,8 +28,8 @@ epsilon 0.1 / 1, 3 runs against PrivTree): geometric-mean error ratio 0.60 and 1
 best of 8 settings tried (split_levels 4 / 6 / 8, fractions 0.2-0.4); DPBench results in
 docs/reproduction/dpbench.md. On smooth mixtures it is 1.2-3.7x behind PrivTree (it spends 30 % of the
 budget on positions), which is why ``auto`` sends it only data with an atom (:mod:`psdviz.methods.auto`).
-Passes over the data (:mod:`psdviz.core.source`): per depth, the counts of (node, x key) and, at depths
-that draw positions, of (node, y key); memory is the number of distinct pairs.
+Passes over the data (:mod:`psdviz.core.source`): at depths that draw positions, the counts of (node, x
+key) and of (node, y key) (memory: the number of distinct pairs); below them, the nodes' counts.
 """
 from __future__ import annotations
 
@@ -84,7 +84,13 @@ def _keyer(kx, ky, memo, levels: list, token: int, axis: int | None, bits: int) 
 
 
 def _pass(src: KeySource, levels: list, token: int, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """Grouped counts of (node, key on ``axis``) at depth len(levels)."""
     return src.grouped(partial(_keyer, levels=list(levels), token=token, axis=axis, bits=src.grid.bits))
+
+
+def _node_counts(src: KeySource, levels: list, token: int, n_nodes: int) -> np.ndarray:
+    """The count of every node at depth len(levels) (depths whose cuts read no data)."""
+    return src.counts(partial(_keyer, levels=list(levels), token=token, axis=None, bits=src.grid.bits), n_nodes)
 
 
 def _positions(src: KeySource, rect: np.ndarray, counts: np.ndarray, ids_x: tuple, levels: list, token: int,
@@ -126,9 +132,12 @@ def grow(src: KeySource, lam: float, delta: float, theta: float, eps_level: floa
     token, offset, total = memo_token(), 0, 1
     try:
         for d in range(max_depth + 1):
-            rect = rects[-1]
-            ids_x = _pass(src, levels, token, 0)
-            counts = np.bincount(ids_x[0] >> src.grid.bits, weights=ids_x[1], minlength=rect.shape[0])
+            rect, private = rects[-1], d < split_levels
+            if private:     # the x marginals give the counts and half of the candidates' scores
+                ids_x = _pass(src, levels, token, 0)
+                counts = np.bincount(ids_x[0] >> src.grid.bits, weights=ids_x[1], minlength=rect.shape[0])
+            else:
+                counts = _node_counts(src, levels, token, rect.shape[0])
             splittable = (d < max_depth) & ((rect[:, 2] - rect[:, 0] > 1) | (rect[:, 3] - rect[:, 1] > 1))
             split = splittable & split_decisions(counts, d, lam, delta, theta, rng)
             leaf_mask.append(~split)
@@ -141,7 +150,7 @@ def grow(src: KeySource, lam: float, delta: float, theta: float, eps_level: floa
                 raise ValueError(f"kd-privtree would exceed the memory cap of {MAX_NODES:,} nodes; lower max_depth")
             sp = np.flatnonzero(split)
             axis, pos = (_positions(src, rect[sp], counts[sp], ids_x, levels, token, eps_level, rng)
-                         if d < split_levels else _midpoints(rect[sp]))
+                         if private else _midpoints(rect[sp]))
             full_axis, full_pos = np.zeros(rect.shape[0], np.int64), np.zeros(rect.shape[0], np.int64)
             full_axis[sp], full_pos[sp] = axis, pos
             levels.append((np.where(split, np.cumsum(split) - 1, -1), full_axis, full_pos))
