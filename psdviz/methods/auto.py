@@ -14,8 +14,10 @@ epsilon and, when it needs N (AG), reuses the noisy N instead of buying its own.
 Evidence (``benchmarks/bench_dpbench.py`` protocol: resolution 8, the 200 DPBench queries, MRE):
 
 * PrivTree is the minimax choice without features: psdviz's best method in 8 of the 12 DPBench cells
-  (BJ-CABS-E, SF-CABS-S, GOWALLA, STROKE at both epsilons) and within 1.43x of the best in all 12
-  (5 runs, docs/reproduction/dpbench.md). AG as a single rule is up to 5.6x behind (SF-CABS-S at 1).
+  (BJ-CABS-E, SF-CABS-S, GOWALLA, STROKE at both epsilons) and within 1.35x of AG on the synthetic set
+  (5 runs, docs/reproduction/dpbench.md); only ADULT-2D, the file with an atom, has a far better method
+  (kd-privtree, 6-10x), which the first row catches. AG as a single rule is up to 5.6x behind (SF-CABS-S
+  at 1).
 * kd-privtree on data with an atom. In ``benchmarks/bench_auto_rule.py``'s zero-inflated family (an
   atom cell holding 30-87 % of N and lines through it, like ADULT-2D) it is best of the four candidates
   in 14 of the row's 24 cells and beats PrivTree in 14 (median kd-privtree / PrivTree 0.88; 0.09-0.6x
@@ -72,8 +74,8 @@ from ..core.rng import Randomness
 from ..publish.release import Release
 from ..splits.keyers import even_cells
 
-FEATURE_FRACTION = 0.02    # of epsilon, for the noisy facts (N and occupied cells)
-FEATURE_SIDE = 256         # cells per axis of the public grid whose occupied cells are counted
+FEATURE_FRACTION = 0.02    # of epsilon, for the noisy facts (N, occupied cells, largest cell)
+FEATURE_SIDE = 256         # cells per axis of the public grid the cell facts are read from
 SPREAD_MIN = 0.6
 N_EPS_MIN = 1e4
 TOP_SHARE_MIN = 0.2
@@ -108,8 +110,8 @@ RULES = (
          "PrivTree in all 7 synthetic cells of this row (median 1.14x, docs/reproduction/auto_rule.md) and on the "
          "DPBench synthetic set"),
     Rule("any other data", lambda f: True, "privtree",
-         "best psdviz method in 8 of 12 DPBench cells and within 1.43x of the best in all 12 "
-         "(docs/reproduction/dpbench.md); adapts to concentrated data through its own noisy counts"),
+         "best psdviz method in 8 of 12 DPBench cells (the four files without an atom, both epsilons; "
+         "docs/reproduction/dpbench.md); adapts to concentrated data through its own noisy counts"),
 )
 
 
@@ -132,6 +134,12 @@ def noisy_n(n_true: int, epsilon: float, rnd: Randomness, ledger: Ledger,
                             f"estimated by auto with epsilon {epsilon:g}")
 
 
+def _noisy_fact(value: int, epsilon: float, rnd: Randomness, ledger: Ledger, what: str, note: str) -> int:
+    """One sensitivity-1 fact with geometric noise, recorded as "auto feature: <what>"."""
+    ledger.spend(f"auto feature: {what}", epsilon, "geometric", nodes=1, note=f"{note} (sensitivity 1)")
+    return value + int(geometric_noise(rnd.rng, 1, epsilon)[0])
+
+
 def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
                   n_public: int | None) -> tuple[Facts, PopulationSize]:
     """One pass (the counts of a public side x side grid), three noisy facts, all in ``ledger``."""
@@ -140,12 +148,10 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     counts = ps.counts(even_cells(ps.grid.size, side), side * side)
     pop = noisy_n(int(counts.sum()), eps_f / 2, rnd, ledger, n_public)
     eps_cells = (eps_f - pop.epsilon) / 2
-    ledger.spend("auto feature: occupied cells", eps_cells, "geometric", nodes=1,
-                 note=f"cells of a public {side} x {side} grid holding at least one point (sensitivity 1)")
-    occupied = int((counts > 0).sum()) + int(geometric_noise(rnd.rng, 1, eps_cells)[0])
-    ledger.spend("auto feature: largest cell", eps_cells, "geometric", nodes=1,
-                 note=f"the largest count of the same {side} x {side} grid (sensitivity 1)")
-    top = int(counts.max(initial=0)) + int(geometric_noise(rnd.rng, 1, eps_cells)[0])
+    occupied = _noisy_fact(int((counts > 0).sum()), eps_cells, rnd, ledger, "occupied cells",
+                           f"cells of a public {side} x {side} grid holding at least one point")
+    top = _noisy_fact(int(counts.max(initial=0)), eps_cells, rnd, ledger, "largest cell",
+                      f"the largest count of the same {side} x {side} grid")
     n = max(pop.value, 1.0)
     spread = max(occupied, 0) / max(uniform_occupancy(pop.value, side * side), 1.0)
     top_share = max(top - 3.0 / eps_cells, 0.0) / n
