@@ -60,14 +60,51 @@ def test_weighted_em_matches_the_law_of_the_expanded_keys():
     assert off.tolist() == [0, x.size]
 
 
-def test_em_law_brute_force_on_positions():
-    """The grouped sampler equals the exponential mechanism written out position by position."""
-    x = np.array([3, 3, 5, 9])
-    lo, hi, eps = 0, 12, 1.3
-    pos = np.arange(lo + 1, hi)
-    score = np.array([-abs(np.sum(x < j) - x.size / 2) for j in pos])
-    w = np.exp(eps * score / 2)
-    np.testing.assert_allclose(em_position_probabilities(x, lo, hi, eps), w / w.sum(), rtol=1e-12)
+def _density_law(x, lo, hi, eps, f=0.5, steps=400_000):
+    """Definition 5 written out: the density exp(-eps/2 |r(t) - f n|) on [p0 - 1/2, p1 + 1/2), r the
+    rank with each cell's points spread evenly over the cell, integrated by the midpoint rule and
+    binned by the nearest grid position."""
+    x = np.sort(np.asarray(x))
+    pos = np.arange(lo + 1, hi) if hi - lo >= 2 else np.arange(lo, hi + 1)
+    t = pos[0] - 0.5 + (np.arange(steps) + 0.5) * (pos.size / steps)
+    cell = np.floor(t).astype(np.int64)
+    below = np.searchsorted(x, cell, side="left")
+    w = np.searchsorted(x, cell, side="right") - below
+    r = below + w * (t - cell)
+    d = np.exp(-eps / 2 * np.abs(r - f * x.size))
+    p = np.bincount(np.floor(t + 0.5).astype(np.int64) - pos[0], weights=d, minlength=pos.size)
+    return p / p.sum()
+
+
+@pytest.mark.parametrize("x,lo,hi,eps", [([3, 3, 5, 9], 0, 12, 1.3), ([0] * 40 + [1, 7], 0, 10, 0.2),
+                                         ([2, 2, 2], 2, 3, 1.0), ([], 0, 6, 0.7)])
+def test_em_law_is_definition5_integrated(x, lo, hi, eps):
+    """The closed-form law equals the continuous mechanism integrated numerically."""
+    np.testing.assert_allclose(em_position_probabilities(x, lo, hi, eps), _density_law(x, lo, hi, eps),
+                               rtol=1e-4, atol=1e-9)
+
+
+def test_em_law_ratio_on_neighbours():
+    """epsilon-DP read off the exact law: adding one point (in the heavy cell, in an empty cell, at the
+    edge) changes no position's probability by more than e^epsilon (it is e^{epsilon/2} at most for the median)."""
+    eps = 0.9
+    x = np.array([0] * 30 + [1, 4, 4, 8])
+    p = em_position_probabilities(x, 0, 12, eps)
+    for extra in (0, 3, 4, 11):
+        q = em_position_probabilities(np.r_[x, extra], 0, 12, eps)
+        assert np.all(np.abs(np.log(p / q)) <= eps / 2 + 1e-9)
+
+
+def test_em_splits_inside_a_heavy_cell():
+    """A cell holding most of the points: the median lies inside it, so the position just past it wins
+    (the reading that lets the kd-tree isolate ADULT-2D's cell (0, 0)), even with a small budget."""
+    x = np.r_[np.zeros(900, np.int64), np.arange(1, 201)]
+    p = em_position_probabilities(x, 0, 256, 0.05)
+    assert p[0] > 0.9                      # position 1 (candidate 0): the cell [0, 1) split off
+    rng = np.random.default_rng(9)
+    vals, off = tiled(x, 5000)
+    out = em_medians(rng, vals, off, 0, 256, 0.05)
+    assert abs(np.mean(out == 1) - p[0]) <= 5 * math.sqrt(p[0] * (1 - p[0]) / 5000)
 
 
 def test_em_segments_are_independent_nodes():

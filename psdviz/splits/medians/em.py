@@ -1,15 +1,13 @@
 """Exponential-mechanism medians on the public grid (ICDE'12 section 6.1, Definition 5), many nodes at once.
 
 A node owns the grid positions lo..hi (its region: public bounds, never the data's min/max) and
-holds sorted integer keys. Definition 5 chooses an output with density proportional to
-exp(-epsilon/2 |rank(x) - n/2|) over the region; on the grid the outputs are the region's integer
-positions, so the gap I_k between consecutive data values becomes the run of positions whose rank is
-k, chosen with probability proportional to its number of positions times that weight, then a
-uniform position inside it (:func:`psdviz.splits.quantile.private_quantiles`, f = 1/2).
+holds sorted integer keys. Definition 5 draws a split with density proportional to
+exp(-epsilon/2 |rank(x) - n/2|) over the region; :func:`psdviz.splits.quantile.private_quantiles`
+(f = 1/2) reads it continuously, each cell's points spread evenly across the cell, and releases the
+nearest interior grid position (the reading and its privacy argument are in that module).
 
 Reading of "rank(x_m)": we use n/2 (the exact middle rank, also for even n). The score
--|rank(x) - n/2| changes by at most 1/2 when one point is added or removed (rank(x) moves by 0
-or 1 and n/2 by 1/2 in the same direction or not at all), so the paper's weights
+-|rank(x) - n/2| changes by at most 1/2 when one point is added or removed, so the paper's weights
 exp(-epsilon/2 |.|), calibrated for sensitivity 1, are epsilon-DP with room to spare. We keep the
 paper's constant so Figure 4 is reproduced as published.
 """
@@ -17,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..quantile import private_quantiles
+from ..quantile import half_cell_log_mass, private_quantiles
 
 
 def em_medians(rng: np.random.Generator, values: np.ndarray, offsets: np.ndarray, lo, hi,
@@ -28,11 +26,21 @@ def em_medians(rng: np.random.Generator, values: np.ndarray, offsets: np.ndarray
 
 
 def em_position_probabilities(values: np.ndarray, lo: int, hi: int, epsilon: float) -> np.ndarray:
-    """Exact law of Definition 5 on the grid for one node: the probability of each candidate position
-    (lo + 1 .. hi - 1; lo..hi for a region one step wide), listed position by position (for tests and teaching; log-sum-exp normalised)."""
+    """Exact law of the median for one node: the probability of each candidate position (lo + 1 ..
+    hi - 1; lo..hi for a region one step wide), listed position by position (for tests and teaching).
+
+    Written half step by half step, independently of the sampler's grouping: half step h (the
+    interval [h/2, (h + 1)/2), rounding to position (h + 1) // 2) has mass e^{-epsilon/2 |R - n/2|} / 2
+    in an empty cell (R the points below it) and the closed-form integral in an occupied one."""
     x = np.sort(np.asarray(values, np.int64))
     pos = np.arange(lo + 1, hi) if hi - lo >= 2 else np.arange(lo, hi + 1)   # interior positions
-    rank = np.searchsorted(x, pos, side="left")
-    logw = -0.5 * epsilon * np.abs(rank - x.size / 2.0)
-    w = np.exp(logw - logw.max())
-    return w / w.sum()
+    h = np.arange(2 * pos[0] - 1, 2 * pos[-1] + 1)
+    cell, upper = h // 2, h % 2
+    below = np.searchsorted(x, cell, side="left")
+    w = np.searchsorted(x, cell, side="right") - below
+    a, target = epsilon / 2.0, x.size / 2.0
+    logm = np.where(w > 0, half_cell_log_mass(a, below, np.maximum(w, 1), target, upper),
+                    np.log(0.5) - a * np.abs(below - target))
+    per_pos = np.logaddexp.reduceat(logm, np.arange(0, h.size, 2))
+    p = np.exp(per_pos - per_pos.max())
+    return p / p.sum()
