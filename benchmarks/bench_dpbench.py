@@ -120,8 +120,9 @@ def tables(res: dict, names: list[str], methods: list[str], peers: dict) -> str:
     lines = []
     summary = ["| dataset | eps | best psdviz (MRE) | best peer (MRE) | ratio | auto / best peer |",
                "|---|---:|---|---|---:|---:|"]
-    same = ["| dataset | eps | method | psdviz MRE (sd) | peer | peer MRE | ratio |",
-            "|---|---:|---|---:|---|---:|---:|"]
+    same = ["| dataset | eps | method | psdviz MRE (sd) | peer | peer MRE | ratio | at or below the peer |",
+            "|---|---:|---|---:|---|---:|---:|---|"]
+    verdicts: list[str] = []
     for name in names:
         p = peers.get(name, {})
         lines += [f"### {name}", "", "| psdviz method | eps 0.1: MRE (sd) | eps 1.0: MRE (sd) | CPU s per build |",
@@ -151,10 +152,25 @@ def tables(res: dict, names: list[str], methods: list[str], peers: dict) -> str:
                 e = res[(name, m, eps)][0]
                 for peer in rows:
                     if peer in theirs:
+                        verdicts.append(same_verdict(float(np.mean(e)), float(np.std(e)), theirs[peer]))
                         same.append(f"| {name} | {eps:g} | {m} | {np.mean(e):.4f} ({np.std(e):.4f}) | {peer} | "
-                                    f"{theirs[peer]:.4f} | {np.mean(e) / theirs[peer]:.2f} |")
+                                    f"{theirs[peer]:.4f} | {np.mean(e) / theirs[peer]:.2f} | {verdicts[-1]} |")
+    tally = ", ".join(f"{verdicts.count(v)} {v}" for v in VERDICTS)
     return "\n".join(["#### Best psdviz method against the best peer (ratio < 1: psdviz better)", "", *summary, "",
-                      "#### Same algorithm as a peer", "", *same, "", "#### Every method", "", *lines])
+                      "#### Same algorithm as a peer", "", f"Rows: {tally} ({SAME_RULE}).", "", *same, "",
+                      "#### Every method", "", *lines])
+
+
+VERDICTS = ("yes", "within the spread", "NO")
+SAME_RULE = ("'within the spread': psdviz's mean is above the peer's figure by at most one standard deviation "
+             "of psdviz's runs; the peers publish 1-3 runs, so their own spread is not known")
+
+
+def same_verdict(mean: float, sd: float, peer: float) -> str:
+    """The issue's test for a same-algorithm row: at or below the peer, within the runs' spread."""
+    if mean <= peer:
+        return VERDICTS[0]
+    return VERDICTS[1] if mean - peer <= sd else VERDICTS[2]
 
 
 def main() -> int:

@@ -3,13 +3,18 @@
 Grid sizes (Qardaji et al.) and tree sizes need N. Either the user declares a public value
 (``n_public``), or a stated slice ``n_fraction`` of epsilon buys a noisy count of all points
 (sensitivity 1), recorded in the ledger. The release says which was used.
+
+A bought N is a noisy count of the root like any other: builders whose tree goes through least
+squares (AG, the h-tree) enter it as the root's measurement (:func:`root_measurement`, post-processing
+of a released value), so the slice also sharpens the total instead of only sizing the structure.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from .ledger import Ledger
-from .noise import geometric_noise
+from .noise import geometric_noise, geometric_variance
 from .rng import Randomness
 from .validation import check_fraction
 
@@ -21,6 +26,8 @@ class PopulationSize:
     value: float          # the N used in formulas (>= 1)
     source: str           # "declared public" or "estimated with epsilon ..."
     epsilon: float        # budget spent on it (0 if public)
+    noisy: float = float("nan")      # the noisy count itself, before the floor at 1 (nan if public)
+    variance: float = float("inf")   # its noise variance (inf if public: not a measurement)
 
 
 def resolve_n(n_true: int, epsilon: float, rnd: Randomness, ledger: Ledger,
@@ -32,7 +39,7 @@ def resolve_n(n_true: int, epsilon: float, rnd: Randomness, ledger: Ledger,
     hands the chosen method the noisy N it paid for on its own ledger line): it is reused as it is
     (post-processing of a released value) and costs this build nothing."""
     if isinstance(n_public, PopulationSize):
-        return PopulationSize(n_public.value, n_public.source, 0.0)
+        return PopulationSize(n_public.value, n_public.source, 0.0, n_public.noisy, n_public.variance)
     if n_public is not None:
         if isinstance(n_public, bool) or not float(n_public).is_integer() or n_public < 1:
             raise ValueError(f"n_public must be a positive integer (got {n_public!r})")
@@ -44,9 +51,17 @@ def resolve_n(n_true: int, epsilon: float, rnd: Randomness, ledger: Ledger,
                             f"estimated with epsilon {eps_n:g} ({frac:.0%} of the budget)")
 
 
+def root_measurement(pop: PopulationSize | None) -> tuple[float, float]:
+    """The noisy N as a measurement of the root count for least squares: (noisy count, its noise
+    variance), or (nan, inf), i.e. unmeasured, when N was declared public or not needed."""
+    if pop is None or not math.isfinite(pop.variance):
+        return float("nan"), float("inf")
+    return pop.noisy, pop.variance
+
+
 def noisy_population(n_true: int, epsilon: float, rnd: Randomness, ledger: Ledger, what: str, note: str,
                      source: str) -> PopulationSize:
     """A noisy count of all points (sensitivity 1, geometric noise, at least 1), recorded as ``what``."""
     ledger.spend(what, epsilon, "geometric", nodes=1, note=note)
     noisy = n_true + int(geometric_noise(rnd.rng, 1, epsilon)[0])
-    return PopulationSize(float(max(noisy, 1)), source, epsilon)
+    return PopulationSize(float(max(noisy, 1)), source, epsilon, float(noisy), float(geometric_variance(epsilon)))

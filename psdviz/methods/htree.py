@@ -46,7 +46,7 @@ from ..publish.release import Release
 from .gls_finish import finish_gls_tree
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
-from ..core.population import DEFAULT_N_FRACTION, resolve_n
+from ..core.population import DEFAULT_N_FRACTION, resolve_n, root_measurement
 from ..core.rng import Randomness
 from ..splits.slicing import MIN_POINTS, slice_groups
 from ..core.tree import FlatTree, check_node_count
@@ -236,7 +236,9 @@ def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
     eps_round = eps_m / rounds if rounds else 0.0
     cells, cnt = ps.cells()   # one pass: occupied grid cells; the h-tree then works in memory
     b = _Builder(ps.grid, np.repeat(cells, cnt, axis=0))
-    b.seps[0] += 0.0 if pop is None else pop.epsilon
+    # with least squares the noisy N is the root's count (its slice a count spend); without, it only sized m
+    b.noisy[0][0], b.var[0][0] = root_measurement(pop if postprocess else None)
+    (b.ceps if np.isfinite(b.var[0][0]) else b.seps)[0][0] += 0.0 if pop is None else pop.epsilon
     top = np.array([n_hat if np.isfinite(n_hat) else np.inf])
     _ht_layer(b, m1, top, eps_round, eps_levels[0], eps_levels[1], rnd, ledger)
     if variant == "composite":
