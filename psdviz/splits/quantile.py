@@ -34,14 +34,16 @@ Sampling, in half steps: half step h covers [h/2, (h + 1)/2) and rounds to posit
 position j owns the half steps 2j - 1 and 2j. Per node the items are: the runs of half steps in empty
 cells between consecutive keys (constant rank, one group each, as many half steps as they span) and
 the two halves of every occupied cell, whose mass is the closed-form integral of the density over
-the half (:func:`half_cell_log_mass`). :mod:`psdviz.core.expmech` draws one item per node (Gumbel-max in
-log space), then a uniform half step inside it.
+the half (:func:`half_cell_log_mass`). The draw has two stages, which is the same law: a block per node,
+either a key (its run before, its two halves: their masses summed) or the run after the last key, by
+Gumbel-max in log space (:mod:`psdviz.core.expmech`); then one item of the chosen key in proportion to
+its mass; then a uniform half step inside the item.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..core.expmech import grouped_choice
+from ..core.expmech import segment_gumbel_max
 
 
 def distinct_keys(keys: np.ndarray, offsets: np.ndarray, weights: np.ndarray | None
@@ -57,19 +59,33 @@ def distinct_keys(keys: np.ndarray, offsets: np.ndarray, weights: np.ndarray | N
     return keys[starts], np.searchsorted(starts, offsets), np.diff(np.r_[starts, keys.size]).astype(np.int64)
 
 
-def half_cell_log_mass(a: float, below, w, target, upper) -> np.ndarray:
-    """log of the integral over half a cell (the lower half u in [0, 1/2) or the upper [1/2, 1)) of
-    exp(-a |below + w u - target|) du, for cells holding w > 0 points; closed form, stable in log space."""
-    u0 = np.where(upper, 0.5, 0.0)
-    z0 = below + w * u0 - target
-    z1 = z0 + 0.5 * w
-    aw = a * np.asarray(w, float)
-    with np.errstate(divide="ignore"):
-        # both ends on one side of the target: e^{-a min|z|} (1 - e^{-a w / 2}) / (a w)
-        one_side = -a * np.minimum(np.abs(z0), np.abs(z1)) + np.log(-np.expm1(-0.5 * aw))
-        # the target inside the half: (2 - e^{-a |z0|} - e^{-a |z1|}) / (a w), in (0, 2 / (a w))
-        across = np.log(2.0 - np.exp(-a * np.abs(z0)) - np.exp(-a * np.abs(z1)))
-    return np.where((z0 >= 0) | (z1 <= 0), one_side, across) - np.log(aw)
+def half_cell_log_mass(a: float, below, w, target) -> tuple[np.ndarray, np.ndarray]:
+    """log of the integrals over the lower half (u in [0, 1/2)) and the upper half ([1/2, 1)) of a
+    cell of exp(-a |below + w u - target|) du, for cells holding w > 0 points; closed form, in log space.
+
+    A half whose rank range [z0, z1] (relative to the target) lies on one side of it integrates to
+    e^{-a min(|z0|, |z1|)} (1 - e^{-a w / 2}) / (a w); the at most one half per node that holds the
+    target integrates to (2 - e^{-a |z0|} - e^{-a |z1|}) / (a w)."""
+    w = np.asarray(w)
+    z = np.asarray(below, float) - target                   # z at u = 0; z + w / 2 at u = 1/2; z + w at 1
+    common = _log_half_factor(a, w)
+    w = w.astype(float)
+    aw = a * w
+    out = []
+    for z0 in (z, z + 0.5 * w):
+        z1 = z0 + 0.5 * w
+        log_mass = common - a * np.minimum(np.abs(z0), np.abs(z1))
+        across = np.flatnonzero((z0 < 0) & (z1 > 0))
+        if across.size:
+            e = np.exp(-a * np.abs(z0[across])) + np.exp(-a * np.abs(z1[across]))
+            log_mass[across] = np.log(2.0 - e) - np.log(aw[across])
+        out.append(log_mass)
+    return out[0], out[1]
+
+
+def _log_half_factor(a: float, w: np.ndarray) -> np.ndarray:
+    """log((1 - e^{-a w / 2}) / (a w)) per cell."""
+    return _per_weight(lambda v: np.log(-np.expm1(-0.5 * a * v)) - np.log(a * v), w)
 
 
 def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.ndarray, lo, hi, frac,
@@ -97,35 +113,87 @@ def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.nd
     h0 = 2 * np.where(interior, lo + 1, lo) - 1            # half steps [h0, h1) of the candidates
     h1 = 2 * np.where(interior, hi - 1, hi) + 1
     a = epsilon / 2.0
-    # items per segment: for its j-th key, the empty run before it (3j), its lower half (3j + 1) and
-    # upper half (3j + 2); then the run after its last key (3m)
-    n_items = 3 * m + 1
-    first = np.cumsum(n_items) - n_items
-    start = np.empty(int(n_items.sum()), np.int64)
-    size = np.empty_like(start)
-    score = np.empty(start.size)
-    base = first[seg] + 3 * (np.arange(keys.size) - offsets[:-1][seg])
-    prev_end = np.where(base == first[seg], h0[seg], 2 * np.r_[0, keys[:-1]] + 2)
-    _run(start, size, score, base, prev_end, 2 * keys, h0[seg], h1[seg], -a * np.abs(below - target[seg]))
-    for upper in (0, 1):
-        h = 2 * keys + upper
-        inside = (h >= h0[seg]) & (h < h1[seg])
-        start[base + 1 + upper] = h
-        size[base + 1 + upper] = inside
-        # one half step of an empty cell has mass e^{score} / 2: log(2 * mass) puts both on one footing
-        score[base + 1 + upper] = np.log(2.0) + half_cell_log_mass(a, below, w, target[seg], upper)
-    last = first + 3 * m
+    lo_h, hi_h, target_k = h0[seg], h1[seg], target[seg]          # per key: its segment's values
+    # the three items of each key: the empty run before it, its lower half, its upper half
+    prev_end = 2 * keys - 2 * np.diff(keys, prepend=0) + 2        # just past the previous key's cell
+    head = np.ones(keys.size, bool)
+    head[offsets[:-1][m > 0]] = False
+    prev_end = np.where(head, prev_end, lo_h)
+    item_start = np.stack([np.maximum(prev_end, lo_h), 2 * keys, 2 * keys + 1])
+    item_size = np.stack([np.maximum(np.minimum(2 * keys, hi_h) - item_start[0], 0),
+                          (2 * keys >= lo_h) & (2 * keys < hi_h), (2 * keys + 1 >= lo_h) & (2 * keys + 1 < hi_h)])
+    key_lw = _key_log_weights(a, below, w, target_k, item_size)
+    # the run after each segment's last key
     after = np.where(m > 0, 2 * keys[np.maximum(offsets[1:] - 1, 0)] + 2, h0) if keys.size else h0
-    _run(start, size, score, last, after, h1, h0, h1, -a * np.abs(total - target))
-    chosen, offset = grouped_choice(rng, score, size, first)
-    pos = (start[chosen] + offset + 1) // 2
+    after = np.maximum(after, h0)
+    after_size = np.maximum(h1 - after, 0)
+    with np.errstate(divide="ignore"):
+        after_lw = np.log(after_size) - a * np.abs(total - target)
+    # stage 1: a key (its three items together) or the last run, per segment (blocks: m keys, then the run)
+    block_lw = np.empty(keys.size + n_seg)
+    block_lw[np.arange(keys.size) + seg] = key_lw
+    block_lw[offsets[1:] + np.arange(n_seg)] = after_lw
+    block = segment_gumbel_max(rng, block_lw, offsets[:-1] + np.arange(n_seg)) - np.arange(n_seg)
+    # stage 2: inside a chosen key, one of its items with probability e^{item_lw - key_lw}
+    is_key = block < offsets[1:]
+    k = np.minimum(block, max(keys.size - 1, 0))
+    start, size = after.copy(), after_size.copy()
+    if keys.size:
+        lw3 = _item_log_weights(a, below[k], w[k], target_k[k], item_size[:, k])
+        p = np.exp(lw3 - _log_sum(lw3))
+        u = rng.random(n_seg)
+        which = (u >= p[0]).astype(np.int64) + (u >= p[0] + p[1])
+        start = np.where(is_key, item_start[which, k], after)
+        size = np.where(is_key, item_size[which, k], after_size)
+    pos = (start + rng.integers(0, np.maximum(size, 1)) + 1) // 2
     return pos, _ranks(keys, offsets, cw, seg, pos)
 
 
-def _run(start, size, score, at, begin, end, h0, h1, value) -> None:
-    """Fill the items ``at`` with the half steps [begin, end) clipped to [h0, h1) and their score."""
-    s, e = np.maximum(begin, h0), np.minimum(end, h1)
-    start[at], size[at], score[at] = s, np.maximum(e - s, 0), value
+def _item_log_weights(a: float, below, w, target, size) -> np.ndarray:
+    """(3, k) log-weights of the run before each key and of its two halves (grouped-choice convention:
+    log(number of half steps) + score, a half step of an empty cell having mass e^{score} / 2)."""
+    lower, upper = half_cell_log_mass(a, below, w, target)
+    with np.errstate(divide="ignore"):
+        return np.stack([np.log(size[0]) - a * np.abs(below - target),
+                         np.where(size[1] > 0, np.log(2.0) + lower, -np.inf),
+                         np.where(size[2] > 0, np.log(2.0) + upper, -np.inf)])
+
+
+def _log_sum(lw: np.ndarray) -> np.ndarray:
+    """log of the sum over axis 0 of exp(lw), -inf where every term is -inf."""
+    top = lw.max(axis=0)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return safe + np.log(np.exp(lw - safe).sum(axis=0))
+
+
+def _key_log_weights(a: float, below, w, target, size) -> np.ndarray:
+    """log of the summed mass of each key's three items. For a cell wholly on one side of the target
+    (all but at most one per node) the three share the factor e^{-a d}, d the distance from the target to
+    the cell's nearer rank, and sum in closed form: e^{-a d} (r e^{-a w} + G) below the target and
+    e^{-a d} (r + G) above it, r the run's half steps and G = 2 (1 - e^{-a w}) / (a w) both halves; one
+    logarithm per key instead of the items' exponentials. The rest (the cell holding the target, a half
+    outside the candidates) go through :func:`_item_log_weights`."""
+    above = below >= target
+    d = np.where(above, below - target, target - below - w)
+    regular = (d >= 0) & (size[1] > 0) & (size[2] > 0)
+    damp = _per_weight(lambda v: np.exp(-a * v), w)
+    both = _per_weight(lambda v: -2.0 * np.expm1(-a * v) / (a * v), w)
+    with np.errstate(divide="ignore"):
+        out = -a * d + np.log(np.where(above, size[0], size[0] * damp) + both)
+    odd = np.flatnonzero(~regular)
+    if odd.size:
+        out[odd] = _log_sum(_item_log_weights(a, below[odd], w[odd], target[odd], size[:, odd]))
+    return out
+
+
+def _per_weight(f, w: np.ndarray) -> np.ndarray:
+    """f(w) per cell, through a table of w = 1..max(w) when that is short (grouped counts are mostly
+    small), which saves a transcendental pass over the keys."""
+    top = int(w.max(initial=0))
+    if 0 < top <= max(w.size // 4, 1024) and np.issubdtype(w.dtype, np.integer):
+        return f(np.arange(1, top + 1, dtype=float))[w - 1]
+    return f(np.asarray(w, float))
 
 
 def _ranks(keys, offsets, cw, seg, pos) -> np.ndarray:

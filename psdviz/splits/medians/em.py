@@ -39,8 +39,8 @@ def em_position_probabilities(values: np.ndarray, lo: int, hi: int, epsilon: flo
     below = np.searchsorted(x, cell, side="left")
     w = np.searchsorted(x, cell, side="right") - below
     a, target = epsilon / 2.0, x.size / 2.0
-    logm = np.where(w > 0, half_cell_log_mass(a, below, np.maximum(w, 1), target, upper),
-                    np.log(0.5) - a * np.abs(below - target))
+    lower_half, upper_half = half_cell_log_mass(a, below, np.maximum(w, 1), target)
+    logm = np.where(w > 0, np.where(upper == 1, upper_half, lower_half), np.log(0.5) - a * np.abs(below - target))
     per_pos = np.logaddexp.reduceat(logm, np.arange(0, h.size, 2))
     p = np.exp(per_pos - per_pos.max())
     return p / p.sum()
