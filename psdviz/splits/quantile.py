@@ -113,15 +113,8 @@ def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.nd
     h0 = 2 * np.where(interior, lo + 1, lo) - 1            # half steps [h0, h1) of the candidates
     h1 = 2 * np.where(interior, hi - 1, hi) + 1
     a = epsilon / 2.0
-    lo_h, hi_h, target_k = h0[seg], h1[seg], target[seg]          # per key: its segment's values
-    # the three items of each key: the empty run before it, its lower half, its upper half
-    prev_end = 2 * keys - 2 * np.diff(keys, prepend=0) + 2        # just past the previous key's cell
-    head = np.ones(keys.size, bool)
-    head[offsets[:-1][m > 0]] = False
-    prev_end = np.where(head, prev_end, lo_h)
-    item_start = np.stack([np.maximum(prev_end, lo_h), 2 * keys, 2 * keys + 1])
-    item_size = np.stack([np.maximum(np.minimum(2 * keys, hi_h) - item_start[0], 0),
-                          (2 * keys >= lo_h) & (2 * keys < hi_h), (2 * keys + 1 >= lo_h) & (2 * keys + 1 < hi_h)])
+    lo_h, target_k = h0[seg], target[seg]                          # per key: its segment's values
+    item_start, item_size = _key_items(keys, offsets, m, lo_h, h1[seg])
     key_lw = _key_log_weights(a, below, w, target_k, item_size)
     # the run after each segment's last key
     after = np.where(m > 0, 2 * keys[np.maximum(offsets[1:] - 1, 0)] + 2, h0) if keys.size else h0
@@ -139,14 +132,28 @@ def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.nd
     k = np.minimum(block, max(keys.size - 1, 0))
     start, size = after.copy(), after_size.copy()
     if keys.size:
-        lw3 = _item_log_weights(a, below[k], w[k], target_k[k], item_size[:, k])
+        size3 = np.stack([v[k] for v in item_size])
+        lw3 = _item_log_weights(a, below[k], w[k], target_k[k], size3)
         p = np.exp(lw3 - _log_sum(lw3))
         u = rng.random(n_seg)
         which = (u >= p[0]).astype(np.int64) + (u >= p[0] + p[1])
-        start = np.where(is_key, item_start[which, k], after)
-        size = np.where(is_key, item_size[which, k], after_size)
+        start3 = np.stack([item_start[k], 2 * keys[k], 2 * keys[k] + 1])
+        cols = np.arange(n_seg)
+        start = np.where(is_key, start3[which, cols], after)
+        size = np.where(is_key, size3[which, cols], after_size)
     pos = (start + rng.integers(0, np.maximum(size, 1)) + 1) // 2
     return pos, _ranks(keys, offsets, cw, seg, pos)
+
+
+def _key_items(keys, offsets, m, lo_h, hi_h) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per key: the first half step of the empty run before it, and the sizes of its three items (the
+    run's half steps; whether the lower half 2k and the upper half 2k + 1 are candidates' half steps).
+    A key's lower half is below ``hi_h`` and its upper half at or above ``lo_h`` by construction."""
+    prev_end = 2 * keys - 2 * np.diff(keys, prepend=0) + 2        # just past the previous key's cell
+    prev_end[offsets[:-1][m > 0]] = lo_h[offsets[:-1][m > 0]]     # a node's first key: its region's start
+    run_start = np.maximum(prev_end, lo_h)
+    run_size = np.maximum(np.minimum(2 * keys, hi_h) - run_start, 0)
+    return run_start, (run_size, 2 * keys >= lo_h, 2 * keys + 1 < hi_h)
 
 
 def _item_log_weights(a: float, below, w, target, size) -> np.ndarray:
@@ -176,14 +183,14 @@ def _key_log_weights(a: float, below, w, target, size) -> np.ndarray:
     outside the candidates) go through :func:`_item_log_weights`."""
     above = below >= target
     d = np.where(above, below - target, target - below - w)
-    regular = (d >= 0) & (size[1] > 0) & (size[2] > 0)
+    regular = (d >= 0) & size[1] & size[2]
     damp = _per_weight(lambda v: np.exp(-a * v), w)
     both = _per_weight(lambda v: -2.0 * np.expm1(-a * v) / (a * v), w)
     with np.errstate(divide="ignore"):
         out = -a * d + np.log(np.where(above, size[0], size[0] * damp) + both)
     odd = np.flatnonzero(~regular)
     if odd.size:
-        out[odd] = _log_sum(_item_log_weights(a, below[odd], w[odd], target[odd], size[:, odd]))
+        out[odd] = _log_sum(_item_log_weights(a, below[odd], w[odd], target[odd], [v[odd] for v in size]))
     return out
 
 
