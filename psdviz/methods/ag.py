@@ -12,8 +12,9 @@
 
 Cells of whole grid steps: every edge is a position of the public grid, and when a cell spans only a
 few steps an m x m split mixes widths (79 cells on 256 steps: 3- and 4-step cells) that no sub-grid
-divides evenly, so points are spread over partial steps. We read the sizes as DPBench's AG does
-(dpcomp_core: cell width ceil(n / m) bins): m1 and each m2 become ``whole_step_parts(m, width)`` =
+divides evenly, so points are spread over partial steps. We read the sizes as DPBench's AG means them
+(dpcomp_core's width int(n / m - 1) + 1, a ceiling in intent; Python evaluates it to floor(n / m),
+measured in docs/accuracy-notes.md): m1 and each m2 become ``whole_step_parts(m, width)`` =
 ceil(width / ceil(width / m)) near-equal cells (79 -> 64 cells of 4 steps; unchanged when cells span
 many steps, e.g. at the default resolution 16), and m2 is capped by its own cell's narrower side.
 Evidence (benchmarks/bench_dpbench.py protocol, resolution 8, 5 runs, MRE at epsilon 0.1 / 1):
