@@ -129,18 +129,12 @@ def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.nd
     block = segment_gumbel_max(rng, block_lw, offsets[:-1] + np.arange(n_seg)) - np.arange(n_seg)
     # stage 2: inside a chosen key, one of its items with probability e^{item_lw - key_lw}
     is_key = block < offsets[1:]
-    k = np.minimum(block, max(keys.size - 1, 0))
-    start, size = after.copy(), after_size.copy()
+    start, size = after, after_size
     if keys.size:
-        size3 = np.stack([v[k] for v in item_size])
-        lw3 = _item_log_weights(a, below[k], w[k], target_k[k], size3)
-        p = np.exp(lw3 - _log_sum(lw3))
-        u = rng.random(n_seg)
-        which = (u >= p[0]).astype(np.int64) + (u >= p[0] + p[1])
-        start3 = np.stack([item_start[k], 2 * keys[k], 2 * keys[k] + 1])
-        cols = np.arange(n_seg)
-        start = np.where(is_key, start3[which, cols], after)
-        size = np.where(is_key, size3[which, cols], after_size)
+        k = np.minimum(block, keys.size - 1)
+        key_start, key_size = _pick_item(rng, a, keys[k], below[k], w[k], target_k[k], item_start[k],
+                                         [v[k] for v in item_size])
+        start, size = np.where(is_key, key_start, after), np.where(is_key, key_size, after_size)
     pos = (start + rng.integers(0, np.maximum(size, 1)) + 1) // 2
     return pos, _ranks(keys, offsets, cw, seg, pos)
 
@@ -154,6 +148,18 @@ def _key_items(keys, offsets, m, lo_h, hi_h) -> tuple[np.ndarray, tuple[np.ndarr
     run_start = np.maximum(prev_end, lo_h)
     run_size = np.maximum(np.minimum(2 * keys, hi_h) - run_start, 0)
     return run_start, (run_size, 2 * keys >= lo_h, 2 * keys + 1 < hi_h)
+
+
+def _pick_item(rng, a, keys, below, w, target, run_start, size) -> tuple[np.ndarray, np.ndarray]:
+    """One item per chosen key (its run, lower half or upper half) in proportion to the items' masses:
+    the item's first half step and its number of half steps."""
+    lw3 = _item_log_weights(a, below, w, target, size)
+    p = np.exp(lw3 - _log_sum(lw3))
+    u = rng.random(keys.size)
+    which = (u >= p[0]).astype(np.int64) + (u >= p[0] + p[1])
+    cols = np.arange(keys.size)
+    return (np.stack([run_start, 2 * keys, 2 * keys + 1])[which, cols],
+            np.stack([np.asarray(v, np.int64) for v in size])[which, cols])
 
 
 def _item_log_weights(a: float, below, w, target, size) -> np.ndarray:
