@@ -15,7 +15,7 @@ pruning after OLS (benchmarks/bench_dpbench.py protocol, 3 runs, MRE at epsilon 
 BJ-CABS-E 0.25 / 0.20 -> 0.26 / 0.20, synthetic1M 0.044 / 0.021 -> 0.052 / 0.021 (the one cell it
 costs; still 0.8x the prototype's kd-standard). ``pruning="after_ols"`` keeps the paper's text.
 These figures predate the continuous reading of the medians (:mod:`psdviz.splits.quantile`, session 9),
-which moved the defaults to ADULT-2D 1.90 / 0.0032 and GOWALLA 0.087 / 0.025 (5 runs; docs/accuracy-notes.md).
+which moved the defaults to ADULT-2D 2.39 / 0.0063 and GOWALLA 0.088 / 0.025 (10 runs; docs/reproduction/dpbench.md).
 
 Budget (section 6.2): epsilon_count = count_fraction * epsilon (default 0.7, the paper's choice),
 spread over the height + 1 count levels by ``budget``; epsilon_median = the rest, uniform over

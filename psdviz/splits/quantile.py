@@ -23,12 +23,12 @@ Why not the earlier reading (the same density with r constant between keys, i.e.
 cell at its edges): a cell holding most of the points then makes every position on one side of it
 score alike, and the split lands anywhere (ADULT-2D's cell (0, 0) holds 87 % of its rows: the kd-tree's
 first x split fell uniformly over 1..255). Read continuously, the median lies inside that cell and the
-nearest position isolates it. Measured on the DPBench protocol (``benchmarks/bench_dpbench.py``, 5
-runs, kd-tree MRE at epsilon 0.1 / 1): ADULT-2D 3.98 / 0.050 -> 1.90 / 0.0032, GOWALLA 0.123 / 0.067 ->
-0.087 / 0.025, SF-CABS-S 0.40 / 0.24 -> 0.32 / 0.34 (0.48 -> 0.29 over 15 further runs at 1),
-BJ-CABS-E 0.24 / 0.20 -> 0.23 / 0.19, synthetic1M 0.053 / 0.020 -> 0.047 / 0.021, STROKE 1.11 / 0.24 ->
-1.29 / 0.23 (the one cell it costs, 1.14x over 15 further runs; the prototype's kd-standard, whose
-medians are continuous, has 1.12).
+nearest position isolates it. Measured on the DPBench protocol (``benchmarks/bench_dpbench.py``, the
+same 5 seeds, kd-tree MRE at epsilon 0.1 / 1, grid reading -> this one): ADULT-2D 3.98 / 0.050 -> 2.34 /
+0.0060, GOWALLA 0.123 / 0.067 -> 0.086 / 0.023, SF-CABS-S 0.40 / 0.24 -> 0.29 / 0.33, BJ-CABS-E 0.24 /
+0.20 -> 0.21 / 0.19, synthetic1M 0.053 / 0.020 -> 0.049 / 0.021, STROKE 1.11 / 0.24 -> 1.15 / 0.23; cells
+that moved the wrong way were within the noise of 15 further seeds (docs/accuracy-notes.md, with the
+hybrid, Hilbert and h-tree rows).
 
 Sampling, in half steps: half step h covers [h/2, (h + 1)/2) and rounds to position (h + 1) // 2, so
 position j owns the half steps 2j - 1 and 2j. Per node the items are: the runs of half steps in empty
