@@ -193,7 +193,8 @@ def _key_log_weights(a: float, below, w, target, size) -> np.ndarray:
     damp = _per_weight(lambda v: np.exp(-a * v), w)
     both = _per_weight(lambda v: -2.0 * np.expm1(-a * v) / (a * v), w)
     with np.errstate(divide="ignore"):
-        out = -a * d + np.log(np.where(above, size[0], size[0] * damp) + both)
+        out = np.log(size[0] * np.where(above, 1.0, damp) + both)
+    out -= a * d
     odd = np.flatnonzero(~regular)
     if odd.size:
         out[odd] = _log_sum(_item_log_weights(a, below[odd], w[odd], target[odd], [v[odd] for v in size]))
@@ -204,6 +205,8 @@ def _per_weight(f, w: np.ndarray) -> np.ndarray:
     """f(w) per cell, through a table of w = 1..max(w) when that is short (grouped counts are mostly
     small), which saves a transcendental pass over the keys."""
     top = int(w.max(initial=0))
+    if top == 1:                                # every cell holds one point (fine grids): one value
+        return f(np.ones(1))
     if 0 < top <= max(w.size // 4, 1024) and np.issubdtype(w.dtype, np.integer):
         return f(np.arange(1, top + 1, dtype=float))[w - 1]
     return f(np.asarray(w, float))
