@@ -265,3 +265,28 @@ def test_smooth_epsilon_limit_and_sampled_cap():
     # sampling would allow ln(0.5 / 0.02) = 3.2 > 1: capped below 1 instead of failing
     out = private_medians(rng, x, off, 0, 1000, 0.5, "smooth", sample_rate=0.01)
     assert 0 <= out[0] <= 1000
+
+
+def test_quantiles_stay_on_candidates_at_extreme_budgets_and_weights():
+    """Regions of width 0-10^6, empty nodes, cells of 10^9 points, epsilon from 1e-12 to 1e9: every
+    split is an interior candidate, every rank counts the keys below it, and no float warning is raised."""
+    import warnings
+    from psdviz.splits.quantile import private_quantiles
+    r = np.random.default_rng(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(60):
+            segs = int(r.integers(1, 20))
+            lo = r.integers(-50, 50, segs)
+            hi = lo + r.choice([0, 1, 2, 3, 50, 10 ** 6], segs)
+            ks = [np.unique(r.integers(a, b, r.integers(0, 6))) if b > a else np.zeros(0, np.int64)
+                  for a, b in zip(lo, hi)]
+            keys = np.concatenate(ks).astype(np.int64)
+            w = r.choice([1, 3, 10 ** 9], keys.size)
+            off = np.r_[0, np.cumsum([k.size for k in ks])]
+            p0, p1 = np.where(hi - lo >= 2, lo + 1, lo), np.where(hi - lo >= 2, hi - 1, hi)
+            for eps in (1e-12, 1e-3, 1.0, 1e3, 1e9):
+                pos, rank = private_quantiles(r, keys, off, lo, hi, r.random(), eps, w)
+                assert ((pos >= p0) & (pos <= p1)).all()
+                for s in range(segs):
+                    assert rank[s] == w[off[s]:off[s + 1]][ks[s] < pos[s]].sum()
