@@ -7,11 +7,10 @@ node of a tree level) run in one vectorised pass over a flat array cut into segm
 noise is added, each segment is shifted by its top finite log-weight (which does not change the
 law), so Gumbel noise of order 1 is never lost to rounding next to huge scores.
 
-Grouped form (issue "public grid"; ICDE'12 Definition 5 on a discrete output set): the candidates are
-integer grid positions, and runs of consecutive positions share one score (the positions between
-two consecutive data values have the same rank). A group of ``size`` positions with score s gets
-log-weight log(size) + s; the chosen group's position is then uniform over its integers. This is
-exactly the exponential mechanism over the positions themselves, without listing them.
+Callers list groups rather than single outputs where many outputs share one weight: the quantile
+operator (:mod:`psdviz.splits.quantile`) gives a run of ``size`` half steps of equal mass the
+log-weight log(size) + score and then draws a uniform half step inside the chosen run, which is exactly
+the mechanism over the half steps themselves, without listing them.
 """
 from __future__ import annotations
 
@@ -41,17 +40,3 @@ def segment_gumbel_max(rng: np.random.Generator, log_weights: np.ndarray, starts
     hit = np.flatnonzero(key == np.repeat(best, lengths))     # every segment has at least one
     owner = np.searchsorted(starts, hit, side="right")
     return hit[np.r_[True, owner[1:] != owner[:-1]]]          # the first hit of each segment
-
-
-def grouped_choice(rng: np.random.Generator, scores: np.ndarray, sizes: np.ndarray,
-                   starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Exponential mechanism over integer positions given as groups.
-
-    Group g holds ``sizes[g]`` positions, each with log-weight ``scores[g]`` (epsilon * score /
-    (2 * sensitivity), computed by the caller). Returns, per segment, the chosen group (global index)
-    and a uniform offset in [0, sizes[g]) inside it. Groups of size 0 are never chosen."""
-    sizes = np.asarray(sizes, dtype=np.int64)
-    with np.errstate(divide="ignore"):
-        lw = np.log(sizes.astype(float)) + np.asarray(scores, dtype=float)
-    g = segment_gumbel_max(rng, lw, starts)
-    return g, rng.integers(0, sizes[g])

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from psdviz.core.expmech import grouped_choice, segment_gumbel_max
+from psdviz.core.expmech import segment_gumbel_max
 from psdviz.core.noise import geometric_noise, geometric_variance, laplace_noise, laplace_variance
 
 N = 200_000
@@ -134,22 +134,3 @@ def test_segment_gumbel_max_needs_a_finite_candidate():
         segment_gumbel_max(np.random.default_rng(0), np.array([0.0, -np.inf]), np.array([0, 1]))
     with pytest.raises(ValueError, match="at least one candidate"):
         segment_gumbel_max(np.random.default_rng(0), np.array([0.0, 1.0]), np.array([0, 0]))
-
-
-@pytest.mark.parametrize("shift", [0.0, 1e7])
-def test_grouped_choice_law(shift):
-    """Group g of size s_g is chosen w.p. proportional to s_g * exp(score_g); the offset is uniform."""
-    rng = np.random.default_rng(7)
-    sizes = np.array([1, 2, 3, 0])                 # the empty group is never chosen
-    scores = np.array([0.0, 1.0, 0.5, 50.0]) + shift
-    n = 20_000
-    with np.errstate(over="raise"):
-        draws = [grouped_choice(rng, scores, sizes, np.array([0])) for _ in range(n)]
-    g = np.array([d[0][0] for d in draws])
-    off = np.array([d[1][0] for d in draws])
-    w = sizes[:3] * np.exp(scores[:3] - shift)
-    stat, limit = chi_square_ok(np.bincount(g, minlength=3), w / w.sum() * n)
-    assert stat < limit and (g != 3).all()
-    inside = off[g == 2]                            # offsets 0, 1, 2 equally likely
-    stat, limit = chi_square_ok(np.bincount(inside, minlength=3), np.full(3, inside.size / 3))
-    assert stat < limit
