@@ -32,12 +32,13 @@ class PopulationSize:
 
 def resolve_n(n_true: int, epsilon: float, rnd: Randomness, ledger: Ledger,
               n_public: "int | PopulationSize | None" = None,
-              n_fraction: float = DEFAULT_N_FRACTION) -> PopulationSize:
+              n_fraction: float = DEFAULT_N_FRACTION, measures_root: bool = False) -> PopulationSize:
     """N for formulas: the declared public value, or a noisy count bought with n_fraction * epsilon.
 
     ``n_public`` may also be a :class:`PopulationSize` already bought by the caller (``method="auto"``
     hands the chosen method the noisy N it paid for on its own ledger line): it is reused as it is
-    (post-processing of a released value) and costs this build nothing."""
+    (post-processing of a released value) and costs this build nothing. ``measures_root``: the builder
+    also enters the count in its least squares (:func:`root_measurement`); the ledger line says so."""
     if isinstance(n_public, PopulationSize):
         return PopulationSize(n_public.value, n_public.source, 0.0, n_public.noisy, n_public.variance)
     if n_public is not None:
@@ -47,7 +48,8 @@ def resolve_n(n_true: int, epsilon: float, rnd: Randomness, ledger: Ledger,
     frac = check_fraction(n_fraction, "n_fraction")
     eps_n = frac * epsilon
     return noisy_population(n_true, eps_n, rnd, ledger, "N estimate",
-                            "noisy total count used only to size the structure",
+                            "noisy total count: sizes the structure" + (" and is the root's count in the least "
+                                                                          "squares" if measures_root else ""),
                             f"estimated with epsilon {eps_n:g} ({frac:.0%} of the budget)")
 
 

@@ -136,7 +136,7 @@ def _build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, 
             raise ValueError(f"{name} must be a finite number > 0 (got {val!r})")
     ledger = Ledger(epsilon)
     if m1 is None:
-        pop = resolve_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction)
+        pop = resolve_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction, measures_root=postprocess)
         eps_rest, n_note = epsilon - pop.epsilon, pop.source
         m1 = ag_level1_size(pop.value, eps_rest, c)
         eps_n = pop.epsilon

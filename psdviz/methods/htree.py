@@ -212,7 +212,7 @@ def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
         raise ValueError(f"c must be a finite number > 0 (got {c!r})")
     ledger = Ledger(epsilon)
     if size is None:
-        pop = resolve_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction)
+        pop = resolve_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction, measures_root=postprocess)
         eps_rest, n_hat, n_note = epsilon - pop.epsilon, pop.value, pop.source
         eps_m, eps_c = median_fraction * eps_rest, (1 - median_fraction) * eps_rest
         m = min(htree_size(n_hat, eps_c, c), MAX_SIZE)

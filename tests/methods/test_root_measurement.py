@@ -26,6 +26,7 @@ def test_noisy_n_is_the_root_measurement(method):
     assert t.noise_var[0] == pytest.approx(float(geometric_variance(n_eps)))
     assert t.count_eps[0] == pytest.approx(n_eps)       # a count now (the h-tree's root also slices)
     assert rel.ledger.total() <= eps * (1 + 1e-12)      # the h-tree may leave slicing rounds unspent
+    assert "root" in next(s.note for s in rel.ledger.spends if s.what == "N estimate")   # the ledger says so
     # declared public: nothing was measured; without least squares: the leaves' sums are the release
     for kw in ({"n_public": 3000}, {"postprocess": False}):
         t2 = pv.build(pts(3000), DOM, method=method, epsilon=eps, seed=4, **kw).tree
