@@ -129,14 +129,16 @@ def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.nd
     block = segment_gumbel_max(rng, block_lw, offsets[:-1] + np.arange(n_seg)) - np.arange(n_seg)
     # stage 2: inside a chosen key, one of its items with probability e^{item_lw - key_lw}
     is_key = block < offsets[1:]
-    start, size = after, after_size
+    start, size, rank = after, after_size, total          # the run after the last key: every key is below
     if keys.size:
         k = np.minimum(block, keys.size - 1)
-        key_start, key_size = _pick_item(rng, a, keys[k], below[k], w[k], target_k[k], item_start[k],
-                                         [v[k] for v in item_size])
+        key_start, key_size, upper = _pick_item(rng, a, keys[k], below[k], w[k], target_k[k], item_start[k],
+                                                [v[k] for v in item_size])
         start, size = np.where(is_key, key_start, after), np.where(is_key, key_size, after_size)
+        # key k's run and lower half give positions <= k (keys below: below[k]); its upper half gives k + 1
+        rank = np.where(is_key, below[k] + upper * w[k], total)
     pos = (start + rng.integers(0, np.maximum(size, 1)) + 1) // 2
-    return pos, _ranks(keys, offsets, cw, seg, pos)
+    return pos, rank
 
 
 def _key_items(keys, offsets, m, lo_h, hi_h) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -150,16 +152,16 @@ def _key_items(keys, offsets, m, lo_h, hi_h) -> tuple[np.ndarray, tuple[np.ndarr
     return run_start, (run_size, 2 * keys >= lo_h, 2 * keys + 1 < hi_h)
 
 
-def _pick_item(rng, a, keys, below, w, target, run_start, size) -> tuple[np.ndarray, np.ndarray]:
+def _pick_item(rng, a, keys, below, w, target, run_start, size) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One item per chosen key (its run, lower half or upper half) in proportion to the items' masses:
-    the item's first half step and its number of half steps."""
+    the item's first half step, its number of half steps, and whether it is the upper half."""
     lw3 = _item_log_weights(a, below, w, target, size)
     p = np.exp(lw3 - _log_sum(lw3))
     u = rng.random(keys.size)
     which = (u >= p[0]).astype(np.int64) + (u >= p[0] + p[1])
     cols = np.arange(keys.size)
     return (np.stack([run_start, 2 * keys, 2 * keys + 1])[which, cols],
-            np.stack([np.asarray(v, np.int64) for v in size])[which, cols])
+            np.stack([np.asarray(v, np.int64) for v in size])[which, cols], which == 2)
 
 
 def _item_log_weights(a: float, below, w, target, size) -> np.ndarray:
@@ -211,13 +213,3 @@ def _per_weight(f, w: np.ndarray) -> np.ndarray:
         return f(np.arange(1, top + 1, dtype=float))[w - 1]
     return f(np.asarray(w, float))
 
-
-def _ranks(keys, offsets, cw, seg, pos) -> np.ndarray:
-    """Weight of each segment's keys below its chosen position (one sorted search over (segment, key))."""
-    if keys.size == 0:
-        return np.zeros(pos.size, np.int64)
-    low = min(int(keys.min()), int(pos.min()))
-    span = max(int(keys.max()), int(pos.max())) - low + 1
-    s = np.arange(offsets.size - 1, dtype=np.int64)
-    idx = np.searchsorted(seg * span + (keys - low), s * span + (pos - low), side="left")
-    return cw[idx] - cw[offsets[:-1]]
