@@ -11,7 +11,7 @@ of a released value), so the slice also sharpens the total instead of only sizin
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .ledger import Ledger
 from .noise import geometric_noise, geometric_variance
@@ -28,6 +28,7 @@ class PopulationSize:
     epsilon: float        # budget spent on it (0 if public)
     noisy: float = float("nan")      # the noisy count itself, before the floor at 1 (nan if public)
     variance: float = float("inf")   # its noise variance (inf if public: not a measurement)
+    measures_root: bool = False      # the builder also enters it as its root's count in least squares
 
 
 def resolve_n(n_true: int, epsilon: float, rnd: Randomness, ledger: Ledger,
@@ -40,25 +41,29 @@ def resolve_n(n_true: int, epsilon: float, rnd: Randomness, ledger: Ledger,
     (post-processing of a released value) and costs this build nothing. ``measures_root``: the builder
     also enters the count in its least squares (:func:`root_measurement`); the ledger line says so."""
     if isinstance(n_public, PopulationSize):
-        return PopulationSize(n_public.value, n_public.source, 0.0, n_public.noisy, n_public.variance)
+        return PopulationSize(n_public.value, n_public.source, 0.0, n_public.noisy, n_public.variance,
+                              measures_root)
     if n_public is not None:
         if isinstance(n_public, bool) or not float(n_public).is_integer() or n_public < 1:
             raise ValueError(f"n_public must be a positive integer (got {n_public!r})")
         return PopulationSize(float(n_public), "declared public by the user", 0.0)
     frac = check_fraction(n_fraction, "n_fraction")
     eps_n = frac * epsilon
-    return noisy_population(n_true, eps_n, rnd, ledger, "N estimate",
-                            "noisy total count: sizes the structure" + (" and is the root's count in the least "
-                                                                          "squares" if measures_root else ""),
-                            f"estimated with epsilon {eps_n:g} ({frac:.0%} of the budget)")
+    pop = noisy_population(n_true, eps_n, rnd, ledger, "N estimate",
+                           "noisy total count: sizes the structure" + (" and is the root's count in the least "
+                                                                         "squares" if measures_root else ""),
+                           f"estimated with epsilon {eps_n:g} ({frac:.0%} of the budget)")
+    return replace(pop, measures_root=measures_root)
 
 
-def root_measurement(pop: PopulationSize | None) -> tuple[float, float]:
-    """The noisy N as a measurement of the root count for least squares: (noisy count, its noise
-    variance), or (nan, inf), i.e. unmeasured, when N was declared public or not needed."""
-    if pop is None or not math.isfinite(pop.variance):
-        return float("nan"), float("inf")
-    return pop.noisy, pop.variance
+def root_measurement(pop: PopulationSize | None) -> tuple[float, float, float]:
+    """The noisy N as the root's count for least squares, when :func:`resolve_n` was told the builder
+    uses it so (``measures_root``): (noisy count, noise variance, the epsilon this build paid for it,
+    which is then a count spend); else (nan, inf, 0), i.e. unmeasured (N public, not needed, no least
+    squares)."""
+    if pop is None or not pop.measures_root or not math.isfinite(pop.variance):
+        return float("nan"), float("inf"), 0.0
+    return pop.noisy, pop.variance, pop.epsilon
 
 
 def noisy_population(n_true: int, epsilon: float, rnd: Randomness, ledger: Ledger, what: str, note: str,

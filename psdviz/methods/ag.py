@@ -165,8 +165,7 @@ def _build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, 
                                   note="sub-grid sizes m2 chosen from the level-1 noisy counts")
     n1 = m1 * m1
     # with least squares the noisy N is the root's count; without, the leaves' sums are the release
-    root, root_var = root_measurement(pop if postprocess else None)
-    eps_root = eps_n if np.isfinite(root_var) else 0.0
+    root, root_var, eps_root = root_measurement(pop)
     tree = FlatTree(noisy=np.r_[root, noisy1, noisy2], noise_var=np.r_[root_var, var1, var2],
                     count_eps=np.r_[eps_root, np.full(n1, eps1), np.full(noisy2.size, eps2)],
                     split_eps=np.r_[eps_n - eps_root, np.zeros(n1 + noisy2.size)], **s)

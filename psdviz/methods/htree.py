@@ -237,8 +237,9 @@ def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
     cells, cnt = ps.cells()   # one pass: occupied grid cells; the h-tree then works in memory
     b = _Builder(ps.grid, np.repeat(cells, cnt, axis=0))
     # with least squares the noisy N is the root's count (its slice a count spend); without, it only sized m
-    b.noisy[0][0], b.var[0][0] = root_measurement(pop if postprocess else None)
-    (b.ceps if np.isfinite(b.var[0][0]) else b.seps)[0][0] += 0.0 if pop is None else pop.epsilon
+    b.noisy[0][0], b.var[0][0], eps_root = root_measurement(pop)
+    b.ceps[0][0] += eps_root
+    b.seps[0][0] += (0.0 if pop is None else pop.epsilon) - eps_root
     top = np.array([n_hat if np.isfinite(n_hat) else np.inf])
     _ht_layer(b, m1, top, eps_round, eps_levels[0], eps_levels[1], rnd, ledger)
     if variant == "composite":
