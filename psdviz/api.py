@@ -1,6 +1,8 @@
 """The public entry point ``psdviz.build`` (DESIGN.md "Public surface")."""
 from __future__ import annotations
 
+import numpy as np
+
 from .core.contribution import bound_contributions, user_codes
 from .core.domain import Domain, as_points, prepare_points
 from .core.grid import DEFAULT_RESOLUTION
@@ -10,6 +12,7 @@ from .methods.param_info import coerce_params
 from .methods.registry import get_builder, methods, references
 from .sources import is_table_source, open_source
 from .publish.group_privacy import to_user_level
+from .publish.nonnegative import nonnegative as make_nonnegative
 from .publish.release import Release
 from .core.rng import make_randomness
 from .core.validation import check_epsilon
@@ -21,7 +24,8 @@ METHODS_AND_REFERENCES = methods() + references()
 def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, seed: int | None = None,
           *, outside: str = "drop", nonfinite: str = "error", resolution: int = DEFAULT_RESOLUTION,
           user=None, max_points_per_user: int | None = None, progress=None, lon: str | None = None,
-          lat: str | None = None, memory_limit: str | None = None, **params) -> Release:
+          lat: str | None = None, memory_limit: str | None = None, nonnegative: bool = False,
+          **params) -> Release:
     """Build a private spatial decomposition of ``points`` over the public ``domain``.
 
     ``points``: an (n, 2) array or (Geo)DataFrame in memory; or, read out of core with the column
@@ -43,10 +47,15 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
     the argument per mechanism is in ``publish/group_privacy.py``). The report's ``privacy_unit`` says
     "one user, at most k points"; without ``user`` it is "one point".
 
+    ``nonnegative=True`` replaces the estimates by non-negative least squares over the released
+    counts (post-processing, no epsilon; :mod:`psdviz.publish.nonnegative` says when it pays).
+
     ``progress``: optional ``callback(done, total, what)`` called after each pass over the data (tree
     levels, median levels, PrivTree depths) and at the start and end of the build (``core/progress.py``).
     """
     epsilon = check_epsilon(epsilon)
+    if not isinstance(nonnegative, (bool, np.bool_)):
+        raise ValueError(f"nonnegative must be True or False (got {nonnegative!r})")
     if not isinstance(method, str):
         raise ValueError(f"method must be a method name, one of {sorted(METHODS_AND_REFERENCES)} (got {method!r})")
     builder = get_builder(method)
@@ -82,4 +91,4 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
     if spent > epsilon * (1 + TOLERANCE) + TOLERANCE:  # defensive: a builder bug must not ship
         raise RuntimeError(f"{method} spent {spent} > epsilon {epsilon}")
     release.grid = ps.grid
-    return release
+    return make_nonnegative(release) if nonnegative else release
