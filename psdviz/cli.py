@@ -86,6 +86,8 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--max-points-per-user", type=int, default=None, help="k: at most k points kept per user")
     b.add_argument("--param", action="append", type=_param, default=[], metavar="NAME=VALUE",
                    help="a method parameter, e.g. --param height=6 (repeatable)")
+    b.add_argument("--nonnegative", action="store_true",
+                   help="estimates by non-negative least squares over the released counts (no epsilon)")
     b.add_argument("--memory-limit", default=None, help='cap on DuckDB\'s memory, e.g. "2GB" (it spills to disk)')
     b.add_argument("--scheduler", default=None,
                    help='run on a dask.distributed cluster: its address (tcp://host:8786) or "local"')
@@ -160,6 +162,8 @@ def run_build(a: argparse.Namespace) -> int:
     extra = dict(a.param)
     if a.resolution is not None:
         extra["resolution"] = a.resolution
+    if a.nonnegative:
+        extra["nonnegative"] = True
     with _input(a, extra) as points:
         bar, update = _progress_bar()
         with bar:

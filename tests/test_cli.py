@@ -42,6 +42,19 @@ def test_build_from_a_parquet_glob_writes_the_same_release_as_the_engine(data, c
     np.testing.assert_array_equal(rel.answer(q), same.answer(q))
 
 
+def test_nonnegative_flag_gives_the_engine_release(data, capsys):
+    d, df = data
+    out = d / "nn.parquet"
+    assert main(["build", str(d / "points.csv"), "--lon", "lon", "--lat", "lat", "--domain", *DOMAIN,
+                 "--method", "hybrid", "--epsilon", "0.3", "--seed", "4", "--nonnegative", "--out", str(out)]) == 0
+    rel = pv.load_release(out)
+    same = pv.build(df[["lon", "lat"]].to_numpy(), pv.Domain(-10, 35, 30, 60), "hybrid", 0.3, seed=4,
+                    nonfinite="drop", nonnegative=True)
+    assert rel.query_model["inference"] == "nnls"
+    q = np.array([[-5, 40, 10, 50], [0, 36, 29, 59]])
+    np.testing.assert_array_equal(rel.answer(q), same.answer(q))
+
+
 def test_auto_from_csv_with_user_level_privacy(data, capsys):
     d, _ = data
     out = d / "u.parquet"
