@@ -31,16 +31,21 @@ def random_tree(rng, fanouts=((2, 4), (1, 3), (1, 3)), unmeasured_root=True):
     return tree
 
 
-def dense_wls(tree):
-    """x_leaves = argmin sum_v (Y_v - sum of leaves under v)^2 / var_v over measured v."""
+def leaf_design(tree):
+    """The leaves and the dense (nodes x leaves) 0/1 matrix: node v sums leaf j when j lies below v."""
     leaves = np.flatnonzero(tree.is_leaf)
-    n = tree.n_nodes
-    h = np.zeros((n, leaves.size))
+    h = np.zeros((tree.n_nodes, leaves.size))
     for j, leaf in enumerate(leaves):
         v = leaf
         while v >= 0:
             h[v, j] = 1.0
             v = tree.parent[v]
+    return leaves, h
+
+
+def dense_wls(tree):
+    """x_leaves = argmin sum_v (Y_v - sum of leaves under v)^2 / var_v over measured v."""
+    leaves, h = leaf_design(tree)
     meas = np.isfinite(tree.noise_var)
     hm, w = h[meas], 1.0 / tree.noise_var[meas]
     lmat = np.linalg.solve(hm.T @ (w[:, None] * hm), hm.T * w)   # leaves x measured

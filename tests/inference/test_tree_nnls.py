@@ -3,51 +3,30 @@ import numpy as np
 import pytest
 from scipy.optimize import lsq_linear
 
-from psdviz.core.tree import FlatTree
 from psdviz.inference.tree_gls import gls_estimate, gls_plan
 from psdviz.inference.tree_nnls import leaf_gradient, nnls_estimate
+from test_grids_gls import leaf_design, random_tree   # tests/inference is on sys.path (pytest's prepend import mode)
 
 
 def mixed_tree(rng, levels=4, max_kids=4, truth_scale=3.0, noise=4.0, unmeasured=0.2):
-    """A tree whose leaves sit at several depths; sparse true leaf counts; noisy counts of every
-    node (some internal nodes unmeasured); returns the tree and its true node counts."""
-    parent, depth, level = [-1], [0], [0]
-    for d in range(1, levels + 1):
-        nxt = []
-        for p in level:
-            k = int(rng.integers(2 if p == 0 else 0, max_kids + 1))
-            for _ in range(k):
-                nxt.append(len(parent))
-                parent.append(p)
-                depth.append(d)
-        level = nxt
-    parent = np.array(parent)
-    n = parent.size
-    n_children = np.bincount(parent[1:], minlength=n).astype(np.int32)
-    first = np.full(n, -1)
-    for v in range(n - 1, 0, -1):
-        first[parent[v]] = v
-    tree = FlatTree(rect=np.zeros((n, 4)), depth=np.array(depth, np.int16), parent=parent,
-                    first_child=np.where(n_children > 0, first, -1), n_children=n_children,
-                    noisy=np.zeros(n), count_eps=np.ones(n), split_eps=np.zeros(n), noise_var=np.ones(n))
+    """A tree whose leaves sit at several depths (random_tree with fanout 0 allowed below the root);
+    sparse true leaf counts; noisy counts of every node (some internal nodes unmeasured); returns the
+    tree and its true node counts."""
+    tree = random_tree(rng, ((2, max_kids),) + ((0, max_kids),) * (levels - 1), unmeasured_root=False)
+    n = tree.n_nodes
     leaf_truth = np.where(rng.random(n) < 0.3, rng.poisson(truth_scale, n), 0) * tree.is_leaf
     truth = tree.subtree_sum(leaf_truth.astype(float))
     var = rng.uniform(0.5, 2.0, n) * noise ** 2
     var[~tree.is_leaf & (rng.random(n) < unmeasured)] = np.inf
-    noisy = np.where(np.isfinite(var), truth + rng.normal(0, 1, n) * np.sqrt(np.where(np.isfinite(var), var, 0)), np.nan)
-    tree.noisy, tree.noise_var = noisy, var
+    sd = np.sqrt(np.where(np.isfinite(var), var, 0.0))
+    tree.noisy = np.where(np.isfinite(var), truth + rng.normal(0, 1, n) * sd, np.nan)
+    tree.noise_var = var
     return tree, truth
 
 
 def design(tree):
-    """Dense (measured nodes x leaves) matrix and weights of the least-squares objective."""
-    leaves = tree.leaf_index()
-    h = np.zeros((tree.n_nodes, leaves.size))
-    for j, leaf in enumerate(leaves):
-        v = leaf
-        while v >= 0:
-            h[v, j] = 1.0
-            v = tree.parent[v]
+    """Dense (measured nodes x leaves) matrix, weights and counts of the least-squares objective."""
+    leaves, h = leaf_design(tree)
     meas = np.isfinite(tree.noise_var)
     return leaves, h[meas], 1.0 / np.sqrt(tree.noise_var[meas]), tree.noisy[meas]
 
