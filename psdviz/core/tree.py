@@ -77,15 +77,20 @@ class FlatTree:
             out += np.bincount(self.parent[lo:hi], weights=out[lo:hi], minlength=self.n_nodes)
         return out
 
-    def path_epsilons(self) -> np.ndarray:
-        """Per leaf, the sum of count and split epsilons along its root-to-leaf path."""
-        total = self.count_eps + self.split_eps
-        acc = total + (0.0 if self.pruned_eps is None else self.pruned_eps)
+    def path_sum(self, values: np.ndarray) -> np.ndarray:
+        """Per node, the sum of ``values`` (one row per node, 1-D or 2-D) over its ancestors and itself
+        (top-down, one pass per level; the transpose of :meth:`subtree_sum`)."""
+        out = np.array(values, dtype=float)
         bounds = self.level_bounds()
         for d in range(1, self.height + 1):
             lo, hi = bounds[d], bounds[d + 1]
-            acc[lo:hi] += acc[self.parent[lo:hi]]
-        return acc[self.is_leaf]
+            out[lo:hi] += out[self.parent[lo:hi]]
+        return out
+
+    def path_epsilons(self) -> np.ndarray:
+        """Per leaf, the sum of count and split epsilons along its root-to-leaf path."""
+        total = self.count_eps + self.split_eps
+        return self.path_sum(total + (0.0 if self.pruned_eps is None else self.pruned_eps))[self.is_leaf]
 
     def take(self, keep: np.ndarray) -> "FlatTree":
         """The sub-forest of kept nodes (a kept node's parent must be kept); re-indexed."""

@@ -40,11 +40,12 @@ def nnls_estimate(tree: FlatTree, noisy: np.ndarray, noise_var: np.ndarray, max_
     var = np.asarray(noise_var, dtype=float)
     leaves = tree.leaf_index()
     pinned = np.zeros(leaves.size, dtype=bool)
+    tols = _kkt_tolerances(noisy, var)
     best, grace = np.inf, FULL_SWAP_GRACE
     steps = max_steps if max_steps is not None else 10 * leaves.size + 10
     for _ in range(steps):
         est = _restricted_gls(tree, noisy, var, leaves, pinned)
-        bad = _violations(tree, est, noisy, var, leaves, pinned)
+        bad = _violations(tree, est, noisy, var, leaves, pinned, tols)
         if not bad.any():
             break
         if bad.sum() < best:
@@ -68,14 +69,19 @@ def _restricted_gls(tree: FlatTree, noisy: np.ndarray, var: np.ndarray, leaves: 
     return gls_estimate(tree, y, gls_plan(tree, v))
 
 
-def _violations(tree: FlatTree, est: np.ndarray, noisy: np.ndarray, var: np.ndarray,
-                leaves: np.ndarray, pinned: np.ndarray) -> np.ndarray:
-    """Leaves breaking the KKT conditions: free and negative, or pinned with a negative gradient."""
-    grad = leaf_gradient(tree, est, noisy, var)[leaves]
+def _kkt_tolerances(noisy: np.ndarray, var: np.ndarray) -> tuple[float, float]:
+    """(value tolerance, gradient tolerance) of the KKT test, from the counts' scale and the largest
+    measurement weight (fixed for the whole solve)."""
     scale = np.abs(noisy[np.isfinite(noisy)]).max(initial=1.0)
     w = 1.0 / var[(var > 0) & np.isfinite(var)]
-    gtol = KKT_TOL * scale * (w.max(initial=1.0))
-    return np.where(pinned, grad < -gtol, est[leaves] < -KKT_TOL * scale)
+    return KKT_TOL * scale, KKT_TOL * scale * w.max(initial=1.0)
+
+
+def _violations(tree: FlatTree, est: np.ndarray, noisy: np.ndarray, var: np.ndarray,
+                leaves: np.ndarray, pinned: np.ndarray, tols: tuple[float, float]) -> np.ndarray:
+    """Leaves breaking the KKT conditions: free and negative, or pinned with a negative gradient."""
+    grad = leaf_gradient(tree, est, noisy, var)[leaves]
+    return np.where(pinned, grad < -tols[1], est[leaves] < -tols[0])
 
 
 def leaf_gradient(tree: FlatTree, est: np.ndarray, noisy: np.ndarray, var: np.ndarray) -> np.ndarray:
@@ -84,12 +90,7 @@ def leaf_gradient(tree: FlatTree, est: np.ndarray, noisy: np.ndarray, var: np.nd
     weighted = (var > 0) & np.isfinite(var) & np.isfinite(noisy)
     r = np.zeros(tree.n_nodes)
     r[weighted] = (est[weighted] - noisy[weighted]) / var[weighted]
-    acc = r.copy()
-    bounds = tree.level_bounds()
-    for d in range(1, tree.height + 1):
-        lo, hi = bounds[d], bounds[d + 1]
-        acc[lo:hi] += acc[tree.parent[lo:hi]]
-    return acc
+    return tree.path_sum(r)
 
 
 def _clip_consistent(tree: FlatTree, est: np.ndarray, leaves: np.ndarray) -> np.ndarray:

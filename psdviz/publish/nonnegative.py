@@ -40,6 +40,6 @@ def nonnegative(rel: Release) -> Release:
     est = nnls_estimate(tree, tree.noisy, tree.noise_var)
     out = dataclasses.replace(rel, tree=dataclasses.replace(tree, est=est), consistent=True,
                               notes=[*rel.notes, NOTE])
-    model = dict(rel.query_model or {"answer": "tree", "variance": "none"})
+    model = dict(rel.query_model)   # every builder attaches one (query_model.attach)
     model["inference"] = "nnls"
     return attach(out, model, rel.kept)

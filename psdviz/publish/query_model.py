@@ -89,10 +89,7 @@ def _full_leaf_weights(full: FlatTree, kept: np.ndarray | None, w: np.ndarray) -
         return w[bounds[full.height]:]
     big = np.zeros((full.n_nodes, w.shape[1]))
     big[kept] = w
-    for d in range(1, full.height + 1):
-        lo, hi = bounds[d], bounds[d + 1]
-        big[lo:hi] += big[full.parent[lo:hi]]
-    return big[bounds[full.height]:]
+    return full.path_sum(big)[bounds[full.height]:]
 
 
 def _variance(tree: FlatTree, model: dict, kept: np.ndarray | None):

@@ -89,9 +89,6 @@ def leaf_weights(tree: FlatTree, q: np.ndarray, v: np.ndarray, c: np.ndarray, k:
     """Push decomposition coefficients down to the leaves: (n_nodes, k) weights, leaves meaningful."""
     w = np.zeros((tree.n_nodes, k))
     np.add.at(w, (v, q), c)
-    bounds = tree.level_bounds()
-    for d in range(1, tree.height + 1):
-        lo, hi = bounds[d], bounds[d + 1]
-        w[lo:hi] += w[tree.parent[lo:hi]]
+    w = tree.path_sum(w)
     w[~tree.is_leaf] = 0.0
     return w
