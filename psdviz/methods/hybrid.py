@@ -23,11 +23,15 @@ rule differs from 8 only where N eps < about 4 * 10^4): STROKE 1.89 -> 0.40 at e
 spread, sd 0.14); SF-CABS-S 0.338 -> 0.242 at 0.1 (h = 7); synthetic1M 0.044 -> 0.036 at 0.1 (h = 7).
 The plain kd-tree keeps h = 8: there the same rule was mixed (SF-CABS-S at 0.1: 0.41 at h = 8, 0.87 at
 h = 7), since its leaves follow the data and deeper levels keep refining dense places.
-Pruning stays after OLS here (``pruning="build"`` is the kd-tree's default, :mod:`psdviz.methods.early_stop`):
-measured against it (3 runs, MRE after_ols -> build), pruning during the build helps 8 of 10 cells
-(SF-CABS-S 0.256 / 0.037 -> 0.136 / 0.018, ADULT-2D at 1 0.215 -> 0.117, STROKE at 1 0.163 -> 0.118,
-BJ-CABS-E 0.92x / 0.96x, synthetic1M 0.92x / 0.87x) but loses on ADULT-2D at 0.1 (1.61 -> 2.52, which
-would put the hybrid 1.7x behind the prototype's) and STROKE at 0.1 (0.36 -> 0.43); a user can choose it.
+Pruning during the build (``pruning="build"``, :mod:`psdviz.methods.early_stop`, as the kd-tree) since
+session 11. Measured against pruning after OLS with the continuous medians and the height rule
+(bench_dpbench protocol, 10 runs, MRE after_ols -> build at epsilon 0.1 / 1): SF-CABS-S 0.271 / 0.0328 ->
+0.146 / 0.0196 (the prototype's kd-hybrid: 0.230 / 0.053), ADULT-2D 0.577 / 0.0374 -> 0.748 / 0.0057,
+STROKE 0.578 / 0.146 -> 0.544 / 0.133, BJ-CABS-E 0.0249 / 0.0094 -> 0.0263 / 0.0089, GOWALLA 0.0356 /
+0.0271 -> 0.0344 / 0.0270, synthetic1M 0.0341 / 0.0053 -> 0.0323 / 0.0051: better in 10 of 12 cells;
+the two it loses (ADULT-2D and BJ-CABS-E at 0.1) stay below the prototype's figures (1.466, 0.0294).
+(An earlier 3-run sweep, before the continuous medians, had it losing ADULT-2D at 0.1 badly: 1.61 ->
+2.52.) ``pruning="after_ols"`` keeps the paper's text.
 Passes over the data (:mod:`psdviz.core.source`): one per median level (2 * switch), none for the
 midpoint levels, one for the leaf counts.
 """
@@ -51,7 +55,7 @@ def build_hybrid(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, 
                  switch: int | None = None, count_fraction: float = DEFAULT_COUNT_FRACTION,
                  budget: str = "geometric", median: str = "em", sample_rate: float = 1.0, delta: float = 1e-4,
                  postprocess: bool = True, prune: float | None = DEFAULT_PRUNE, n_public: int | None = None,
-                 n_fraction: float = DEFAULT_N_FRACTION, pruning: str = "after_ols") -> Release:
+                 n_fraction: float = DEFAULT_N_FRACTION, pruning: str = "build") -> Release:
     """``height`` None: min(8, ceil(log4(N eps / 10))) from a public or noisy N (module docstring);
     ``switch`` = number of fanout-4 levels split by private medians (default height // 4)."""
     ledger, eps_n, n_note = Ledger(epsilon), 0.0, None
