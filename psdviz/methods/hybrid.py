@@ -31,7 +31,9 @@ STROKE 0.578 / 0.146 -> 0.544 / 0.133, BJ-CABS-E 0.0249 / 0.0094 -> 0.0263 / 0.0
 0.0271 -> 0.0344 / 0.0270, synthetic1M 0.0341 / 0.0053 -> 0.0323 / 0.0051: better in 10 of 12 cells;
 the two it loses (ADULT-2D and BJ-CABS-E at 0.1) stay below the prototype's figures (1.466, 0.0294).
 (An earlier 3-run sweep, before the continuous medians, had it losing ADULT-2D at 0.1 badly: 1.61 ->
-2.52.) ``pruning="after_ols"`` keeps the paper's text.
+2.52.) ``pruning="after_ols"`` keeps the paper's text. With the stop threshold at least one noise
+standard deviation (``early_stop.STOP_SDS``, same session) the build-pruned hybrid moves further at 0.1:
+ADULT-2D 0.75 -> 0.30, STROKE 0.544 -> 0.407, SF-CABS-S 0.146 -> 0.087, BJ-CABS-E 0.026 -> 0.019.
 Passes over the data (:mod:`psdviz.core.source`): one per median level (2 * switch), none for the
 midpoint levels, one for the leaf counts.
 """

@@ -16,6 +16,12 @@ BJ-CABS-E 0.25 / 0.20 -> 0.26 / 0.20, synthetic1M 0.044 / 0.021 -> 0.052 / 0.021
 costs; still 0.8x the prototype's kd-standard). ``pruning="after_ols"`` keeps the paper's text.
 These figures predate the continuous reading of the medians (:mod:`psdviz.splits.quantile`, session 9),
 which moved the defaults to ADULT-2D 2.39 / 0.0063 and GOWALLA 0.088 / 0.025 (10 runs; docs/reproduction/dpbench.md).
+Since session 11 the stop threshold is at least one noise standard deviation of the node's count
+(``early_stop.STOP_SDS``: empty space no longer grows a tree of noisy leaves at small epsilon): ADULT-2D
+at 0.1 2.39 -> 0.55, STROKE 1.07 -> 0.73 (10 runs; figures in that module).
+The prototype's kd-standard (0.97 on ADULT-2D at 0.1) also stops at nodes holding *no* point, an exact
+test that is not private (Hien To's port, ``Generic.testLeaf``); with that test added to ours, as a
+measurement only (docs/accuracy-notes.md), the same data gives 0.34.
 
 Budget (section 6.2): epsilon_count = count_fraction * epsilon (default 0.7, the paper's choice),
 spread over the height + 1 count levels by ``budget``; epsilon_median = the rest, uniform over

@@ -45,7 +45,7 @@ def test_nothing_stops_below_minus_infinity_and_stopped_nodes_get_the_rest():
     leaves[:16] = 500                               # the first depth-1 quadrant holds every point
     counts = level_counts_from_leaves(leaves, height)
     full = measure_with_stops(make_randomness(0), Ledger(1.0), _skeleton(height), counts, eps, -1e18,
-                              np.zeros(height + 1))
+                              np.zeros(height + 1), sds=0.0)
     assert full.n_nodes == sum(4 ** d for d in range(height + 1))
     stop = measure_with_stops(make_randomness(0), Ledger(1.0), _skeleton(height), counts, eps, 32.0,
                               np.zeros(height + 1))
@@ -78,13 +78,36 @@ def test_the_second_count_is_unbiased_given_the_stop():
     counts = level_counts_from_leaves(leaves, height)
     vals = []
     for seed in range(400):
-        t = measure_with_stops(make_randomness(seed), Ledger(1.0), _skeleton(height), counts, eps, 32.0,
+        t = measure_with_stops(make_randomness(seed), Ledger(3.0), _skeleton(height), counts, eps, 32.0,
                                np.zeros(height + 1))
         early = t.is_leaf & (t.depth == 1)
         vals.append(t.noisy[early])
     vals = np.concatenate(vals)
     sd = np.sqrt(geometric_variance(0.5) / vals.size)
     assert vals.size > 300 and abs(vals.mean()) < 5 * sd
+
+
+def test_the_threshold_is_at_least_one_noise_sd():
+    """With sd >> m at depth 1, an empty node whose noisy count lies between m and its sd stops (the
+    floor), one above its sd is split; with sds=0 the plain threshold m splits both. One depth-1
+    node holds 5,000 points (the root and it always split); the other three are empty."""
+    height, eps = 2, np.array([1.0, 0.01, 1.0])
+    sd = np.sqrt(geometric_variance(0.01))
+    leaves = np.zeros(16, np.int64)
+    leaves[0] = 5000
+    counts = level_counts_from_leaves(leaves, height)
+    between = 0
+    for seed in range(40):
+        for sds in (1.0, 0.0):
+            t = measure_with_stops(make_randomness(seed), Ledger(3.0), _skeleton(height), counts, eps, 32.0,
+                                   np.zeros(height + 1), sds=sds)
+            first = measure_with_stops(make_randomness(seed), Ledger(3.0), _skeleton(1), counts[:2], eps[:2],
+                                       -1e18, np.zeros(2), sds=0.0).noisy[1:]   # the same depth-1 draws
+            split = np.bincount(t.parent[t.depth == 2], minlength=t.n_nodes)[t.depth == 1] > 0 \
+                if (t.depth == 2).any() else np.zeros(4, bool)
+            np.testing.assert_array_equal(split, first > (max(32.0, sds * sd)))
+            between += int(((first > 32) & (first <= sd)).sum()) if sds else 0
+    assert between >= 5          # the floor decided some nodes the plain rule would have split
 
 
 def test_pruning_choice_is_checked():
