@@ -19,6 +19,19 @@ by x - k in [0, 1) inside it and by 1 above it, and the target f n by f, in the 
 |r(x) - f n| moves by at most max(f, 1 - f) <= 1 (1/2 for the median): the density ratio is within
 e^epsilon pointwise, hence also for the mass of every output position.
 
+Calibration (session 11): the exponential mechanism's weights are exp(epsilon u / (2 Delta u)) for a score
+u of sensitivity Delta u; with Delta u = max(f, 1 - f) (above) that is a = epsilon / (2 max(f, 1 - f)) in
+exp(-a |r(x) - f n|): epsilon for the median, where Definition 5's e^{-epsilon/2 |.|} assumed Delta u = 1
+and so spends half of what it is charged. ``sensitivity`` (default: the largest max(f, 1 - f) of the
+call's segments) may be set higher; 1 gives the paper's constant (``benchmarks/repro_kd.py`` uses it to
+reproduce Figure 4 as published). The tight constant is what isolates a line of points beside a long
+empty stretch at small epsilon: ADULT-2D's node [1, 256) x [0, 256) (2,706 points, all in row 0) at the
+hybrid's 0.014 per median puts its y split at 1 with probability 0.76 with the paper's constant (0.23 on
+positions >= 10, which spread the row over a tall leaf) and 1.000 with this one. Measured (bench_dpbench
+protocol, 10 runs, MRE at epsilon 0.1): hybrid ADULT-2D 0.30 -> 0.11 (NNLS 0.29 -> 0.08), STROKE
+0.41 -> 0.42, SF-CABS-S unchanged; kd-tree ADULT-2D 0.55 -> 0.45, SF-CABS-S 0.33 -> 0.37, STROKE
+0.73 -> 0.72 (figures of every file in docs/reproduction/dpbench.md).
+
 Why not the earlier reading (the same density with r constant between keys, i.e. the whole jump of a
 cell at its edges): a cell holding most of the points then makes every position on one side of it
 score alike, and the split lands anywhere (ADULT-2D's cell (0, 0) holds 87 % of its rows: the kd-tree's
@@ -88,15 +101,26 @@ def _log_half_factor(a: float, w: np.ndarray) -> np.ndarray:
     return _per_weight(lambda v: np.log(-np.expm1(-0.5 * a * v)) - np.log(a * v), w)
 
 
+def rate(epsilon: float, frac, sensitivity: float | None = None) -> float:
+    """a in exp(-a |r - f n|): epsilon / (2 sensitivity), the sensitivity max(f, 1 - f) of the score
+    (the largest over ``frac``) unless given; it may not be set below that."""
+    tight = float(np.max(np.maximum(frac, 1.0 - np.asarray(frac, float)), initial=0.5))
+    if sensitivity is not None and sensitivity < tight:
+        raise ValueError(f"sensitivity must be at least max(f, 1 - f) = {tight:g} (got {sensitivity!r})")
+    return epsilon / (2.0 * (tight if sensitivity is None else float(sensitivity)))
+
+
 def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.ndarray, lo, hi, frac,
-                      epsilon: float, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                      epsilon: float, weights: np.ndarray | None = None,
+                      sensitivity: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per segment ``keys[offsets[s]:offsets[s+1]]`` (sorted ints in [lo_s, hi_s)), a private split
     position in [lo_s, hi_s] near rank ``frac_s * n_s``. Returns (positions, ranks): the rank is the
     number of the segment's keys below the position (the left part's size).
 
     ``weights``: the keys are *distinct* within each segment and key i stands for ``weights[i]`` equal
     keys (the grouped counts a pass over a data source returns); the law is the same as for the keys
-    themselves. Memory is the number of distinct keys, not of points."""
+    themselves. Memory is the number of distinct keys, not of points. ``sensitivity``: the score's
+    sensitivity the weights are calibrated for (None: the tight max(f, 1 - f) over the segments)."""
     keys, offsets, w = distinct_keys(np.asarray(keys, np.int64), np.asarray(offsets, np.int64), weights)
     n_seg = offsets.size - 1
     lo = np.broadcast_to(np.asarray(lo, np.int64), (n_seg,))
@@ -112,7 +136,7 @@ def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.nd
     interior = hi - lo >= 2
     h0 = 2 * np.where(interior, lo + 1, lo) - 1            # half steps [h0, h1) of the candidates
     h1 = 2 * np.where(interior, hi - 1, hi) + 1
-    a = epsilon / 2.0
+    a = rate(epsilon, frac, sensitivity)
     lo_h, target_k = h0[seg], target[seg]                          # per key: its segment's values
     item_start, item_size = _key_items(keys, offsets, m, lo_h, h1[seg])
     key_lw = _key_log_weights(a, below, w, target_k, item_size)

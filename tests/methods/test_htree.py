@@ -165,7 +165,8 @@ def test_bad_parameters():
 
 
 def test_slicing_quantile_matches_exact_position_probabilities():
-    """A slicing round chooses grid position j with probability exp(-eps |rank(j) - f n| / 2) / Z over
+    """A slicing round chooses grid position j with probability exp(-eps |rank(j) - f n|) / Z (f = 1/2: the
+    exponential mechanism for the score's sensitivity 1/2, :func:`psdviz.splits.quantile.rate`) over
     the region's interior positions: 20,000 copies of one small range at once; each rank within 4.5
     binomial sd of the exact law written out position by position."""
     rng = np.random.default_rng(11)
@@ -179,7 +180,7 @@ def test_slicing_quantile_matches_exact_position_probabilities():
     counts = np.bincount(s.position - np.arange(reps) * pts_.size, minlength=pts_.size + 1)
     positions = np.arange(lo + 1, hi)
     rank = np.searchsorted(pts_, positions, side="left")
-    w = np.bincount(rank, weights=np.exp(-eps / 2 * np.abs(rank - frac * pts_.size)), minlength=pts_.size + 1)
+    w = np.bincount(rank, weights=np.exp(-eps * np.abs(rank - frac * pts_.size)), minlength=pts_.size + 1)
     p = w / w.sum()
     assert np.all(np.abs(counts - reps * p) <= 4.5 * np.sqrt(reps * p * (1 - p)) + 1)
 

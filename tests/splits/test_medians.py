@@ -61,9 +61,10 @@ def test_weighted_em_matches_the_law_of_the_expanded_keys():
 
 
 def _density_law(x, lo, hi, eps, f=0.5, steps=400_000):
-    """Definition 5 written out: the density exp(-eps/2 |r(t) - f n|) on [p0 - 1/2, p1 + 1/2), r the
+    """Definition 5 written out: the density exp(-a |r(t) - f n|) on [p0 - 1/2, p1 + 1/2), r the
     rank with each cell's points spread evenly over the cell, integrated by the midpoint rule and
-    binned by the nearest grid position."""
+    binned by the nearest grid position; a = eps / (2 max(f, 1 - f)), the exponential mechanism for the
+    score's sensitivity max(f, 1 - f) (eps for the median)."""
     x = np.sort(np.asarray(x))
     pos = np.arange(lo + 1, hi) if hi - lo >= 2 else np.arange(lo, hi + 1)
     t = pos[0] - 0.5 + (np.arange(steps) + 0.5) * (pos.size / steps)
@@ -71,7 +72,7 @@ def _density_law(x, lo, hi, eps, f=0.5, steps=400_000):
     below = np.searchsorted(x, cell, side="left")
     w = np.searchsorted(x, cell, side="right") - below
     r = below + w * (t - cell)
-    d = np.exp(-eps / 2 * np.abs(r - f * x.size))
+    d = np.exp(-eps / (2 * max(f, 1 - f)) * np.abs(r - f * x.size))
     p = np.bincount(np.floor(t + 0.5).astype(np.int64) - pos[0], weights=d, minlength=pos.size)
     return p / p.sum()
 
@@ -86,13 +87,24 @@ def test_em_law_is_definition5_integrated(x, lo, hi, eps):
 
 def test_em_law_ratio_on_neighbours():
     """epsilon-DP read off the exact law: adding one point (in the heavy cell, in an empty cell, at the
-    edge) changes no position's probability by more than e^epsilon (it is e^{epsilon/2} at most for the median)."""
+    edge) changes no position's probability by more than e^epsilon; the calibration for the median's
+    sensitivity 1/2 uses that room (some ratio is above e^{epsilon/2}), the paper's constant
+    (sensitivity=1.0) stays within e^{epsilon/2}."""
     eps = 0.9
     x = np.array([0] * 30 + [1, 4, 4, 8])
-    p = em_position_probabilities(x, 0, 12, eps)
-    for extra in (0, 3, 4, 11):
-        q = em_position_probabilities(np.r_[x, extra], 0, 12, eps)
-        assert np.all(np.abs(np.log(p / q)) <= eps / 2 + 1e-9)
+    worst = {}
+    for sens in (0.5, 1.0):
+        p = em_position_probabilities(x, 0, 12, eps, sensitivity=sens)
+        ratios = [np.abs(np.log(p / em_position_probabilities(np.r_[x, extra], 0, 12, eps, sensitivity=sens)))
+                  for extra in (0, 3, 4, 11)]
+        worst[sens] = float(np.max(ratios))
+    assert worst[0.5] <= eps + 1e-9 and worst[0.5] > eps / 2
+    assert worst[1.0] <= eps / 2 + 1e-9
+
+
+def test_em_sensitivity_below_the_scores_is_refused():
+    with pytest.raises(ValueError, match="sensitivity must be at least"):
+        em_position_probabilities(np.array([1, 2]), 0, 8, 1.0, sensitivity=0.4)
 
 
 def test_em_splits_inside_a_heavy_cell():

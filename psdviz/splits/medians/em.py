@@ -7,25 +7,31 @@ exp(-epsilon/2 |rank(x) - n/2|) over the region; :func:`psdviz.splits.quantile.p
 nearest interior grid position (the reading and its privacy argument are in that module).
 
 Reading of "rank(x_m)": we use n/2 (the exact middle rank, also for even n). The score
--|rank(x) - n/2| changes by at most 1/2 when one point is added or removed, so the paper's weights
-exp(-epsilon/2 |.|), calibrated for sensitivity 1, are epsilon-DP with room to spare. We keep the
-paper's constant so Figure 4 is reproduced as published.
+-|rank(x) - n/2| changes by at most 1/2 when one point is added or removed, so the weights are
+calibrated for that sensitivity, exp(-epsilon |.|) (session 11; :mod:`psdviz.splits.quantile`,
+"Calibration", has the argument and the figures). The paper's exp(-epsilon/2 |.|), calibrated for
+sensitivity 1, spends half the budget it is charged; ``sensitivity=1.0`` gives it (Figure 4's
+reproduction, benchmarks/repro_kd.py).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..quantile import half_cell_log_mass, private_quantiles
+from ..quantile import half_cell_log_mass, private_quantiles, rate
+
+MEDIAN_SENSITIVITY = 0.5   # of -|rank(x) - n/2| when one point is added or removed
 
 
 def em_medians(rng: np.random.Generator, values: np.ndarray, offsets: np.ndarray, lo, hi,
-               epsilon: float, weights: np.ndarray | None = None) -> np.ndarray:
+               epsilon: float, weights: np.ndarray | None = None,
+               sensitivity: float = MEDIAN_SENSITIVITY) -> np.ndarray:
     """One private median position per segment (``values``: sorted integer keys in [lo, hi); with
-    ``weights``, distinct keys and their multiplicities)."""
-    return private_quantiles(rng, values, offsets, lo, hi, 0.5, epsilon, weights)[0]
+    ``weights``, distinct keys and their multiplicities); ``sensitivity=1.0``: the paper's constant."""
+    return private_quantiles(rng, values, offsets, lo, hi, 0.5, epsilon, weights, sensitivity)[0]
 
 
-def em_position_probabilities(values: np.ndarray, lo: int, hi: int, epsilon: float) -> np.ndarray:
+def em_position_probabilities(values: np.ndarray, lo: int, hi: int, epsilon: float,
+                              sensitivity: float = MEDIAN_SENSITIVITY) -> np.ndarray:
     """Exact law of the median for one node: the probability of each candidate position (lo + 1 ..
     hi - 1; lo..hi for a region one step wide), listed position by position (for tests and teaching).
 
@@ -38,7 +44,7 @@ def em_position_probabilities(values: np.ndarray, lo: int, hi: int, epsilon: flo
     cell, upper = h // 2, h % 2
     below = np.searchsorted(x, cell, side="left")
     w = np.searchsorted(x, cell, side="right") - below
-    a, target = epsilon / 2.0, x.size / 2.0
+    a, target = rate(epsilon, 0.5, sensitivity), x.size / 2.0
     lower_half, upper_half = half_cell_log_mass(a, below, np.maximum(w, 1), target)
     logm = np.where(w > 0, np.where(upper == 1, upper_half, lower_half), np.log(0.5) - a * np.abs(below - target))
     per_pos = np.logaddexp.reduceat(logm, np.arange(0, h.size, 2))
