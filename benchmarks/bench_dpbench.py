@@ -173,7 +173,9 @@ def tables(res: dict, names: list[str], methods: list[str], peers: dict) -> str:
 
 VERDICTS = ("yes", "within the spread", "NO")
 SAME_RULE = ("'within the spread': psdviz's mean is above the peer's figure by at most one standard deviation "
-             "of psdviz's runs; the peers publish 1-3 runs, so their own spread is not known")
+             "of psdviz's runs; the peers publish 1-3 runs, so their own spread is not known"
+             ". The prototype's kd-standard (icde12.Kd-standard, Hien To's port: Generic.testLeaf) also stops at every node that "
+             "holds no point, an exact test that is not private (docs/accuracy-notes.md, session 11)")
 
 
 def same_verdict(mean: float, sd: float, peer: float) -> str:
