@@ -78,7 +78,7 @@ def test_the_second_count_is_unbiased_given_the_stop():
     counts = level_counts_from_leaves(leaves, height)
     vals = []
     for seed in range(400):
-        t = measure_with_stops(make_randomness(seed), Ledger(3.0), _skeleton(height), counts, eps, 32.0,
+        t = measure_with_stops(make_randomness(seed), Ledger(1.0), _skeleton(height), counts, eps, 32.0,
                                np.zeros(height + 1))
         early = t.is_leaf & (t.depth == 1)
         vals.append(t.noisy[early])
@@ -98,15 +98,14 @@ def test_the_threshold_is_at_least_one_noise_sd():
     counts = level_counts_from_leaves(leaves, height)
     between = 0
     for seed in range(40):
+        first = measure_with_stops(make_randomness(seed), Ledger(3.0), _skeleton(1), counts[:2], eps[:2],
+                                   -1e18, np.zeros(2), sds=0.0).noisy[1:]   # the same depth-1 draws
+        between += int(((first > 32) & (first <= sd)).sum())
         for sds in (1.0, 0.0):
             t = measure_with_stops(make_randomness(seed), Ledger(3.0), _skeleton(height), counts, eps, 32.0,
                                    np.zeros(height + 1), sds=sds)
-            first = measure_with_stops(make_randomness(seed), Ledger(3.0), _skeleton(1), counts[:2], eps[:2],
-                                       -1e18, np.zeros(2), sds=0.0).noisy[1:]   # the same depth-1 draws
-            split = np.bincount(t.parent[t.depth == 2], minlength=t.n_nodes)[t.depth == 1] > 0 \
-                if (t.depth == 2).any() else np.zeros(4, bool)
+            split = np.bincount(t.parent[t.depth == 2], minlength=t.n_nodes)[t.depth == 1] > 0
             np.testing.assert_array_equal(split, first > (max(32.0, sds * sd)))
-            between += int(((first > 32) & (first <= sd)).sum()) if sds else 0
     assert between >= 5          # the floor decided some nodes the plain rule would have split
 
 

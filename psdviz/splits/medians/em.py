@@ -19,19 +19,18 @@ import numpy as np
 
 from ..quantile import half_cell_log_mass, private_quantiles, rate
 
-MEDIAN_SENSITIVITY = 0.5   # of -|rank(x) - n/2| when one point is added or removed
-
 
 def em_medians(rng: np.random.Generator, values: np.ndarray, offsets: np.ndarray, lo, hi,
                epsilon: float, weights: np.ndarray | None = None,
-               sensitivity: float = MEDIAN_SENSITIVITY) -> np.ndarray:
+               sensitivity: float | None = None) -> np.ndarray:
     """One private median position per segment (``values``: sorted integer keys in [lo, hi); with
-    ``weights``, distinct keys and their multiplicities); ``sensitivity=1.0``: the paper's constant."""
+    ``weights``, distinct keys and their multiplicities); ``sensitivity``: None for the
+    median's own 1/2 (:func:`psdviz.splits.quantile.rate`), 1.0 for the paper's constant."""
     return private_quantiles(rng, values, offsets, lo, hi, 0.5, epsilon, weights, sensitivity)[0]
 
 
 def em_position_probabilities(values: np.ndarray, lo: int, hi: int, epsilon: float,
-                              sensitivity: float = MEDIAN_SENSITIVITY) -> np.ndarray:
+                              sensitivity: float | None = None) -> np.ndarray:
     """Exact law of the median for one node: the probability of each candidate position (lo + 1 ..
     hi - 1; lo..hi for a region one step wide), listed position by position (for tests and teaching).
 
