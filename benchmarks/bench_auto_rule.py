@@ -3,13 +3,14 @@
 Every family is generated on the DPBench domain [0, 256)^2 and scored on the DPBench protocol
 (the 200 queries of ``bench_dpbench.queries()``, resolution 8, MRE with rho = 0.001 N). Families:
 uniform; gaussian mixtures (k clusters, spread); mixtures with far outliers; zero-inflated pairs
-(an atom cell, lines through it, a uniform rest: tabular data such as ADULT-2D). For each (family,
-N, epsilon) the script reports the exact facts auto estimates with noise (spread; the largest cell's share of
-N, of which auto reads a lower bound), the MRE of PrivTree, AG, the kd-tree (build pruning), kd-privtree
-and auto itself, the method the rule picks on the exact facts, and auto / best. It writes
+(an atom cell, lines through it, a uniform rest: tabular data such as ADULT-2D), and the same without
+the rest (mutually exclusive attributes: every point on a line through the atom). For each (family,
+N, epsilon) the script reports the exact facts auto estimates with noise (spread; the largest corner
+cell's share of N, of which auto reads a lower bound), the largest cell's share (for the reader), the MRE of PrivTree, AG, the kd-tree (build pruning), kd-privtree,
+the hybrid kd-tree with NNLS and auto itself, the method the rule picks on the exact facts, and auto / best. It writes
 docs/reproduction/auto_rule.md.
 
-    python benchmarks/bench_auto_rule.py              # N = 3k, 30k, 300k; 3 runs (about 10 min, 2 cores)
+    python benchmarks/bench_auto_rule.py              # N = 3k, 10k, 30k, 300k; 10 runs (about 10 min, 2 cores)
     python benchmarks/bench_auto_rule.py --large      # also N = 2M
 """
 from __future__ import annotations
@@ -29,12 +30,12 @@ from psdviz.lab.synthetic import gaussian_mixture, uniform, with_outliers, zero_
 from psdviz.methods.auto import FEATURE_FRACTION, RULES, Facts, choose, uniform_occupancy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_dpbench import DOMAIN, RESOLUTION, queries  # noqa: E402
+from bench_dpbench import DOMAIN, RESOLUTION, method_spec, queries  # noqa: E402
 from reproduction import publish_section  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "reproduction" / "auto_rule.md"
-METHODS = ("privtree", "ag", "kdtree", "kd-privtree", "auto")
+METHODS = ("privtree", "ag", "kdtree", "kd-privtree", "hybrid+nnls", "auto")
 CANDIDATES = tuple(m for m in METHODS if m != "auto")
 EPSILONS = (0.1, 1.0)
 
@@ -45,7 +46,8 @@ def families(n: int, rng: np.random.Generator) -> list[tuple[str, np.ndarray]]:
              for k, sp in ((3, 0.02), (5, 0.05), (10, 0.05), (5, 0.15), (3, 0.3))]
     sets.append(("mixture + outliers", with_outliers(gaussian_mixture(n, DOMAIN, rng), DOMAIN, rng)))
     sets += [(f"zero-inflated atom={a} lines={ln}{' corner' if c else ''}", zero_inflated(n, DOMAIN, rng, a, ln, c))
-             for a, ln, c in ((0.87, 0.12, True), (0.8, 0.18, False), (0.6, 0.35, False), (0.3, 0.6, True))]
+             for a, ln, c in ((0.87, 0.12, True), (0.8, 0.18, False), (0.6, 0.35, False), (0.3, 0.6, True),
+                              (0.87, 0.13, True), (0.6, 0.4, True), (0.8, 0.2, False))]
     return sets
 
 
@@ -61,9 +63,14 @@ def top_share(h: np.ndarray) -> float:
     return float(h.max() / h.sum())
 
 
+def corner_share(h: np.ndarray) -> float:
+    return float(h[[0, 0, -1, -1], [0, -1, 0, -1]].max() / h.sum())
+
+
 def score(pts: np.ndarray, h: np.ndarray, method: str, eps: float, runs: int, q: np.ndarray) -> float:
     t = histogram_truth(h, q)
-    errs = [np.mean(relative_error(pv.build(pts, DOMAIN, method, eps, seed=100 + r, resolution=RESOLUTION).answer(q),
+    name, extra = method_spec(method)
+    errs = [np.mean(relative_error(pv.build(pts, DOMAIN, name, eps, seed=100 + r, resolution=RESOLUTION, **extra).answer(q),
                                    t, h.sum())) for r in range(runs)]
     return float(np.mean(errs))
 
@@ -73,15 +80,15 @@ def rows(sizes: list[int], runs: int) -> list[dict]:
     for n in sizes:
         for label, pts in families(n, np.random.default_rng(n)):
             h = histogram(pts)
-            sp, top = spread(h), top_share(h)
+            sp, top, corner = spread(h), top_share(h), corner_share(h)
             for eps in EPSILONS:
                 mre = {m: score(pts, h, m, eps, runs, q) for m in METHODS}
-                rule = choose(Facts(eps, RESOLUTION, float(n), sp, top))
+                rule = choose(Facts(eps, RESOLUTION, float(n), sp, corner))
                 best = min(CANDIDATES, key=mre.get)
-                out.append({"family": label, "n": n, "eps": eps, "spread": sp, "top": top, "mre": mre, "rule": rule,
-                            "pick": rule.method, "best": best})
-                print(f"{label:40s} N={n:<8,} eps {eps:<4g} spread {sp:.3f} top {top:.3f} "
-                      + " ".join(f"{m} {v:.4f}" for m, v in mre.items()) + f"  pick {rule.method}", flush=True)
+                out.append({"family": label, "n": n, "eps": eps, "spread": sp, "top": top, "corner": corner, "mre": mre, "rule": rule,
+                            "pick": rule.label, "best": best})
+                print(f"{label:40s} N={n:<8,} eps {eps:<4g} spread {sp:.3f} top {top:.3f} corner {corner:.3f} "
+                      + " ".join(f"{m} {v:.4f}" for m, v in mre.items()) + f"  pick {rule.label}", flush=True)
     return out
 
 
@@ -96,33 +103,35 @@ def summary(res: list[dict]) -> list[str]:
             continue
         vs = []
         for other in CANDIDATES:
-            if other != rule.method:
-                ratio = [r["mre"][rule.method] / r["mre"][other] for r in cells]
+            if other != rule.label:
+                ratio = [r["mre"][rule.label] / r["mre"][other] for r in cells]
                 vs.append(f"{other} {np.median(ratio):.2f} ({sum(x < 1 for x in ratio)})")
         best = ", ".join(f"{m} {sum(r['best'] == m for r in cells)}" for m in CANDIDATES)
         regret = [r["mre"]["auto"] / r["mre"][r["best"]] for r in cells]
-        lines.append(f"| {rule.when} -> {rule.method} | {len(cells)} | {'; '.join(vs)} | {best} | "
+        lines.append(f"| {rule.when} -> {rule.label} | {len(cells)} | {'; '.join(vs)} | {best} | "
                      f"{np.median(regret):.2f} ({max(regret):.2f}) |")
     return lines
 
 
 def table(res: list[dict]) -> list[str]:
-    head = "| family | N | eps | spread | largest cell | " + " | ".join(METHODS) + " | rule picks | auto / best |"
-    lines = [head, "|---|---:|---:|---:|---:|" + "---:|" * len(METHODS) + "---|---:|"]
+    head = "| family | N | eps | spread | largest cell | corner cell | " + " | ".join(METHODS) + " | rule picks | auto / best |"
+    lines = [head, "|---|---:|---:|---:|---:|---:|" + "---:|" * len(METHODS) + "---|---:|"]
     for r in res:
         cells = " | ".join(f"**{r['mre'][m]:.4f}**" if m == r["best"] else f"{r['mre'][m]:.4f}" for m in METHODS)
-        lines.append(f"| {r['family']} | {r['n']:,} | {r['eps']:g} | {r['spread']:.3f} | {r['top']:.3f} | {cells} | {r['pick']} | "
+        lines.append(f"| {r['family']} | {r['n']:,} | {r['eps']:g} | {r['spread']:.3f} | {r['top']:.3f} | {r['corner']:.3f} | {cells} | {r['pick']} | "
                      f"{r['mre']['auto'] / r['mre'][r['best']]:.2f} |")
     return lines
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--large", action="store_true", help="also N = 2,000,000")
+    ap.add_argument("--sizes", type=int, nargs="*", default=[3_000, 10_000, 30_000, 300_000],
+                    help="N of every family (10,000 puts N eps on the atom row's band edges, 10^3 and 10^4)")
     ap.add_argument("--no-write", action="store_true")
     a = ap.parse_args()
-    sizes = [3_000, 30_000, 300_000] + ([2_000_000] if a.large else [])
+    sizes = a.sizes + ([2_000_000] if a.large else [])
     t0 = time.perf_counter()
     res = rows(sizes, a.runs)
     machine = f"{platform.processor() or platform.machine()}, Python {platform.python_version()}, numpy {np.__version__}"
@@ -131,7 +140,7 @@ def main() -> int:
         f"_Generated by `python benchmarks/bench_auto_rule.py{' --large' if a.large else ''} --runs {a.runs}` "
         f"({machine}; {time.perf_counter() - t0:.0f} s); do not edit by hand._ DPBench protocol (200 queries, "
         f"resolution {RESOLUTION}, MRE), {a.runs} runs per cell; best of {', '.join(CANDIDATES)} in bold. "
-        "'largest cell' is the share of N in the fullest cell of the 256 x 256 grid. 'rule picks' applies "
+        "'largest cell' is the share of N in the fullest cell of the 256 x 256 grid, 'corner cell' in the fullest of its four corner cells. 'rule picks' applies "
         "`psdviz.methods.auto.RULES` to the exact facts; the auto column is the real method, which reads noisy "
         f"facts and spends {FEATURE_FRACTION:.0%} of epsilon on them.", "",
         "#### Summary by rule row", "", *summary(res), "", "#### Every cell", "", *table(res), ""])

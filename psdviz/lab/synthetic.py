@@ -55,10 +55,10 @@ def zero_inflated(n: int, domain: Domain, rng: np.random.Generator, atom: float 
     cells; both directions unless ``corner``), the rest (1 - atom - lines) uniform. Points are placed
     uniformly inside their cells, as the DPBench protocol places a histogram's counts."""
     background = 1.0 - atom - lines
-    if min(atom, lines, background) < 0:
+    if min(atom, lines, background) < -1e-12:     # atom + lines = 1 may round to a tiny negative rest
         raise ValueError(f"atom + lines must be at most 1 with both >= 0 (got atom={atom}, lines={lines})")
     centre = np.zeros(2, np.int64) if corner else rng.integers(cells // 10, cells - cells // 10, 2)
-    kind = rng.choice(3, size=n, p=[atom, lines, background])
+    kind = rng.choice(3, size=n, p=[atom, lines, max(background, 0.0)])
     cell = np.tile(centre, (n, 1))
     on_line = np.flatnonzero(kind == 1)
     step = np.minimum(rng.geometric(0.03, on_line.size), cells - 1)

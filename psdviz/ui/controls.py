@@ -133,9 +133,10 @@ def auto_rule_text() -> str:
     """What ``method="auto"`` does, in one line (its pick depends on noisy facts, so it is known
     only after the build; the release's first note says what it picked and why)."""
     from psdviz.methods.auto import FEATURE_FRACTION, RULES
-    rows = "; ".join(f"{r.method} when {r.when}" for r in RULES)
+    rows = "; ".join(f"{r.label} when {r.when}" for r in RULES)
     return (f"auto spends {FEATURE_FRACTION:.0%} of epsilon on three noisy facts (N, how spread the points "
-            f"are, the largest cell's count) and picks {rows}. The release says which it picked and why.")
+            f"are, the fullest corner cell's count) and picks {rows} ('+nnls': non-negative least squares "
+            "over its counts, no epsilon). The release says which it picked and why.")
 
 
 def _number(name: str, kind: str, value, key: str, text: str, label: str | None = None):

@@ -7,6 +7,7 @@ from psdviz.core.domain import Domain, prepare_points
 from psdviz.core.noise import geometric_variance
 from psdviz.core.rng import make_randomness
 from psdviz.core.ledger import Ledger
+from psdviz.inference.tree_nnls import nnls_estimate
 from psdviz.methods import auto
 from psdviz.lab.synthetic import zero_inflated
 
@@ -25,17 +26,24 @@ def _atom(n, rng):
     return zero_inflated(n, DOM, rng, atom=0.6, lines=0.3, corner=True)
 
 
-@pytest.mark.parametrize("make, expect", [(_spread, "ag"), (_concentrated, "privtree"), (_atom, "kd-privtree")])
-def test_picks_by_spread_and_records_what_it_cost(make, expect):
+def _interior_atom(n, rng):
+    return zero_inflated(n, DOM, rng, atom=0.6, lines=0.3, corner=False)
+
+
+@pytest.mark.parametrize("make, expect, label", [(_spread, "ag", "ag"), (_concentrated, "privtree", "privtree"),
+                                                 (_atom, "hybrid", "hybrid+nnls"),
+                                                 (_interior_atom, "privtree", "privtree")])
+def test_picks_by_spread_and_records_what_it_cost(make, expect, label):
     pts = make(200_000, np.random.default_rng(0))
     rel = pv.build(pts, DOM, "auto", 0.5, seed=3, resolution=8)
     assert rel.method == "auto" and rel.params["chosen"] == expect
+    assert rel.params["nonnegative"] == (label != expect)
     whats = [s.what for s in rel.ledger.spends]
-    assert whats[:3] == ["auto feature: N", "auto feature: occupied cells", "auto feature: largest cell"]
+    assert whats[:3] == ["auto feature: N", "auto feature: occupied cells", "auto feature: largest corner cell"]
     assert sum(s.epsilon for s in rel.ledger.spends[:3]) == pytest.approx(auto.FEATURE_FRACTION * 0.5)
     assert rel.ledger.total() == pytest.approx(0.5) and rel.epsilon == 0.5
     np.testing.assert_allclose(rel.tree.path_epsilons().max(), 0.5)
-    assert rel.notes[0].startswith(f"auto chose {expect}") and "N estimate" not in whats   # N bought once
+    assert rel.notes[0].startswith(f"auto chose {label} (") and "N estimate" not in whats   # N bought once
     assert rel.params["choice_epsilon"] == pytest.approx(0.01)
 
 
@@ -43,9 +51,13 @@ def test_public_n_puts_the_whole_slice_on_the_cell_facts():
     pts = _spread(50_000, np.random.default_rng(1))
     rel = pv.build(pts, DOM, "auto", 1.0, seed=0, resolution=8, n_public=50_000)
     cells = [s.epsilon for s in rel.ledger.spends if s.what.startswith("auto feature: ")]
-    assert cells == [pytest.approx(0.01), pytest.approx(0.01)]
+    assert cells == [pytest.approx(0.02 / auto.CELL_FACTS)] * auto.CELL_FACTS
     assert "auto feature: N" not in {s.what for s in rel.ledger.spends}
     assert rel.params["chosen"] == "ag" and "declared public" in rel.notes[0]
+
+
+def _eps_cells(eps):
+    return auto.FEATURE_FRACTION * eps / 2 / auto.CELL_FACTS
 
 
 def test_spread_is_near_one_for_uniform_points_within_its_noise():
@@ -56,24 +68,26 @@ def test_spread_is_near_one_for_uniform_points_within_its_noise():
     ps = prepare_points(_spread(n, rng), DOM, resolution=8)
     facts, pop = auto.measure_facts(ps, eps, make_randomness(5), Ledger(eps), None)
     expected = auto.uniform_occupancy(n, 256 * 256)
-    sd_noise = np.sqrt(geometric_variance(auto.FEATURE_FRACTION * eps / 4))
+    sd_noise = np.sqrt(geometric_variance(_eps_cells(eps)))
     sd_occ = np.sqrt(expected * np.exp(-n / 65536))     # at most the variance of the occupied count
     assert abs(facts.spread * auto.uniform_occupancy(pop.value, 65536) - expected) < 6 * (sd_noise + sd_occ)
     assert abs(pop.value - n) < 6 * np.sqrt(geometric_variance(auto.FEATURE_FRACTION * eps / 2))
-    assert facts.top_share == 0.0    # the largest uniform cell (a few points) is far below 3 noise scales
+    assert facts.corner_share == 0.0   # a uniform corner cell (a point or two) is far below 3 noise scales
 
 
-def test_top_share_is_a_lower_bound_of_the_atom_share():
-    """(noisy max - 3 / eps_cells) / noisy N: below the true share except with the small probability that
-    the geometric noise exceeds 3 scales; here within 6 sd of share - 3 / (eps_cells N)."""
-    n, eps = 30_000, 1.0
-    pts = np.vstack([np.full((12_000, 2), 10.5), _spread(n - 12_000, np.random.default_rng(6))])
-    ps = prepare_points(pts, DOM, resolution=8)
-    facts, pop = auto.measure_facts(ps, eps, make_randomness(7), Ledger(eps), None)
-    eps_cells = auto.FEATURE_FRACTION * eps / 4
-    want = (12_000 - 3 / eps_cells) / n
-    sd = np.sqrt(geometric_variance(eps_cells)) / n + 0.4 * np.sqrt(geometric_variance(2 * eps_cells)) / n
-    assert abs(facts.top_share - want) < 6 * sd and facts.top_share < 0.4
+@pytest.mark.parametrize("corner, expect", [((0.5, 0.5), 0.4), ((255.5, 0.5), 0.4), ((255.5, 255.5), 0.4),
+                                            ((0.5, 255.5), 0.4), ((1.5, 0.5), 0.0), ((10.5, 10.5), 0.0)])
+def test_corner_share_is_a_lower_bound_read_from_the_four_corner_cells_only(corner, expect):
+    """(noisy largest corner count - 3 / eps_cells) / noisy N: an atom of 40 % of N in any corner cell
+    gives 0.4 less three noise scales (within 6 sd: the count's geometric noise and the noisy N's share);
+    one cell away from the corner it gives 0."""
+    n, eps = 100_000, 1.0
+    pts = np.vstack([np.tile(corner, (40_000, 1)), _spread(n - 40_000, np.random.default_rng(8))])
+    facts, pop = auto.measure_facts(prepare_points(pts, DOM, resolution=8), eps, make_randomness(9), Ledger(eps), None)
+    e = _eps_cells(eps)
+    sd = (np.sqrt(geometric_variance(e)) + 0.4 * np.sqrt(geometric_variance(auto.FEATURE_FRACTION * eps / 2))) / n
+    want = expect - 3 / (e * n) if expect else 0.0
+    assert abs(facts.corner_share - want) < 6 * sd and facts.corner_share < 0.4
 
 
 def test_rule_table_reads_top_to_bottom():
@@ -81,12 +95,29 @@ def test_rule_table_reads_top_to_bottom():
     assert auto.choose(f).method == "ag"
     assert auto.choose(auto.Facts(0.1, 8, 1e6, 0.3)).method == "privtree"
     assert auto.choose(auto.Facts(0.1, 8, 5e4, 0.9)).method == "privtree"     # N eps = 5,000 < 10^4
-    assert auto.choose(auto.Facts(0.1, 8, 1e6, 0.8, top_share=0.5)).method == "kd-privtree"   # the atom row first
-    assert auto.choose(auto.Facts(0.1, 8, 1e6, 0.8, top_share=0.1)).method == "ag"
-    assert auto.RULES[-1].applies(f)                                           # the last row always applies
+    corner = auto.choose(auto.Facts(0.1, 8, 1e6, 0.8, corner_share=0.5))      # the corner row first
+    assert (corner.method, corner.nonnegative, corner.label) == ("hybrid", True, "hybrid+nnls")
+    assert auto.choose(auto.Facts(1.0, 8, 3e3, 0.1, corner_share=0.2)).label == "hybrid+nnls"
+    assert auto.choose(auto.Facts(0.1, 8, 1e6, 0.8, corner_share=0.19)).method == "ag"
+    assert auto.choose(auto.Facts(0.1, 8, 3e4, 0.1, corner_share=0.1)).method == "privtree"
+    assert not auto.RULES[-1].nonnegative and auto.RULES[-1].applies(f)       # the last row always applies
 
 
 def test_uniform_occupancy():
     assert auto.uniform_occupancy(0, 100) == 0
     assert auto.uniform_occupancy(1, 100) == pytest.approx(1.0, rel=1e-2)
     assert auto.uniform_occupancy(1e9, 100) == pytest.approx(100)
+
+
+def test_atom_in_a_small_release_gets_the_hybrid_tree_with_nnls():
+    """The NNLS row: the chosen hybrid's estimates are the non-negative least squares of its own released
+    counts (post-processing: the ledger still sums to epsilon on every path, nothing else is spent)."""
+    pts = zero_inflated(30_000, DOM, np.random.default_rng(2), atom=0.87, lines=0.13, corner=True)
+    rel = pv.build(pts, DOM, "auto", 0.1, seed=4, resolution=8)
+    assert (rel.params["chosen"], rel.params["nonnegative"]) == ("hybrid", True)
+    assert rel.notes[0].startswith("auto chose hybrid+nnls") and rel.query_model["inference"] == "nnls"
+    tree = rel.tree
+    assert tree.noisy[np.isfinite(tree.noisy)].min() < 0 <= tree.est.min() + 1e-9   # the bound was active
+    np.testing.assert_allclose(tree.est, nnls_estimate(tree, tree.noisy, tree.noise_var))
+    assert rel.ledger.total() == pytest.approx(0.1)
+    np.testing.assert_allclose(tree.path_epsilons().max(), 0.1)
