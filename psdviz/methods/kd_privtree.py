@@ -27,7 +27,9 @@ zero-inflated family of :func:`psdviz.lab.synthetic.zero_inflated` (4 shapes x N
 epsilon 0.1 / 1, 3 runs against PrivTree): geometric-mean error ratio 0.60 and 19 of 24 cells won, the
 best of 8 settings tried (split_levels 4 / 6 / 8, fractions 0.2-0.4); DPBench results in
 docs/reproduction/dpbench.md. On smooth mixtures it is 1.2-3.7x behind PrivTree (it spends 30 % of the
-budget on positions), which is why ``auto`` sends it only data with an atom (:mod:`psdviz.methods.auto`).
+budget on positions). ``auto`` sent it data with an atom until session 12; with 10 runs per cell the
+hybrid tree with NNLS beats it on corner atoms and PrivTree on interior ones, so ``auto`` no longer picks
+it (:mod:`psdviz.methods.auto`); it stays a method for users to choose.
 Passes over the data (:mod:`psdviz.core.source`): at depths that draw positions, the counts of (node, x
 key) and of (node, y key) (memory: the number of distinct pairs); below them, the nodes' counts.
 """
