@@ -6,11 +6,12 @@ uniform; gaussian mixtures (k clusters, spread); mixtures with far outliers; zer
 (an atom cell, lines through it, a uniform rest: tabular data such as ADULT-2D), and the same without
 the rest (mutually exclusive attributes: every point on a line through the atom). For each (family,
 N, epsilon) the script reports the exact facts auto estimates with noise (spread; the largest corner
-cell's share of N, of which auto reads a lower bound), the largest cell's share (for the reader), the MRE of PrivTree, AG, the kd-tree (build pruning), kd-privtree,
-the hybrid kd-tree with NNLS and auto itself, the method the rule picks on the exact facts, and auto / best. It writes
+cell's share of N, of which auto reads a lower bound), the largest cell's share (for the reader), the
+MRE of PrivTree, AG, the kd-tree (build pruning), kd-privtree, the hybrid kd-tree with NNLS and auto
+itself, the method the rule picks on the exact facts, and auto / best. It writes
 docs/reproduction/auto_rule.md.
 
-    python benchmarks/bench_auto_rule.py              # N = 3k, 10k, 30k, 300k; 10 runs (about 10 min, 2 cores)
+    python benchmarks/bench_auto_rule.py              # N = 3k, 10k, 30k, 300k; 10 runs (about 7 min, 2 cores)
     python benchmarks/bench_auto_rule.py --large      # also N = 2M
 """
 from __future__ import annotations
@@ -128,7 +129,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--large", action="store_true", help="also N = 2,000,000")
     ap.add_argument("--sizes", type=int, nargs="*", default=[3_000, 10_000, 30_000, 300_000],
-                    help="N of every family (10,000 puts N eps on the atom row's band edges, 10^3 and 10^4)")
+                    help="N of every family (10,000 adds N eps = 10^3 and 10^4 between the others)")
     ap.add_argument("--no-write", action="store_true")
     a = ap.parse_args()
     sizes = a.sizes + ([2_000_000] if a.large else [])

@@ -109,8 +109,8 @@ def test_uniform_occupancy():
     assert auto.uniform_occupancy(1e9, 100) == pytest.approx(100)
 
 
-def test_atom_in_a_small_release_gets_the_hybrid_tree_with_nnls():
-    """The NNLS row: the chosen hybrid's estimates are the non-negative least squares of its own released
+def test_corner_atom_gets_the_hybrid_tree_with_nnls():
+    """The corner row: the chosen hybrid's estimates are the non-negative least squares of its own released
     counts (post-processing: the ledger still sums to epsilon on every path, nothing else is spent)."""
     pts = zero_inflated(30_000, DOM, np.random.default_rng(2), atom=0.87, lines=0.13, corner=True)
     rel = pv.build(pts, DOM, "auto", 0.1, seed=4, resolution=8)
