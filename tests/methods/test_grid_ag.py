@@ -6,7 +6,7 @@ import pytest
 
 import psdviz as pv
 from psdviz.core.grid import whole_step_parts
-from psdviz.methods.ag import ag_level1_size, ag_level2_sizes
+from psdviz.methods.ag import ag_level1_size, ag_level2_sizes, integer_optimum
 from psdviz.query.decompose import answer_tree, decompose, leaf_weights
 from psdviz.lab.workloads import shape_queries
 
@@ -19,10 +19,22 @@ def pts(n=3000, seed=0):
 
 
 def test_sizes_follow_the_formulas():
-    assert ag_level1_size(1_000_000, 1.0) == max(10, math.ceil(math.sqrt(1e6 / 10) / 4))  # 80
+    assert ag_level1_size(1_000_000, 1.0) == max(10, math.floor(math.sqrt(1e6 / 10) / 4))  # 79
     assert ag_level1_size(1000, 0.1) == 10
-    m2 = ag_level2_sizes(np.array([-3.0, 0.0, 10.0, 1000.0]), 0.5)
-    assert m2.tolist() == [1, 1, math.ceil(math.sqrt(10 * 0.5 / 5)), math.ceil(math.sqrt(1000 * 0.5 / 5))]
+    # m*^2 = N' eps2 / c2: 0.5 -> 1; 2 (m* = sqrt 2, a tie keeps 1); 2.02 -> 2 (ceil splits from m* > 1,
+    # floor only from m* >= 2); 6 = 2 * 3 -> 2; 6.05 -> 3; 100 -> 10
+    noisy = np.array([-3.0, 0.0, 5.0, 20.0, 20.2, 60.0, 60.5, 1000.0])
+    assert ag_level2_sizes(noisy, 0.5).tolist() == [1, 1, 1, 1, 2, 2, 3, 10]
+
+
+def test_level2_size_is_the_error_models_integer_minimiser():
+    """m2 minimises a m + b / m over the integers m >= 1, where sqrt(b / a) = sqrt(N' eps2 / c2)."""
+    square = np.random.default_rng(5).uniform(0, 500, 20_000)
+    m = np.arange(1, 40)
+    brute = m[np.argmin(m[None, :] + square[:, None] / m[None, :], axis=1)]
+    np.testing.assert_array_equal(integer_optimum(square), brute)
+    k = np.arange(1, 10_000)
+    np.testing.assert_array_equal(integer_optimum(k.astype(float) ** 2), k)   # whole squares exactly
 
 
 @pytest.mark.parametrize("kw", [{}, {"n_public": 3000}, {"m1": 4}])
@@ -64,12 +76,12 @@ def test_whole_step_parts_keeps_cells_of_equal_whole_width():
 
 
 def test_coarse_grid_cells_span_whole_equal_steps():
-    """On a coarse public grid (resolution 8: 256 steps) m1 = 80 from the formula becomes 64 cells of
+    """On a coarse public grid (resolution 8: 256 steps) m1 = 79 from the formula becomes 64 cells of
     4 steps, and no sub-grid is finer than its cell's steps nor splits them unevenly."""
     p = np.random.default_rng(3).uniform(0, 1, (20_000, 2))
     rel = pv.build(p, DOM, method="ag", epsilon=50.0, seed=1, n_public=20_000, resolution=8)
     m1 = rel.params["m1"]
-    assert ag_level1_size(20_000, 50.0) == 80 and m1 == 64
+    assert ag_level1_size(20_000, 50.0) == 79 and m1 == 64
     t = rel.tree
     m2 = np.sqrt(t.n_children[1:1 + m1 * m1]).astype(int)
     assert set(m2.tolist()) <= {1, 2, 4}     # divisors of the 4-step cells only
