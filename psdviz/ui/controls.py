@@ -64,8 +64,9 @@ EXPLAIN = {
     "alpha": "Adaptive grid: share of epsilon spent on the coarse first-level grid; the rest goes to "
              "the finer grids inside each cell.",
     "c2": "Adaptive grid: constant of the second-level size m2 = sqrt(N' * (1 - alpha) * epsilon / c2), "
-          "N' = the cell's noisy count.",
-    "m1": "Adaptive grid: cells per side of the first-level grid. Unset = max(10, sqrt(N * epsilon / c) / 4).",
+          "N' = the cell's noisy count, rounded to the integer with the least modelled error (a cell is "
+          "split 2 x 2 once that root passes sqrt 2).",
+    "m1": "Adaptive grid: cells per side of the first-level grid. Unset = max(10, floor(sqrt(N * epsilon / c) / 4)).",
     "variant": "h-tree variant: standard (strips, then cells in each strip), composite (a coarse h-tree "
                "with a fine h-tree in each cell) or hybrid (a coarse h-tree with uniform grids inside).",
     "size": "h-tree: number of strips and of cells per strip (m). Unset = sqrt(N * epsilon / c) with N "
