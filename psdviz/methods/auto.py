@@ -5,8 +5,14 @@ The rule reads epsilon, the public grid, and noisy facts bought with a stated sl
 grid (coarser if the resolution is coarser): N (public if the user declares it, else a noisy count with
 half the slice); *spread*, the noisy number of occupied cells divided by the number a uniform spread of
 N points would occupy, C (1 - exp(-N / C)); and *corner share*, a lower bound of the share of N in the
-fullest of the grid's four corner cells: (noisy count - 3 / eps_cell) / N, three noise scales below the
-noisy value, so that noise alone rarely claims an atom. The two cell facts get half of the rest each.
+fullest of the four corner cells of the release's own grid (one position each at its resolution, the
+data's declared precision: both coordinates at an extreme, where zero-inflated pairs put their atom; the
+same pass counts them): (noisy count - 3 / eps_cell) / N, three noise scales below the noisy value, so
+that noise alone rarely claims an atom. The two cell facts get half of the rest each. Session 12 read the
+corners of the 256 x 256 grid instead; that is the same at resolution 8 (every DPBench and lab figure
+below) but at finer resolutions it also fired on a dense cluster hugging a corner of a wide public
+domain (benchmarks/repro_grids.py's 100x outlier setting: hybrid+NNLS 0.707 / 0.384 against PrivTree's
+0.055 / 0.013), which is not an atom (session 13).
 Each has sensitivity 1 (one point changes N, the occupied count and the largest corner count by at most
 1), geometric noise. The choice depends only on these released values, so it is post-processing; the
 chosen method gets the rest of epsilon and, when it needs N (AG, the hybrid tree), reuses the noisy N
@@ -78,7 +84,7 @@ from ..core.population import PopulationSize, noisy_population, resolve_n
 from ..core.rng import Randomness
 from ..publish.nonnegative import nonnegative
 from ..publish.release import Release
-from ..splits.keyers import even_cells
+from ..splits.keyers import cells_and_corners
 
 FEATURE_FRACTION = 0.02    # of epsilon, for the noisy facts (N, occupied cells, largest corner cell)
 FEATURE_SIDE = 256         # cells per axis of the public grid the cell facts are read from
@@ -154,9 +160,18 @@ def _noisy_fact(value: int, epsilon: float, rnd: Randomness, ledger: Ledger, wha
     return value + int(geometric_noise(rnd.rng, 1, epsilon)[0])
 
 
-def corner_max(counts: np.ndarray, side: int) -> int:
-    """The largest count of the four corner cells of a row-major side x side grid."""
-    return int(counts[[0, side - 1, side * (side - 1), side * side - 1]].max())
+def corner_cells(side: int) -> np.ndarray:
+    """Row-major ids, in a side x side grid, of the coarse cells holding the four corners (same order)."""
+    return np.array([0, side - 1, side * (side - 1), side * side - 1])
+
+
+def feature_counts(ps: PointSet, side: int) -> tuple[np.ndarray, np.ndarray]:
+    """One pass: the counts of a public side x side grid and of the four corner cells of the release's
+    own grid (its resolution: the data's declared precision), which lie inside the coarse corner cells."""
+    counts = ps.counts(cells_and_corners(ps.grid.size, side), side * side + 4)
+    coarse, corners = counts[:side * side].copy(), counts[side * side:]
+    np.add.at(coarse, corner_cells(side), corners)
+    return coarse, corners
 
 
 def share_bound(noisy: int, epsilon: float, n: float) -> float:
@@ -167,16 +182,17 @@ def share_bound(noisy: int, epsilon: float, n: float) -> float:
 
 def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
                   n_public: int | None) -> tuple[Facts, PopulationSize]:
-    """One pass (the counts of a public side x side grid), three noisy facts, all in ``ledger``."""
+    """One pass (:func:`feature_counts`), three noisy facts, all in ``ledger``."""
     eps_f = FEATURE_FRACTION * epsilon
     side = min(FEATURE_SIDE, ps.grid.size)
-    counts = ps.counts(even_cells(ps.grid.size, side), side * side)
+    counts, corners = feature_counts(ps, side)
     pop = noisy_n(int(counts.sum()), eps_f / 2, rnd, ledger, n_public)
     eps_cells = (eps_f - pop.epsilon) / CELL_FACTS
     occupied = _noisy_fact(int((counts > 0).sum()), eps_cells, rnd, ledger, "occupied cells",
                            f"cells of a public {side} x {side} grid holding at least one point")
-    corner = _noisy_fact(corner_max(counts, side), eps_cells, rnd, ledger, "largest corner cell",
-                         f"the largest count of the four corner cells of the same {side} x {side} grid")
+    corner = _noisy_fact(int(corners.max()), eps_cells, rnd, ledger, "largest corner cell",
+                         f"the largest count of the four corner cells of the resolution-{ps.grid.bits} grid "
+                         f"(one position: both coordinates at an extreme)")
     n = max(pop.value, 1.0)
     spread = max(occupied, 0) / max(uniform_occupancy(pop.value, side * side), 1.0)
     return Facts(float(epsilon), int(ps.grid.bits), pop.value, spread, share_bound(corner, eps_cells, n)), pop

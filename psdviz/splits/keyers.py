@@ -55,6 +55,32 @@ def even_cells(size: int, m: int) -> CoarseKeyer:
                        f"({_even_sql('ky', size, m)} * {m} + {_even_sql('kx', size, m)})")
 
 
+def _corner_id(kx, ky, size: int, m: int):
+    """m * m + (corner 0..3: +1 on the right edge, +2 on the top edge) for keys in a corner cell of the
+    size x size grid, else -1."""
+    right, top = kx == size - 1, ky == size - 1
+    corner = ((kx == 0) | right) & ((ky == 0) | top)
+    return np.where(corner, m * m + right + 2 * top, -1)
+
+
+def _cells_and_corners(kx, ky, size: int, m: int) -> np.ndarray:
+    corner = _corner_id(kx, ky, size, m)
+    return np.where(corner >= 0, corner, _even_cells(kx, ky, size, m))
+
+
+def cells_and_corners(size: int, m: int) -> CoarseKeyer:
+    """:func:`even_cells` except that a point in one of the four corner cells of the *full* size x size
+    grid gets its own group m * m + c (c = 0 lower-left, 1 lower-right, 2 upper-left, 3 upper-right):
+    ``m * m + 4`` groups, one pass for a coarse histogram and the finest corner counts (``auto``'s
+    facts; add the corner groups back to cells 0, m - 1, m (m - 1), m * m - 1 for the coarse counts)."""
+    size, m = int(size), int(m)
+    last = size - 1
+    sql = (f"(CASE WHEN (kx = 0 OR kx = {last}) AND (ky = 0 OR ky = {last}) "
+           f"THEN {m * m} + (CASE WHEN kx = {last} THEN 1 ELSE 0 END) + (CASE WHEN ky = {last} THEN 2 ELSE 0 END) "
+           f"ELSE {_even_sql('ky', size, m)} * {m} + {_even_sql('kx', size, m)} END)")
+    return CoarseKeyer(partial(_cells_and_corners, size=size, m=m), sql)
+
+
 def _row_major(kx, ky, shift: int, height: int) -> np.ndarray:
     return ((ky >> shift) << height) | (kx >> shift)
 

@@ -9,6 +9,7 @@ from psdviz.core.rng import make_randomness
 from psdviz.core.ledger import Ledger
 from psdviz.inference.tree_nnls import nnls_estimate
 from psdviz.methods import auto
+from psdviz.splits.keyers import even_cells
 from psdviz.lab.synthetic import zero_inflated
 
 DOM = Domain(0, 0, 256, 256)
@@ -88,6 +89,44 @@ def test_corner_share_is_a_lower_bound_read_from_the_four_corner_cells_only(corn
     sd = (np.sqrt(geometric_variance(e)) + 0.4 * np.sqrt(geometric_variance(auto.FEATURE_FRACTION * eps / 2))) / n
     want = expect - 3 / (e * n) if expect else 0.0
     assert abs(facts.corner_share - want) < 6 * sd and facts.corner_share < 0.4
+
+
+@pytest.mark.parametrize("atom, expect", [("point", 0.4), ("cell", 0.0)])
+def test_corner_fact_reads_the_corner_positions_of_the_release_grid(atom, expect):
+    """At resolution 12 a 40 % atom at exactly (0, 0) is a corner atom; the same points spread over the
+    256 x 256 grid's corner cell [0, 1)^2 (16 x 16 positions at this resolution) are not."""
+    n, eps = 100_000, 1.0
+    rng = np.random.default_rng(8)
+    corner = np.zeros((40_000, 2)) if atom == "point" else rng.uniform(0, 1, (40_000, 2))
+    ps = prepare_points(np.vstack([corner, _spread(n - 40_000, rng)]), DOM, resolution=12)
+    facts, _ = auto.measure_facts(ps, eps, make_randomness(9), Ledger(eps), None)
+    e = _eps_cells(eps)
+    sd = (np.sqrt(geometric_variance(e)) + 0.4 * np.sqrt(geometric_variance(auto.FEATURE_FRACTION * eps / 2))) / n
+    want = expect - 3 / (e * n) if expect else 0.0
+    assert abs(facts.corner_share - want) < 6 * sd
+
+
+def test_feature_pass_gives_the_coarse_grid_and_the_four_corner_positions():
+    pts = np.vstack([_spread(5000, np.random.default_rng(1)), [[0, 0], [0, 0], [255.99, 0], [0, 255.99],
+                                                                  [255.99, 255.99], [0.5, 0.5]]])
+    ps = prepare_points(pts, DOM, resolution=10)
+    coarse, corners = auto.feature_counts(ps, 256)
+    np.testing.assert_array_equal(coarse, ps.counts(even_cells(ps.grid.size, 256), 256 * 256))
+    k = ps.grid.keys(pts)
+    last = ps.grid.size - 1
+    want = [np.sum((k[:, 0] == x) & (k[:, 1] == y)) for x, y in ((0, 0), (last, 0), (0, last), (last, last))]
+    np.testing.assert_array_equal(corners, want)
+    assert corners[0] >= 2 and corners[1:].min() >= 1
+
+
+def test_a_cluster_in_the_corner_of_a_wide_domain_is_not_an_atom():
+    """Data filling [0, 0.3]^2 of a public domain [0, 100]^2 fill the 256 x 256 grid's corner cell, but
+    no corner position of the release grid: auto keeps PrivTree (the corner row's hybrid+NNLS was 13x
+    worse there, benchmarks/repro_grids.py)."""
+    wide = Domain(0, 0, 100, 100)
+    pts = np.random.default_rng(3).uniform(0, 0.3, (50_000, 2))
+    rel = pv.build(pts, wide, "auto", 1.0, seed=2)
+    assert rel.params["chosen"] == "privtree" and rel.params["corner_share"] == 0.0
 
 
 def test_rule_table_reads_top_to_bottom():
