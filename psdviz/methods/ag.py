@@ -4,8 +4,9 @@
    alpha * eps (alpha = 0.5).
 2. Level 2: each level-1 cell with noisy count N' becomes its own m2 x m2 grid, m2 the integer nearest
    (in the error model's sense, "Rounding" below) to sqrt(N' (1 - alpha) eps / c2), c2 = c / 2 = 5, and
-   m2 = 1 when N' <= 0; counts noisy with (1 - alpha) eps. m2 depends only on a released noisy count (post-processing), capped so that no
-   sub-cell is narrower than one step of the public grid (all edges are grid positions).
+   m2 = 1 when N' <= 0; counts noisy with (1 - alpha) eps. m2 depends only on a released noisy count
+   (post-processing), capped so that no sub-cell is narrower than one step of the public grid (all edges
+   are grid positions).
 3. Constrained inference: the cell's own count v and the sum of its m2^2 sub-cells are combined by
    inverse-variance weighting, and the difference is spread evenly over the sub-cells. This is the
    exact weighted least-squares estimate of the tree (``tree_gls.py``), tested against a dense solve.
@@ -39,8 +40,8 @@ floor/floor; on the DPBench protocol (20 runs, MRE at epsilon 0.1 / 1) ceil/ceil
 synthetic1M 0.0102 / 0.0023 -> 0.0093 / 0.0020, SF-CABS-S 0.104 / 0.033 -> 0.101 / 0.031, STROKE 0.346 /
 0.0985 -> 0.368 / 0.0927, ADULT-2D 1.94 / 0.344 -> 2.05 / 0.333.
 
-Readings: the 1/4 in m1 applies to the square root before rounding, so m1 is an integer. "eps" in both formulas is the budget left for the
-counts after a possible N estimate (as in ``methods/ug.py``), since that is the noise being balanced.
+Readings: the 1/4 in m1 applies to the square root before rounding, so m1 is an integer. "eps" in
+both formulas is the budget left for the counts after a possible N estimate (as in ``methods/ug.py``), since that is the noise being balanced.
 A level-1 cell with m2 = 1 still gets its one sub-cell measured, so every root-to-leaf path costs
 the same. The tree: the root (depth 0), measured by the noisy N when N was estimated (its count_eps is
 the N slice; :func:`psdviz.core.population.root_measurement`), m1^2 level-1 cells (depth 1, row-major)
@@ -95,7 +96,7 @@ def integer_optimum(square: np.ndarray) -> np.ndarray:
 def ag_level2_sizes(noisy: np.ndarray, epsilon2: float, c2: float = AG_C2) -> np.ndarray:
     """m2 per level-1 cell (eps2 = (1 - alpha) eps): the integer minimiser of the error model whose real
     minimiser is sqrt(N' eps2 / c2) (:func:`integer_optimum`); 1 when N' <= 0."""
-    return np.clip(integer_optimum(np.maximum(noisy, 0.0) * epsilon2 / c2), 1, M2_MAX)
+    return np.minimum(integer_optimum(np.asarray(noisy, dtype=float) * epsilon2 / c2), M2_MAX)
 
 
 def ag_structure(grid: Grid, edges1: np.ndarray, m2: np.ndarray) -> dict:

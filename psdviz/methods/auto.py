@@ -84,7 +84,7 @@ from ..core.population import PopulationSize, noisy_population, resolve_n
 from ..core.rng import Randomness
 from ..publish.nonnegative import nonnegative
 from ..publish.release import Release
-from ..splits.keyers import cells_and_corners
+from ..splits.keyers import cells_and_corners, split_cells_and_corners
 
 FEATURE_FRACTION = 0.02    # of epsilon, for the noisy facts (N, occupied cells, largest corner cell)
 FEATURE_SIDE = 256         # cells per axis of the public grid the cell facts are read from
@@ -160,18 +160,10 @@ def _noisy_fact(value: int, epsilon: float, rnd: Randomness, ledger: Ledger, wha
     return value + int(geometric_noise(rnd.rng, 1, epsilon)[0])
 
 
-def corner_cells(side: int) -> np.ndarray:
-    """Row-major ids, in a side x side grid, of the coarse cells holding the four corners (same order)."""
-    return np.array([0, side - 1, side * (side - 1), side * side - 1])
-
-
 def feature_counts(ps: PointSet, side: int) -> tuple[np.ndarray, np.ndarray]:
     """One pass: the counts of a public side x side grid and of the four corner cells of the release's
     own grid (its resolution: the data's declared precision), which lie inside the coarse corner cells."""
-    counts = ps.counts(cells_and_corners(ps.grid.size, side), side * side + 4)
-    coarse, corners = counts[:side * side].copy(), counts[side * side:]
-    np.add.at(coarse, corner_cells(side), corners)
-    return coarse, corners
+    return split_cells_and_corners(ps.counts(cells_and_corners(ps.grid.size, side), side * side + 4), side)
 
 
 def share_bound(noisy: int, epsilon: float, n: float) -> float:

@@ -72,13 +72,21 @@ def cells_and_corners(size: int, m: int) -> CoarseKeyer:
     """:func:`even_cells` except that a point in one of the four corner cells of the *full* size x size
     grid gets its own group m * m + c (c = 0 lower-left, 1 lower-right, 2 upper-left, 3 upper-right):
     ``m * m + 4`` groups, one pass for a coarse histogram and the finest corner counts (``auto``'s
-    facts; add the corner groups back to cells 0, m - 1, m (m - 1), m * m - 1 for the coarse counts)."""
+    facts; :func:`split_cells_and_corners` reads them back)."""
     size, m = int(size), int(m)
     last = size - 1
     sql = (f"(CASE WHEN (kx = 0 OR kx = {last}) AND (ky = 0 OR ky = {last}) "
            f"THEN {m * m} + (CASE WHEN kx = {last} THEN 1 ELSE 0 END) + (CASE WHEN ky = {last} THEN 2 ELSE 0 END) "
-           f"ELSE {_even_sql('ky', size, m)} * {m} + {_even_sql('kx', size, m)} END)")
+           f"ELSE {even_cells(size, m).sql} END)")
     return CoarseKeyer(partial(_cells_and_corners, size=size, m=m), sql)
+
+
+def split_cells_and_corners(counts: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """The counts of :func:`cells_and_corners` as (the m x m grid's counts, the four corner counts): each
+    corner group is added back to the coarse cell that holds it (0, m - 1, m (m - 1), m * m - 1)."""
+    coarse, corners = counts[:m * m].copy(), counts[m * m:m * m + 4]
+    np.add.at(coarse, [0, m - 1, m * (m - 1), m * m - 1], corners)
+    return coarse, corners
 
 
 def _row_major(kx, ky, shift: int, height: int) -> np.ndarray:
