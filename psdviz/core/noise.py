@@ -12,6 +12,25 @@ import numpy as np
 
 from .validation import check_epsilon
 
+# The largest noise scale (sensitivity / epsilon) drawn exactly. numpy's geometric sampler inverts a
+# standard exponential (at most about 45) in double precision, so a scale s gives draws up to about
+# 45 s; below 2^53 every integer is represented and the two halves of a two-sided draw never saturate
+# or round together. 1e12 keeps a margin of 200x; a larger scale (epsilon below 1e-12 per unit of
+# sensitivity) once gave noise exactly 0, i.e. the exact counts under a stated epsilon.
+MAX_EXACT_SCALE = 1e12
+MIN_EPSILON_PER_SENSITIVITY = 1.0 / MAX_EXACT_SCALE
+
+
+def check_noise_scale(scale) -> None:
+    """Refuse a noise scale above :data:`MAX_EXACT_SCALE` (or not finite): every sampler calls this
+    before drawing, so no mechanism can release a draw that lost its randomness to rounding."""
+    worst = float(np.max(scale, initial=0.0))
+    if not worst <= MAX_EXACT_SCALE:
+        raise ValueError(
+            f"a measurement's epsilon is too small for exact noise: noise scale sensitivity / epsilon = "
+            f"{worst:g} exceeds {MAX_EXACT_SCALE:g}; the smallest per-measurement epsilon supported is "
+            f"{MIN_EPSILON_PER_SENSITIVITY:g} times its sensitivity: raise epsilon")
+
 
 def _alpha(epsilon: float, sensitivity: float) -> float:
     check_epsilon(epsilon)
@@ -25,8 +44,10 @@ def two_sided_geometric(rng: np.random.Generator, scale, size=None) -> np.ndarra
 
     The difference of two i.i.d. geometric variables counting trials (numpy's convention; the shift
     cancels). p = 1 - a is computed as -expm1(-1 / scale), exact to the last bit even when 1 / scale
-    is tiny (1 - exp(-x) would round a to 1 and overstate epsilon). Scale 0 gives 0."""
+    is tiny (1 - exp(-x) would round a to 1 and overstate epsilon). Scale 0 gives 0; a scale above
+    :data:`MAX_EXACT_SCALE` is refused (:func:`check_noise_scale`)."""
     scale = np.asarray(scale, dtype=float)
+    check_noise_scale(scale)
     shape = scale.shape if size is None else size
     with np.errstate(divide="ignore"):
         p = np.where(scale > 0, -np.expm1(-1.0 / np.where(scale > 0, scale, 1.0)), 1.0)
@@ -61,9 +82,16 @@ def geometric_variance(epsilon, sensitivity: float = 1.0):
 
 
 def laplace_noise(rng: np.random.Generator, size, epsilon: float, sensitivity: float = 1.0) -> np.ndarray:
-    """Laplace noise with scale sensitivity / epsilon (for real-valued quantities)."""
+    """Laplace noise with scale sensitivity / epsilon (for real-valued quantities); a scale above
+    :data:`MAX_EXACT_SCALE` is refused as for geometric noise."""
     check_epsilon(epsilon)
-    return rng.laplace(0.0, sensitivity / epsilon, size=size)
+    return laplace_draw(rng, sensitivity / epsilon, size)
+
+
+def laplace_draw(rng: np.random.Generator, scale: float, size=None) -> np.ndarray:
+    """Laplace(0, ``scale``) draws, refused above :data:`MAX_EXACT_SCALE`."""
+    check_noise_scale(scale)
+    return rng.laplace(0.0, scale, size=size)
 
 
 def laplace_variance(epsilon, sensitivity: float = 1.0):

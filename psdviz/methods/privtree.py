@@ -35,6 +35,7 @@ from ..splits.keyers import row_major_cells
 from ..core.ledger import Ledger
 from ..core.progress import report
 from ..core.measure import measure_counts
+from ..core.noise import laplace_draw
 from ..publish.query_model import attach
 from ..publish.release import Release
 from ..core.rng import Randomness
@@ -57,7 +58,7 @@ def split_decisions(counts: np.ndarray, depth: int, lam: float, delta: float, th
                     rng: np.random.Generator) -> np.ndarray:
     """b(v) = max(c(v) - depth delta, theta - delta); split iff b(v) + Lap(lambda) > theta."""
     b = np.maximum(counts - depth * delta, theta - delta)
-    return b + rng.laplace(0.0, lam, counts.size) > theta
+    return b + laplace_draw(rng, lam, counts.size) > theta
 
 
 def _quadrants(rect: np.ndarray) -> np.ndarray:

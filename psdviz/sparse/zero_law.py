@@ -36,12 +36,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.noise import check_noise_scale
+
 TABLE_MAX = 20_000_000
 CUT_LOG = 60.0
 
 
 def alpha_of(epsilon: float, sensitivity: float = 1.0) -> float:
-    """a = exp(-epsilon / sensitivity), the geometric mechanism's parameter (section 2.1)."""
+    """a = exp(-epsilon / sensitivity), the geometric mechanism's parameter (section 2.1); refused when
+    the scale sensitivity / epsilon is too large to sample exactly (:func:`check_noise_scale`)."""
+    check_noise_scale(sensitivity / epsilon)
     return math.exp(-epsilon / sensitivity)
 
 
