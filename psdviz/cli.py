@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import argparse
 from contextlib import contextmanager
-import glob
 import json
 import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -28,6 +26,7 @@ from .api import build
 from .core.domain import Domain
 from .methods.registry import methods
 from .publish.release_file import load_release
+from .sources.files import expand_paths, file_kind
 
 EXIT_USAGE = 2
 
@@ -38,20 +37,15 @@ def read_columns(pattern: str, columns: list[str]) -> dict[str, np.ndarray]:
     import pyarrow.csv as pcsv
     import pyarrow.parquet as pq
 
-    paths = sorted(glob.glob(pattern)) or ([pattern] if Path(pattern).exists() else [])
-    if not paths:
-        raise ValueError(f"no file matches {pattern!r}")
+    paths = expand_paths(pattern)
     tables = []
     for p in paths:
-        suffix = Path(p).suffix.lower()
         try:
-            if suffix in (".parquet", ".pq"):
+            if file_kind(p) == "parquet":
                 t = pq.read_table(p, columns=columns)
-            elif suffix in (".csv", ".txt", ".tsv"):
-                opts = pcsv.ParseOptions(delimiter="\t" if suffix == ".tsv" else ",")
-                t = pcsv.read_csv(p, parse_options=opts, convert_options=pcsv.ConvertOptions(include_columns=columns))
             else:
-                raise ValueError(f"{p}: give Parquet (.parquet) or CSV (.csv, .tsv) files")
+                opts = pcsv.ParseOptions(delimiter="\t" if p.lower().endswith(".tsv") else ",")
+                t = pcsv.read_csv(p, parse_options=opts, convert_options=pcsv.ConvertOptions(include_columns=columns))
         except (pa.ArrowInvalid, KeyError) as exc:
             raise ValueError(f"{p}: cannot read columns {columns}: {exc}") from None
         tables.append(t.select(columns))

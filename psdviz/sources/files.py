@@ -15,6 +15,7 @@ from __future__ import annotations
 import glob
 import itertools
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +34,8 @@ def expand_paths(pattern) -> list[str]:
     items = [pattern] if isinstance(pattern, (str, Path)) else list(pattern)
     files: list[str] = []
     for item in items:
-        hits = sorted(glob.glob(str(item))) if any(c in str(item) for c in "*?[") else [str(item)]
+        literal = os.path.isfile(str(item)) or not any(c in str(item) for c in "*?[")
+        hits = [str(item)] if literal else sorted(glob.glob(str(item)))
         files += hits
     if not files:
         raise ValueError(f"no file matches {pattern!r}")
@@ -55,6 +57,24 @@ def file_kind(path: str) -> str:
     raise ValueError(f"{path}: not a Parquet (.parquet) or CSV (.csv) file")
 
 
+_MEMORY = re.compile(r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.IGNORECASE)
+
+
+def _settings(memory_limit, threads) -> dict:
+    """DuckDB settings passed as connection configuration (values, never SQL text), checked first so
+    a bad value is a ValueError saying what DuckDB accepts."""
+    config: dict = {}
+    if memory_limit is not None:
+        if not isinstance(memory_limit, str) or not _MEMORY.match(memory_limit):
+            raise ValueError(f'memory_limit must be a size such as "2GB", "512MB" or "1.5GiB" (got {memory_limit!r})')
+        config["memory_limit"] = memory_limit.strip()
+    if threads is not None:
+        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 1024:
+            raise ValueError(f"threads must be a whole number from 1 to 1024 (got {threads!r})")
+        config["threads"] = int(threads)
+    return config
+
+
 def _merge(ids: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sorted distinct ids >= 0 with summed counts (a post map may send several groups to one id)."""
     keep = ids >= 0
@@ -72,30 +92,29 @@ class DuckDBSource(KeySource):
         self.grid = Grid(domain, check_resolution(resolution))
         self.files = expand_paths(pattern)
         self.outside, self.nonfinite = outside, nonfinite
-        self.con = duckdb.connect()
-        if memory_limit:
-            self.con.execute(f"SET memory_limit = '{memory_limit}'").fetchall()
-        if threads:
-            self.con.execute(f"SET threads = {int(threads)}").fetchall()
+        self.con = duckdb.connect(config=_settings(memory_limit, threads))
         self._relation(lon, lat)
         self._validate()
 
     def _relation(self, lon: str, lat: str) -> None:
+        """The view ``pts`` (x, y, text) over the files. Paths and column names go through DuckDB's
+        relational API as values (``read_parquet``/``read_csv`` of a list, ``ColumnExpression``), never
+        into SQL text; the SQL written here names only the fixed columns of that projection."""
         import duckdb
-        reader = "read_parquet" if file_kind(self.files[0]) == "parquet" else "read_csv"
-        files = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in self.files) + "]"
+        reader = self.con.read_parquet if file_kind(self.files[0]) == "parquet" else self.con.read_csv
         try:
-            cols = [c[0] for c in self.con.execute(f"DESCRIBE SELECT * FROM {reader}({files})").fetchall()]
+            raw = reader(self.files)
+            cols = list(raw.columns)
         except duckdb.Error as exc:
             raise ValueError(f"cannot read {self.files[0]}: {exc}") from None
         for name, what in ((lon, "lon"), (lat, "lat")):
             if name not in cols:
                 raise ValueError(f"column {name!r} (given as {what}) is not in {self.files[0]}; its columns are {cols}")
-        q = lambda c: '"' + c.replace('"', '""') + '"'
-        self.con.execute(f"CREATE VIEW pts AS SELECT TRY_CAST({q(lon)} AS DOUBLE) AS x, "
-                         f"TRY_CAST({q(lat)} AS DOUBLE) AS y, {q(lon)} IS NOT NULL AND "
-                         f"TRY_CAST({q(lon)} AS DOUBLE) IS NULL OR {q(lat)} IS NOT NULL AND "
-                         f"TRY_CAST({q(lat)} AS DOUBLE) IS NULL AS text FROM {reader}({files})").fetchall()
+        raw.project(duckdb.ColumnExpression(lon).alias("raw_x"),
+                    duckdb.ColumnExpression(lat).alias("raw_y")).create_view("raw_xy")
+        self.con.execute("CREATE VIEW pts AS SELECT TRY_CAST(raw_x AS DOUBLE) AS x, TRY_CAST(raw_y AS DOUBLE) AS y, "
+                         "raw_x IS NOT NULL AND TRY_CAST(raw_x AS DOUBLE) IS NULL OR raw_y IS NOT NULL AND "
+                         "TRY_CAST(raw_y AS DOUBLE) IS NULL AS text FROM raw_xy").fetchall()
         self.columns = (lon, lat)
 
     def _validate(self) -> None:
