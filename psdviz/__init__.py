@@ -5,7 +5,7 @@
 >>> rel = pv.build(points, dom, method="quadtree", epsilon=0.5, seed=1)
 >>> rel.answer([[0.1, 0.1, 0.4, 0.3]])
 """
-from .api import build
+from .api import EmptyReleaseWarning, build
 from .planner import EpsilonPlan, plan_epsilon
 from .core.domain import Domain, prepare_points
 from .core.ledger import Ledger, Spend
@@ -19,5 +19,5 @@ from .query.truth import PointIndex, true_answer
 METHODS: tuple[str, ...] = _methods()
 REFERENCES: tuple[str, ...] = _references()
 
-__all__ = ["Domain", "EpsilonPlan", "plan_epsilon", "load_release", "Ledger", "METHODS", "REFERENCES", "PointIndex", "Release", "Spend", "build",
+__all__ = ["Domain", "EmptyReleaseWarning", "EpsilonPlan", "plan_epsilon", "load_release", "Ledger", "METHODS", "REFERENCES", "PointIndex", "Release", "Spend", "build",
            "method_parameters", "prepare_points", "true_answer"]

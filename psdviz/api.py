@@ -1,6 +1,8 @@
 """The public entry point ``psdviz.build`` (DESIGN.md "Public surface")."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .core.contribution import bound_contributions, user_codes
@@ -19,6 +21,11 @@ from .core.validation import check_epsilon
 
 
 METHODS_AND_REFERENCES = methods() + references()
+
+
+class EmptyReleaseWarning(UserWarning):
+    """No input point lies inside the domain: the release is pure noise (built, as the privacy
+    argument needs: refusing would reveal that the data are empty, but the owner is told)."""
 
 
 def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, seed: int | None = None,
@@ -91,4 +98,14 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
     if spent > epsilon * (1 + TOLERANCE) + TOLERANCE:  # defensive: a builder bug must not ship
         raise RuntimeError(f"{method} spent {spent} > epsilon {epsilon}")
     release.grid = ps.grid
+    _warn_if_empty(release, domain)
     return make_nonnegative(release) if nonnegative else release
+
+
+def _warn_if_empty(release: Release, domain: Domain) -> None:
+    """Tell the data owner (a warning, never the release) when no point was used."""
+    rep = release.points_report
+    if rep.get("rows_used", 1) == 0:
+        warnings.warn(f"none of the {rep.get('rows_in', 0):,} input rows lies inside the domain x [{domain.xmin:g}, "
+                      f"{domain.xmax:g}], y [{domain.ymin:g}, {domain.ymax:g}]: this release is pure noise; check "
+                      "the bounds or the column order (lon, lat)", EmptyReleaseWarning, stacklevel=3)

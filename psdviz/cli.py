@@ -19,16 +19,18 @@ import argparse
 from contextlib import contextmanager
 import json
 import sys
+import warnings
 
 import numpy as np
 
-from .api import build
+from .api import EmptyReleaseWarning, build
 from .core.domain import Domain
 from .methods.registry import methods
 from .publish.release_file import load_release
 from .sources.files import expand_paths, file_kind
 
 EXIT_USAGE = 2
+MIN_INSIDE_SHARE = 0.01   # below this share of rows inside the domain, build refuses without --allow-outside
 
 
 def read_columns(pattern: str, columns: list[str]) -> dict[str, np.ndarray]:
@@ -74,7 +76,13 @@ def parser() -> argparse.ArgumentParser:
                    help="public bounds (never read from the data)")
     b.add_argument("--method", default="auto", choices=list(methods()), help="default: auto (recommended)")
     b.add_argument("--epsilon", type=float, default=1.0, help="privacy budget (default 1)")
-    b.add_argument("--seed", type=int, default=None, help="reproducible teaching run (never for real releases)")
+    b.add_argument("--seed", type=int, default=None,
+                   help="reproducible teaching run: NOT private, so --out needs --allow-seeded")
+    b.add_argument("--allow-seeded", action="store_true",
+                   help="write a seeded run anyway, as a teaching file that says it is NOT private")
+    b.add_argument("--allow-outside", action="store_true",
+                   help=f"write the release even when fewer than {MIN_INSIDE_SHARE:.0%} of the rows lie inside "
+                        "the domain (by default that is refused as a likely wrong --domain or column order)")
     b.add_argument("--resolution", type=int, default=None, help="bits per axis of the public grid (default 20)")
     b.add_argument("--user", default=None, help="user id column: user-level privacy")
     b.add_argument("--max-points-per-user", type=int, default=None, help="k: at most k points kept per user")
@@ -87,8 +95,9 @@ def parser() -> argparse.ArgumentParser:
                    help='run on a dask.distributed cluster: its address (tcp://host:8786) or "local"')
     b.add_argument("--out", required=True, help="release file to write (.parquet)")
     b.add_argument("--crs", default=None, help='coordinate reference system of the domain, e.g. "EPSG:4326"')
-    i = sub.add_parser("info", help="print the public report of a release file")
+    i = sub.add_parser("info", help="describe a release file (its public report)")
     i.add_argument("release", help="a release file written by psdviz build or release.save")
+    i.add_argument("--json", action="store_true", help="print the whole public report as JSON (for machines)")
     return ap
 
 
@@ -108,15 +117,20 @@ def _progress_bar():
 
 
 def _print_ledger(rel) -> None:
+    """The ledger as a table; long notes wrap (folded), never cut."""
     from rich.console import Console
     from rich.table import Table
 
     t = Table(title=f"ledger: {rel.ledger.total():.6g} of epsilon {rel.epsilon:g} ({rel.privacy_unit})")
-    for col in ("what", "epsilon", "mechanism", "level", "nodes", "note"):
-        t.add_column(col)
+    t.add_column("what", ratio=2)
+    t.add_column("epsilon", no_wrap=True, min_width=9, justify="right")
+    t.add_column("mechanism", ratio=2)
+    t.add_column("level", no_wrap=True, min_width=5, justify="right")
+    t.add_column("nodes", no_wrap=True, min_width=7, justify="right")
+    t.add_column("note", ratio=3)
     for s in rel.ledger.records():
         t.add_row(str(s["what"]), f"{s['epsilon']:.6g}", str(s["mechanism"]),
-                  "" if s["level"] is None else str(s["level"]), str(s["nodes"]), str(s["note"])[:80])
+                  "" if s["level"] is None else str(s["level"]), f"{s['nodes']:,}", str(s["note"]))
     Console().print(t)
 
 
@@ -146,6 +160,48 @@ def _input(a: argparse.Namespace, extra: dict):
             cluster.close()
 
 
+def check_crs(crs: str | None, domain: Domain) -> None:
+    """A stated CRS must be known (pyproj); a geographic one bounds the domain to longitude [-180, 180]
+    and latitude [-90, 90] (a domain outside them is a typo or latitude and longitude swapped)."""
+    if crs is None:
+        return
+    import pyproj   # comes with geopandas
+    try:
+        c = pyproj.CRS.from_user_input(crs)
+    except pyproj.exceptions.CRSError:
+        raise ValueError(f"--crs {crs!r} is not a coordinate reference system pyproj knows; give one such as "
+                         "EPSG:4326 (longitude/latitude) or EPSG:3857") from None
+    if c.is_geographic and not (-180 <= domain.xmin and domain.xmax <= 180 and -90 <= domain.ymin and domain.ymax <= 90):
+        raise ValueError(f"--domain x [{domain.xmin:g}, {domain.xmax:g}], y [{domain.ymin:g}, {domain.ymax:g}] is not "
+                         f"longitude/latitude, but --crs {crs} is: give XMIN YMIN XMAX YMAX with longitude in "
+                         "[-180, 180] and latitude in [-90, 90]")
+
+
+def input_counts(rel) -> str:
+    """The data owner's line (stderr, never the file): rows read, outside, invalid, dropped, used."""
+    rep = rel.audit()
+    line = (f"read {rep['rows_in'] + rep.get('rows_dropped_by_user_bound', 0):,} rows: "
+            f"{rep['rows_outside_domain']:,} outside the domain ({rep['outside_rows']}), "
+            f"{rep['rows_nonfinite_dropped']:,} with missing or non-finite coordinates (dropped)")
+    if "rows_dropped_by_user_bound" in rep:
+        line += f", {rep['rows_dropped_by_user_bound']:,} dropped by --max-points-per-user"
+    return line + f"; {rep['rows_used']:,} used (exact counts for you only: not part of the release)"
+
+
+def check_inside(rel, domain: Domain, allow_outside: bool) -> None:
+    """Refuse a release built from no point, or from under :data:`MIN_INSIDE_SHARE` of the rows read."""
+    rep = rel.audit()
+    read = rep["rows_in"]
+    used = rep["rows_used"]
+    if allow_outside or (used > 0 and used >= MIN_INSIDE_SHARE * read):
+        return
+    share = "none" if used == 0 else f"only {used:,} ({used / read:.2%})"
+    raise ValueError(f"{share} of the {read:,} rows lie inside --domain x [{domain.xmin:g}, {domain.xmax:g}], "
+                     f"y [{domain.ymin:g}, {domain.ymax:g}]: a release now would be (nearly) pure noise. Check the "
+                     "order XMIN YMIN XMAX YMAX and that --lon / --lat are not swapped; pass --allow-outside to "
+                     "write it anyway. Nothing was written")
+
+
 def run_build(a: argparse.Namespace) -> int:
     if not a.out.lower().endswith(".parquet"):
         raise ValueError(f"--out must be a .parquet release file (got {a.out!r})")
@@ -153,27 +209,64 @@ def run_build(a: argparse.Namespace) -> int:
         raise ValueError("user-level privacy needs both --user COL and --max-points-per-user K")
     if a.user and a.scheduler:
         raise ValueError("--user reads the points into memory; drop --scheduler (or --user)")
+    if a.seed is not None and not a.allow_seeded:
+        raise ValueError("--seed makes a reproducible teaching run, which is NOT private (whoever finds the seed "
+                         "recovers every exact count); drop --seed for a real release, or add --allow-seeded to "
+                         "write a teaching file labelled NOT private")
+    domain = Domain(*a.domain)
+    check_crs(a.crs, domain)
     extra = dict(a.param)
     if a.resolution is not None:
         extra["resolution"] = a.resolution
     if a.nonnegative:
         extra["nonnegative"] = True
-    with _input(a, extra) as points:
+    with _input(a, extra) as points, warnings.catch_warnings():
+        warnings.simplefilter("ignore", EmptyReleaseWarning)     # said below, with the counts
         bar, update = _progress_bar()
         with bar:
-            rel = build(points, Domain(*a.domain), a.method, a.epsilon, a.seed, nonfinite="drop", progress=update,
-                        **extra)
-    path = rel.save(a.out, crs=a.crs)
+            rel = build(points, domain, a.method, a.epsilon, a.seed, nonfinite="drop", progress=update, **extra)
+    print(input_counts(rel), file=sys.stderr)
+    check_inside(rel, domain, a.allow_outside)
+    path = rel.save(a.out, crs=a.crs, allow_seeded=a.allow_seeded)
     _print_ledger(rel)
     print(f"wrote {path}: {rel.method}" + (f" ({rel.params['chosen']})" if rel.method == "auto" else "")
           + f", {int(rel.tree.is_leaf.sum()):,} cells, epsilon {rel.epsilon:g} per {rel.privacy_unit}")
+    if rel.randomness.seeded:
+        print(f"warning: {rel.randomness.warning()['warning']}", file=sys.stderr)
     return 0
 
 
 def run_info(a: argparse.Namespace) -> int:
     rel = load_release(a.release)
-    print(json.dumps(rel.report(), indent=2, default=str))
+    if a.json:
+        print(json.dumps(rel.report(), indent=2, default=str))
+    else:
+        describe(rel)
     return 0
+
+
+def describe(rel) -> None:
+    """A readable summary of a release: what it is, its privacy, its cells, and the ledger as a table
+    (notes wrapped, never cut)."""
+    from rich.console import Console
+
+    con = Console()
+    d, rep = rel.domain, rel.report()
+    if "warning" in rep:
+        con.print(f"[bold red]{rep['warning']}[/]")
+    chosen = f" (chose {rel.params['chosen']})" if "chosen" in rel.params else ""
+    con.print(f"[bold]{rel.method}{chosen}[/], epsilon {rel.epsilon:g} per {rel.privacy_unit}"
+              + (f", delta {rep['delta']:g}" if rep["delta"] else ""), highlight=False)
+    con.print(f"cells: {rep['cells']:,} published ({rep['nodes']:,} nodes in the tree)", highlight=False)
+    con.print(f"domain: x [{d.xmin:g}, {d.xmax:g}], y [{d.ymin:g}, {d.ymax:g}]; resolution "
+              f"{rel.grid.bits} bits ({rel.grid.size:,} positions per axis)", highlight=False)
+    con.print(f"randomness: {rel.randomness.mode}", highlight=False)
+    params = ", ".join(f"{k} = {v}" for k, v in rep["parameters"].items())
+    if params:
+        con.print(f"parameters: {params}", highlight=False)
+    _print_ledger(rel)
+    for note in rel.notes:
+        con.print(f"note: {note}", highlight=False)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,7 +31,7 @@ def test_build_from_a_parquet_glob_writes_the_same_release_as_the_engine(data, c
     d, df = data
     out = d / "r.parquet"
     code = main(["build", str(d / "part*.parquet"), "--lon", "lon", "--lat", "lat", "--domain", *DOMAIN,
-                 "--method", "quadtree", "--epsilon", "0.5", "--seed", "3", "--param", "height=5", "--out", str(out)])
+                 "--method", "quadtree", "--epsilon", "0.5", "--seed", "3", "--allow-seeded", "--param", "height=5", "--out", str(out)])
     assert code == 0
     text = capsys.readouterr().out
     assert "ledger" in text and "count" in text and f"wrote {out}" in text
@@ -46,7 +46,7 @@ def test_nonnegative_flag_gives_the_engine_release(data, capsys):
     d, df = data
     out = d / "nn.parquet"
     assert main(["build", str(d / "points.csv"), "--lon", "lon", "--lat", "lat", "--domain", *DOMAIN,
-                 "--method", "hybrid", "--epsilon", "0.3", "--seed", "4", "--nonnegative", "--out", str(out)]) == 0
+                 "--method", "hybrid", "--epsilon", "0.3", "--seed", "4", "--allow-seeded", "--nonnegative", "--out", str(out)]) == 0
     rel = pv.load_release(out)
     same = pv.build(df[["lon", "lat"]].to_numpy(), pv.Domain(-10, 35, 30, 60), "hybrid", 0.3, seed=4,
                     nonfinite="drop", nonnegative=True)
@@ -59,14 +59,14 @@ def test_auto_from_csv_with_user_level_privacy(data, capsys):
     d, _ = data
     out = d / "u.parquet"
     code = main(["build", str(d / "points.csv"), "--lon", "lon", "--lat", "lat", "--domain", *DOMAIN,
-                 "--user", "uid", "--max-points-per-user", "3", "--seed", "4", "--out", str(out)])
+                 "--user", "uid", "--max-points-per-user", "3", "--seed", "4", "--allow-seeded", "--out", str(out)])
     assert code == 0
     rel = pv.load_release(out)
     assert rel.method == "auto" and rel.privacy_unit == "one user, at most 3 points" and rel.epsilon == 1.0
     # the printed choice is the one the release records (which one depends on the noisy facts: at this
     # tiny N epsilon the largest-cell bound can, rarely, exceed 0.2 N on uniform data)
     assert rel.params["chosen"] in pv.METHODS and f"auto ({rel.params['chosen']})" in capsys.readouterr().out
-    assert main(["info", str(out)]) == 0
+    assert main(["info", str(out), "--json"]) == 0
     assert '"privacy_unit": "one user, at most 3 points"' in capsys.readouterr().out
 
 
@@ -96,7 +96,7 @@ def test_dask_cluster_and_duckdb_builds_are_the_same_release(data, tmp_path):
     the release the DuckDB path writes for the same seed."""
     d, _ = data
     args = ["build", str(d / "part*.parquet"), "--lon", "lon", "--lat", "lat", "--domain", *DOMAIN,
-            "--method", "kdtree", "--seed", "5", "--param", "height=4"]
+            "--method", "kdtree", "--seed", "5", "--allow-seeded", "--param", "height=4"]
     res = subprocess.run([sys.executable, "-m", "psdviz.cli", *args, "--scheduler", "local",
                           "--out", str(tmp_path / "dask.parquet")], capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.ledger import Ledger
-from ..core.rng import Randomness
+from ..core.rng import Randomness, check_seeded_export
 from .error import emd, emd_by_level
 from .hierarchy import Hierarchy
 from .representations import to_cumulative, to_unattributed
@@ -75,13 +75,15 @@ class CocoRelease:
                 "nodes": self.hierarchy.n_nodes,
                 "parameters": {k: (v if isinstance(v, (int, float, str, bool, type(None))) else str(v))
                                for k, v in self.params.items()},
-                "randomness": self.randomness.mode, "seed": self.randomness.seed,
+                "randomness": self.randomness.mode, **self.randomness.warning(),
                 "structure": ("public inputs" if self.structure_public else
                               "G and hierarchy from the data: NOT PRIVATE"),
                 "ledger": self.ledger.records(), "notes": self.notes}
 
-    def to_json(self) -> str:
-        """The whole release (report + hierarchy + non-zero histogram entries) as JSON."""
+    def to_json(self, *, allow_seeded: bool = False) -> str:
+        """The whole release (report + hierarchy + non-zero histogram entries) as JSON; a seeded run is
+        refused unless ``allow_seeded=True`` (then it says NOT private)."""
+        check_seeded_export(self.randomness, allow_seeded, "the count-of-counts release")
         nodes = self.nodes()
         data = self.report()
         data["hierarchy"] = nodes.astype({"node": int, "parent": int, "level": int, "groups": int}).to_dict("records")

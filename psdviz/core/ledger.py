@@ -10,6 +10,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 TOLERANCE = 1e-9
+# The largest total delta a release may carry: delta is the probability that the epsilon guarantee
+# fails outright, so it must be small (well below one over any plausible number of people); a
+# per-measurement delta composed over many levels (0.5 x 16 medians = 8) is refused before it is spent.
+MAX_TOTAL_DELTA = 1e-3
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,13 @@ class Ledger:
         if epsilon < 0:
             raise ValueError(f"a spend cannot be negative (got {epsilon})")
         item = Spend(what, float(epsilon), mechanism, **kw)
+        if not 0 <= item.delta <= 1:
+            raise ValueError(f"delta must lie in [0, 1] (got {item.delta!r} for {what!r})")
+        if self.delta() + item.delta > MAX_TOTAL_DELTA * (1 + TOLERANCE):
+            raise ValueError(
+                f"the total delta would reach {self.delta() + item.delta:g} with {what!r} (delta {item.delta:g} per "
+                f"step), above {MAX_TOTAL_DELTA:g}: lower delta so that delta times the number of steps "
+                f"stays at most {MAX_TOTAL_DELTA:g}")
         if self.total() + item.epsilon > self.budget * (1 + TOLERANCE) + TOLERANCE:
             raise ValueError(
                 f"spending {epsilon:g} on {what!r} would exceed the budget {self.budget:g} "

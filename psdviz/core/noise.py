@@ -13,11 +13,11 @@ import numpy as np
 from .validation import check_epsilon
 
 # The largest noise scale (sensitivity / epsilon) drawn exactly. numpy's geometric sampler inverts a
-# standard exponential (at most about 45) in double precision, so a scale s gives draws up to about
-# 45 s; below 2^53 every integer is represented and the two halves of a two-sided draw never saturate
-# or round together. 1e12 keeps a margin of 200x; a larger scale (epsilon below 1e-12 per unit of
-# sensitivity) once gave noise exactly 0, i.e. the exact counts under a stated epsilon.
-MAX_EXACT_SCALE = 1e12
+# standard exponential (at most about 45: 53-bit uniforms) in double precision, so a scale s gives
+# draws up to about 45 s; with s <= 2^47 that is below 2^53, where every integer is represented and
+# the two halves of a two-sided draw never saturate or round together. A larger scale (epsilon below
+# about 7e-15 per unit of sensitivity) once gave noise exactly 0: the exact counts under a stated epsilon.
+MAX_EXACT_SCALE = float(2 ** 47)
 MIN_EPSILON_PER_SENSITIVITY = 1.0 / MAX_EXACT_SCALE
 
 
@@ -29,7 +29,7 @@ def check_noise_scale(scale) -> None:
         raise ValueError(
             f"a measurement's epsilon is too small for exact noise: noise scale sensitivity / epsilon = "
             f"{worst:g} exceeds {MAX_EXACT_SCALE:g}; the smallest per-measurement epsilon supported is "
-            f"{MIN_EPSILON_PER_SENSITIVITY:g} times its sensitivity: raise epsilon")
+            f"{MIN_EPSILON_PER_SENSITIVITY:.2g} times its sensitivity: raise epsilon")
 
 
 def _alpha(epsilon: float, sensitivity: float) -> float:

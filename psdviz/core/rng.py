@@ -11,6 +11,8 @@ import numpy as np
 
 SEEDED = "seeded (reproducible, for teaching; not for real releases)"
 FRESH = "fresh (OS entropy)"
+NOT_PRIVATE_SEEDED = ("NOT PRIVATE: built from a seed (a reproducible teaching run); whoever finds the seed can "
+                      "regenerate the noise and recover every exact count")
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,29 @@ class Randomness:
     @property
     def reproducible(self) -> bool:
         return self.seed is not None
+
+    @property
+    def seeded(self) -> bool:
+        """Built from a seed: true also for a release loaded from a file, which keeps the label, never the seed."""
+        return self.mode == SEEDED
+
+    def warning(self) -> dict:
+        """``{"warning": ...}`` saying NOT private for a seeded run (for reports and files); else empty."""
+        return {"warning": NOT_PRIVATE_SEEDED} if self.seeded else {}
+
+
+def check_seeded_export(randomness: Randomness, allow_seeded: bool, what: str) -> None:
+    """Refuse to write a seeded run as a release (a file, cells, an export) unless the caller says so.
+
+    A seed is small: trying seeds recovers the noise, hence every exact count, of a saved seeded
+    release. Such a file is a teaching artefact; with ``allow_seeded=True`` it is written and says in
+    words that it is NOT private."""
+    if not isinstance(allow_seeded, (bool, np.bool_)):
+        raise ValueError(f"allow_seeded must be True or False (got {allow_seeded!r})")
+    if randomness.seeded and not allow_seeded:
+        raise ValueError(f"refusing to write {what}: this release was built from a seed, so it is NOT private "
+                         "(whoever finds the seed recovers every exact count); build it again without a seed for "
+                         "a real release, or pass allow_seeded=True for a teaching file labelled NOT private")
 
 
 def make_randomness(seed: int | None | Randomness = None) -> Randomness:

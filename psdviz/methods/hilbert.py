@@ -57,7 +57,7 @@ def sorted_positions(ps: KeySource, order: int) -> np.ndarray:
 
 def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
                   order: int = DEFAULT_ORDER, count_fraction: float = DEFAULT_COUNT_FRACTION, budget: str = "geometric",
-                  median: str = "em", sample_rate: float = 1.0, delta: float = 1e-4, postprocess: bool = True,
+                  median: str = "em", sample_rate: float = 1.0, delta: float = 1e-5, postprocess: bool = True,
                   prune: float | None = DEFAULT_PRUNE) -> Release:
     """Hilbert R-tree with ``height`` fanout-4 levels over a curve of the given order."""
     order, capped = cap_by_resolution(check_int(order, "order", 1, MAX_ORDER), ps.grid.bits, "order",

@@ -55,7 +55,7 @@ def default_switch(height) -> int:
 
 def build_hybrid(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int | None = None,
                  switch: int | None = None, count_fraction: float = DEFAULT_COUNT_FRACTION,
-                 budget: str = "geometric", median: str = "em", sample_rate: float = 1.0, delta: float = 1e-4,
+                 budget: str = "geometric", median: str = "em", sample_rate: float = 1.0, delta: float = 1e-5,
                  postprocess: bool = True, prune: float | None = DEFAULT_PRUNE, n_public: int | None = None,
                  n_fraction: float = DEFAULT_N_FRACTION, pruning: str = "build") -> Release:
     """``height`` None: min(8, ceil(log4(N eps / 10))) from a public or noisy N (module docstring);

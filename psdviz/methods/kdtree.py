@@ -189,7 +189,7 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
 
 def build_kdtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
                  count_fraction: float = DEFAULT_COUNT_FRACTION, budget: str = "geometric", median: str = "em",
-                 sample_rate: float = 1.0, delta: float = 1e-4, postprocess: bool = True,
+                 sample_rate: float = 1.0, delta: float = 1e-5, postprocess: bool = True,
                  prune: float | None = DEFAULT_PRUNE, pruning: str = "build") -> Release:
     """kd-standard of section 8: EM medians on every level, geometric counts, pruning m = 32 during the
     build (:mod:`psdviz.methods.early_stop`), then GLS; ``pruning="after_ols"`` is the paper's text."""

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .release import Release
+from ..core.rng import check_seeded_export
 from ..core.tree import FlatTree
 
 
@@ -115,15 +116,19 @@ def noise_level(tree: FlatTree, nodes: np.ndarray, k: float = 2.0) -> tuple[floa
     return float(np.median(np.sqrt(var[ok]))), float(within_noise(tree, nodes[ok], k).mean())
 
 
-def cells_geojson(release: Release, depth: int | None = None, digits: int = 2, *, export: bool = True) -> dict:
+def cells_geojson(release: Release, depth: int | None = None, digits: int = 2, *, export: bool = True,
+                  allow_seeded: bool = False) -> dict:
     """GeoJSON FeatureCollection of the cells (leaves, or the view down to ``depth``).
 
     Properties: node, level, noisy and estimated counts, count epsilon, noise standard deviation.
     No true counts. With ``export`` (the default) refuses non-private references: they are not
-    releases (the app still draws them on its map with ``export=False``).
+    releases (the app still draws them on its map with ``export=False``); a seeded run is refused too
+    unless ``allow_seeded=True``, and then the collection carries a NOT private warning.
     """
     if export and not release.private:
         raise ValueError(f"{release.method!r} is a non-private reference and cannot be exported as a release")
+    if export:
+        check_seeded_export(release.randomness, allow_seeded, "the cells")
     t = release.tree
     nodes = t.leaf_index() if depth is None else frontier(t, depth)
     r = t.rect[nodes].tolist()
@@ -142,4 +147,5 @@ def cells_geojson(release: Release, depth: int | None = None, digits: int = 2, *
     return {"type": "FeatureCollection", "features": feats,
             "properties": {"method": release.method, "epsilon": release.epsilon,
                            "private": release.private, "randomness": release.randomness_mode,
-                           "view": "leaves" if depth is None else f"down to depth {depth}"}}
+                           "view": "leaves" if depth is None else f"down to depth {depth}",
+                           **release.randomness.warning()}}

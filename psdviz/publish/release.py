@@ -128,11 +128,12 @@ class Release:
                         "differentially private; do not publish them",
                 "method": self.method, "seed": self.randomness.seed, **counts}
 
-    def save(self, path, crs=None):
+    def save(self, path, crs=None, *, allow_seeded: bool = False):
         """Write the release file (GeoParquet + metadata; ``docs/release-format.md``): what a consumer
-        needs to map and query it, never the audit or the seed. ``crs``: e.g. "EPSG:4326" for lon/lat."""
+        needs to map and query it, never the audit or the seed. ``crs``: e.g. "EPSG:4326" for lon/lat.
+        A seeded run is refused unless ``allow_seeded=True`` (then the file says NOT private)."""
         from .release_file import save_release
-        return save_release(self, path, crs)
+        return save_release(self, path, crs, allow_seeded=allow_seeded)
 
     def report(self) -> dict:
         """A JSON-ready privacy report holding only publishable facts: method, parameters, domain,
@@ -149,4 +150,5 @@ class Release:
             "input_handling": self.input_handling(),
             "ledger": self.ledger.records(),
             "cells": int(self.tree.is_leaf.sum()), "nodes": self.tree.n_nodes, "notes": self.notes,
+            **self.randomness.warning(),
         }

@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from ..core.domain import Domain
 from ..core.grid import Grid
 from ..core.ledger import TOLERANCE, Ledger, Spend
-from ..core.rng import Randomness
+from ..core.rng import Randomness, check_seeded_export
 from ..core.tree import FlatTree
 from .query_model import attach
 from .release import Release
@@ -62,7 +62,7 @@ def _metadata(rel: Release) -> dict:
         "resolution": rel.grid.bits, "epsilon": rel.epsilon, "epsilon_spent": rel.ledger.total(),
         "delta": rel.ledger.delta(), "ledger": rel.ledger.records(), "randomness": rel.randomness.mode,
         "privacy_unit": rel.privacy_unit, "consistent": rel.consistent, "input_handling": rel.input_handling(),
-        "notes": list(rel.notes), "query_model": rel.query_model,
+        "notes": list(rel.notes), "query_model": rel.query_model, **rel.randomness.warning(),
     }
 
 
@@ -77,11 +77,13 @@ def _geo_metadata(rect: np.ndarray, crs) -> dict:
     return {"version": "1.0.0", "primary_column": "geometry", "columns": {"geometry": col}}
 
 
-def save_release(rel: Release, path, crs=None) -> Path:
+def save_release(rel: Release, path, crs=None, *, allow_seeded: bool = False) -> Path:
     """Write ``rel`` to ``path`` (GeoParquet). ``crs`` (e.g. "EPSG:4326"): the coordinates' reference
-    system for GIS tools; None records it as undefined."""
+    system for GIS tools; None records it as undefined. A seeded run is refused unless
+    ``allow_seeded=True``, and then the file's metadata carries a NOT private warning."""
     import shapely   # comes with geopandas
 
+    check_seeded_export(rel.randomness, allow_seeded, "a release file")
     if not rel.private:
         raise ValueError(f"{rel.method} is a non-private reference and cannot be saved as a release file")
     if rel.grid is None or rel.query_model is None:

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..core.domain import Domain
 from ..core.ledger import Ledger
-from ..core.rng import Randomness
+from ..core.rng import Randomness, check_seeded_export
 from .dyadic import DyadicIndex, decompose_ranges
 from .table import _range_sums, _subset_sum
 
@@ -102,11 +102,13 @@ class SparseRelease:
             df[["xmin", "ymin", "xmax", "ymax"]] = rects
         return df
 
-    def to_dict(self) -> dict:
-        """JSON-ready export: parameters, ledger, entries; never any true value."""
+    def to_dict(self, *, allow_seeded: bool = False) -> dict:
+        """JSON-ready export: parameters, ledger, entries; never any true value nor the seed. A seeded
+        run is refused unless ``allow_seeded=True`` (then it says NOT private)."""
+        check_seeded_export(self.randomness, allow_seeded, "the sparse summary")
         return {"method": self.method, "params": _jsonable(self.params), "m": int(self.m),
                 "size": self.size, "epsilon": self.epsilon, "ledger": self.ledger.records(),
-                "randomness": self.randomness.mode, "seed": self.randomness.seed,
+                "randomness": self.randomness.mode, **self.randomness.warning(),
                 "layout": _jsonable(self.layout), "dyadic_height": None if self.dyadic is None
                 else self.dyadic.height, "notes": list(self.notes),
                 "indices": self.indices.tolist(), "values": self.values.tolist(),

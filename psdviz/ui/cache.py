@@ -9,6 +9,7 @@ new release spends epsilon again); a new release is drawn only when the user ask
 from __future__ import annotations
 
 import threading
+import warnings
 import time
 from collections import OrderedDict
 
@@ -68,9 +69,11 @@ RELEASES = SharedCache()
 
 def _build(_data: Dataset, domain: tuple, _spec: BuildSpec, _progress=None) -> pv.Release:
     user = {} if _data.user is None else {"user": _data.user, "max_points_per_user": _data.max_points_per_user}
-    return pv.build(_data.xy, pv.Domain(*domain), method=_spec.method, epsilon=_spec.epsilon, seed=_spec.seed,
-                    outside="drop", nonfinite="drop", resolution=_spec.resolution, progress=_progress,
-                    **user, **_spec.params)
+    with warnings.catch_warnings():   # the map page tells the owner itself, as an error beside the controls
+        warnings.simplefilter("ignore", pv.EmptyReleaseWarning)
+        return pv.build(_data.xy, pv.Domain(*domain), method=_spec.method, epsilon=_spec.epsilon, seed=_spec.seed,
+                        outside="drop", nonfinite="drop", resolution=_spec.resolution, progress=_progress,
+                        **user, **_spec.params)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)

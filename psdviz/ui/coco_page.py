@@ -20,7 +20,7 @@ import streamlit as st
 from .. import coco
 from ..coco.sample import flights_table, load_flight_airports
 from . import coco_view as view
-from . import data_input, mapview, outlines
+from . import data_input, export, mapview, outlines
 from .controls import choose_randomness
 
 FLIGHTS = "Bundled flights sample (NYC 2013: services grouped by USA > state > airport)"
@@ -214,8 +214,11 @@ def _show_node(rel: coco.CocoRelease, truth: np.ndarray, node: int) -> None:
 
 
 def _exports(rel: coco.CocoRelease) -> None:
+    allow = export.allow_seeded_export(rel.randomness, "coco_allow_seeded")
+    if allow is None:
+        return
     c1, c2 = st.columns(2)
-    c1.download_button("Download the release (JSON, with its ledger)", rel.to_json(), "count_of_counts.json",
+    c1.download_button("Download the release (JSON, with its ledger)", rel.to_json(allow_seeded=allow), "count_of_counts.json",
                        "application/json", key="coco_json")
     c2.download_button("Download the private histograms (CSV)", rel.records().to_csv(index=False),
                        "count_of_counts.csv", "text/csv", key="coco_csv")

@@ -50,8 +50,8 @@ EXPLAIN = {
               "(smooth sensitivity, needs delta) or noisymean (a noisy average).",
     "sample_rate": "Compute the medians on a random sample of this share of the points: sampling "
                    "amplifies privacy (Theorem 7), so each median gets a larger effective epsilon.",
-    "delta": "Small failure probability allowed by the smooth-sensitivity median ((epsilon, delta)-DP); "
-             "only used when median = smooth.",
+    "delta": "Small failure probability allowed by each smooth-sensitivity median ((epsilon, delta)-DP); "
+             "the release's delta is this times the median levels, at most 0.001. Only used when median = smooth.",
     "order": "Hilbert curve order: points are snapped to a 2^order x 2^order grid before the curve "
              "orders them (18 is finer than any data here).",
     "grid": "kd-cell: points are first counted on a grid x grid lattice; medians are then found on those "

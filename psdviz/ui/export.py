@@ -18,17 +18,17 @@ COMPARISON_COLUMNS = ["xmin", "ymin", "xmax", "ymax", "private_answer", "standar
                       "abs_error", "rel_error", "method", "epsilon", "randomness"]
 
 
-def geojson_bytes(release: Release, depth: int | None = None) -> bytes:
-    return json.dumps(cells_geojson(release, depth)).encode()
+def geojson_bytes(release: Release, depth: int | None = None, allow_seeded: bool = False) -> bytes:
+    return json.dumps(cells_geojson(release, depth, allow_seeded=allow_seeded)).encode()
 
 
-def release_file_bytes(release: Release) -> bytes:
+def release_file_bytes(release: Release, allow_seeded: bool = False) -> bytes:
     """The release file (GeoParquet, docs/release-format.md); lon/lat domains are labelled EPSG:4326."""
     from .outlines import is_lon_lat
     d = release.domain
     crs = "EPSG:4326" if is_lon_lat(d.xmin, d.ymin, d.xmax, d.ymax) else None
     with tempfile.TemporaryDirectory() as tmp:
-        return Path(release.save(Path(tmp) / "release.parquet", crs=crs)).read_bytes()
+        return Path(release.save(Path(tmp) / "release.parquet", crs=crs, allow_seeded=allow_seeded)).read_bytes()
 
 
 def report_bytes(release: Release, app_info: dict | None = None) -> bytes:
@@ -41,6 +41,18 @@ def report_bytes(release: Release, app_info: dict | None = None) -> bytes:
 def audit_bytes(release: Release) -> bytes:
     """The data owner's audit (exact input counts, not private), a download of its own."""
     return json.dumps(release.audit(), indent=2, default=str).encode()
+
+
+def allow_seeded_export(randomness, key: str) -> bool | None:
+    """For a seeded run, a warning and an explicit opt-in before any release export: True when the
+    owner ticked it, None when they did not (no export offered); False for a fresh run (nothing to allow)."""
+    import streamlit as st
+    if not randomness.seeded:
+        return False
+    st.warning("This run was built from a seed: it is reproducible, so it is NOT private (whoever finds the "
+               "seed recovers every exact count). Build with fresh randomness for a real release.")
+    ok = st.checkbox("Export this seeded teaching run anyway (the files say NOT private)", key=key)
+    return True if ok else None
 
 
 def comparisons_csv(rows: list[dict]) -> bytes:

@@ -292,16 +292,20 @@ def export_view(release: pv.Release, rid: str) -> None:
     if not release.private:
         c1.info("Non-private references cannot be exported as a release.")
         return
+    with c1:
+        allow = export.allow_seeded_export(release.randomness, "allow_seeded_export")
+    if allow is None:
+        return
     sizes = frontier_sizes(release.tree)
     n_leaves = int(release.tree.is_leaf.sum())
     depth = None if n_leaves <= EXPORT_MAX_CELLS else int(np.flatnonzero(sizes <= EXPORT_MAX_CELLS).max())
     what = "all published cells" if depth is None else f"the cells down to level {depth}"
     c1.download_button("Release file (GeoParquet: opens in 'Open a release')",
-                       lambda: export.release_file_bytes(release), file_name="psdviz_release.parquet",
+                       lambda: export.release_file_bytes(release, allow), file_name="psdviz_release.parquet",
                        mime="application/vnd.apache.parquet", key="dl_release", on_click="ignore",
                        help="All cells with estimates, noise variances and the tree links, plus the method, "
                             "domain, resolution, epsilon, ledger and privacy unit: a consumer can map it and "
                             "answer queries with error bars. Never holds the audit or the seed.")
-    c1.download_button(f"Cells only (GeoJSON: {what})", lambda: export.geojson_bytes(release, depth),
+    c1.download_button(f"Cells only (GeoJSON: {what})", lambda: export.geojson_bytes(release, depth, allow),
                        file_name="psdviz_release.geojson", mime="application/geo+json", key="dl_geojson",
                        on_click="ignore")

@@ -62,6 +62,8 @@ def render() -> None:
 
 def summary(release: pv.Release) -> None:
     d = release.domain
+    if release.randomness.seeded:
+        st.error(release.randomness.warning()["warning"] + ". This file is a teaching artefact, not a release.")
     st.markdown(f"**{release.method}**, epsilon = {release.epsilon:g}, privacy unit: **{release.privacy_unit}**; "
                 f"{int(release.tree.is_leaf.sum()):,} cells; randomness: {release.randomness_mode}.")
     st.caption(f"Domain x [{d.xmin:g}, {d.xmax:g}], y [{d.ymin:g}, {d.ymax:g}]; resolution "

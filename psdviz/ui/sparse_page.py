@@ -28,7 +28,7 @@ from ..io.samples import SAMPLES, sample_points
 from ..sparse.laborious import LABORIOUS_MAX
 from ..sparse.sample import flights_sparse_table
 from ..lab.sparse_lab import compare_queries, query_sizes
-from . import data_input
+from . import data_input, export
 from .controls import choose_randomness
 from . import sparse_view as view
 
@@ -218,8 +218,12 @@ def _show(rel, seconds: float, table, fp: str, key: str) -> None:
     with st.expander("Query comparisons (table)"):
         st.dataframe(errors.groupby(["kind", "size"]).agg(median_abs_error=("abs_error", "median"),
                                                            mean_truth=("truth", "mean")).reset_index(), hide_index=True)
+    allow = export.allow_seeded_export(rel.randomness, "sp_allow_seeded")
+    if allow is None:
+        return
     d1, d2 = st.columns(2)
-    d1.download_button("Download the summary (JSON, with its ledger)", json.dumps(rel.to_dict()), "sparse_summary.json",
+    d1.download_button("Download the summary (JSON, with its ledger)", json.dumps(rel.to_dict(allow_seeded=allow)),
+                       "sparse_summary.json",
                        "application/json", key="sp_json")
     d2.download_button("Download the summary entries (CSV)", rel.to_frame().to_csv(index=False), "sparse_summary.csv",
                        "text/csv", key="sp_csv")

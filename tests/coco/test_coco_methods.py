@@ -174,7 +174,7 @@ def test_release_access_and_exports():
     np.testing.assert_array_equal(root, rel.histograms[0])
     np.testing.assert_array_equal(rel.cumulative(0), np.cumsum(root))
     assert rel.unattributed(0).size == rel.groups[0]
-    data = json.loads(rel.to_json())
+    data = json.loads(rel.to_json(allow_seeded=True))
     assert data["epsilon_spent"] == pytest.approx(1.5) and len(data["ledger"]) == 3
     assert sum(data["histograms"]["0"].values()) == rel.groups[0]
     rec = rel.records()

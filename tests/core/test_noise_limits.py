@@ -1,4 +1,4 @@
-"""Every noise draw is exact for its scale or refused: below 1e-12 per unit of sensitivity numpy's
+"""Every noise draw is exact for its scale or refused: below 7.1e-15 per unit of sensitivity numpy's
 geometric draws saturate, both halves cancel and the noise is exactly 0 under a stated epsilon."""
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ def test_numpy_saturates_where_the_limit_refuses():
     assert (rng.geometric(p, 50) - rng.geometric(p, 50) == 0).all()
 
 
-@pytest.mark.parametrize("eps", [1e-300, 1e-19, 1e-13])
+@pytest.mark.parametrize("eps", [1e-300, 1e-19, 1e-15])
 def test_tiny_epsilon_build_is_refused_naming_the_limit(eps):
-    with pytest.raises(ValueError, match="smallest per-measurement epsilon supported is 1e-12"):
+    with pytest.raises(ValueError, match="smallest per-measurement epsilon supported is 7.1e-15"):
         pv.build(PTS, DOM, "ug", eps, grid_size=4)
 
 
@@ -34,14 +34,14 @@ def test_every_method_refuses_through_the_sampler(method):
 
 def test_samplers_refuse_above_the_exact_scale():
     rng = np.random.default_rng(0)
-    with pytest.raises(ValueError, match="1e-12"):
-        geometric_noise(rng, 3, 1e-13)
-    with pytest.raises(ValueError, match="1e-12"):
-        laplace_noise(rng, 3, 1e-13)
-    with pytest.raises(ValueError, match="1e-12"):
+    with pytest.raises(ValueError, match="7.1e-15"):
+        geometric_noise(rng, 3, 1e-15)
+    with pytest.raises(ValueError, match="7.1e-15"):
+        laplace_noise(rng, 3, 1e-15)
+    with pytest.raises(ValueError, match="7.1e-15"):
         two_sided_geometric(rng, np.array([1.0, MAX_EXACT_SCALE * 2]))
-    with pytest.raises(ValueError, match="1e-12"):
-        alpha_of(1e-13)
+    with pytest.raises(ValueError, match="7.1e-15"):
+        alpha_of(1e-15)
 
 
 def test_draws_at_the_limit_are_exact_integers_that_do_not_cancel():

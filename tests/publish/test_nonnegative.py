@@ -41,7 +41,7 @@ def test_binding_bound_changes_the_estimates(sparse_points):
 
 def test_round_trip_through_a_release_file(sparse_points, tmp_path):
     rel = pv.build(sparse_points, DOM, "hybrid", 0.5, seed=6, nonnegative=True)
-    back = pv.load_release(rel.save(tmp_path / "r.parquet"))
+    back = pv.load_release(rel.save(tmp_path / "r.parquet", allow_seeded=True))
     q = np.array([[0, 0, 0.5, 0.5], [0.1, 0.3, 0.7, 0.9], [0, 0, 1, 1]])
     np.testing.assert_array_equal(back.answer(q), rel.answer(q))
     assert back.query_model["inference"] == "nnls"

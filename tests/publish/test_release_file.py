@@ -33,7 +33,7 @@ def points():
 @pytest.mark.parametrize("method,params", VARIANTS, ids=[f"{m}-{i}" for i, (m, _) in enumerate(VARIANTS)])
 def test_round_trip_answers_exactly(points, tmp_path, method, params):
     rel = pv.build(points, DOM, method=method, epsilon=0.8, seed=11, resolution=12, **params)
-    path = rel.save(tmp_path / "r.parquet")
+    path = rel.save(tmp_path / "r.parquet", allow_seeded=True)
     back = pv.load_release(path)
     np.testing.assert_array_equal(back.answer(RECTS), rel.answer(RECTS))
     np.testing.assert_array_equal(back.answer_variance(RECTS), rel.answer_variance(RECTS))
@@ -46,7 +46,7 @@ def test_round_trip_answers_exactly(points, tmp_path, method, params):
 
 def test_file_holds_no_seed_and_no_audit(points, tmp_path):
     rel = pv.build(points, DOM, method="ag", epsilon=1.0, seed=12345, resolution=12)
-    path = rel.save(tmp_path / "r.parquet")
+    path = rel.save(tmp_path / "r.parquet", allow_seeded=True)
     meta = json.loads(pq.read_schema(path).metadata[META_KEY])
     text = json.dumps(meta)
     assert '"seed"' not in text and "12345" not in text
@@ -59,14 +59,14 @@ def test_file_holds_no_seed_and_no_audit(points, tmp_path):
 def test_geoparquet_opens_in_geopandas(points, tmp_path):
     gpd = pytest.importorskip("geopandas")
     rel = pv.build(points, DOM, method="privtree", epsilon=1.0, seed=1, resolution=12)
-    path = rel.save(tmp_path / "r.parquet", crs="EPSG:4326")
+    path = rel.save(tmp_path / "r.parquet", crs="EPSG:4326", allow_seeded=True)
     gdf = gpd.read_parquet(path)
     assert gdf.crs.to_epsg() == 4326 and len(gdf) == rel.tree.n_nodes
     cells = gdf[gdf["is_leaf"]]
     np.testing.assert_allclose(cells.geometry.bounds.to_numpy(), cells[["x0", "y0", "x1", "y1"]].to_numpy())
     np.testing.assert_allclose(cells.geometry.set_crs(None, allow_override=True).area.to_numpy(),
                                ((cells.x1 - cells.x0) * (cells.y1 - cells.y0)).to_numpy())
-    assert gpd.read_parquet(rel.save(tmp_path / "u.parquet")).crs is None
+    assert gpd.read_parquet(rel.save(tmp_path / "u.parquet", allow_seeded=True)).crs is None
 
 
 def _rewrite(path, out, edit_meta=None, edit_table=None):
@@ -85,7 +85,7 @@ def _rewrite(path, out, edit_meta=None, edit_table=None):
 def test_refuses_other_versions_and_tampered_files(points, tmp_path):
     import pyarrow as pa
     rel = pv.build(points, DOM, method="quadtree", epsilon=0.5, seed=2, resolution=12, height=5)
-    path = rel.save(tmp_path / "r.parquet")
+    path = rel.save(tmp_path / "r.parquet", allow_seeded=True)
 
     def newer(doc):
         doc["format_version"] = FORMAT_VERSION + 1
@@ -117,4 +117,4 @@ def test_refuses_other_versions_and_tampered_files(points, tmp_path):
 def test_references_are_not_saved(points, tmp_path):
     rel = pv.build(points, DOM, method="kd-pure", epsilon=1.0, seed=1, resolution=12)
     with pytest.raises(ValueError, match="non-private reference"):
-        rel.save(tmp_path / "r.parquet")
+        rel.save(tmp_path / "r.parquet", allow_seeded=True)

@@ -20,7 +20,7 @@ def release_file(tmp_path_factory):
     s = get_sample("geonames")
     xy = load_sample("geonames")[[s.x, s.y]].to_numpy(float)
     rel = pv.build(xy, s.domain, "privtree", 1.0, seed=4, resolution=16)
-    return rel, rel.save(tmp_path_factory.mktemp("rel") / "consumer.parquet", crs="EPSG:4326")
+    return rel, rel.save(tmp_path_factory.mktemp("rel") / "consumer.parquet", crs="EPSG:4326", allow_seeded=True)
 
 
 @pytest.fixture(scope="module")

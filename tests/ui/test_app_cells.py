@@ -54,16 +54,18 @@ def test_cell_lookup_and_details(rel):
 
 
 def test_geojson_has_no_truth_and_refuses_references(rel):
-    gj = json.loads(json.dumps(cells_geojson(rel, 2)))
-    assert len(gj["features"]) == 16
+    with pytest.raises(ValueError, match="built from a seed, so it is NOT private"):
+        cells_geojson(rel, 2)
+    gj = json.loads(json.dumps(cells_geojson(rel, 2, allow_seeded=True)))
+    assert len(gj["features"]) == 16 and gj["properties"]["warning"].startswith("NOT PRIVATE")
     props = gj["features"][0]["properties"]
     assert set(props) == {"node", "level", "noisy", "estimate", "count_epsilon", "noise_sd"}
     ring = np.array(gj["features"][0]["geometry"]["coordinates"][0])
     assert ring.shape == (5, 2) and (ring[0] == ring[-1]).all()
-    assert len(cells_geojson(rel)["features"]) == int(rel.tree.is_leaf.sum())
+    assert len(cells_geojson(rel, allow_seeded=True)["features"]) == int(rel.tree.is_leaf.sum())
     from dataclasses import replace
     with pytest.raises(ValueError, match="non-private"):
-        cells_geojson(replace(rel, private=False))
+        cells_geojson(replace(rel, private=False), allow_seeded=True)
     with pytest.raises(ValueError, match="depth"):
         frontier(rel.tree, -1)
 
