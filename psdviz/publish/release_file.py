@@ -25,9 +25,9 @@ import pyarrow.parquet as pq
 
 from ..core.domain import Domain
 from ..core.grid import Grid
-from ..core.ledger import TOLERANCE, Ledger, Spend
 from ..core.rng import Randomness, check_seeded_export
 from ..core.tree import FlatTree
+from . import release_checks as checks
 from .query_model import attach
 from .release import Release
 
@@ -35,13 +35,7 @@ FORMAT = "psdviz-release"
 FORMAT_VERSION = 1
 META_KEY = b"psdviz"
 
-# node columns: (file column, FlatTree field, dtype)
-_COLUMNS = [("depth", "depth", np.int16), ("parent", "parent", np.int64),
-            ("first_child", "first_child", np.int64), ("n_children", "n_children", np.int32),
-            ("noisy", "noisy", np.float64), ("estimate", "est", np.float64),
-            ("noise_variance", "noise_var", np.float64), ("count_epsilon", "count_eps", np.float64),
-            ("split_epsilon", "split_eps", np.float64), ("pruned_epsilon", "pruned_eps", np.float64)]
-_RECT = ("x0", "y0", "x1", "y1")
+_COLUMNS, _RECT = checks.NODE_COLUMNS, checks.RECT_COLUMNS
 
 
 def _json_value(v):
@@ -108,53 +102,61 @@ def save_release(rel: Release, path, crs=None, *, allow_seeded: bool = False) ->
 def _read_metadata(path: Path) -> dict:
     try:
         schema = pq.read_schema(path)
-    except (OSError, pa.ArrowInvalid) as exc:
+    except (OSError, pa.ArrowException) as exc:
         raise ValueError(f"{path} is not a readable Parquet file: {exc}") from None
     raw = (schema.metadata or {}).get(META_KEY)
     if raw is None:
         raise ValueError(f"{path} is not a psdviz release file (no '{META_KEY.decode()}' metadata); "
                          "save one with release.save(path)")
-    meta = json.loads(raw)
-    if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
-        raise ValueError(f"{path} is format {meta.get('format')!r} version {meta.get('format_version')!r}; "
+    try:
+        meta = json.loads(raw)
+    except ValueError:          # bad JSON or bad UTF-8
+        raise checks.bad(f"{path}: the release metadata is not valid JSON text") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
+        got = (meta.get("format"), meta.get("format_version")) if isinstance(meta, dict) else (None, None)
+        raise ValueError(f"{path} is format {got[0]!r} version {got[1]!r}; "
                          f"this psdviz reads {FORMAT!r} version {FORMAT_VERSION} only")
     return meta
 
 
-def _ledger(meta: dict) -> Ledger:
-    ledger = Ledger(float(meta["epsilon"]))
-    ledger.spends = [Spend(**s) for s in meta["ledger"]]   # not through spend(): the check is below
-    total = ledger.total()
-    if not (total <= ledger.budget * (1 + TOLERANCE) + TOLERANCE):
-        raise ValueError(f"the file's ledger spends epsilon {total:g}, more than its stated epsilon "
-                         f"{ledger.budget:g}: the file is damaged or was altered; do not use it")
-    return ledger
-
-
-def _tree(table: pa.Table) -> FlatTree:
-    arr = {name: table.column(name).to_numpy() for name in table.column_names if name != "geometry"}
-    rect = np.column_stack([arr[c] for c in _RECT]).astype(np.float64)
-    fields = {field: np.asarray(arr[name], dtype=dtype) for name, field, dtype in _COLUMNS}
-    return FlatTree(rect=rect, **fields)
+def _tree(path: Path, grid: Grid) -> tuple[FlatTree, np.ndarray | None]:
+    """The node table, checked (links, values, the public grid) before a tree is made of it."""
+    n, names = checks.check_footer(path)
+    try:
+        table = pq.read_table(path, columns=names)
+    except (OSError, pa.ArrowException) as exc:
+        raise checks.bad(f"{path}: its node table cannot be read ({exc})") from None
+    f = {field: checks.column(table, name, dtype) for name, field, dtype in _COLUMNS}
+    f["node"] = checks.column(table, "node", np.int64)
+    f["is_leaf"] = checks.column(table, "is_leaf", np.int8)
+    rect = np.column_stack([checks.column(table, c, np.float64) for c in _RECT])
+    checks.check_links(f)
+    checks.check_values(f, rect, grid)
+    kept = checks.column(table, "full_index", np.int64) if "full_index" in names else None
+    return FlatTree(rect=rect, **{field: f[field] for _, field, _ in _COLUMNS}), kept
 
 
 def load_release(path) -> Release:
-    """Read a release file written by :func:`save_release`; it answers queries exactly as the original."""
+    """Read a release file written by :func:`save_release`; it answers queries exactly as the original.
+
+    The whole file is checked against its own tables first (``release_checks.py``): any damaged or
+    edited file is a ValueError naming what is wrong, and memory stays bounded by the file's size."""
+    from ..methods.registry import methods
     path = Path(path)
     meta = _read_metadata(path)
-    ledger = _ledger(meta)
-    table = pq.read_table(path)
-    tree = _tree(table)
-    worst = float(tree.path_epsilons().max()) if tree.n_nodes else 0.0
-    if worst > ledger.budget * (1 + TOLERANCE) + TOLERANCE:
-        raise ValueError(f"a root-to-leaf path of the file's tree records epsilon {worst:g}, more than its stated "
-                         f"epsilon {ledger.budget:g}: the file is damaged or was altered; do not use it")
+    checks.check_metadata(meta, methods())
+    ledger = checks.check_ledger(meta)
     domain = Domain(*meta["domain"])
+    grid = Grid(domain, int(meta["resolution"]))
+    tree, kept = _tree(path, grid)
+    checks.check_against_ledger(float(tree.path_epsilons().max()), ledger)
+    checks.check_query_model(meta["query_model"], tree.height, tree.n_nodes, grid, kept)
     rules = meta["input_handling"]
     rel = Release(meta["method"], dict(meta["parameters"]), domain, tree, ledger,
                   Randomness(np.random.default_rng(), meta["randomness"], None),
                   {"outside_rows": rules["outside_domain"], "nonfinite_rows": rules["rows_with_nan_or_inf"]},
-                  bool(meta["consistent"]), grid=Grid(domain, int(meta["resolution"])),
-                  notes=list(meta["notes"]), privacy_unit=meta["privacy_unit"])
-    kept = table.column("full_index").to_numpy() if "full_index" in table.column_names else None
-    return attach(rel, meta["query_model"], kept)
+                  meta["consistent"], grid=grid, notes=list(meta["notes"]), privacy_unit=meta["privacy_unit"])
+    try:
+        return attach(rel, meta["query_model"], kept)
+    except (ArithmeticError, LookupError, TypeError, ValueError) as exc:
+        raise checks.bad(f"{path}: its query model does not fit its tree ({exc})") from None

@@ -98,7 +98,7 @@ def test_refuses_other_versions_and_tampered_files(points, tmp_path):
         pv.load_release(_rewrite(path, tmp_path / "l.parquet", lower_epsilon))
 
     def drop_spend(doc):   # ledger made to look cheaper: the nodes still record what was spent
-        doc["epsilon"] = doc["ledger"][0]["epsilon"]
+        doc["epsilon"] = doc["epsilon_spent"] = doc["ledger"][0]["epsilon"]
         doc["ledger"] = doc["ledger"][:1]
 
     with pytest.raises(ValueError, match="root-to-leaf path"):

@@ -1,0 +1,259 @@
+"""Checks a release file against its own tables before anything is built from it.
+
+A release file can be edited by anyone who handles it. Loading it must never crash, never allocate
+more than the file's size warrants, and never present a tampered file as a valid release. Every
+check below raises a ValueError that names what is wrong; they run in order of cost: the JSON
+metadata (types, ranges, the ledger's arithmetic), the Parquet footer (row count against the
+file's size, column types), the node arrays (links, level order, finite values, coordinates on the
+public grid, per-node epsilons against the ledger), then the query model's sizes (a complete tree's
+node count is computed in exact integers and capped before it is allocated). Memory: at most one
+row per byte of the file and :data:`~psdviz.core.tree.MAX_NODES` rows, and a complete tree of at
+most :data:`~psdviz.core.tree.MAX_NODES` nodes.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..core.grid import Grid, check_resolution
+from ..core.ledger import MAX_TOTAL_DELTA, TOLERANCE, Ledger, Spend
+from ..core.rng import FRESH, SEEDED
+from ..core.tree import MAX_NODES
+from ..core.validation import check_epsilon, is_number
+
+# node columns: (file column, FlatTree field, dtype)
+NODE_COLUMNS = [("depth", "depth", np.int16), ("parent", "parent", np.int64),
+                ("first_child", "first_child", np.int64), ("n_children", "n_children", np.int32),
+                ("noisy", "noisy", np.float64), ("estimate", "est", np.float64),
+                ("noise_variance", "noise_var", np.float64), ("count_epsilon", "count_eps", np.float64),
+                ("split_epsilon", "split_eps", np.float64), ("pruned_epsilon", "pruned_eps", np.float64)]
+RECT_COLUMNS = ("x0", "y0", "x1", "y1")
+MAX_FANOUT = 64
+MAX_FULL_HEIGHT = 30
+_DAMAGED = "the file is damaged or was altered; do not use it"
+_USER_UNIT = re.compile(r"^one user, at most [1-9][0-9]* points?$")
+
+
+def bad(what: str) -> ValueError:
+    return ValueError(f"{what}: {_DAMAGED}")
+
+
+# ---- metadata -------------------------------------------------------------------------------------
+_META_TYPES = {"method": str, "parameters": dict, "domain": list, "resolution": int, "epsilon": float,
+               "epsilon_spent": float, "delta": float, "ledger": list, "randomness": str, "privacy_unit": str,
+               "consistent": bool, "input_handling": dict, "notes": list, "query_model": dict}
+
+
+def _typed(value, kind) -> bool:
+    if kind is float:
+        return is_number(value)
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, kind)
+
+
+def check_metadata(meta, methods: tuple[str, ...]) -> None:
+    """Types and ranges of every metadata field the loader reads."""
+    if not isinstance(meta, dict):
+        raise bad("the release metadata is not a JSON object")
+    for key, kind in _META_TYPES.items():
+        if key not in meta:
+            raise bad(f"the release metadata has no {key!r}")
+        if not _typed(meta[key], kind):
+            raise bad(f"the release metadata's {key!r} is not a {kind.__name__} (got {type(meta[key]).__name__})")
+    if meta["method"] not in methods:
+        raise bad(f"unknown method {meta['method']!r} (psdviz releases come from {methods})")
+    if not all(isinstance(v, (str, int, float, bool, type(None))) for v in meta["parameters"].values()):
+        raise bad("the release parameters must be plain values (numbers, strings, booleans)")
+    dom = meta["domain"]
+    if len(dom) != 4 or not all(is_number(v) and math.isfinite(v) for v in dom):
+        raise bad(f"the domain must be four finite numbers (got {dom!r})")
+    try:
+        check_resolution(meta["resolution"])
+        check_epsilon(meta["epsilon"])
+    except ValueError as exc:
+        raise bad(str(exc)) from None
+    if meta["randomness"] not in (FRESH, SEEDED):
+        raise bad(f"unknown randomness {meta['randomness']!r}")
+    if meta["privacy_unit"] != "one point" and not _USER_UNIT.match(meta["privacy_unit"]):
+        raise bad(f"unknown privacy unit {meta['privacy_unit']!r}")
+    rules = meta["input_handling"]
+    if not all(isinstance(rules.get(k), str) for k in ("outside_domain", "rows_with_nan_or_inf")):
+        raise bad("input_handling must state the rules for outside and non-finite rows as text")
+    if not all(isinstance(n, str) for n in meta["notes"]):
+        raise bad("notes must be text")
+    if not isinstance(meta.get("warning", ""), str):
+        raise bad("the warning must be text")
+
+
+def _spend(rec) -> Spend:
+    if not isinstance(rec, dict) or not {"what", "epsilon", "mechanism"} <= set(rec) \
+            or not set(rec) <= set(Spend.__dataclass_fields__):
+        raise bad(f"a ledger entry must hold what, epsilon, mechanism and only Spend's fields (got {rec!r})")
+    s = Spend(**rec)
+    checks = [(isinstance(s.what, str) and isinstance(s.mechanism, str) and isinstance(s.note, str), "text fields"),
+              (is_number(s.epsilon) and math.isfinite(s.epsilon) and s.epsilon >= 0, "epsilon >= 0"),
+              (s.level is None or (_typed(s.level, int) and s.level >= 0), "level a whole number >= 0"),
+              (_typed(s.nodes, int) and s.nodes >= 0, "nodes a whole number >= 0"),
+              (is_number(s.sensitivity) and math.isfinite(s.sensitivity) and s.sensitivity > 0, "sensitivity > 0"),
+              (is_number(s.delta) and 0 <= s.delta <= 1, "delta in [0, 1]")]
+    for ok, what in checks:
+        if not ok:
+            raise bad(f"ledger entry {s.what!r} needs {what} (got {rec!r})")
+    return s
+
+
+def check_ledger(meta: dict) -> Ledger:
+    """The ledger: valid entries whose total fits the stated epsilon and matches the stated totals."""
+    ledger = Ledger(float(meta["epsilon"]), [_spend(r) for r in meta["ledger"]])
+    total = ledger.total()
+    if not total <= ledger.budget * (1 + TOLERANCE) + TOLERANCE:
+        raise ValueError(f"the file's ledger spends epsilon {total:g}, more than its stated epsilon "
+                         f"{ledger.budget:g}: {_DAMAGED}")
+    if not math.isclose(total, float(meta["epsilon_spent"]), rel_tol=1e-9, abs_tol=1e-12):
+        raise bad(f"epsilon_spent {meta['epsilon_spent']!r} is not the ledger's total {total:g}")
+    if not (math.isclose(ledger.delta(), float(meta["delta"]), rel_tol=1e-9, abs_tol=1e-15)
+            and ledger.delta() <= MAX_TOTAL_DELTA * (1 + TOLERANCE)):
+        raise bad(f"delta {meta['delta']!r} is not the ledger's total {ledger.delta():g} or exceeds {MAX_TOTAL_DELTA:g}")
+    return ledger
+
+
+# ---- the Parquet table ------------------------------------------------------------------------------
+def check_footer(path) -> tuple[int, list[str]]:
+    """Row count (at most one per byte of the file and :data:`MAX_NODES`) and the node columns' types,
+    read from the footer alone."""
+    n = pq.read_metadata(path).num_rows
+    size = os.path.getsize(path)
+    if n < 1 or n > min(size, MAX_NODES):
+        raise bad(f"the file declares {n:,} nodes, outside 1 .. min(its size {size:,} bytes, {MAX_NODES:,})")
+    schema = pq.read_schema(path)
+    need = ["node", "is_leaf", *RECT_COLUMNS, *(c for c, _, _ in NODE_COLUMNS)]
+    for name in need + (["full_index"] if "full_index" in schema.names else []):
+        if name not in schema.names:
+            raise bad(f"the node table has no column {name!r}")
+        typ = schema.field(name).type
+        if not (pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_boolean(typ)):
+            raise bad(f"column {name!r} holds {typ}, not numbers")
+    return n, need + (["full_index"] if "full_index" in schema.names else [])
+
+
+def column(table: pa.Table, name: str, dtype) -> np.ndarray:
+    """A column as ``dtype``, refusing missing values and integer columns holding fractions."""
+    col = table.column(name)
+    if col.null_count:
+        raise bad(f"column {name!r} has missing values")
+    raw = col.to_numpy(zero_copy_only=False)
+    out = raw.astype(dtype)
+    if np.issubdtype(dtype, np.integer) and not np.array_equal(out, raw):
+        raise bad(f"column {name!r} must hold whole numbers in range")
+    return out
+
+
+# ---- the tree ---------------------------------------------------------------------------------------
+def check_links(f: dict) -> None:
+    """Level order with one root; every parent one level up and earlier; children contiguous and
+    counted; ``is_leaf`` exactly the nodes without children."""
+    n = f["depth"].size
+    depth, parent, first, kids = f["depth"], f["parent"], f["first_child"], f["n_children"]
+    if not np.array_equal(f["node"], np.arange(n)):
+        raise bad("node ids must be 0 .. n - 1 in order")
+    if depth[0] != 0 or (depth[1:] < 1).any() or (np.diff(depth) < 0).any() or (np.diff(depth) > 1).any():
+        raise bad("nodes must be stored level by level from a single root at depth 0")
+    v = np.arange(1, n)
+    p = parent[1:]
+    if parent[0] != -1 or (p < 0).any() or (p >= v).any():
+        raise bad("every node but the root needs an earlier parent")
+    if (depth[p] != depth[1:] - 1).any():
+        raise bad("a node's parent must lie one level up")
+    if (kids < 0).any() or not np.array_equal(np.bincount(p, minlength=n), kids):
+        raise bad("n_children must count each node's children")
+    leaf = kids == 0
+    if not np.array_equal(f["is_leaf"].astype(bool), leaf) or (first[leaf] != -1).any():
+        raise bad("is_leaf and first_child must mark exactly the nodes without children")
+    lo = first[p]
+    if ((v < lo) | (v >= lo + kids[p])).any():
+        raise bad("a node's children must be stored together at its first_child")
+
+
+def check_values(f: dict, rect: np.ndarray, grid: Grid) -> None:
+    """Coordinates finite, ordered and on the public grid; counts finite or NaN (unmeasured);
+    variances >= 0 or inf; epsilons finite and >= 0."""
+    if not np.isfinite(rect).all() or (rect[:, 2] < rect[:, 0]).any() or (rect[:, 3] < rect[:, 1]).any():
+        raise bad("node rectangles must be finite with x0 <= x1 and y0 <= y1")
+    d, s = grid.domain, grid.size
+    pos = np.concatenate([(rect[:, [0, 2]] - d.xmin) / d.width, (rect[:, [1, 3]] - d.ymin) / d.height], axis=1) * s
+    if (np.abs(pos - np.rint(pos)) > 1e-6).any() or (pos < -1e-6).any() or (pos > s + 1e-6).any():
+        raise bad(f"a node rectangle lies off the public grid of resolution {grid.bits} over the domain")
+    for name in ("noisy", "est"):
+        if np.isinf(f[name]).any():
+            raise bad(f"{name} must be finite, or NaN for an unmeasured node")
+    if np.isnan(f["noise_var"]).any() or (f["noise_var"] < 0).any():
+        raise bad("noise variances must be >= 0 (inf for an unmeasured node)")
+    for name in ("count_eps", "split_eps", "pruned_eps"):
+        if not np.isfinite(f[name]).all() or (f[name] < 0).any():
+            raise bad(f"per-node {name} must be finite and >= 0")
+
+
+def check_against_ledger(worst_path: float, ledger: Ledger) -> None:
+    """The costliest root-to-leaf path of the nodes is what the ledger spent: more is a file claiming a
+    stronger guarantee than its noise gives, less is epsilons edited down on the nodes."""
+    budget, total = ledger.budget, ledger.total()
+    if worst_path > budget * (1 + TOLERANCE) + TOLERANCE:
+        raise ValueError(f"a root-to-leaf path of the file's tree records epsilon {worst_path:g}, more than its "
+                         f"stated epsilon {budget:g}: {_DAMAGED}")
+    if not math.isclose(worst_path, total, rel_tol=1e-6, abs_tol=1e-9):
+        raise bad(f"the nodes record epsilon {worst_path:g} on their costliest path but the ledger spent {total:g}")
+
+
+# ---- the query model --------------------------------------------------------------------------------
+def _ints(values, name: str) -> np.ndarray:
+    if not isinstance(values, list) or not all(_typed(v, int) for v in values):
+        raise bad(f"query model {name} must be a list of whole numbers")
+    return np.asarray(values, dtype=np.int64)
+
+
+def complete_size(fanout: int, height: int) -> int:
+    """Nodes of a complete tree (exact integers: never overflows, never allocates)."""
+    return sum(fanout ** d for d in range(height + 1))
+
+
+def check_query_model(model: dict, height: int, n: int, grid: Grid, kept: np.ndarray | None) -> None:
+    """Sizes and ranges of the query model against the tree it describes, before anything is built."""
+    answer, variance = model.get("answer"), model.get("variance")
+    if answer == "pyramid":
+        levels = _ints(model.get("levels"), "levels")
+        if levels.size == 0 or (levels < 0).any() or (levels > height).any() or (np.diff(levels) <= 0).any():
+            raise bad(f"pyramid levels must be increasing depths of the tree (0 .. {height})")
+        if not isinstance(model.get("regular"), bool):
+            raise bad("pyramid 'regular' must be true or false")
+    if answer == "grid_of_grids":
+        edges = _ints(model.get("edges1"), "edges1")
+        if edges.size < 2 or edges[0] != 0 or edges[-1] != grid.size or (np.diff(edges) <= 0).any() \
+                or (edges.size - 1) ** 2 > n - 1:
+            raise bad("grid_of_grids edges1 must rise from 0 to the grid size with at most n - 1 cells")
+    if variance in ("complete_leaf", "ols"):
+        _check_complete(model, height, n, kept)
+
+
+def _check_complete(model: dict, height: int, n: int, kept: np.ndarray | None) -> None:
+    fanout, full = model.get("fanout"), model.get("full_height")
+    if not (_typed(fanout, int) and 2 <= fanout <= MAX_FANOUT and _typed(full, int) and height <= full <= MAX_FULL_HEIGHT):
+        raise bad(f"the complete tree needs a fanout in [2, {MAX_FANOUT}] and a full_height in [{height}, "
+                  f"{MAX_FULL_HEIGHT}] (got {fanout!r}, {full!r})")
+    size = complete_size(fanout, full)
+    if size > MAX_NODES:
+        raise bad(f"a complete tree of fanout {fanout} and height {full} has {size:,} nodes, above {MAX_NODES:,}")
+    if kept is None and size != n:
+        raise bad(f"the file has {n:,} nodes but its complete tree {size:,}, and no full_index")
+    if kept is not None and (kept.size != n or kept[0] != 0 or (np.diff(kept) <= 0).any() or kept[-1] >= size):
+        raise bad("full_index must map the nodes, in order, into the complete tree")
+    for key in ("var",) + (("eps",) if model["variance"] == "ols" else ()):
+        vals = model.get(key)
+        if not isinstance(vals, list) or len(vals) != full + 1 or not all(
+                v is None or (is_number(v) and not math.isnan(v) and v >= 0) for v in vals):
+            raise bad(f"query model {key!r} must hold {full + 1} numbers >= 0 (one per depth)")
