@@ -22,6 +22,7 @@ per leaf (the choice and the number of extra groups are recorded on the table).
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -137,16 +138,59 @@ def group_list_table(groups, group_list, hierarchy: Hierarchy, max_size: int) ->
     """Grouped table over a declared public group list ``(keys, leaf names)``: every listed group is a
     row (size 0 without records); a record counts toward the listed group with its key, whatever its
     location column says (the list fixes the group's leaf); records of unlisted groups are dropped and
-    only counted for the data owner. G and the hierarchy are then public inputs, as the paper assumes."""
+    only counted for the data owner (a warning when they are most records). G and the hierarchy are
+    then public inputs, as the paper assumes.
+
+    Keys match by value and type: numbers match numbers (``1`` and ``1.0`` are one key), text matches
+    text; a list and records of different kinds of key are refused. Multi-column keys: ``groups`` a
+    DataFrame and the list's keys a DataFrame with the same columns."""
     keys, leaf_names = group_list
-    listed = pd.Index(pd.Series(keys).astype(str))
+    listed = _key_index(keys, "group_list keys")
+    records = _key_index(groups, "the records' group keys")
+    _same_kind(listed, records)
     if listed.has_duplicates:
         raise ValueError("group_list: each group must appear once (one leaf per group)")
     leaf = _leaf_ids(hierarchy, leaf_names)
     if leaf.size != listed.size:
         raise ValueError(f"group_list needs one leaf per group (got {listed.size} keys and {leaf.size} leaves)")
-    pos = listed.get_indexer(pd.Index(pd.Series(groups).astype(str)))
+    pos = listed.get_indexer(records)
+    n_unlisted = int((pos < 0).sum())
+    if pos.size and n_unlisted > pos.size / 2:
+        warnings.warn(f"{n_unlisted:,} of {pos.size:,} records belong to no listed group and are dropped; check "
+                      "that group_list holds the same keys as the records", UserWarning, stacklevel=3)
     counts = np.bincount(pos[pos >= 0], minlength=listed.size)
     return GroupedTable(hierarchy, leaf.astype(np.int64), np.minimum(counts, max_size).astype(np.int64), max_size,
                         n_records=int(pos.size), n_truncated=int((counts > max_size).sum()),
-                        public_groups=True, n_unlisted=int((pos < 0).sum()))
+                        public_groups=True, n_unlisted=n_unlisted)
+
+
+_KINDS = {"integer": "numbers", "floating": "numbers", "mixed-integer-float": "numbers", "decimal": "numbers",
+          "string": "text", "empty": "empty", "boolean": "booleans"}
+
+
+def _key_index(values, what: str) -> pd.Index:
+    """Keys as an index: one column as a flat index, several as a MultiIndex."""
+    if isinstance(values, pd.DataFrame):
+        if values.shape[1] == 1:
+            return pd.Index(values.iloc[:, 0])
+        return pd.MultiIndex.from_frame(values)
+    s = pd.Series(values)
+    kind = pd.api.types.infer_dtype(s, skipna=True)
+    if kind not in _KINDS:
+        raise ValueError(f"{what} mix kinds of value ({kind}): give one kind of key (numbers or text)")
+    return pd.Index(s)
+
+
+def _kind(index: pd.Index):
+    if isinstance(index, pd.MultiIndex):
+        kinds = [_kind(index.get_level_values(i)) for i in range(index.nlevels)]
+        return f"{index.nlevels} columns (" + ", ".join(f"{n}: {k}" for n, k in zip(index.names, kinds)) + ")"
+    return _KINDS.get(pd.api.types.infer_dtype(index, skipna=True), "other")
+
+
+def _same_kind(listed: pd.Index, records: pd.Index) -> None:
+    a, b = _kind(listed), _kind(records)
+    if "empty" in (a, b) or a == b:
+        return
+    raise ValueError(f"group_list keys are {a} but the records' group keys are {b}: give both the same kind of key "
+                     "(for several key columns, a DataFrame of the same columns for each)")

@@ -148,3 +148,30 @@ def test_declared_group_list_makes_g_and_hierarchy_public_inputs():
     seen = coco.publish(coco.group_records(groups, where, h, 5), h, 1.0, "hc", seed=1)
     assert not seen.structure_public
     assert "NOT PRIVATE" in seen.to_json(allow_seeded=True) and "not private" in seen.notes[0]
+
+
+def test_group_list_keys_match_by_value_and_kind():
+    """Int ids listed, float ids in the records: one key (they were compared as text, "1" vs "1.0",
+    and every record was silently dropped)."""
+    h = coco.Hierarchy.from_paths([("a",), ("b",)], root="root")
+    t = coco.group_records([1.0, 1.0, 2.0, 3.0], ["a", "a", "b", "b"], h, max_size=4,
+                           group_list=([1, 2, 3], ["a", "b", "b"]))
+    assert t.n_unlisted == 0 and list(t.size) == [2, 1, 1]
+    with pytest.raises(ValueError, match="group_list keys are numbers but the records' group keys are text"):
+        coco.group_records(["1", "2"], ["a", "b"], h, max_size=4, group_list=([1, 2, 3], ["a", "b", "b"]))
+
+
+def test_group_list_with_several_key_columns():
+    h = coco.Hierarchy.from_paths([("a",), ("b",)], root="root")
+    g = pd.DataFrame({"k1": [1, 1, 2], "k2": ["x", "x", "y"]})
+    listed = pd.DataFrame({"k1": [1, 2], "k2": ["x", "y"]})
+    t = coco.group_records(g, ["a", "a", "b"], h, max_size=4, group_list=(listed, ["a", "b"]))
+    assert list(t.size) == [2, 1] and t.n_unlisted == 0
+    with pytest.raises(ValueError, match=r"2 columns \(k1: numbers, k2: text\)"):
+        coco.group_records(g, ["a", "a", "b"], h, max_size=4, group_list=([1, 2], ["a", "b"]))
+
+
+def test_most_records_unlisted_is_said():
+    h = coco.Hierarchy.from_paths([("a",), ("b",)], root="root")
+    with pytest.warns(UserWarning, match="3 of 3 records belong to no listed group"):
+        coco.group_records([7, 8, 9], ["a", "a", "b"], h, max_size=4, group_list=([1, 2], ["a", "b"]))
