@@ -36,6 +36,7 @@ RECT_COLUMNS = ("x0", "y0", "x1", "y1")
 MAX_FANOUT = 64
 MAX_FULL_HEIGHT = 30
 _DAMAGED = "the file is damaged or was altered; do not use it"
+_METHOD = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
 _USER_UNIT = re.compile(r"^one user, at most [1-9][0-9]* points?$")
 
 
@@ -57,7 +58,7 @@ def _typed(value, kind) -> bool:
     return isinstance(value, kind)
 
 
-def check_metadata(meta, methods: tuple[str, ...]) -> None:
+def check_metadata(meta) -> None:
     """Types and ranges of every metadata field the loader reads."""
     if not isinstance(meta, dict):
         raise bad("the release metadata is not a JSON object")
@@ -66,8 +67,8 @@ def check_metadata(meta, methods: tuple[str, ...]) -> None:
             raise bad(f"the release metadata has no {key!r}")
         if not _typed(meta[key], kind):
             raise bad(f"the release metadata's {key!r} is not a {kind.__name__} (got {type(meta[key]).__name__})")
-    if meta["method"] not in methods:
-        raise bad(f"unknown method {meta['method']!r} (psdviz releases come from {methods})")
+    if not _METHOD.match(meta["method"]):
+        raise bad(f"unknown method {meta['method']!r} (a psdviz method name: lower-case letters, digits, '-')")
     if not all(isinstance(v, (str, int, float, bool, type(None))) for v in meta["parameters"].values()):
         raise bad("the release parameters must be plain values (numbers, strings, booleans)")
     dom = meta["domain"]

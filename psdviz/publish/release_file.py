@@ -67,7 +67,11 @@ def _geo_metadata(rect: np.ndarray, crs) -> dict:
         col["crs"] = None   # GeoParquet: null = undefined CRS (the domain's units are the publisher's)
     else:
         import pyproj   # comes with geopandas; only needed to describe a stated CRS
-        col["crs"] = pyproj.CRS.from_user_input(crs).to_json_dict()
+        try:
+            col["crs"] = pyproj.CRS.from_user_input(crs).to_json_dict()
+        except pyproj.exceptions.CRSError:
+            raise ValueError(f"crs {crs!r} is not a coordinate reference system pyproj knows; give one such as "
+                             "EPSG:4326 (longitude/latitude)") from None
     return {"version": "1.0.0", "primary_column": "geometry", "columns": {"geometry": col}}
 
 
@@ -141,10 +145,9 @@ def load_release(path) -> Release:
 
     The whole file is checked against its own tables first (``release_checks.py``): any damaged or
     edited file is a ValueError naming what is wrong, and memory stays bounded by the file's size."""
-    from ..methods.registry import methods
     path = Path(path)
     meta = _read_metadata(path)
-    checks.check_metadata(meta, methods())
+    checks.check_metadata(meta)
     ledger = checks.check_ledger(meta)
     domain = Domain(*meta["domain"])
     grid = Grid(domain, int(meta["resolution"]))

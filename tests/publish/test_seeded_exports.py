@@ -60,3 +60,10 @@ def test_count_of_counts_and_sparse_exports_are_refused_and_never_hold_the_seed(
         summary.to_dict()
     out = summary.to_dict(allow_seeded=True)
     assert out["warning"].startswith("NOT PRIVATE") and "seed" not in out and "4321" not in json.dumps(out)
+
+
+def test_an_unknown_crs_is_a_clear_error(tmp_path):
+    rel = pv.build(PTS, DOM, "ug", 1.0)
+    with pytest.raises(ValueError, match="not a coordinate reference system"):
+        rel.save(tmp_path / "r.parquet", crs="EPSG:999999")
+    assert not (tmp_path / "r.parquet").exists()

@@ -97,7 +97,7 @@ META_CASES = [
     ("quad", _set("domain", [0, 0, 1.3, 1]), "off the public grid"),
     ("quad", _set("randomness", "trust me"), "unknown randomness"),
     ("quad", _set("privacy_unit", "nobody"), "unknown privacy unit"),
-    ("quad", _set("method", "evil"), "unknown method"),
+    ("quad", _set("method", "evil'); DROP TABLE --"), "unknown method"),
     ("quad", _set("parameters", {"x": {"nested": 1}}), "plain values"),
     ("quad", _set("notes", [1, 2]), "notes must be text"),
     ("quad", _set("consistent", "yes"), "'consistent' is not a bool"),
