@@ -3,7 +3,7 @@
 The pages live in ``psdviz/ui/pages.py``, the script Streamlit runs for every visitor. This file is
 the server: ``st.App`` with a start-up hook that imports the pages (Streamlit's elements, folium,
 plotly, pandas and the engine: about 1.5 s on the 2-core VM) before the server accepts connections,
-so the first visitor's page does not wait for them (issue 15: first paint).
+so the first visitor's page does not wait for them (first paint).
 """
 from contextlib import asynccontextmanager
 

@@ -1,7 +1,7 @@
 """App speed in headless chromium: first paint (cold and warm server) and draw-to-answer.
 
 Starts `streamlit run app.py` on 127.0.0.1, drives Debian's chromium with Playwright and prints
-the figures (issue 7 targets: first paint <= 6 s, draw-to-answer <= 1.5 s at ~5,000 cells). The
+the figures (targets: first paint <= 6 s, draw-to-answer <= 1.5 s at ~5,000 cells). The
 default view is the GeoNames sample (144,563 points) with method "auto". "Cold" is the first visitor
 after the server reports healthy; the server imports the pages while it starts (app.py's st.App
 start-up hook), so the start-up time is printed too. Usage: python benchmarks/bench_app.py [repeats]

@@ -1,4 +1,4 @@
-"""Benchmark of count-of-counts publishing (issue 5): 1,000,000 groups over 10,000 leaves,
+"""Benchmark of count-of-counts publishing: 1,000,000 groups over 10,000 leaves,
 3 levels (root > 100 > 100), H_c with top-down consistency; target <= 5 s on the 2-core dev machine.
 
 Prints wall-clock seconds per stage (median of --repeat runs) and the PAV pass counts.
@@ -55,7 +55,7 @@ def main() -> None:
     print(f"L2 PAV on {y.size:,} noisy sorted sizes (one segment): {sec:.2f} s ({fit.passes} passes)")
     sec, fit = timed(lambda: coco.isotonic(y[:100_000], loss="l1"), args.repeat)
     print(f"L1 PAV on 100,000 noisy sorted sizes: {sec:.2f} s ({fit.passes} passes)")
-    # the taxi-like shape of issue 18 (10,000 nodes x 280 entries = 2.8M, segmented), L1 vs L2
+    # a taxi-like shape (10,000 nodes x 280 entries = 2.8M, segmented), L1 vs L2
     rng = np.random.default_rng(0)
     seg = np.repeat(np.arange(10_000), 280)
     ys = np.sort(rng.exponential(5, seg.size).reshape(10_000, 280), axis=1).ravel() + rng.laplace(0, 3, seg.size)

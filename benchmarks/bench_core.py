@@ -1,4 +1,4 @@
-"""Core engine benchmark (issue 2, item 9): prints a table of timings.
+"""Core engine benchmark: prints a table of timings.
 
 1,000,000 skewed points (psdviz.lab.synthetic.skewed: 10 tight gaussian clusters + 5% uniform) on the
 unit square. Targets: quadtree h = 10 (1,398,101 nodes) build + noise + OLS <= 1.0 s; UG <= 0.5 s;

@@ -1,4 +1,4 @@
-"""psdviz on the DPBench protocol, beside the peers' measured errors (issue 16).
+"""psdviz on the DPBench protocol, beside the peers' measured errors.
 
 Datasets: the five 256 x 256 histograms in ../shared/dpbench and the synthetic 1M set its README
 describes. Protocol (../shared/dpbench/README.md): points placed uniformly inside their cells (fresh
@@ -43,7 +43,7 @@ FILES = ["BeijingTaxiE_256_256", "cabspottingS_256_256", "checkin_256_256", "Adu
 SYNTH = "synthetic1M"
 EPSILONS = (0.1, 1.0)
 RESOLUTION = 8
-# same algorithm as a peer (issue 16.3): psdviz method -> peers.md rows
+# same algorithm as a peer: psdviz method -> peers.md rows
 SAME = {"quadtree": ("dpcomp.QuadTree(geo+post)", "icde12.Quad-opt(geo+OLS,h=log2 g)"),
         "ug": ("dpcomp.UG(c=10)", "ektelo.UGrid"), "ag": ("dpcomp.AG(c=10,c2=5,a=.5)", "ektelo.AGrid_fast(LS)"),
         "kdtree": ("icde12.Kd-standard(EM)",), "hybrid": ("icde12.Kd-hybrid(sw=3)",)}
@@ -175,7 +175,7 @@ VERDICTS = ("yes", "within the spread", "NO")
 SAME_RULE = ("'within the spread': psdviz's mean is above the peer's figure by at most one standard deviation "
              "of psdviz's runs; the peers publish 1-3 runs, so their own spread is not known"
              ". The prototype's kd-standard (icde12.Kd-standard, Hien To's port: Generic.testLeaf) also stops at every node that "
-             "holds no point, an exact test that is not private (docs/accuracy-notes.md, session 11)")
+             "holds no point, an exact test that is not private (docs/accuracy-notes.md)")
 
 
 def same_verdict(mean: float, sd: float, peer: float) -> str:

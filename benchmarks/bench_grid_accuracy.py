@@ -1,4 +1,4 @@
-"""Accuracy of every method on the 1M skewed set (issue "public grid": old vs new splits).
+"""Accuracy of every method on the 1M skewed set (old vs new splits).
 
 Mean relative error (rho = 0.001 N) of 2,000 random rectangles (5 % to 40 % of each side), over
 ``--runs`` seeded releases, at epsilon 0.1 and 1.0, with the default parameters. Run it on two

@@ -1,6 +1,6 @@
 """Benchmark of AG, h-tree (and variants) and PrivTree on 1,000,000 skewed points; 10,000 queries.
 
-Targets (issue 4, 2-core machine): build AG <= 0.5 s, htree <= 2 s, privtree <= 2 s;
+Targets (2-core machine): build AG <= 0.5 s, htree <= 2 s, privtree <= 2 s;
 10,000 queries <= 0.5 s (ht-composite and ht-hybrid: well under 1 s). Prints wall-clock seconds
 (best of ``REPEATS``) and the load average, since the machine is shared.
 """

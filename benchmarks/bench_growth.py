@@ -1,4 +1,4 @@
-"""In-memory build time against the number of points (issue 17: "make every method's time linear per
+"""In-memory build time against the number of points ("make every method's time linear per
 pass"): skewed synthetic points (lab.synthetic.skewed) at 10^5, 10^6 and 10^7 points (``--max`` for
 more), quadtree / AG / PrivTree / kd-tree / hybrid with their defaults at epsilon 1, CPU seconds of the
 build (process_time, best of ``--repeat``), and the CPU nanoseconds per point and pass (a pass = one

@@ -1,7 +1,7 @@
-"""Benchmark of the data-dependent PSDs (issue 3) on 1,000,000 skewed points.
+"""Benchmark of the data-dependent PSDs on 1,000,000 skewed points.
 
 Prints build time (structure + noise + post-processing + pruning) per method and the time of
-10,000 random queries on each release. Targets (issue 3): kdtree (8 fanout-4 levels) <= 3 s,
+10,000 random queries on each release. Targets: kdtree (8 fanout-4 levels) <= 3 s,
 hybrid <= 2 s, hilbert <= 4 s, 10,000 queries <= 0.5 s. Timings depend on the machine's load.
 Run: python benchmarks/bench_kd.py [n_points]
 """

@@ -1,4 +1,4 @@
-"""Builds from files bigger than memory (issue 17, point 5).
+"""Builds from files bigger than memory.
 
 1. Writes a skewed synthetic Parquet set (lab.synthetic.skewed: 10 tight clusters plus 5 % background,
    in files of 10^7 rows; resumable: existing files are kept) of ``--rows`` rows, 10^8 by default.

@@ -1,4 +1,4 @@
-"""Benchmark of psdviz.sparse (issue 6): shortcut summaries are O(n + k), independent of m.
+"""Benchmark of psdviz.sparse: shortcut summaries are O(n + k), independent of m.
 
 1. m = 10^7 and m = 10^9 cells, n = 10^6 non-zero (counts ~ N(100, 20)), epsilon = 0.1: time of
    a two-sided filter summary of about n entries (theta for ~0.1 n upgraded zeros), and of the

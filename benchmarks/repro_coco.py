@@ -70,7 +70,7 @@ def main() -> None:
     t0 = time.perf_counter()
     data = datasets()
     truth = {k: coco.true_histograms(t) for k, t in data.items()}
-    parts = ["## Count-of-counts histograms (issue 5)", "",
+    parts = ["## Count-of-counts histograms", "",
              f"Produced by `benchmarks/repro_coco.py --trials {n}`: earthmover's distance (EMD, people "
              f"moved) averaged over the nodes of a level and {n} seeded runs. Hierarchies have 3 levels "
              "(flights: USA > destination state > airport; synthetic: root > 20 > 20). Isotonic fits in L2.",

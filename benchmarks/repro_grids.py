@@ -1,4 +1,4 @@
-"""Reproduction for issue 4 -> docs/reproduction/grids.md.
+"""Reproduction of the grid papers' comparisons -> docs/reproduction/grids.md.
 
 (a) Qardaji et al.'s UG size table: the suggested size m = sqrt(N eps / 10) (N declared public, the
     whole epsilon on the cells) against the best m found by sweeping, at eps 0.1 and 1.0, on the
@@ -230,7 +230,7 @@ def main() -> None:
     t = time.time()
     a = size_table()
     b, res, diag = outlier_table()
-    text = ["## Grids and shallow trees (issue 4)", "",
+    text = ["## Grids and shallow trees", "",
             "Produced by `benchmarks/repro_grids.py`; mean relative error with floor rho = 0.001 N, "
             f"seeds {SEEDS} averaged (seeded runs, for reproducibility).", "",
             "### (a) Uniform grid: suggested size sqrt(N eps / 10) vs best size by sweeping", "",

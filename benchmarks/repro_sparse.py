@@ -241,7 +241,7 @@ def extra_sections(sweep, dens, dens_sizes, skew, skew_sizes) -> list[str]:
 
 
 def write(flat, dyadic, dy_sizes, flights, trials: int, q: int, extra: list[str]) -> str:
-    parts = ["## Sparse data: compact private summaries (issue 6)", "",
+    parts = ["## Sparse data: compact private summaries", "",
              f"Produced by `benchmarks/repro_sparse.py --trials {trials} --queries {q}`. ICDT'12 section 4 "
              f"synthetic setting: m = 10^6 cells, density {RHO}, non-zero values ~ N({MU}, {SIGMA}) at uniform "
              f"positions, epsilon = {EPS}, summaries of size 10^5; absolute error |estimate - truth| averaged over "

@@ -1,4 +1,4 @@
-"""The layer rule of docs/architecture.md, read from every engine module's imports (issue 12).
+"""The layer rule of docs/architecture.md, read from every engine module's imports.
 
 A module may import its own package and packages of a strictly lower rank; nothing in the engine
 imports streamlit or folium; every sub-package's ``__init__`` says what lives there and what it may

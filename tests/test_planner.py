@@ -1,4 +1,4 @@
-"""pv.plan_epsilon (issue "publishing" 4): the planned standard error is the one 1,000 seeded releases
+"""pv.plan_epsilon: the planned standard error is the one 1,000 seeded releases
 show, within its sampling error, and planning touches no data."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Progress of a build: ``pv.build(..., progress=callback)`` (issue 15.4).
+"""Progress of a build: ``pv.build(..., progress=callback)``.
 
 The callback receives ``(done, total, what)`` after each pass over the data (a tree level, a
 binary median level, a PrivTree depth, a grid level). It is carried in a context variable set by

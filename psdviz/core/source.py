@@ -1,4 +1,4 @@
-"""The one way a method reads data: grouped counts of integer keys on the public grid (issue 17).
+"""The one way a method reads data: grouped counts of integer keys on the public grid.
 
 A method never sees points. Each pass over the data hands the source a *keyer*, a vectorised
 function ``keyer(kx, ky, memo) -> ids`` from the points' grid cells (two int64 arrays, see

@@ -1,4 +1,4 @@
-"""The privacy-accuracy frontier of the accuracy lab (issue 15.5; DPComp's error-against-epsilon view).
+"""The privacy-accuracy frontier of the accuracy lab (DPComp's error-against-epsilon view).
 
 From the lab's tidy results: for each method and query shape, the median relative error at each
 epsilon run, and the smallest epsilon at which it reaches a target error (10 % by default), read by

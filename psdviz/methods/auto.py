@@ -1,4 +1,4 @@
-"""``method="auto"``: the recommended private method, chosen by a rule learned offline (issue 16.2).
+"""``method="auto"``: the recommended private method, chosen by a rule learned offline.
 
 The rule reads epsilon, the public grid, and noisy facts bought with a stated slice of epsilon
 (``FEATURE_FRACTION`` = 2 %, recorded in the ledger), all from one pass that counts a public 256 x 256

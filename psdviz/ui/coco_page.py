@@ -1,4 +1,4 @@
-"""Count-of-counts page (issue 8) over :func:`psdviz.coco.publish` (Kuo et al., VLDB 2018).
+"""Count-of-counts page over :func:`psdviz.coco.publish` (Kuo et al., VLDB 2018).
 
 Data: the bundled flights sample (services grouped under USA > state > airport) or an uploaded
 table of records (pick the group columns, an optional record column, the location (leaf) column,

@@ -1,4 +1,4 @@
-"""Compare page (issue 8): the accuracy lab over :mod:`psdviz.lab.compare`.
+"""Compare page: the accuracy lab over :mod:`psdviz.lab.compare`.
 
 Pick methods and epsilons (or a paper preset), a workload and a number of trials, press Run. Each
 (method, epsilon) cell is a cached engine call (``st.cache_data`` keyed by the data fingerprint and

@@ -35,7 +35,7 @@ class Dataset:
     domain_source: str
     n_nonnumeric: int
     fingerprint: str
-    user: np.ndarray | None = None          # one id per row: user-level privacy (issue 14.3)
+    user: np.ndarray | None = None          # one id per row: user-level privacy
     max_points_per_user: int | None = None
 
     @property

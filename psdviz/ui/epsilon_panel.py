@@ -1,4 +1,4 @@
-"""The "What epsilon do I need?" panel beside the query (issue 14.4), on ``pv.plan_epsilon``.
+"""The "What epsilon do I need?" panel beside the query, on ``pv.plan_epsilon``.
 
 For the drawn rectangle, a target (a share of the query's expected count, or an absolute count) and
 a public N the user types (never prefilled: N is private unless declared), the panel shows the

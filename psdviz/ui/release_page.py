@@ -1,4 +1,4 @@
-"""Open a release: what a data consumer sees, from a release file alone (issue 14.5).
+"""Open a release: what a data consumer sees, from a release file alone.
 
 No raw data is involved: the page loads a file written by ``release.save`` (or the Map page's
 "Release file" download), draws its cells, and answers clicked cells and drawn rectangles with the

@@ -1,4 +1,4 @@
-"""Sparse page (issue 8) over :func:`psdviz.sparse.summarize` (Cormode et al., ICDT 2012).
+"""Sparse page over :func:`psdviz.sparse.summarize` (Cormode et al., ICDT 2012).
 
 Tables: points (the map page's data, or a bundled sample) counted on a fine grid (the default: its
 dense spots stand out from the noise), the flights sample as tail number x scheduled service

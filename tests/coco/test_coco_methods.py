@@ -215,7 +215,7 @@ def test_publish_bad_input():
 
 
 def test_tied_children_are_interleaved_not_matched_in_child_order():
-    """Issue "privacy and robustness" 9: two children with the same estimated sizes share a parent
+    """Two children with the same estimated sizes share a parent
     whose values spread out; the old stable sort gave child 1 the parent's 4 smallest values
     (mean 1.5 vs 5.5). Proportional interleaving gives them alternately (means 3 and 4)."""
     parent = np.zeros(8, np.int64)

@@ -129,7 +129,7 @@ def test_flights_sample_table():
 
 
 def test_declared_group_list_makes_g_and_hierarchy_public_inputs():
-    """Issue "privacy and robustness" 1: removing the only record of a group must not change the
+    """Removing the only record of a group must not change the
     released structure. With a declared group list the group stays (size 0) and G is unchanged; without
     one, the release is labelled as not private."""
     h = coco.Hierarchy.from_paths([("NY", "JFK"), ("NY", "LGA"), ("FL", "MIA"), ("FL", "TPA")], root="USA")

@@ -1,4 +1,4 @@
-"""Domain and input validation (issue 2, item 3): each error names the parameter and its limit."""
+"""Domain and input validation: each error names the parameter and its limit."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,4 @@
-"""Geometric sampler precision (issue "privacy and robustness" 4): p = 1 - a must keep every bit for
+"""Geometric sampler precision: p = 1 - a must keep every bit for
 tiny epsilon, where 1 - exp(-eps) rounds to a multiple of 2^-53 and overstates epsilon (1.42x at
 1.6e-16)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Build progress (issue 15.4): passes reported through pv.build's callback, and the app's bar."""
+"""Build progress: passes reported through pv.build's callback, and the app's bar."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The DPBench protocol in the lab (issue 16.4): histogram points, the fixed queries, exact truth, the preset."""
+"""The DPBench protocol in the lab: histogram points, the fixed queries, exact truth, the preset."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""The privacy-accuracy frontier (issue 15.5): interpolated epsilon at a target error and its reading."""
+"""The privacy-accuracy frontier: interpolated epsilon at a target error and its reading."""
 from __future__ import annotations
 
 import math

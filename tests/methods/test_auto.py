@@ -1,4 +1,4 @@
-"""method="auto" (issue 16.2): three noisy facts, a rule table, the rest of epsilon to the chosen method."""
+"""method="auto": three noisy facts, a rule table, the rest of epsilon to the chosen method."""
 import numpy as np
 import pytest
 

@@ -197,7 +197,7 @@ def test_split_index_batching_does_not_change_answers(monkeypatch):
 
 
 def test_unspent_rounds_are_explained_in_the_release():
-    """Issue "privacy and robustness" 8: with a small N the 32-point rule leaves planned rounds unspent
+    """With a small N the 32-point rule leaves planned rounds unspent
     (ledger total 0.42 of 0.5); the release says how much and why, and never claims more than spent."""
     rel = pv.build(np.random.default_rng(0).random((100, 2)), pv.Domain(0, 0, 1, 1), "htree", 0.5, seed=1,
                    n_public=5000)

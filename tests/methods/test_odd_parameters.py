@@ -1,4 +1,4 @@
-"""The audit of odd parameters (issues "public grid" 4 and "privacy and robustness" 6): every
+"""The audit of odd parameters: every
 parameter of every method, fed values of the wrong type or out of range, either builds or raises a
 ValueError that names the parameter (or the memory cap), before any work starts; Python and numpy
 numbers are accepted alike."""

@@ -1,4 +1,4 @@
-"""Quadtree defaults (issue 16.1): quad-opt with the height chosen from N and epsilon."""
+"""Quadtree defaults: quad-opt with the height chosen from N and epsilon."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Errors that depend on the data (issue "privacy and robustness" 2): an input with no point inside
+"""Errors that depend on the data: an input with no point inside
 the domain must release (pure noise) exactly like an input with one point inside, for every method;
 otherwise the error itself reveals whether the point is there."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The public grid (issue "floating-point side channel"): proof by test.
+"""The public grid: proof by test.
 
 (a) Every released rectangle coordinate of every method is a grid position, exactly.
 (b) An empirical DP audit that can fail: a tiny dataset D and D' = D plus one adversarial point placed

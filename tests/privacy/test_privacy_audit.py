@@ -86,7 +86,7 @@ def test_report_input_handling_states_rules_not_whether_rows_were_dropped():
 
 
 def test_report_holds_no_input_counts_and_audit_holds_them():
-    """Issue "publishing" 2: report() is publishable as is; the exact counts live in audit() only."""
+    """Report() is publishable as is; the exact counts live in audit() only."""
     import json
 
     import psdviz as pv

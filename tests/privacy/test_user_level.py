@@ -1,4 +1,4 @@
-"""User-level privacy (issue 14.3): contribution bounding, user-level ledgers on every method, and a
+"""User-level privacy: contribution bounding, user-level ledgers on every method, and a
 ratio audit of neighbouring datasets that differ by one whole user."""
 from __future__ import annotations
 

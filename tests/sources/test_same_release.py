@@ -1,4 +1,4 @@
-"""Issue 17 point 3: the same seed gives the same release from an array, from Parquet and CSV files
+"""The same seed gives the same release from an array, from Parquet and CSV files
 read by DuckDB, and from a Dask DataFrame on a two-worker dask.distributed cluster, for every method.
 
 The data have a NaN row, a row outside the domain, a clipped variant and duplicate points, and the

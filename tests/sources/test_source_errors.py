@@ -1,4 +1,4 @@
-"""Bad file and frame inputs give a ValueError that names the column, the file or the limit (issue 17)."""
+"""Bad file and frame inputs give a ValueError that names the column, the file or the limit."""
 from __future__ import annotations
 
 import numpy as np

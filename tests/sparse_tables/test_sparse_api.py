@@ -170,7 +170,7 @@ def test_empty_table_runs(method, dyadic):
 
 @pytest.mark.parametrize("method", ["priority", "filter-priority"])
 def test_dense_tables_never_fail_after_spending(method):
-    """Issue "privacy and robustness" 3: on a dense 100-cell table the noisy n often rounds outside
+    """On a dense 100-cell table the noisy n often rounds outside
     [1, m - 1]; it used to raise after the statistics budget was spent (97 of 200 calls). Now the size
     is clamped: every call releases, with at most m - 1 entries."""
     t = make_table(np.arange(100), np.full(100, 5), 100)

@@ -1,4 +1,4 @@
-"""The real sparse table of issue 6: flights sample, tail number x scheduled service."""
+"""The real sparse table: flights sample, tail number x scheduled service."""
 import numpy as np
 import pandas as pd
 import pytest

@@ -1,4 +1,4 @@
-"""The "Open a release" page in a real browser (issue 14.5): a release file saved by the engine is
+"""The "Open a release" page in a real browser: a release file saved by the engine is
 uploaded through the page's file uploader, drawn, and a drawn rectangle is answered with its error
 bar, as a data consumer would see it (no raw data). A file that is not a release gives an st.error."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Uploads through the real file uploader (issue 15.6), in a real browser: good CSV, GeoJSON and Parquet
+"""Uploads through the real file uploader, in a real browser: good CSV, GeoJSON and Parquet
 files on the Map page, and CSV / Parquet tables on the Count-of-counts and Sparse pages, are accepted;
 bad files (empty, text in the coordinate columns, latitudes of 200, binary garbage named .csv,
 polygons instead of points) each give an st.error saying what to fix, and the app keeps running

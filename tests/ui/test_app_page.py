@@ -165,7 +165,7 @@ def test_upload_readers_refuse_bad_files_without_touching_input():
 
 
 def test_resolution_control_rebuilds_on_the_chosen_grid():
-    """Issue "public grid": the map page states the resolution, and the control changes the release's grid."""
+    """The map page states the resolution, and the control changes the release's grid."""
     at = _app(height=4)
     assert any("Public grid: resolution 20" in c.value for c in at.caption)
     at.number_input(key="resolution").set_value(3).run()

@@ -278,7 +278,7 @@ def test_lab_pages_default_to_fresh_randomness_kept_until_new_noise(script, pref
 
 
 def test_declaring_n_public_asks_for_a_typed_value_and_says_it_publishes_n():
-    """Issue "app" 3: nothing pre-fills the exact (private) row count; the user types N."""
+    """Nothing pre-fills the exact (private) row count; the user types N."""
     at = _app("ug")
     at.checkbox(key="p_ug_n_public_on").check().run()
     assert at.number_input(key="p_ug_n_public").value is None          # empty, not the row count

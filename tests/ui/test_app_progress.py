@@ -1,4 +1,4 @@
-"""The map page's build progress bar (issue 15.4) when it shows (forced here with a zero delay): a build
+"""The map page's build progress bar when it shows (forced here with a zero delay): a build
 and a rerun served from the release cache both run without error (Streamlit forbids cached functions
 to write to outside elements, so builds are cached outside st.cache)."""
 from streamlit.testing.v1 import AppTest

@@ -1,4 +1,4 @@
-"""Loaders (issue "privacy and robustness" 7): each case below was accepted wrongly or refused before."""
+"""Loaders: each case below was accepted wrongly or refused before."""
 from __future__ import annotations
 
 import io

@@ -1,4 +1,4 @@
-"""AppTest of the Count-of-counts page (issue 8); the map component is replaced by a stub that
+"""AppTest of the Count-of-counts page; the map component is replaced by a stub that
 returns whatever click the test puts in session state."""
 import json
 

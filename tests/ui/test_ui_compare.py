@@ -1,4 +1,4 @@
-"""AppTest of the Compare page (issue 8): widgets in, charts, tables and exports out."""
+"""AppTest of the Compare page: widgets in, charts, tables and exports out."""
 import json
 
 import numpy as np

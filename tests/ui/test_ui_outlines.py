@@ -1,4 +1,4 @@
-"""Reference outlines on the maps (issues 7/8): country borders above the cells on the map page
+"""Reference outlines on the maps: country borders above the cells on the map page
 (non-interactive, lon/lat domains only, on by default with a toggle) and US states as clickable
 regions on the count-of-counts page; both vanish quietly when the fetched files are missing."""
 import numpy as np

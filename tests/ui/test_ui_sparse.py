@@ -1,4 +1,4 @@
-"""AppTest of the Sparse page (issue 8) and its query/heatmap helpers against slow versions."""
+"""AppTest of the Sparse page and its query/heatmap helpers against slow versions."""
 import json
 
 import numpy as np

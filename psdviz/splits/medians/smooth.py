@@ -9,7 +9,7 @@ xi = epsilon / (4 (1 + ln(2/delta))):
 
 and SS = x_m + (2 sigma / epsilon) * noise, clipped to [lo, hi] (post-processing).
 
-On the public grid (issue "public grid"): keys, lo and hi are integer grid positions, sigma is in grid
+On the public grid: keys, lo and hi are integer grid positions, sigma is in grid
 steps, and the noise is two-sided geometric (discrete Laplace) with scale 2 sigma / epsilon, so the
 output is a grid position. Why this keeps Definition 4's guarantee: the smooth-sensitivity argument
 needs the noise to "slide" (shift by the median's change, here an integer number of steps) and to
