@@ -1,56 +1,19 @@
 """Adaptive grid AG (Qardaji, Yang, Li, ICDE 2013; slides "Adaptive Grid").
 
-1. Level 1: an m1 x m1 grid, m1 = max(10, floor(sqrt(N eps / c) / 4)), c = 10, counts noisy with
-   alpha * eps (alpha = 0.5).
-2. Level 2: each level-1 cell with noisy count N' becomes its own m2 x m2 grid, m2 the integer nearest
-   (in the error model's sense, "Rounding" below) to sqrt(N' (1 - alpha) eps / c2), c2 = c / 2 = 5, and
-   m2 = 1 when N' <= 0; counts noisy with (1 - alpha) eps. m2 depends only on a released noisy count
-   (post-processing), capped so that no sub-cell is narrower than one step of the public grid (all edges
-   are grid positions).
-3. Constrained inference: the cell's own count v and the sum of its m2^2 sub-cells are combined by
-   inverse-variance weighting, and the difference is spread evenly over the sub-cells. This is the
-   exact weighted least-squares estimate of the tree (``tree_gls.py``), tested against a dense solve.
+Rule: a level-1 m1 x m1 grid, m1 = max(10, floor(sqrt(N eps / c) / 4)), c = 10, counted with alpha
+eps (alpha = 0.5); each level-1 cell with noisy count N' becomes its own m2 x m2 grid, m2 the
+integer minimiser of the error model whose real minimiser is sqrt(N' (1 - alpha) eps / c2), c2 = 5
+(:func:`integer_optimum`; m2 = 1 when N' <= 0), counted with (1 - alpha) eps; then the weighted
+least-squares estimate of the two-level tree (``tree_gls.py``). Every edge is a position of the
+public grid (near-equal cells of whole steps, :func:`whole_step_parts`). "eps" in both formulas is the
+budget left for the counts after a possible N estimate, which then also measures the root.
 
-Cells of whole grid steps: every edge is a position of the public grid, and when a cell spans only a
-few steps an m x m split mixes widths (79 cells on 256 steps: 3- and 4-step cells) that no sub-grid
-divides evenly, so points are spread over partial steps. We read the sizes as DPBench's AG means them
-(dpcomp_core's width int(n / m - 1) + 1, a ceiling in intent; Python evaluates it to floor(n / m),
-measured in docs/accuracy-notes.md): m1 and each m2 become ``whole_step_parts(m, width)`` =
-ceil(width / ceil(width / m)) near-equal cells (79 -> 64 cells of 4 steps; unchanged when cells span
-many steps, e.g. at the default resolution 16), and m2 is capped by its own cell's narrower side.
-Evidence (benchmarks/bench_dpbench.py protocol, resolution 8, 5 runs, MRE at epsilon 0.1 / 1):
-BJ-CABS-E 0.0117 / 0.0094 -> 0.0100 / 0.0031, GOWALLA 0.0114 / 0.0130 -> 0.0086 / 0.0020, SF-CABS-S
-0.145 / 0.039 -> 0.083 / 0.035, STROKE 0.417 / 0.104 -> 0.368 / 0.097, synthetic1M 0.0107 / 0.0031 ->
-0.0106 / 0.0023; ADULT-2D 1.92 / 0.278 -> 1.91 / 0.352 (m1 = 10 there: only the m2 rounding acts).
+Privacy: the two levels are disjoint cell sets each costing its share once along a path; m2 reads
+only a released noisy count (post-processing), and a cell with m2 = 1 still measures its one
+sub-cell, so every root-to-leaf path costs epsilon. Passes over the data: two.
 
-Rounding (session 13). The slides write m1 = max(10, 1/4 ceil(sqrt(N eps/c))) and m2 = ceil(sqrt(N'
-(1 - alpha) eps / c2)); both public implementations (dpcomp_core AG, ektelo AGrid) compute both sizes as
-int(x - 1) + 1, which is floor(x) for x >= 1. The three readings differ by one cell per axis, and at
-level 2 that decides whether a cell of about c2 / eps2 points is split 2 x 2 at all. We read:
-- m2: sqrt(N' eps2 / c2) is the real minimiser of the error model a m + b / m the sizes come from
-  (UG's noise plus non-uniformity error, ``methods/ug.py``), so m2 is that model's integer minimiser:
-  floor(m*) or floor(m*) + 1, the latter when m*^2 > floor(m*) (floor(m*) + 1) (:func:`integer_optimum`;
-  a cell is split 2 x 2 from m* > sqrt 2, not from m* > 1 as with ceil, nor m* >= 2 as with floor).
-- m1: a quarter of the single-level optimum is a heuristic with no model to round by; we take the
-  public implementations' floor.
-Evidence (session 13, docs/accuracy-notes.md): on the synthetic families of bench_auto_rule (13
-families, N 3k-300k, both epsilons, 10 runs, 112 cells) against the slides' ceil/ceil, the geometric
-mean error ratio is 0.989 for a floor m1 alone, 1.012 for this reading, 1.100 for the implementations'
-floor/floor; on the DPBench protocol (20 runs, MRE at epsilon 0.1 / 1) ceil/ceil -> this reading:
-synthetic1M 0.0102 / 0.0023 -> 0.0093 / 0.0020, SF-CABS-S 0.104 / 0.033 -> 0.101 / 0.031, STROKE 0.346 /
-0.0985 -> 0.368 / 0.0927, ADULT-2D 1.94 / 0.344 -> 2.05 / 0.333.
-
-Readings: the 1/4 in m1 applies to the square root before rounding, so m1 is an integer. "eps" in
-both formulas is the budget left for the counts after a possible N estimate (as in ``methods/ug.py``), since that is the noise being balanced.
-A level-1 cell with m2 = 1 still gets its one sub-cell measured, so every root-to-leaf path costs
-the same. The tree: the root (depth 0), measured by the noisy N when N was estimated (its count_eps is
-the N slice; :func:`psdviz.core.population.root_measurement`), m1^2 level-1 cells (depth 1, row-major)
-and, cell by cell, their sub-cells (depth 2, row-major inside the cell). Entering the noisy N in the
-GLS (session 9) instead of using it only for m1, same noise draws, 5 runs, MRE at epsilon 0.1 / 1:
-BJ-CABS-E 0.0100 / 0.0031 -> 0.0096 / 0.0028, GOWALLA 0.0086 / 0.0020 -> 0.0084 / 0.0017, SF-CABS-S
-0.0833 / 0.0353 -> 0.0847 / 0.0323, STROKE 0.368 / 0.097 -> 0.353 / 0.097, ADULT-2D 1.91 / 0.352 -> 1.87 /
-0.325, synthetic1M 0.0106 / 0.0023 -> 0.0106 / 0.0023.
-Passes over the data (:mod:`psdviz.core.source`): two, the level-1 cells, then every point's sub-cell.
+The readings of the sizes' rounding and of the cell layout, with their measurements, are in
+docs/decisions/ag-sizes.md.
 """
 from __future__ import annotations
 

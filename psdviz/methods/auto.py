@@ -1,73 +1,21 @@
-"""``method="auto"``: the recommended private method, chosen by a rule learned offline.
+"""``method="auto"``: the recommended private method, chosen from public facts and three noisy ones.
 
-The rule reads epsilon, the public grid, and noisy facts bought with a stated slice of epsilon
-(``FEATURE_FRACTION`` = 2 %, recorded in the ledger), all from one pass that counts a public 256 x 256
-grid (coarser if the resolution is coarser): N (public if the user declares it, else a noisy count with
-half the slice); *spread*, the noisy number of occupied cells divided by the number a uniform spread of
-N points would occupy, C (1 - exp(-N / C)); and *corner share*, a lower bound of the share of N in the
-fullest of the four corner cells of the release's own grid (one position each at its resolution, the
-data's declared precision: both coordinates at an extreme, where zero-inflated pairs put their atom; the
-same pass counts them): (noisy count - 3 / eps_cell) / N, three noise scales below the noisy value, so
-that noise alone rarely claims an atom. The two cell facts get half of the rest each. Session 12 read the
-corners of the 256 x 256 grid instead; that is the same at resolution 8 (every DPBench and lab figure
-below) but at finer resolutions it also fired on a dense cluster hugging a corner of a wide public
-domain (benchmarks/repro_grids.py's 100x outlier setting: hybrid+NNLS 0.707 / 0.384 against PrivTree's
-0.055 / 0.013), which is not an atom (session 13).
-Each has sensitivity 1 (one point changes N, the occupied count and the largest corner count by at most
-1), geometric noise. The choice depends only on these released values, so it is post-processing; the
-chosen method gets the rest of epsilon and, when it needs N (AG, the hybrid tree), reuses the noisy N
-instead of buying its own. A row may also ask for non-negative least squares over the chosen method's
-released counts (``Rule.nonnegative``; :mod:`psdviz.publish.nonnegative`, post-processing).
+Rule (``RULES``, first match wins): a corner cell holding at least 0.2 of N -> the hybrid kd-tree with
+non-negative least squares; spread >= 0.6 and N eps >= 10^4 -> AG; anything else -> PrivTree.
+The facts come from one pass over a public 256 x 256 grid (coarser if the resolution is coarser):
+N (public if declared, else a noisy count), *spread* (noisy occupied cells over the number a uniform
+spread of N points would occupy, C (1 - exp(-N / C))) and *corner share* (a lower bound, three noise
+scales below the noisy value, of the share of N in the fullest of the four corner cells of the
+release's own grid).
 
-Evidence (``benchmarks/bench_dpbench.py`` protocol: resolution 8, the 200 DPBench queries, MRE):
+Privacy: the facts cost ``FEATURE_FRACTION`` (2 %) of epsilon, geometric noise with sensitivity 1
+each, recorded as three ledger lines "auto feature: ..."; the choice reads only those released values
+(post-processing); the chosen method gets the rest of epsilon and reuses the noisy N when it needs
+one. The release keeps method = "auto" with ``params["chosen"]``, ``params["nonnegative"]`` and the
+facts. Passes over the data: one for the facts, then those of the chosen method.
 
-* PrivTree is the minimax choice without features: psdviz's best method in 8 of the 12 DPBench cells
-  (BJ-CABS-E, SF-CABS-S, GOWALLA, STROKE at both epsilons) and within 1.45x of AG on the synthetic set;
-  only ADULT-2D, the file with an atom, has a far better method.
-* The hybrid kd-tree with NNLS for an atom in a corner. ``benchmarks/bench_auto_rule.py``'s
-  zero-inflated families (an atom cell holding 30-87 % of N, lines through it, with or without a
-  uniform rest; the atom in the corner or inside) show where an atom sits decides the method: with the
-  atom in a corner (both attributes at their minimum, where zero-inflated pairs of non-negative values
-  put it) hybrid+NNLS is best of the five candidates in 17 of the 32 cells and beats kd-privtree in 20
-  (median ratio 0.82), PrivTree in 28 (0.30), the kd-tree in 23 (0.66); its largest wins are on pure
-  axes (no point off the lines, as in ADULT-2D: 0.08-0.67x kd-privtree, median 0.21, at N eps >= 3,000). With the atom inside, PrivTree
-  beats kd-privtree in 23 of the 24 cells, so those go to the last row (the previous row, "largest cell
-  >= 0.2 N -> kd-privtree", owed its wins to corner atoms and is gone). Every other set has no corner
-  cell above 0.01 of N (mixtures at most 0.003, the other DPBench files 0, interior atoms 0), the corner
-  families at least 0.30; 0.2 sits in that gap. On ADULT-2D (corner share 0.87) auto had 1.00 / 0.018 with
-  kd-privtree and has 0.137 / 0.0080 with hybrid+NNLS (10 runs; median 0.013 at 0.1, one run in ten at
-  1.1: a chain of falsely split empty nodes in the interior, see docs/accuracy-notes.md).
-* AG beats PrivTree on spread data: the row "spread >= 0.6 and N eps >= 10^4" holds 10 lab cells, AG
-  best in 8 and ahead of PrivTree in 9 (median 0.81; session 13's AG sizes). The DPBench files sit far from the threshold:
-  BJ-CABS-E 0.19, STROKE 0.15, GOWALLA 0.05, SF-CABS-S 0.03, ADULT-2D 0.004 (PrivTree's files) against
-  synthetic1M 0.78 (AG's: PrivTree 1.24x / 1.45x behind). 0.6 is the middle of the gap between the
-  families' classes, not a value fitted to one file; N eps >= 10^4 keeps small, noisy releases on
-  PrivTree, where the two tie and the feature's noise is a sizeable share of the count.
-* Rows of the rule on the exact facts (``benchmarks/bench_auto_rule.py``, 10 runs, N = 3k, 10k, 30k,
-  300k, both epsilons; docs/reproduction/auto_rule.md):
-
-  ======================================  =====  ==============================================  ===========
-  rule row                                cells  row's method against the others (median ratio)  auto / best
-  ======================================  =====  ==============================================  ===========
-  a corner cell >= 0.2 N: hybrid+NNLS     32     PrivTree 0.30, AG 0.25, kd-tree 0.66,            median 1.34
-                                                 kd-privtree 0.82
-  spread >= 0.6 and N eps >= 10^4: AG     10     PrivTree 0.81 (AG ahead in 9)                   median 1.03
-  any other data: PrivTree                70     AG 0.89, kd-tree 0.47, kd-privtree 0.54         median 1.06
-  ======================================  =====  ==============================================  ===========
-
-  (auto / best is high in the corner row where the noisy lower bound misses the corner, N eps = 300-1,000:
-  the bound is the share less 600 / (N eps), so auto keeps PrivTree there, up to 41x behind hybrid+NNLS
-  on a pure-axes corner at N eps = 1,000.)
-* With the rule (bench_dpbench, 10 runs; docs/reproduction/dpbench.md), auto against the best peer:
-  BJ-CABS-E 0.86x at 0.1, SF-CABS-S 0.56x / 0.42x, STROKE 0.96x / 0.96x, synthetic1M 1.03x / 0.80x,
-  ADULT-2D 0.77x / 0.05x (was 5.6x / 0.12x with kd-privtree).
-* Cost of the slice: PrivTree with 98 % of epsilon is about 2 % worse where it is chosen; AG, with N
-  already bought, spends 98 % on its counts instead of its default 95 %.
-
-The release records the facts, the rule that fired, and what they cost (three ledger lines "auto
-feature: ..."), and keeps method = "auto"; ``params["chosen"]`` names the method and
-``params["nonnegative"]`` says whether NNLS was applied. Passes over the data: one for the facts, then
-those of the chosen method. A rule is one row of ``RULES``, read top to bottom, first match wins.
+The evidence for each row and threshold (synthetic families, DPBench cells) is in
+docs/decisions/auto-rule.md.
 """
 from __future__ import annotations
 

@@ -1,42 +1,20 @@
-"""Pruning during the build: a node whose noisy count is small is not split, and its count is measured
-again with the count budget of the levels below it (ICDE'12 section 7, as the authors' prototype
-applies it).
+"""Pruning during the build (ICDE'12 section 7, as the authors' prototype applies it): a node whose
+noisy count is at most max(m, one noise sd of that count) is not split, and is measured again with
+the count budget of the levels below it; the second count replaces the first.
 
-Section 7 states the rule ("stop if the noisy count estimated for a node is less than a threshold
-m") and the paper applies it after post-processing on the complete tree (``inference/prune.py``). The
-authors' code (KTree.buildIndex / testLeaf, ported by Hien To) applies it while building, and gives a
-node that stops at depth d the count budget of depths d+1..h for a second count; that is what makes
-its kd-standard accurate on very sparse data (ADULT-2D at epsilon 0.1: 0.97 against 4.9 with pruning
-after OLS). The prototype also stops at nodes with *no* points, an exact test that is not private; here
-the decision reads only the noisy count of the node's own level, so it is post-processing of released
-values and the structure below is never measured.
-
-The threshold is at least one noise standard deviation (``STOP_SDS``; session 11): a node stops when its
-noisy count is <= max(m, sd of that count). Reading of "less than a threshold m": the rule is meant to
-stop nodes with few points, but when the count's noise is wider than m a noisy count above m says little,
-and an *empty* node is split with probability 1/2 exp(-m / b) (Laplace-like noise of scale b): at
-epsilon 0.1 (b = 100-400 per level on the height-8 kd-tree, 50-170 on the hybrid's height 5) that is
-0.27-0.46, so each falsely split empty node has 1.1-1.9 falsely split children and the empty space grows a tree of noisy leaves (ADULT-2D: 600-1,500
-leaves, the kd-tree's whole error there). With max(m, sd) the chance is at most 1/2 exp(-sqrt 2) = 0.12
-per child, under 1/2 per node: the false tree dies out. Where the noise is below m (epsilon 1 on most
-files) the rule is m as before. Measured (benchmarks/bench_dpbench.py protocol, 10 runs, MRE at epsilon 0.1,
-m -> max(m, sd)): kd-tree ADULT-2D 2.39 -> 0.55 (the prototype's kd-standard: 0.97), STROKE 1.07 -> 0.73,
-SF-CABS-S 0.342 -> 0.333, synthetic1M 0.050 -> 0.045, BJ-CABS-E 0.216 -> 0.218, GOWALLA 0.088 -> 0.088;
-hybrid ADULT-2D 0.75 -> 0.30, STROKE 0.544 -> 0.407, SF-CABS-S 0.146 -> 0.087, BJ-CABS-E 0.026 -> 0.019,
-synthetic1M 0.032 -> 0.025, GOWALLA 0.034 -> 0.031; at epsilon 1 every cell within 2 % (the noise is
-below m). Two sds stopped too much (kd-tree ADULT-2D 0.78, STROKE 0.75); m + sd cost the kd-tree on STROKE
-at epsilon 1 (0.222 -> 0.268), where max(m, sd) leaves it unchanged. The decision still reads only the
-released noisy count and its public variance.
+The decision reads only the node's released noisy count and its public variance (post-processing),
+never whether the node holds points. The floor of one noise sd (``STOP_SDS``) stops the false
+splitting of empty nodes when the noise is wider than m.
 
 Privacy: every root-to-leaf path pays its count levels once: a node alive at depth k is measured with
-eps_k; a node stopped at depth d is measured with eps_d, then once with eps_{d+1} + ... + eps_h, which
-costs what the levels below would have (the regions are disjoint from the nodes still alive at those
-depths, so each ledger line "count" at depth k covers both). The medians of a stopped node's subtree
-were drawn before the decision, so they stay in the ledger and in the node's ``pruned_eps``. The second
-count *replaces* the first, as in the prototype: the first was selected for being small (it is biased
-low given the stop; averaging it in gave a bias of tens of points per stopped node at epsilon 0.1 and
-made synthetic1M 16 % worse), the second is unbiased given the stop. The tree is then post-processed
-by the general GLS (``inference/tree_gls.py``; the ICDE'12 OLS needs a complete tree).
+eps_k; a node stopped at depth d is measured with eps_d, then once with eps_{d+1} + ... + eps_h, what
+the levels below would have cost (its region is disjoint from the nodes still alive there, so each
+ledger line "count" at depth k covers both). Medians drawn in a stopped node's subtree stay in the
+ledger and in its ``pruned_eps``. The tree is then post-processed by the general GLS
+(``inference/tree_gls.py``).
+
+Why the second count replaces the first, and the measurements behind the floor: docs/decisions/
+early-stop.md.
 """
 from __future__ import annotations
 

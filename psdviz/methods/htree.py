@@ -1,39 +1,20 @@
 """Private h-tree (private h-tree paper: sections 4.2.2-4.2.5, Algorithms 1-3, variants of section 6).
 
 ht-standard: strips on x by private recursive slicing (``slicing.py``), then cells on y inside each
-strip, both with target m parts:
+strip, both with m parts, m = sqrt(N eps_c / c), c = 3 (Eq. 3), rounded, >= 1. Median budget
+eps_m = 0.4 eps (section 5.1), each slicing round eps_m / (2 ceil(log2 m)) (section 4.2.4); counts by
+the cube-root rule (section 4.2.3): eps_c / (1 + m^(1/3)) for the strips, the rest for the cells;
+post-processing is the exact least-squares estimate (Algorithm 3 read as its text says, "same result
+as OLS"; ``tree_gls.py``). Variants (section 6, ``variant=``): "composite" (a coarse m1 x m1 h-tree with
+a fine m2 x m2 h-tree in each cell) and "hybrid" (uniform m2 x m2 grids inside), m = m1 * m2.
 
-* size m = sqrt(N eps_c / c), c = 3 (Eq. 3, W = N points, eps_c the count budget), rounded, >= 1;
-* median budget eps_m = 0.4 eps (section 5.1), eps_c = the rest; each slicing round costs
-  eps_m / (2 ceil(log2 m)) (section 4.2.4: ceil(log2 m) rounds per dimension);
-* count budget by the cube-root rule (section 4.2.3): eps_c1 = eps_c / (1 + m^(1/3)) for the strips,
-  eps_c2 = eps_c m^(1/3) / (1 + m^(1/3)) for the cells; both levels are noisy;
-* post-processing (Algorithm 3, section 4.2.5): the level-1 count is combined with the sum of its
-  cells by inverse-variance weighting (the 4/5, 1/5 example of section 4.2.5 is exactly that), then
-  the difference is spread evenly over the cells. This is the exact least-squares estimate
-  (``tree_gls.py``); Algorithm 3's listing alone would force the cells to add up to the raw noisy
-  strip count, which contradicts the text's "same result as OLS", so we follow the text.
+Privacy: N is public or a noisy count with ``n_fraction`` of epsilon (the root's split_eps); slicing
+rounds of one level act on disjoint ranges; a node's split_eps is the rounds that shaped its children
+times the round cost; levels compose sequentially to epsilon.
 
-Variants (section 6), ``variant=``:
-* ``"composite"``: a coarse m1 x m1 ht-standard whose cells each hold a fine m2 x m2 ht-standard;
-* ``"hybrid"``: the coarse m1 x m1 ht-standard whose cells each hold an m2 x m2 uniform grid.
-The paper writes "m = m1 + m2"; we read m = m1 * m2 (m1 = ceil(sqrt m), m2 = ceil(m / m1)), the only
-reading consistent with its split counts (composite: 2 log2 m rounds like ht-standard, hybrid:
-log2 m). Their count budgets extend the cube-root rule: a query touching n_1 level-1 nodes touches
-about n_{i+1} = fanout_i n_i nodes one level down (the paper's n2 = m n1), so eps_i is proportional
-to (prod_{j<i} fanout_j)^(1/3), fanout = m1, m1, m2, m2 (composite) or m1, m1, m2^2 (hybrid).
-
-N is the public value or a noisy count with ``n_fraction`` of epsilon; its cost is the root's
-split_eps. A node's split_eps is the slicing rounds that shaped its children times the round cost.
-
-Queries go through ``split_index.SplitIndex`` (all variants: their levels are sorted x/y splits and
-ht-hybrid's leaf grids), which returns exactly the canonical answer of ``query.answer_tree``.
-Performance: the points are sorted once per dimension; each level groups them by node with a stable
-radix sort, and each slicing round is one vectorised exponential mechanism over every gap of every
-live range (exact: no candidate is dropped).
-Passes over the data (:mod:`psdviz.core.source`): one, the occupied grid cells with their counts; the
-levels then run in memory on the points rebuilt from them (memory O(n): for data bigger than memory
-use another method).
+Queries go through ``split_index.SplitIndex``, which returns exactly the canonical answer. Passes over
+the data: one (the occupied grid cells); the levels then run in memory on the points rebuilt from
+them. The readings of the variants' sizes and budgets are in docs/decisions/htree.md.
 """
 from __future__ import annotations
 

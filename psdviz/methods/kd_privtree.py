@@ -1,37 +1,21 @@
 """kd-privtree: PrivTree's stopping rule on a binary tree whose split positions are chosen privately.
 
-PrivTree (Zhang, Xiao, Xie, SIGMOD 2016; :mod:`psdviz.methods.privtree`) splits a node while its
-depth-biased noisy count b(v) + Lap(lambda) exceeds theta, at fixed quadrant midpoints. On data that lie
-on a few lines (tabular pairs such as ADULT-2D's capital gain x capital loss: one atom cell, the rest on
-the row and column through it) the midpoint leaves that hold a line are too small to pass the test yet
-spread their points over empty space, which every empty query then reads. Here a node is cut in two
-where the data's edge is: the position is drawn by the exponential mechanism from a few dyadic grid
-positions, scored by how far the count on one side is from its area's share
-(:mod:`psdviz.splits.imbalance`).
+A node is split while its depth-biased noisy count b(v) + Lap(lambda) exceeds theta (PrivTree, Zhang,
+Xiao, Xie, SIGMOD 2016, :mod:`psdviz.methods.privtree`), and cut where the data's edge is: the position
+is drawn by the exponential mechanism from a few dyadic grid positions, scored by how far the count on
+one side is from its area's share (:mod:`psdviz.splits.imbalance`). Deeper than ``split_levels`` a node
+is cut at the midpoint of its longer side, which reads no data.
 
-Privacy (our composition; the paper's proof carries over): for a fixed output, Pr[tree | D] is the
-product over its nodes of the probability of each node's decision (stop, or split at (axis, s)) given
-the nodes above. Nodes that do not hold the changed point have the same counts and scores under both
-neighbours, so only the point's path matters. (1) The stop / split tests: the paper's bound (its
-Lemma 3.1 and Theorem 3.1) needs only that counts do not grow from parent to child and that one point
-changes each count on its path by at most 1, whatever the split positions; so with lambda = (2 beta -
-1) / ((beta - 1) eps_t) and delta = lambda ln beta the tests cost eps_t for any depth. We take beta = 2
-(a binary tree; the theorem holds for any beta > 1, beta only sets how fast the bias grows). (2) The
-positions: each split node of depth d < ``split_levels`` runs the exponential mechanism with
-eps_s / split_levels (sensitivity 1); nodes of a depth are disjoint, so a path pays at most eps_s.
-Deeper nodes split at the midpoint of their longer side (ties: x), which reads no data. (3) The leaves
-(disjoint) get geometric noise with the rest, eps_c. Total eps_t + eps_s + eps_c = epsilon.
+Privacy: only the changed point's path differs between neighbours. (1) The stop / split tests: the
+paper's bound (Lemma 3.1, Theorem 3.1) needs only that counts do not grow from parent to child and that
+one point changes each count on its path by at most 1, whatever the positions; with beta = 2,
+lambda = (2 beta - 1) / ((beta - 1) eps_t) and delta = lambda ln beta they cost eps_t at any depth.
+(2) Positions: each split node of depth < ``split_levels`` runs the exponential mechanism with
+eps_s / split_levels (sensitivity 1; nodes of a depth are disjoint). (3) The leaves get geometric noise
+with the rest, eps_c. Total eps_t + eps_s + eps_c = epsilon.
 
-Defaults (tree_fraction 0.3, split_fraction 0.3, split_levels 8) from our prototype sweep on the
-zero-inflated family of :func:`psdviz.lab.synthetic.zero_inflated` (4 shapes x N 3k / 30k / 300k x
-epsilon 0.1 / 1, 3 runs against PrivTree): geometric-mean error ratio 0.60 and 19 of 24 cells won, the
-best of 8 settings tried (split_levels 4 / 6 / 8, fractions 0.2-0.4); DPBench results in
-docs/reproduction/dpbench.md. On smooth mixtures it is 1.2-3.7x behind PrivTree (it spends 30 % of the
-budget on positions). ``auto`` sent it data with an atom until session 12; with 10 runs per cell the
-hybrid tree with NNLS beats it on corner atoms and PrivTree on interior ones, so ``auto`` no longer picks
-it (:mod:`psdviz.methods.auto`); it stays a method for users to choose.
-Passes over the data (:mod:`psdviz.core.source`): at depths that draw positions, the counts of (node, x
-key) and of (node, y key) (memory: the number of distinct pairs); below them, the nodes' counts.
+Passes over the data: at depths that draw positions, the counts of (node, x key) and (node, y key);
+below them, the nodes' counts. Defaults and measurements: docs/decisions/kd-privtree.md.
 """
 from __future__ import annotations
 

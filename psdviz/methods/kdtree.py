@@ -1,41 +1,21 @@
 """Private kd-trees flattened to fanout 4 (ICDE'12 sections 3.2, 6, 7, 8).
 
-A kd-tree of ``height`` fanout-4 levels is a binary kd-tree of 2 * height levels whose every
-other level releases no count ("flattening", section 6.2): the root connects to its four
-grandchildren. The splits are private medians (section 6.1) along x, then y, over each node's
-*region*; the tree is complete, so the quadtree's machinery applies unchanged: per-depth count
-budgets (geometric by default, Lemma 3), OLS (section 5) and pruning after post-processing
-(section 7, threshold m = 32 as in section 8) through :func:`finish_complete_tree`.
+A kd-tree of ``height`` fanout-4 levels is a binary kd-tree of 2 * height levels whose every other
+level releases no count ("flattening", section 6.2). Splits are private medians (section 6.1) along
+x, then y, over each node's public region; counts get per-depth budgets (geometric by default,
+Lemma 3). Pruning, default ``pruning="build"``: the section 7 rule applied while building
+(:mod:`psdviz.methods.early_stop`), then GLS; ``pruning="after_ols"`` keeps the paper's text (OLS,
+section 5, then pruning with m = 32).
 
-Pruning, default reading (``pruning="build"``, :mod:`psdviz.methods.early_stop`): the section 7 rule
-applied while building, as the authors' code applies it: a node whose noisy count is <= m is not split
-and gets the count budget of the levels below for one more count; GLS then runs over that tree. Against
-pruning after OLS (benchmarks/bench_dpbench.py protocol, 3 runs, MRE at epsilon 0.1 / 1): STROKE
-1.74 / 0.23 -> 1.07 / 0.22, ADULT-2D 4.08 / 0.132 -> 3.59 / 0.019, SF-CABS-S 0.41 / 0.23 -> 0.42 / 0.21,
-BJ-CABS-E 0.25 / 0.20 -> 0.26 / 0.20, synthetic1M 0.044 / 0.021 -> 0.052 / 0.021 (the one cell it
-costs; still 0.8x the prototype's kd-standard). ``pruning="after_ols"`` keeps the paper's text.
-These figures predate the continuous reading of the medians (:mod:`psdviz.splits.quantile`, session 9),
-which moved the defaults to ADULT-2D 2.39 / 0.0063 and GOWALLA 0.088 / 0.025 (10 runs; docs/reproduction/dpbench.md).
-Since session 11 the stop threshold is at least one noise standard deviation of the node's count
-(``early_stop.STOP_SDS``: empty space no longer grows a tree of noisy leaves at small epsilon): ADULT-2D
-at 0.1 2.39 -> 0.55, STROKE 1.07 -> 0.73 (10 runs; figures in that module).
-The prototype's kd-standard (0.97 on ADULT-2D at 0.1) also stops at nodes holding *no* point, an exact
-test that is not private (Hien To's port, ``Generic.testLeaf``); with that test added to ours, as a
-measurement only (docs/accuracy-notes.md), the same data gives 0.34.
+Privacy (section 6.2): epsilon_count = count_fraction * epsilon (0.7) over the height + 1 count
+levels; epsilon_median = the rest, uniform over the 2 * switch binary median levels. Each binary
+level's medians act on disjoint nodes, so a level costs its epsilon once; along a path medians and
+counts compose sequentially to exactly epsilon. A fanout-4 node's ``split_eps`` is the cost of the two
+medians that produce its children.
 
-Budget (section 6.2): epsilon_count = count_fraction * epsilon (default 0.7, the paper's choice),
-spread over the height + 1 count levels by ``budget``; epsilon_median = the rest, uniform over
-the 2 * switch binary levels that use medians (switch = height for the plain kd-tree; the
-hybrid tree, :mod:`psdviz.methods.hybrid`, splits at midpoints below ``switch``, costing nothing). Each
-binary level's medians are taken on disjoint node sets, so a level costs its epsilon once; along
-a path the medians and counts compose sequentially, for a total of exactly epsilon.
-Each fanout-4 node's ``split_eps`` is the cost of the two medians that produce its children.
-
-kd-noisymean (Inan et al. [12]) is this tree with noisy-mean splits; kd-pure (exact medians,
-exact counts) and kd-true (exact medians, noisy counts) are non-private references.
-Passes over the data (:mod:`psdviz.core.source`): one per binary median level (2 * height), each the
-counts of (node, position on the split axis), then one for the leaf counts; memory is the number of
-distinct (node, position) pairs (the EM median reads them weighted, :mod:`psdviz.splits.quantile`).
+kd-noisymean (Inan et al.) is this tree with noisy-mean splits; kd-pure (exact medians, exact counts)
+and kd-true (exact medians, noisy counts) are non-private references. Passes over the data: one per
+binary median level, then one for the leaf counts. Measurements: docs/decisions/kd-pruning.md.
 """
 from __future__ import annotations
 

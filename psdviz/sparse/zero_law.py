@@ -1,33 +1,19 @@
-"""What happens to a cell whose true count is 0: pass probability and conditional value.
+"""What happens to a cell whose true count is 0: pass probability and conditional value (ICDT'12).
 
-ICDT'12 Remark 1: every zero cell gets the same two-sided geometric noise nu, P(nu = x) =
-(1 - a)/(1 + a) a^|x|, so it enters the summary with one probability p and, given that it did,
-its value has one conditional law. All methods of the paper are instances of one weight
-
-    w(nu) = [pass the filter] * min(|nu| / tau, 1)
-
-- one-sided high-pass filter (section 2.2, Algorithm Filter): nu >= theta, no sampling;
-- two-sided filter (appendix C.1): |nu| >= theta;
-- threshold sampling (section 2.3, appendix C.2): theta = 0, sampling threshold tau;
-- filter + threshold (section 2.4, appendix C.4): |nu| >= theta, then tau.
-
-With v0 = max(theta, 1) (nu = 0 has weight 0 when sampling; the paper requires theta >= 1 for the
-filters) and T = floor(tau), the pass probability is
+Remark 1: every zero cell gets the same two-sided geometric noise nu, so it enters the summary with
+one probability p and, given that, one conditional law. All the paper's methods are one weight
+w(nu) = [pass the filter] * min(|nu| / tau, 1): the one-sided filter (section 2.2: nu >= theta), the
+two-sided filter (C.1: |nu| >= theta), threshold sampling (section 2.3, C.2: theta = 0, tau) and
+filter + threshold (section 2.4, C.4). With v0 = max(theta, 1) and T = floor(tau),
 
     p = c (1 - a)/(1 + a) [ sum_{v=v0..T} (v / tau) a^v + sum_{v >= max(v0, T+1)} a^v ]
 
-with c = 2 for two-sided laws, 1 for the one-sided filter. For integer tau this is exactly the
-paper's p_theta = a^theta / (1 + a) (one-sided), 2 a^theta / (1 + a) (two-sided), p_tau (C.2) and
-p_{theta,tau} (C.4); for a non-integer tau it is the same sum with floor(tau) (the paper's
-derivation assumes an integer tau; our reading sums the exact series). The closed forms of the
-paper are in :func:`paper_p_theta` etc. and the tests check both against brute-force sums.
-
-Values are drawn from the conditional law P(|nu| = v | pass) proportional to min(v/tau, 1) a^v
-(sign uniform for two-sided laws) as a two-part mixture instead of the paper's four-piece CDF
-inversion: the tail part (weight 1) is ``start + geometric``, exactly the CDF
-1 - a^(x - theta + 1) of appendix C.1; the body part (v0 <= v <= T, weight v / tau) is inverted
-from a cumulative table over v. The table is cut where a^(v - v0) < e^-60 (a relative mass below
-1e-24, far below float resolution), and refused (ValueError) if it would exceed TABLE_MAX entries.
+with c = 2 for two-sided laws, 1 for the one-sided filter: for integer tau exactly the paper's
+p_theta, p_tau and p_{theta,tau} (closed forms in :func:`paper_p_theta` etc.; a non-integer tau sums
+the exact series). Values follow P(|nu| = v | pass) proportional to min(v / tau, 1) a^v (sign uniform
+when two-sided), drawn as a mixture: the tail (weight 1) is ``start + geometric``, the CDF of C.1;
+the body (v0 <= v <= T) is inverted from a cumulative table cut where a^(v - v0) < e^-60 and refused
+beyond TABLE_MAX entries. Privacy: this samples the same law as noising every zero cell (Remark 1).
 """
 from __future__ import annotations
 

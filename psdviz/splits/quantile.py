@@ -1,56 +1,23 @@
-"""Private quantiles on the public grid, for many nodes at once: the one split operator behind the
+"""Private quantiles on the public grid, for many nodes at once: the split operator behind the
 exponential-mechanism medians (ICDE'12 section 6.1, Definition 5) and the h-tree's recursive slicing
 (private h-tree paper, Algorithm 1).
 
-A node owns the integer positions lo..hi of the public grid (its region, never the data's extent)
-and holds integer keys in [lo, hi) (points quantised to grid cells: key k is the cell [k, k + 1)). A
-split at position j sends keys < j left, so its rank is #{keys < j}. The candidates are the interior
-positions p0..p1 = lo + 1 .. hi - 1, so that neither part is narrower than one grid step (the data's
-precision); a region one step wide (or empty) has no interior and keeps lo..hi.
+A node owns the integer positions lo..hi of the public grid and holds integer keys in [lo, hi); a split
+at j sends keys < j left. Candidates are the interior positions lo + 1 .. hi - 1 (no part narrower
+than one step). Reading of Definition 5: a cell's w points are spread evenly across it, so the rank
+r(x) = R + w (x - k) on cell [k, k + 1) is piecewise linear; x is drawn on [p0 - 1/2, p1 + 1/2) with
+density proportional to exp(-a |r(x) - f n|) and the released split is the nearest candidate
+(post-processing).
 
-Reading of Definition 5 (chosen in session 9, issue 16). The paper's mechanism draws a *continuous*
-split x with density proportional to exp(-epsilon |rank(x) - f n| / 2). On the grid the order of the
-points inside one cell is lost, so we read a cell's w points as spread evenly across it (the placement
-the DPBench protocol itself uses): the rank is r(x) = R + w (x - k) on cell [k, k + 1), R the weight of
-the keys below k, a piecewise-linear function. x is drawn on [p0 - 1/2, p1 + 1/2) with that density and
-the released split is the grid position nearest to x (post-processing; the output set is the
-candidates, whatever the data). Sensitivity: one point added in cell k moves r(x) by 0 below the cell,
-by x - k in [0, 1) inside it and by 1 above it, and the target f n by f, in the same direction, so
-|r(x) - f n| moves by at most max(f, 1 - f) <= 1 (1/2 for the median): the density ratio is within
-e^epsilon pointwise, hence also for the mass of every output position.
+Privacy: one point moves |r(x) - f n| by at most max(f, 1 - f) (1/2 for the median) at every x, so
+a = epsilon / (2 max(f, 1 - f)) makes the density ratio at most e^epsilon pointwise, hence for every
+output's mass. ``sensitivity=1`` gives Definition 5's constant (used to reproduce Figure 4).
 
-Calibration (session 11): the exponential mechanism's weights are exp(epsilon u / (2 Delta u)) for a score
-u of sensitivity Delta u; with Delta u = max(f, 1 - f) (above) that is a = epsilon / (2 max(f, 1 - f)) in
-exp(-a |r(x) - f n|): epsilon for the median, where Definition 5's e^{-epsilon/2 |.|} assumed Delta u = 1
-and so spends half of what it is charged. ``sensitivity`` (default: the largest max(f, 1 - f) of the
-call's segments) may be set higher; 1 gives the paper's constant (``benchmarks/repro_kd.py`` uses it to
-reproduce Figure 4 as published). The tight constant is what isolates a line of points beside a long
-empty stretch at small epsilon: ADULT-2D's node [1, 256) x [0, 256) (2,706 points, all in row 0) at the
-hybrid's 0.014 per median puts its y split at 1 with probability 0.76 with the paper's constant (0.23 on
-positions >= 10, which spread the row over a tall leaf) and 1.000 with this one. Measured (bench_dpbench
-protocol, 10 runs, MRE at epsilon 0.1): hybrid ADULT-2D 0.30 -> 0.11 (NNLS 0.29 -> 0.08), STROKE
-0.41 -> 0.42, SF-CABS-S unchanged; kd-tree ADULT-2D 0.55 -> 0.45, SF-CABS-S 0.33 -> 0.37, STROKE
-0.73 -> 0.72 (figures of every file in docs/reproduction/dpbench.md).
-
-Why not the earlier reading (the same density with r constant between keys, i.e. the whole jump of a
-cell at its edges): a cell holding most of the points then makes every position on one side of it
-score alike, and the split lands anywhere (ADULT-2D's cell (0, 0) holds 87 % of its rows: the kd-tree's
-first x split fell uniformly over 1..255). Read continuously, the median lies inside that cell and the
-nearest position isolates it. Measured on the DPBench protocol (``benchmarks/bench_dpbench.py``, the
-same 5 seeds, kd-tree MRE at epsilon 0.1 / 1, grid reading -> this one): ADULT-2D 3.98 / 0.050 -> 2.34 /
-0.0060, GOWALLA 0.123 / 0.067 -> 0.086 / 0.023, SF-CABS-S 0.40 / 0.24 -> 0.29 / 0.33, BJ-CABS-E 0.24 /
-0.20 -> 0.21 / 0.19, synthetic1M 0.053 / 0.020 -> 0.049 / 0.021, STROKE 1.11 / 0.24 -> 1.15 / 0.23; cells
-that moved the wrong way were within the noise of 15 further seeds (docs/accuracy-notes.md, with the
-hybrid, Hilbert and h-tree rows).
-
-Sampling, in half steps: half step h covers [h/2, (h + 1)/2) and rounds to position (h + 1) // 2, so
-position j owns the half steps 2j - 1 and 2j. Per node the items are: the runs of half steps in empty
-cells between consecutive keys (constant rank, one group each, as many half steps as they span) and
-the two halves of every occupied cell, whose mass is the closed-form integral of the density over
-the half (:func:`half_cell_log_mass`). The draw has two stages, which is the same law: a block per node,
-either a key (its run before, its two halves: their masses summed) or the run after the last key, by
-Gumbel-max in log space (:mod:`psdviz.core.expmech`); then one item of the chosen key in proportion to
-its mass; then a uniform half step inside the item.
+Sampling, in half steps (position j owns half steps 2j - 1 and 2j): per node, runs of half steps in
+empty cells and the two halves of each occupied cell (closed-form masses,
+:func:`half_cell_log_mass`); a block by Gumbel-max in log space (:mod:`psdviz.core.expmech`), then an
+item by its mass, then a uniform half step: the same law. Why this reading and calibration, with
+measurements: docs/decisions/continuous-medians.md.
 """
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ nearest interior grid position (the reading and its privacy argument are in that
 
 Reading of "rank(x_m)": we use n/2 (the exact middle rank, also for even n). The score
 -|rank(x) - n/2| changes by at most 1/2 when one point is added or removed, so the weights are
-calibrated for that sensitivity, exp(-epsilon |.|) (session 11; :mod:`psdviz.splits.quantile`,
+calibrated for that sensitivity, exp(-epsilon |.|) (:mod:`psdviz.splits.quantile`,
 "Calibration", has the argument and the figures). The paper's exp(-epsilon/2 |.|), calibrated for
 sensitivity 1, spends half the budget it is charged; ``sensitivity=1.0`` gives it (Figure 4's
 reproduction, benchmarks/repro_kd.py).
