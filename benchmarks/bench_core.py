@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # run from a checkout without install
-import psdviz as pv  # noqa: E402
-from psdviz.lab.synthetic import skewed  # noqa: E402
-from psdviz.query.truth import PointIndex  # noqa: E402
+import psdviz as pv
+from psdviz.lab.synthetic import skewed
+from psdviz.query.truth import PointIndex
 
 DOM = pv.Domain(0.0, 0.0, 1.0, 1.0)
 

@@ -3,7 +3,8 @@
 Datasets: the five 256 x 256 histograms in ../shared/dpbench and the synthetic 1M set its README
 describes. Protocol (../shared/dpbench/README.md): points placed uniformly inside their cells (fresh
 placement per run), domain [0, 256)^2, 200 grid-aligned random rectangles from RandomState(8), error
-|est - true| / max(true, 0.001 N), epsilon 0.1 and 1.0, ``--runs`` independent runs (default 10: ADULT-2D at 0.1 is heavy-tailed, and 5 runs swing a cell by 20 %).
+|est - true| / max(true, 0.001 N), epsilon 0.1 and 1.0, ``--runs`` independent runs (default 10: ADULT-2D at 0.1 is
+heavy-tailed, and 5 runs swing a cell by 20 %).
 Truth comes from the histogram itself (queries are cell-aligned, so it is exact).
 
 Every psdviz method runs with its defaults at ``resolution=8``: the files are 256 x 256 histograms,
@@ -12,7 +13,8 @@ a cell finer than a histogram bin only adds noise). The peers' figures are read 
 ../shared/dpbench/peers.md. The script prints the tables and writes docs/reproduction/dpbench.md,
 then reassembles docs/reproduction.md.
 
-    python benchmarks/bench_dpbench.py                 # every method, 10 runs (about 2 hours on 2 cores; cached runs are reused)
+    python benchmarks/bench_dpbench.py                 # every method, 10 runs (about 2 hours on 2 cores; cached runs
+    are reused)
     python benchmarks/bench_dpbench.py --runs 2 --datasets Stroke_2D_256_256 --methods ug ag
     python benchmarks/bench_dpbench.py --refresh quadtree   # re-run one method, keep the others' cached runs
 """
@@ -30,10 +32,13 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-import psdviz as pv  # noqa: E402
-from psdviz.lab.dpbench import histogram_points as place, histogram_truth as truth, protocol_queries  # noqa: E402
-from psdviz.lab.metrics import relative_error  # noqa: E402
 from reproduction import publish_section  # noqa: E402
+
+import psdviz as pv  # noqa: E402
+from psdviz.lab.dpbench import histogram_points as place  # noqa: E402
+from psdviz.lab.dpbench import histogram_truth as truth  # noqa: E402
+from psdviz.lab.dpbench import protocol_queries  # noqa: E402
+from psdviz.lab.metrics import relative_error  # noqa: E402
 
 DPBENCH = ROOT.parent / "shared" / "dpbench"
 OUT = ROOT / "docs" / "reproduction" / "dpbench.md"
@@ -152,7 +157,8 @@ def tables(res: dict, names: list[str], methods: list[str], peers: dict) -> str:
             if theirs:
                 best_p = min(theirs, key=theirs.get)
                 auto = f"{mine['auto'] / theirs[best_p]:.2f}" if "auto" in mine else "-"
-                summary.append(f"| {name} | {eps:g} | {best_m} ({mine[best_m]:.4f}) | {best_p} ({theirs[best_p]:.4f}) | "
+                summary.append(f"| {name} | {eps:g} | {best_m} ({mine[best_m]:.4f}) | "
+                               f"{best_p} ({theirs[best_p]:.4f}) | "
                                f"{mine[best_m] / theirs[best_p]:.2f} | {auto} |")
             else:
                 summary.append(f"| {name} | {eps:g} | {best_m} ({mine[best_m]:.4f}) | not measured | - | - |")
@@ -174,7 +180,8 @@ def tables(res: dict, names: list[str], methods: list[str], peers: dict) -> str:
 VERDICTS = ("yes", "within the spread", "NO")
 SAME_RULE = ("'within the spread': psdviz's mean is above the peer's figure by at most one standard deviation "
              "of psdviz's runs; the peers publish 1-3 runs, so their own spread is not known"
-             ". The prototype's kd-standard (icde12.Kd-standard, Hien To's port: Generic.testLeaf) also stops at every node that "
+             ". The prototype's kd-standard (icde12.Kd-standard, Hien To's port: Generic.testLeaf) also stops "
+             "at every node that "
              "holds no point, an exact test that is not private (docs/accuracy-notes.md)")
 
 

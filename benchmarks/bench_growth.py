@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import psdviz as pv  # noqa: E402
-from psdviz.lab.synthetic import skewed  # noqa: E402
+import psdviz as pv
+from psdviz.lab.synthetic import skewed
 
 DOM = pv.Domain(0.0, 0.0, 1.0, 1.0)
 METHODS = ("quadtree", "ag", "privtree", "kdtree", "hybrid")

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import psdviz as pv  # noqa: E402
-from psdviz.lab.synthetic import skewed  # noqa: E402
+import psdviz as pv
+from psdviz.lab.synthetic import skewed
 
 METHODS = ("kdtree", "hybrid", "hilbert", "kd-cell", "kd-noisymean", "kd-true", "kd-pure")
 

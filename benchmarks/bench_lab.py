@@ -15,12 +15,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a clone without installing
 
 from psdviz import coco, sparse
-from psdviz.lab import compare as C
 from psdviz.coco.sample import flights_table
-from psdviz.lab.presets import PRESETS, resolve
 from psdviz.io.samples import SAMPLES, sample_points
-from psdviz.sparse.sample import flights_sparse_table
+from psdviz.lab import compare as C
+from psdviz.lab.presets import PRESETS, resolve
 from psdviz.lab.sparse_lab import compare_queries, query_sizes
+from psdviz.sparse.sample import flights_sparse_table
 
 
 def timed(f, *a, **k):

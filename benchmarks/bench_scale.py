@@ -134,7 +134,7 @@ def main() -> int:
         print(json.dumps(run_one(a.one, a.files, a.memory_limit, a.resolution, a.epsilon)))
         return 0
     files = write_set(Path(a.dir), a.rows)
-    head = [f"# Builds from Parquet files through DuckDB (benchmarks/bench_scale.py)", "",
+    head = ["# Builds from Parquet files through DuckDB (benchmarks/bench_scale.py)", "",
             f"Machine: {platform.processor() or platform.machine()}, {__import__('os').cpu_count()} cores, "
             f"Python {platform.python_version()}, DuckDB {__import__('duckdb').__version__}; "
             f"DuckDB memory_limit {a.memory_limit}; skewed synthetic points, resolution {a.resolution}, "

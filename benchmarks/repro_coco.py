@@ -56,7 +56,7 @@ def describe(data) -> pd.DataFrame:
         h = t.hierarchy
         T = coco.true_histograms(t)
         rows[name] = {"groups": t.n_groups, "records": t.n_records, "K": t.max_size,
-                      "nodes per level": "/".join(str(h.level_nodes(l).size) for l in range(h.n_levels)),
+                      "nodes per level": "/".join(str(h.level_nodes(lv).size) for lv in range(h.n_levels)),
                       "mean G of a leaf": float(G[h.leaves].mean()),
                       "non-empty bins of a leaf": float((T[h.leaves] > 0).mean() * (t.max_size + 1))}
     return pd.DataFrame(rows).T.rename_axis("data")

@@ -21,13 +21,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import psdviz as pv  # noqa: E402
-from psdviz.splits import slicing  # noqa: E402
-from psdviz.lab import synthetic  # noqa: E402
-from psdviz.methods.ug import ug_size  # noqa: E402
-from psdviz.lab.metrics import relative_error  # noqa: E402
-from psdviz.io.samples import get_sample, sample_points  # noqa: E402
-from psdviz.lab.workloads import centered_queries  # noqa: E402
+import psdviz as pv
+from psdviz.io.samples import get_sample, sample_points
+from psdviz.lab import synthetic
+from psdviz.lab.metrics import relative_error
+from psdviz.lab.workloads import centered_queries
+from psdviz.methods.ug import ug_size
+from psdviz.splits import slicing
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "reproduction" / "grids.md"
 EPSILONS = (0.1, 1.0)
@@ -136,7 +136,7 @@ def outlier_table() -> tuple[list[str], dict, list[str]]:
     cols = [f"{d} eps={e}" for d, *_ in sets for e in EPSILONS]
     lines = ["| method | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
     work = []
-    for name, pts, dom, fr in sets:
+    for _name, pts, dom, fr in sets:
         q, truth = workload(base, dom, fr, rng)  # centred on the main data, same absolute sizes
         work.append((pts, dom, q, pv.PointIndex(pts).count(q)))
     rows = [(m, m, {}, None) for m in pv.METHODS]
@@ -192,10 +192,12 @@ score -|rank - target|, sensitivity 1).
 space-based methods there. Here ht-standard beats UG and the quadtree in the outlier columns (quad-opt's
 default height comes from N and epsilon, so on a domain 10-100x wider than the data its cells are coarse
 where the data are), but AG only on the widest domain at 0.1, and its own error grows with the domain
-(see the verdicts computed above and its row). Why it is not immune: each slice gets only eps_m / (2 ceil(log2 m)) (printed above:
+(see the verdicts computed above and its row). Why it is not immune: each slice gets only eps_m / (2 ceil(log2 m))
+(printed above:
 about 0.003 at eps = 0.1 and 0.02-0.03 at eps = 1). The score of a split differs by at most n/2 across a
 range of n points, so once n * eps_slice / 4 is of order 1 (n of order 200 points at eps = 1, 1,000 at
-eps = 0.1; the strips hold about 1,000 and 3,200 points) the mechanism is close to uniform over the region's *length*. Algorithm 1
+eps = 0.1; the strips hold about 1,000 and 3,200 points) the mechanism is close to uniform over the region's *length*.
+Algorithm 1
 always reaches such ranges (it recurses down to T = 32), so late splits land wherever the region is
 long: in empty space. With far outliers the regions are 10x or 100x longer than the data, so even more
 splits fall outside the data: many leaves are empty and the data sit in a few large leaves, whose

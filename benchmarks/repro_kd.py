@@ -30,9 +30,9 @@ Writes docs/reproduction/kd.md. Run: ``python benchmarks/repro_kd.py [--reps 3]`
 from __future__ import annotations
 
 import argparse
-from functools import partial
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -40,12 +40,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import psdviz as pv  # noqa: E402
+from psdviz.io.samples import get_sample, sample_points  # noqa: E402
+from psdviz.lab.metrics import relative_error  # noqa: E402
+from psdviz.lab.workloads import nonempty, shape_queries  # noqa: E402
+from psdviz.query.truth import PointIndex  # noqa: E402
 from psdviz.splits.medians import cell_medians, em_medians, noisy_mean_medians, smooth_medians  # noqa: E402
 from psdviz.splits.medians.sampling import amplified_epsilon, bernoulli_sample  # noqa: E402
-from psdviz.lab.metrics import relative_error  # noqa: E402
-from psdviz.io.samples import get_sample, sample_points  # noqa: E402
-from psdviz.query.truth import PointIndex  # noqa: E402
-from psdviz.lab.workloads import nonempty, shape_queries  # noqa: E402
 
 OUT = ROOT / "docs" / "reproduction"
 N4, M4, EPS4, DEPTHS, P = 2 ** 20, 2.0 ** 26, 0.01, 10, 0.01
@@ -170,7 +170,7 @@ def sweeps(reps: int, k: int, eps: float = 0.5) -> list[str]:
     lines = [f"| setting (epsilon {eps:g}) | " + " | ".join(loads) + " | mean |", "|---|" + "---:|" * (len(loads) + 1)]
     for label, method, params in settings:
         errs = []
-        for shape, (rects, truth) in loads.items():
+        for rects, truth in loads.values():
             e = [float(np.median(relative_error(pv.build(xy, domain, method, eps, seed=s, **params).answer(rects),
                                                 truth, xy.shape[0]))) for s in range(reps)]
             errs.append(np.mean(e))

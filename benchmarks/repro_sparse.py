@@ -259,7 +259,7 @@ def write(flat, dyadic, dy_sizes, flights, trials: int, q: int, extra: list[str]
         parts += [f"### {kind.capitalize()} queries (paper Figure 3(a), 3(b))", "", table_md(hdr, rows), ""]
     geo, fp = labels[0], labels[-1]
     ratios = [flat[fp]["subset"][r][0] / flat[geo]["subset"][r][0] for r in SUBSET_SIZES]
-    parts += [f"Measured: filter-priority / full geometric mean-error ratio on subsets of size "
+    parts += ["Measured: filter-priority / full geometric mean-error ratio on subsets of size "
               + ", ".join(f"{r:,}: {x:.2f}" for r, x in zip(SUBSET_SIZES, ratios))
               + ". The paper reports filter-priority comparable to, sometimes better than, the full "
               "geometric mechanism; a ratio below 1 means the 10x smaller summary is more accurate.", ""]

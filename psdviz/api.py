@@ -1,4 +1,4 @@
-"""The public entry point ``psdviz.build`` (DESIGN.md "Public surface")."""
+"""The public entry point ``psdviz.build`` (docs/design.md "Public surface")."""
 from __future__ import annotations
 
 import warnings
@@ -8,17 +8,16 @@ import numpy as np
 from .core.contribution import bound_contributions, user_codes
 from .core.domain import Domain, as_points, prepare_points
 from .core.grid import DEFAULT_RESOLUTION
-from .core.progress import report, reporting
 from .core.ledger import TOLERANCE
+from .core.progress import report, reporting
+from .core.rng import make_randomness
+from .core.validation import check_epsilon
 from .methods.param_info import coerce_params
 from .methods.registry import get_builder, methods, references
-from .sources import is_table_source, open_source
 from .publish.group_privacy import to_user_level
 from .publish.nonnegative import nonnegative as make_nonnegative
 from .publish.release import Release
-from .core.rng import make_randomness
-from .core.validation import check_epsilon
-
+from .sources import is_table_source, open_source
 
 METHODS_AND_REFERENCES = methods() + references()
 
@@ -45,7 +44,8 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
     ``outside``: "drop" or "clip" points outside the domain; ``nonfinite``: "error" or "drop"
     rows with NaN/inf. ``resolution`` k: every released coordinate lies on the public grid of 2^k
     positions per axis over the domain, and points are counted in its cells (the data's declared
-    precision; no method makes a cell narrower than one step). Method parameters (``height``, ``budget``, ``postprocess``, ``prune``,
+    precision; no method makes a cell narrower than one step). Method parameters (``height``, ``budget``,
+    ``postprocess``, ``prune``,
     ``count_fraction``, ...) default to the values from each method's paper.
 
     User-level privacy: ``user`` (one id per point) with ``max_points_per_user`` k keeps at most k

@@ -16,10 +16,10 @@ Errors in the input or the options print one line saying what to fix and exit wi
 from __future__ import annotations
 
 import argparse
-from contextlib import contextmanager
 import json
 import sys
 import warnings
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -165,13 +165,14 @@ def check_crs(crs: str | None, domain: Domain) -> None:
     and latitude [-90, 90] (a domain outside them is a typo or latitude and longitude swapped)."""
     if crs is None:
         return
-    import pyproj   # comes with geopandas
+    import pyproj  # comes with geopandas
     try:
         c = pyproj.CRS.from_user_input(crs)
     except pyproj.exceptions.CRSError:
         raise ValueError(f"--crs {crs!r} is not a coordinate reference system pyproj knows; give one such as "
                          "EPSG:4326 (longitude/latitude) or EPSG:3857") from None
-    if c.is_geographic and not (-180 <= domain.xmin and domain.xmax <= 180 and -90 <= domain.ymin and domain.ymax <= 90):
+    inside = domain.xmin >= -180 and domain.xmax <= 180 and domain.ymin >= -90 and domain.ymax <= 90
+    if c.is_geographic and not inside:
         raise ValueError(f"--domain x [{domain.xmin:g}, {domain.xmax:g}], y [{domain.ymin:g}, {domain.ymax:g}] is not "
                          f"longitude/latitude, but --crs {crs} is: give XMIN YMIN XMAX YMAX with longitude in "
                          "[-180, 180] and latitude in [-90, 90]")

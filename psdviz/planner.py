@@ -22,17 +22,17 @@ expected standard error meets the target, and the curve of standard error agains
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
 from .api import EmptyReleaseWarning, build
 from .core.domain import Domain, prepare_points, validate_rects
 from .core.grid import DEFAULT_RESOLUTION
+from .core.validation import check_positive, is_number
 from .methods.ag import plan_release as plan_ag
 from .methods.param_info import coerce_params
-from .core.validation import check_positive, is_number
 
 PLANNABLE = ("quadtree", "ug", "ag")
 EPSILON_RANGE = (1e-3, 10.0)

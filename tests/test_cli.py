@@ -31,7 +31,8 @@ def test_build_from_a_parquet_glob_writes_the_same_release_as_the_engine(data, c
     d, df = data
     out = d / "r.parquet"
     code = main(["build", str(d / "part*.parquet"), "--lon", "lon", "--lat", "lat", "--domain", *DOMAIN,
-                 "--method", "quadtree", "--epsilon", "0.5", "--seed", "3", "--allow-seeded", "--param", "height=5", "--out", str(out)])
+                 "--method", "quadtree", "--epsilon", "0.5", "--seed", "3", "--allow-seeded", "--param", "height=5",
+                 "--out", str(out)])
     assert code == 0
     text = capsys.readouterr().out
     assert "ledger" in text and "count" in text and f"wrote {out}" in text
@@ -46,7 +47,8 @@ def test_nonnegative_flag_gives_the_engine_release(data, capsys):
     d, df = data
     out = d / "nn.parquet"
     assert main(["build", str(d / "points.csv"), "--lon", "lon", "--lat", "lat", "--domain", *DOMAIN,
-                 "--method", "hybrid", "--epsilon", "0.3", "--seed", "4", "--allow-seeded", "--nonnegative", "--out", str(out)]) == 0
+                 "--method", "hybrid", "--epsilon", "0.3", "--seed", "4", "--allow-seeded", "--nonnegative", "--out",
+                 str(out)]) == 0
     rel = pv.load_release(out)
     same = pv.build(df[["lon", "lat"]].to_numpy(), pv.Domain(-10, 35, 30, 60), "hybrid", 0.3, seed=4,
                     nonfinite="drop", nonnegative=True)

@@ -121,7 +121,7 @@ def test_the_engine_warns_the_owner_of_an_empty_release():
 
 def test_a_total_delta_that_is_not_small_is_refused():
     pts = np.random.default_rng(0).random((3000, 2))
-    with pytest.raises(ValueError, match="total delta would reach 0.5"):
+    with pytest.raises(ValueError, match=r"total delta would reach 0.5"):
         pv.build(pts, pv.Domain(0, 0, 1, 1), "kdtree", 1.0, median="smooth", delta=0.5)
     rel = pv.build(pts, pv.Domain(0, 0, 1, 1), "kdtree", 1.0, median="smooth", height=10)
     assert 0 < rel.ledger.delta() <= 1e-3

@@ -1,4 +1,4 @@
-"""The layer rule of docs/architecture.md, read from every engine module's imports.
+"""The layer rule of docs/design.md, read from every engine module's imports.
 
 A module may import its own package and packages of a strictly lower rank; nothing in the engine
 imports streamlit or folium; every sub-package's ``__init__`` says what lives there and what it may
@@ -14,7 +14,7 @@ import pytest
 PKG = Path(__file__).resolve().parents[1] / "psdviz"
 ROOT = PKG.parent
 
-# lower rank = lower layer (the data flow of DESIGN.md: points -> counts -> structure -> noise ->
+# lower rank = lower layer (the data flow of docs/design.md: points -> counts -> structure -> noise ->
 # inference -> release -> query); top-level modules (api, __init__) sit between the engine and the lab
 RANK = {"core": 0, "splits": 1, "inference": 1, "query": 1, "publish": 2, "io": 3, "sources": 3,
         "methods": 4, "coco": 4, "sparse": 4, "<top>": 5, "lab": 6, "ui": 7}

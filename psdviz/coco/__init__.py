@@ -3,9 +3,10 @@
 
 >>> from psdviz import coco
 >>> h = coco.Hierarchy.from_paths([("NY", "JFK"), ("NY", "LGA"), ("FL", "MIA")], root="USA")
->>> t = coco.group_records(group_ids, airports, h, max_size=365)
->>> rel = coco.publish(t, h, epsilon_per_level=[0.3, 0.3, 0.4], method="hc", seed=1)
->>> rel.histogram("NY"), rel.check_consistency()["ok"]
+>>> t = coco.group_records([1, 1, 2, 3, 3, 3], ["JFK", "JFK", "LGA", "MIA", "MIA", "MIA"], h, max_size=5)
+>>> rel = coco.publish(t, h, epsilon_per_level=[0.3, 0.3, 0.4], method="hc")
+>>> rel.check_consistency()["ok"]
+True
 """
 from .consistency import aggregate_up, top_down
 from .error import emd, emd_by_level
@@ -13,11 +14,29 @@ from .hierarchy import Hierarchy
 from .pav import IsotonicFit, isotonic
 from .publish import CONSISTENCY, METHODS, STRUCTURE_FROM_DATA, STRUCTURE_PUBLIC, publish
 from .release import CocoRelease
-from .representations import (from_cumulative, from_unattributed, to_cumulative, to_unattributed,
-                              true_histograms)
+from .representations import from_cumulative, from_unattributed, to_cumulative, to_unattributed, true_histograms
 from .table import GroupedTable, from_sizes, group_records
 
-__all__ = ["CONSISTENCY", "CocoRelease", "GroupedTable", "Hierarchy", "IsotonicFit", "METHODS",
-           "aggregate_up", "emd", "emd_by_level", "from_cumulative", "from_sizes", "from_unattributed",
-           "group_records", "isotonic", "publish", "STRUCTURE_FROM_DATA", "STRUCTURE_PUBLIC", "to_cumulative", "to_unattributed", "top_down",
-           "true_histograms"]
+__all__ = [
+                              "CONSISTENCY",
+                              "METHODS",
+                              "STRUCTURE_FROM_DATA",
+                              "STRUCTURE_PUBLIC",
+                              "CocoRelease",
+                              "GroupedTable",
+                              "Hierarchy",
+                              "IsotonicFit",
+                              "aggregate_up",
+                              "emd",
+                              "emd_by_level",
+                              "from_cumulative",
+                              "from_sizes",
+                              "from_unattributed",
+                              "group_records",
+                              "isotonic",
+                              "publish",
+                              "to_cumulative",
+                              "to_unattributed",
+                              "top_down",
+                              "true_histograms",
+]

@@ -44,7 +44,7 @@ class Hierarchy:
 
     # ---- construction -------------------------------------------------------------------------
     @classmethod
-    def from_paths(cls, paths, root: str = "root") -> "Hierarchy":
+    def from_paths(cls, paths, root: str = "root") -> Hierarchy:
         """Build from one path per leaf, e.g. ``[("New York", "JFK"), ("Florida", "MIA")]``.
 
         Every path has the same length; the root (named ``root``) is added above them. Node names
@@ -74,7 +74,7 @@ class Hierarchy:
         return cls(tuple(names), np.asarray(parent, np.int64), np.asarray(level, np.int64))
 
     @classmethod
-    def from_columns(cls, frame: pd.DataFrame, columns, root: str = "root") -> "Hierarchy":
+    def from_columns(cls, frame: pd.DataFrame, columns, root: str = "root") -> Hierarchy:
         """Build from the distinct rows of ``frame[columns]`` (coarsest column first, leaf last)."""
         columns = list(columns)
         missing = [c for c in columns if c not in frame.columns]

@@ -15,7 +15,7 @@ they compose sequentially, and the ledger total is ``sum(epsilon_per_level)``.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -58,7 +58,8 @@ def _check(table, hierarchy, epsilon_per_level, method, consistency, loss, merge
     if hierarchy is not None and not _same(hierarchy, table.hierarchy):
         raise ValueError("hierarchy must be the one the table was grouped with (or None)")
     L = table.hierarchy.n_levels
-    eps = [check_epsilon(e, f"epsilon_per_level[{i}]") for i, e in enumerate(_per_level(epsilon_per_level, L, "epsilon_per_level"))]
+    given = _per_level(epsilon_per_level, L, "epsilon_per_level")
+    eps = [check_epsilon(e, f"epsilon_per_level[{i}]") for i, e in enumerate(given)]
     methods = [str(m) for m in _per_level(method, L, "method")]
     for m in methods:
         if m not in METHODS:
@@ -85,7 +86,7 @@ def _measure(H: np.ndarray, method: str, eps: float, level: int, n_nodes: int, r
 
 def publish(table: GroupedTable, hierarchy: Hierarchy | None = None,
             epsilon_per_level: float | Sequence[float] = 1.0, method: str | Sequence[str] = "hc",
-            seed: int | None | Randomness = None, *, consistency: str = "top-down",
+            seed: int | Randomness | None = None, *, consistency: str = "top-down",
             loss: str = "l2", merge: str = "weighted") -> CocoRelease:
     """Private count-of-counts histograms of every node of the table's hierarchy.
 

@@ -1,4 +1,4 @@
-"""The count-of-counts release: what could be published (DESIGN.md "publish" step).
+"""The count-of-counts release: what could be published (docs/design.md "publish" step).
 
 Holds the public hierarchy, K, every node's G (public) and estimated histogram, the per-node
 single-node estimates before consistency (also private outputs), the ledger and how the run was

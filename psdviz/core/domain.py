@@ -1,4 +1,4 @@
-"""The public domain and the validation of input points (DESIGN.md: the domain is public input).
+"""The public domain and the validation of input points (docs/design.md: the domain is public input).
 
 Bounds are never derived from the data silently: the user declares them (or picks a sample's
 declared domain, or the world). Points outside are clipped onto the boundary or dropped, and the
@@ -13,7 +13,7 @@ from functools import cached_property
 import numpy as np
 
 from .grid import DEFAULT_RESOLUTION, Grid, check_resolution
-from .source import KeySource, Keyer, group_counts
+from .source import Keyer, KeySource, group_counts
 
 OUTSIDE_MODES = ("drop", "clip")
 NONFINITE_MODES = ("error", "drop")
@@ -47,7 +47,7 @@ class Domain:
             object.__setattr__(self, name, float(getattr(self, name)))
 
     @classmethod
-    def world(cls) -> "Domain":
+    def world(cls) -> Domain:
         """Longitude [-180, 180] x latitude [-90, 90]."""
         return cls(-180.0, -90.0, 180.0, 90.0)
 

@@ -42,7 +42,7 @@ def check_resolution(resolution) -> int:
 class Grid:
     """2^bits x 2^bits positions over a public domain."""
 
-    domain: "Domain"
+    domain: Domain
     bits: int = DEFAULT_RESOLUTION
 
     @property

@@ -1,4 +1,4 @@
-"""The privacy ledger: every noisy quantity says what it cost (DESIGN.md privacy rules).
+"""The privacy ledger: every noisy quantity says what it cost (docs/design.md privacy rules).
 
 Each :class:`Spend` is one step of the *sequential* composition along a root-to-leaf path (for
 example "noisy counts at depth 3"); the nodes inside one step cover disjoint regions, so they

@@ -1,6 +1,6 @@
 """Noise mechanisms: two-sided geometric (discrete Laplace) for counts, Laplace for reals.
 
-ICDE'12 section 3.1 uses the Laplace mechanism; for integer counts DESIGN.md asks for its discrete
+ICDE'12 section 3.1 uses the Laplace mechanism; for integer counts docs/design.md asks for its discrete
 analogue, the two-sided geometric mechanism (Ghosh, Roughgarden, Sundararajan 2009):
 P(X = k) = (1 - a) / (1 + a) * a^|k| with a = exp(-epsilon / sensitivity). It is epsilon-DP for
 integer queries of L1 sensitivity ``sensitivity`` and has variance 2a / (1 - a)^2, which tends to

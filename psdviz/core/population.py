@@ -1,4 +1,4 @@
-"""The number of points N: private unless declared public (DESIGN.md privacy rules).
+"""The number of points N: private unless declared public (docs/design.md privacy rules).
 
 Grid sizes (Qardaji et al.) and tree sizes need N. Either the user declares a public value
 (``n_public``), or a stated slice ``n_fraction`` of epsilon buys a noisy count of all points
@@ -32,7 +32,7 @@ class PopulationSize:
 
 
 def resolve_n(n_true: int, epsilon: float, rnd: Randomness, ledger: Ledger,
-              n_public: "int | PopulationSize | None" = None,
+              n_public: int | PopulationSize | None = None,
               n_fraction: float = DEFAULT_N_FRACTION, measures_root: bool = False) -> PopulationSize:
     """N for formulas: the declared public value, or a noisy count bought with n_fraction * epsilon.
 

@@ -9,9 +9,9 @@ total, as how deep it goes is not known in advance).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Callable, Iterator
 
 Callback = Callable[[int, int, str], None]
 _CURRENT: ContextVar[Callback | None] = ContextVar("psdviz_progress", default=None)

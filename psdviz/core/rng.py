@@ -1,6 +1,6 @@
 """Randomness sources: OS entropy by default, a seed for reproducible teaching runs.
 
-DESIGN.md privacy rules: randomness comes from OS entropy unless the user asks for a seed; a
+docs/design.md privacy rules: randomness comes from OS entropy unless the user asks for a seed; a
 seeded run is reproducible and is labelled as such in every release (``randomness`` field).
 """
 from __future__ import annotations
@@ -51,7 +51,7 @@ def check_seeded_export(randomness: Randomness, allow_seeded: bool, what: str) -
                          "a real release, or pass allow_seeded=True for a teaching file labelled NOT private")
 
 
-def make_randomness(seed: int | None | Randomness = None) -> Randomness:
+def make_randomness(seed: int | Randomness | None = None) -> Randomness:
     """Return a :class:`Randomness`; ``seed=None`` draws from OS entropy (``SeedSequence()``)."""
     if isinstance(seed, Randomness):
         return seed

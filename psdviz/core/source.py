@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 from abc import ABC, abstractmethod
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -105,7 +105,7 @@ class KeySource(ABC):
         ids, cnt = self.grouped(lambda kx, ky, memo: (ky << bits) | kx)
         return np.column_stack([ids & ((1 << bits) - 1), ids >> bits]), cnt
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 (an optional hook: most sources hold nothing open)
         """Release what the source holds open (a database connection); nothing for most sources."""
 
     def report(self) -> dict:

@@ -1,4 +1,4 @@
-"""Trees as flat arrays (DESIGN.md "Trees as flat arrays").
+"""Trees as flat arrays (docs/design.md "Trees as flat arrays").
 
 One row per node, nodes stored level by level (breadth first), the children of a node stored
 contiguously: ``first_child[v] .. first_child[v] + n_children[v]``. Rectangles of siblings may
@@ -92,7 +92,7 @@ class FlatTree:
         total = self.count_eps + self.split_eps
         return self.path_sum(total + (0.0 if self.pruned_eps is None else self.pruned_eps))[self.is_leaf]
 
-    def take(self, keep: np.ndarray) -> "FlatTree":
+    def take(self, keep: np.ndarray) -> FlatTree:
         """The sub-forest of kept nodes (a kept node's parent must be kept); re-indexed."""
         keep = np.asarray(keep, dtype=bool)
         new_id = np.cumsum(keep) - 1

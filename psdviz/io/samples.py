@@ -4,9 +4,12 @@ The files live in ``sample_data/`` at the repository root (committed, derived by
 to them); the app and the tests read them from there, never from the source packages.
 
 >>> from psdviz.io.samples import SAMPLES, load_sample, sample_points
->>> df = load_sample("geonames")              # pandas DataFrame: lon, lat, country_code, admin1
->>> xy = sample_points("geonames")            # (n, 2) float array [lon, lat]
->>> SAMPLES["geonames"].domain                # Domain.world(): declared public bounds
+>>> list(load_sample("geonames").columns[:2])   # pandas DataFrame: lon, lat, country_code, admin1
+['lon', 'lat']
+>>> sample_points("geonames").shape[1]          # (n, 2) float array [lon, lat]
+2
+>>> SAMPLES["geonames"].domain                  # declared public bounds
+Domain(xmin=-180.0, ymin=-90.0, xmax=180.0, ymax=90.0)
 
 Other samples (e.g. the flights tables) are added by their owners with :func:`register_sample`
 or a literal entry in ``SAMPLES``; a sample without point columns (``x=None``) is a table only.

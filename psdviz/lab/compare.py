@@ -17,18 +17,18 @@ from __future__ import annotations
 
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 
 from ..api import build
 from ..core.domain import Domain, prepare_points
-from .metrics import absolute_error, relative_error
+from ..core.validation import check_epsilon, check_int
 from ..methods.registry import check_params, get_builder, methods, references
 from ..query.truth import PointIndex
-from ..core.validation import check_epsilon, check_int
+from .metrics import absolute_error, relative_error
 from .workloads import centered_queries, grid_queries, nonempty, shape_queries
 
 WORKLOAD_KINDS = ("shape", "centered", "dpbench")
@@ -98,7 +98,8 @@ class Workload:
                 raise ValueError(f"query shape ({a:g}, {b:g}) must be positive and fit in the domain "
                                  f"({domain.width:g} x {domain.height:g})")
             if self.kind == "dpbench" and not (float(a).is_integer() and float(b).is_integer() and a >= 1 and b >= 1):
-                raise ValueError(f"the DPBench workload needs the histogram's grid (m, n) as integers (got {a:g}, {b:g})")
+                raise ValueError(f"the DPBench workload needs the histogram's grid (m, n) as integers "
+                                 f"(got {a:g}, {b:g})")
             if self.kind == "centered" and not (0 < a <= 1 and b > 0):
                 raise ValueError(f"centred query area fraction must lie in (0, 1] and aspect > 0 "
                                  f"(got {a:g}, {b:g})")
@@ -151,11 +152,11 @@ def make_queries(points, domain: Domain, workload: Workload, seed: int | None = 
     rects, truth, shape, qid = [], [], [], []
     for (a, b), label in zip(workload.sizes, workload.labels()):
         if workload.kind == "dpbench":
-            make = lambda k, a=a, b=b: grid_queries(domain, int(a), int(b), k)  # noqa: E731
+            make = lambda k, a=a, b=b: grid_queries(domain, int(a), int(b), k)
         elif workload.kind == "shape":
-            make = lambda k, a=a, b=b: shape_queries(domain, a, b, k, rng)  # noqa: E731
+            make = lambda k, a=a, b=b: shape_queries(domain, a, b, k, rng)
         else:
-            make = lambda k, a=a, b=b: centered_queries(xy, domain, a, k, rng, aspect=b)  # noqa: E731
+            make = lambda k, a=a, b=b: centered_queries(xy, domain, a, k, rng, aspect=b)
         if workload.nonempty and workload.kind != "dpbench":
             try:
                 r, t = nonempty(make, index, workload.queries)

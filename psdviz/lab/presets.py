@@ -29,9 +29,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .compare import Variant, Workload, variant
 from ..core.domain import Domain
 from ..methods.registry import methods, parameters, references
+from .compare import Variant, Workload, variant
 
 ICDE_DOMAIN = (21.82, 17.67)  # TIGER WA+NM extent in degrees (ICDE'12 section 8.1)
 ICDE_SHAPES = ((1.0, 1.0), (5.0, 5.0), (10.0, 10.0), (15.0, 0.2))

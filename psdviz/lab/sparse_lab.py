@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .metrics import absolute_error, relative_error
 from ..core.validation import check_int
+from .metrics import absolute_error, relative_error
 
 MAX_QUERIES = 2000
 MAX_SUBSET = 100_000

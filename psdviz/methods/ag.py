@@ -23,16 +23,16 @@ from functools import partial
 import numpy as np
 
 from ..core.domain import Domain, PointSet
-from ..publish.release import Release
-from .gls_finish import finish_gls_tree
+from ..core.grid import Grid, cap_by_resolution, even_edges, even_part, whole_step_parts
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
 from ..core.population import DEFAULT_N_FRACTION, resolve_n, root_measurement
 from ..core.rng import Randomness, make_randomness
 from ..core.tree import FlatTree, check_node_count
-from ..splits.keyers import even_cells
-from ..core.grid import Grid, cap_by_resolution, even_edges, even_part, whole_step_parts
 from ..core.validation import check_fraction, check_int
+from ..publish.release import Release
+from ..splits.keyers import even_cells
+from .gls_finish import finish_gls_tree
 
 AG_C = 10.0
 AG_C2 = 5.0

@@ -20,8 +20,8 @@ docs/decisions/auto-rule.md.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -141,7 +141,7 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
 def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
                n_public: int | None = None) -> Release:
     """Buy the facts, build the method the rule picks with its defaults and the rest of epsilon."""
-    from .registry import get_builder, parameters   # the registry lists this module too
+    from .registry import get_builder, parameters  # the registry lists this module too
 
     ledger = Ledger(epsilon)
     facts, pop = measure_facts(ps, epsilon, rnd, ledger, n_public)

@@ -10,12 +10,12 @@ import numpy as np
 
 from ..core.domain import Domain, PointSet
 from ..core.ledger import Ledger
+from ..core.rng import Randomness
+from ..core.tree import FlatTree
 from ..inference.ols import ols_estimate
 from ..inference.prune import prune_tree
 from ..publish.query_model import attach
 from ..publish.release import Release
-from ..core.rng import Randomness
-from ..core.tree import FlatTree
 
 
 def finish_complete_tree(tree: FlatTree, eps: np.ndarray, fanout: int, ps: PointSet, domain: Domain,

@@ -1,7 +1,8 @@
 """Private Hilbert R-tree (ICDE'12 sections 3.2, 6, 8).
 
 Points are mapped to their cell's position on a Hilbert curve of order ``order`` (default 18, as
-in section 8, capped at the resolution so that every box is on the public grid) over the public domain. A binary tree of private medians over these positions (a
+in section 8, capped at the resolution so that every box is on the public grid) over the public domain. A binary tree of
+private medians over these positions (a
 one-dimensional kd-tree) is built level by level and flattened to fanout 4 like the kd-tree
 (section 6.2); each node owns a range [lo, hi) of curve positions and the private median s
 (an integer curve position: the medians work on the grid of curve positions) sends positions >= s
@@ -22,20 +23,27 @@ from functools import partial
 
 import numpy as np
 
-from ..splits import hilbert_curve
-from .complete_tree import finish_complete_tree
 from ..core.domain import Domain, PointSet
-from ..core.source import KeySource
-from ..core.progress import report
-from ..core.ledger import Ledger
-from .kdtree import (DEFAULT_COUNT_FRACTION, DEFAULT_HEIGHT, DEFAULT_PRUNE, check_common, complete_tree,
-                     measure_tree, median_count_budget)
-from ..splits.medians import MECHANISM, private_medians
-from ..publish.release import Release
-from ..core.rng import Randomness
-from ..core.tree import FlatTree
 from ..core.grid import Grid, cap_by_resolution
+from ..core.ledger import Ledger
+from ..core.progress import report
+from ..core.rng import Randomness
+from ..core.source import KeySource
+from ..core.tree import FlatTree
 from ..core.validation import check_int
+from ..publish.release import Release
+from ..splits import hilbert_curve
+from ..splits.medians import MECHANISM, private_medians
+from .complete_tree import finish_complete_tree
+from .kdtree import (
+    DEFAULT_COUNT_FRACTION,
+    DEFAULT_HEIGHT,
+    DEFAULT_PRUNE,
+    check_common,
+    complete_tree,
+    measure_tree,
+    median_count_budget,
+)
 
 MAX_ORDER = 26   # 4^26 positions: smooth sensitivity still computes them exactly in float64
 DEFAULT_ORDER = 18

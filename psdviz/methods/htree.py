@@ -23,16 +23,16 @@ import math
 import numpy as np
 
 from ..core.domain import Domain, PointSet
-from ..publish.release import Release
-from .gls_finish import finish_gls_tree
+from ..core.grid import Grid, cap_by_resolution, even_part
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
 from ..core.population import DEFAULT_N_FRACTION, resolve_n, root_measurement
 from ..core.rng import Randomness
-from ..splits.slicing import MIN_POINTS, slice_groups
 from ..core.tree import FlatTree, check_node_count
-from ..core.grid import Grid, cap_by_resolution, even_part
 from ..core.validation import check_fraction, check_int
+from ..publish.release import Release
+from ..splits.slicing import MIN_POINTS, slice_groups
+from .gls_finish import finish_gls_tree
 
 HT_C = 3.0
 MEDIAN_FRACTION = 0.4

@@ -18,10 +18,10 @@ from __future__ import annotations
 from ..core.domain import Domain, PointSet
 from ..core.ledger import Ledger
 from ..core.population import DEFAULT_N_FRACTION
+from ..core.rng import Randomness
+from ..publish.release import Release
 from .kdtree import DEFAULT_COUNT_FRACTION, DEFAULT_HEIGHT, DEFAULT_PRUNE, build_private_kd
 from .quadtree import height_from_n
-from ..publish.release import Release
-from ..core.rng import Randomness
 
 
 def default_switch(height) -> int:

@@ -114,7 +114,8 @@ def grow(src: KeySource, lam: float, delta: float, theta: float, eps_level: floa
          max_depth: int, rng: np.random.Generator) -> dict:
     """Depth by depth: the nodes' counts, the PrivTree tests, private or midpoint positions, children."""
     size = src.grid.size
-    rects, parents, leaf_mask, counts_all, levels = [np.array([[0, 0, size, size]], np.int64)], [np.array([-1])], [], [], []
+    rects, parents, leaf_mask, counts_all, levels = [np.array([[0, 0, size, size]],
+                                                              np.int64)], [np.array([-1])], [], [], []
     token, offset, total = memo_token(), 0, 1
     try:
         for d in range(max_depth + 1):

@@ -23,19 +23,26 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.budget import level_epsilons
-from .complete_tree import finish_complete_tree
 from ..core.domain import Domain, PointSet
-from .kdtree import (DEFAULT_COUNT_FRACTION, DEFAULT_HEIGHT, DEFAULT_PRUNE, check_common, complete_tree, grid_partition,
-                     measure_tree)
+from ..core.grid import cap_by_resolution, even_edges
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
-from ..query.pyramid import prefix_2d
-from ..publish.release import Release
 from ..core.rng import Randomness
 from ..core.tree import FlatTree, check_node_count
-from ..splits.keyers import even_cells
-from ..core.grid import cap_by_resolution, even_edges, even_part
 from ..core.validation import check_int
+from ..publish.release import Release
+from ..query.pyramid import prefix_2d
+from ..splits.keyers import even_cells
+from .complete_tree import finish_complete_tree
+from .kdtree import (
+    DEFAULT_COUNT_FRACTION,
+    DEFAULT_HEIGHT,
+    DEFAULT_PRUNE,
+    check_common,
+    complete_tree,
+    grid_partition,
+    measure_tree,
+)
 
 MAX_GRID = 2048
 

@@ -22,23 +22,23 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.budget import level_epsilons
+from ..core.domain import Domain, PointSet
+from ..core.grid import cap_by_resolution
+from ..core.ledger import Ledger
+from ..core.measure import measure_counts
+from ..core.rng import Randomness
+from ..core.source import KeySource
+from ..core.tree import FlatTree, check_node_count
+from ..core.validation import check_fraction, check_int
+from ..inference.prune import prune_tree
+from ..publish.query_model import attach
+from ..publish.release import Release
+from ..splits.kdsplit import exact_median_splits, kd_partition
+from ..splits.medians import MECHANISM, check_median_method, check_sample_rate, expand, private_medians
 from .complete_tree import finish_complete_tree
 from .early_stop import measure_with_stops
 from .gls_finish import finish_gls_tree
-from ..core.domain import Domain, PointSet
-from ..core.source import KeySource
-from ..splits.kdsplit import exact_median_splits, kd_partition
-from ..core.ledger import Ledger
-from ..core.measure import measure_counts
-from ..splits.medians import MECHANISM, check_median_method, check_sample_rate, expand, private_medians
-from ..inference.prune import prune_tree
 from .quadtree import quad_nodes, quad_structure
-from ..publish.query_model import attach
-from ..publish.release import Release
-from ..core.rng import Randomness
-from ..core.tree import FlatTree, check_node_count
-from ..core.grid import cap_by_resolution
-from ..core.validation import check_fraction, check_int
 
 MAX_HEIGHT = 10
 DEFAULT_HEIGHT = 8          # section 8: h = 8 with fanout 4
@@ -93,7 +93,8 @@ def median_chooser(rnd: Randomness, ledger: Ledger, eps_binary: float, switch: i
     return choose
 
 
-def grid_partition(ps: KeySource, levels: int, choose, reads_data=lambda t: True) -> tuple[list[np.ndarray], np.ndarray]:
+def grid_partition(ps: KeySource, levels: int, choose,
+                   reads_data=lambda t: True) -> tuple[list[np.ndarray], np.ndarray]:
     """kd partition of the source's grid keys; rectangles of every binary depth as grid coordinates.
     Passes over the data: one per binary depth where ``reads_data(t)``, plus one for the leaf counts."""
     size = ps.grid.size

@@ -29,19 +29,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.domain import Domain, PointSet
-from ..core.source import KeySource, memo_token
-from ..splits import morton
-from ..splits.keyers import row_major_cells
+from ..core.grid import cap_by_resolution
 from ..core.ledger import Ledger
-from ..core.progress import report
 from ..core.measure import measure_counts
 from ..core.noise import laplace_draw
+from ..core.progress import report
+from ..core.rng import Randomness
+from ..core.source import KeySource, memo_token
+from ..core.tree import MAX_NODES, FlatTree
+from ..core.validation import check_fraction, check_int
 from ..publish.query_model import attach
 from ..publish.release import Release
-from ..core.rng import Randomness
-from ..core.tree import MAX_NODES, FlatTree
-from ..core.grid import cap_by_resolution
-from ..core.validation import check_fraction, check_int
+from ..splits import morton
+from ..splits.keyers import row_major_cells
 
 FANOUT = 4
 TREE_FRACTION = 0.4   # share of epsilon for the split decisions: module docstring
@@ -167,7 +167,8 @@ def build_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     max_depth, capped = cap_by_resolution(max_depth, ps.grid.bits, "max_depth", ps.grid.bits)
     g = grow(ps, lam, delta, float(theta), max_depth, rnd.rng)
     g["rects"] = [ps.grid.rects(r) for r in g["rects"]]
-    ledger.spend("split decisions", eps_t, "laplace (PrivTree biased counts)", nodes=int(sum(r.shape[0] for r in g["rects"])),
+    ledger.spend("split decisions", eps_t, "laplace (PrivTree biased counts)",
+                 nodes=int(sum(r.shape[0] for r in g["rects"])),
                  note=f"lambda = {lam:.4g}, delta = {delta:.4g}, theta = {theta:g}; valid for any depth")
     leaf = np.concatenate(g["leaf"])
     counts = np.concatenate(g["counts"])

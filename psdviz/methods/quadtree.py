@@ -21,21 +21,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..splits import morton
-from ..splits.keyers import morton_cells
-from ..core.source import KeySource
 from ..core.budget import level_epsilons
 from ..core.domain import Domain, PointSet
+from ..core.grid import cap_by_resolution
 from ..core.ledger import Ledger
-from ..core.progress import report
 from ..core.measure import measure_counts
 from ..core.population import DEFAULT_N_FRACTION, resolve_n
-from .complete_tree import finish_complete_tree
-from ..publish.release import Release
+from ..core.progress import report
 from ..core.rng import Randomness
+from ..core.source import KeySource
 from ..core.tree import FlatTree, check_node_count, complete_links
-from ..core.grid import cap_by_resolution
 from ..core.validation import check_int, check_positive
+from ..publish.release import Release
+from ..splits import morton
+from ..splits.keyers import morton_cells
+from .complete_tree import finish_complete_tree
 
 MAX_HEIGHT = 11  # the largest height under the node cap (tree.MAX_NODES)
 QUAD_C = 10.0    # height rule constant: expected leaf count about c / eps

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from typing import Callable
+from collections.abc import Callable
 
 # name -> "module:function" (relative to psdviz.methods)
 _BUILDERS: dict[str, str] = {

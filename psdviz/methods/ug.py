@@ -17,16 +17,16 @@ import math
 import numpy as np
 
 from ..core.domain import Domain, PointSet
+from ..core.grid import cap_by_resolution, even_edges
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
 from ..core.population import DEFAULT_N_FRACTION, resolve_n
-from ..publish.query_model import attach
-from ..publish.release import Release
 from ..core.rng import Randomness
-from ..splits.keyers import even_cells
-from ..core.grid import cap_by_resolution, even_edges, even_part
 from ..core.tree import FlatTree, check_node_count
 from ..core.validation import check_positive
+from ..publish.query_model import attach
+from ..publish.release import Release
+from ..splits.keyers import even_cells
 
 UG_C = 10.0
 

@@ -12,9 +12,9 @@ import math
 
 import numpy as np
 
-from .release import Release
 from ..core.rng import check_seeded_export
 from ..core.tree import FlatTree
+from .release import Release
 
 
 def frontier(tree: FlatTree, depth: int) -> np.ndarray:

@@ -1,6 +1,6 @@
 """A release's estimates replaced by non-negative least squares over its released counts.
 
-Post-processing (DESIGN.md privacy rules): it reads only the released noisy counts, their public
+Post-processing (docs/design.md privacy rules): it reads only the released noisy counts, their public
 noise variances and the released structure, so it costs no epsilon and the ledger is unchanged.
 The solver and its exactness are in :mod:`psdviz.inference.tree_nnls`.
 

@@ -1,12 +1,13 @@
-"""The Release: what could be published (DESIGN.md data flow, "publish" step).
+"""The Release: what could be published (docs/design.md data flow, "publish" step).
 
 A Release holds node rectangles, released noisy counts, estimates, the ledger and how the run was
 made. True counts never live inside it.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -14,10 +15,10 @@ import pandas as pd
 from ..core.domain import Domain, validate_rects
 from ..core.grid import Grid
 from ..core.ledger import Ledger
-from ..query.pyramid import Pyramid
-from ..query.decompose import answer_tree, decompose, leaf_weights
 from ..core.rng import Randomness
 from ..core.tree import FlatTree
+from ..query.decompose import answer_tree, decompose, leaf_weights
+from ..query.pyramid import Pyramid
 
 # Exact variance of post-processed answers: node weights (n_nodes, k), non-zero on leaves only, of
 # queries written as sums over released leaf estimates -> (k,) variances from the noise variances.

@@ -120,7 +120,8 @@ def check_ledger(meta: dict) -> Ledger:
         raise bad(f"epsilon_spent {meta['epsilon_spent']!r} is not the ledger's total {total:g}")
     if not (math.isclose(ledger.delta(), float(meta["delta"]), rel_tol=1e-9, abs_tol=1e-15)
             and ledger.delta() <= MAX_TOTAL_DELTA * (1 + TOLERANCE)):
-        raise bad(f"delta {meta['delta']!r} is not the ledger's total {ledger.delta():g} or exceeds {MAX_TOTAL_DELTA:g}")
+        raise bad(f"delta {meta['delta']!r} is not the ledger's total {ledger.delta():g} "
+                  f"or exceeds {MAX_TOTAL_DELTA:g}")
     return ledger
 
 
@@ -243,7 +244,8 @@ def check_query_model(model: dict, height: int, n: int, grid: Grid, kept: np.nda
 
 def _check_complete(model: dict, height: int, n: int, kept: np.ndarray | None) -> None:
     fanout, full = model.get("fanout"), model.get("full_height")
-    if not (_typed(fanout, int) and 2 <= fanout <= MAX_FANOUT and _typed(full, int) and height <= full <= MAX_FULL_HEIGHT):
+    fanout_ok = _typed(fanout, int) and 2 <= fanout <= MAX_FANOUT
+    if not (fanout_ok and _typed(full, int) and height <= full <= MAX_FULL_HEIGHT):
         raise bad(f"the complete tree needs a fanout in [2, {MAX_FANOUT}] and a full_height in [{height}, "
                   f"{MAX_FULL_HEIGHT}] (got {fanout!r}, {full!r})")
     size = complete_size(fanout, full)

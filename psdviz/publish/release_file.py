@@ -66,7 +66,7 @@ def _geo_metadata(rect: np.ndarray, crs) -> dict:
     if crs is None:
         col["crs"] = None   # GeoParquet: null = undefined CRS (the domain's units are the publisher's)
     else:
-        import pyproj   # comes with geopandas; only needed to describe a stated CRS
+        import pyproj  # comes with geopandas; only needed to describe a stated CRS
         try:
             col["crs"] = pyproj.CRS.from_user_input(crs).to_json_dict()
         except pyproj.exceptions.CRSError:
@@ -79,7 +79,7 @@ def save_release(rel: Release, path, crs=None, *, allow_seeded: bool = False) ->
     """Write ``rel`` to ``path`` (GeoParquet). ``crs`` (e.g. "EPSG:4326"): the coordinates' reference
     system for GIS tools; None records it as undefined. A seeded run is refused unless
     ``allow_seeded=True``, and then the file's metadata carries a NOT private warning."""
-    import shapely   # comes with geopandas
+    import shapely  # comes with geopandas
 
     check_seeded_export(rel.randomness, allow_seeded, "a release file")
     if not rel.private:

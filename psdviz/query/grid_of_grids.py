@@ -3,7 +3,8 @@
 Level 1 is an m1 x m1 grid over the domain; level-1 cell i holds its own m2_i x m2_i grid of
 leaves. All edges are positions of the public resolution grid (near-equal cells,
 :func:`psdviz.core.grid.even_edges`), so units are computed in grid steps: a coordinate's unit
-inside a run of cells is its cell index plus its fraction of that cell. For a query, the level-1 cells strictly inside its index range are
+inside a run of cells is its cell index plus its fraction of that cell. For a query, the level-1 cells strictly inside
+its index range are
 fully covered: their sum comes from a 2-D prefix table of level-1 values. Only the ring of
 level-1 cells on the range's border can be partly covered; each (query, ring cell) pair is
 answered from the cell's own leaf prefix table by bilinear interpolation (the uniformity
@@ -16,7 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.grid import Grid, even_units as units
+from ..core.grid import Grid
+from ..core.grid import even_units as units
 from .pyramid import prefix_2d
 
 _TOL = 1e-9
@@ -35,7 +37,7 @@ class GridOfGrids:
 
     @classmethod
     def build(cls, grid: Grid, edges1: np.ndarray, m2: np.ndarray, level1: np.ndarray,
-              leaves: np.ndarray) -> "GridOfGrids":
+              leaves: np.ndarray) -> GridOfGrids:
         """``leaves`` in tree order: cell by cell, row-major inside each cell."""
         m1 = edges1.size - 1
         m2 = np.asarray(m2, dtype=np.int64)

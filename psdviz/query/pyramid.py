@@ -60,7 +60,7 @@ class Pyramid:
 
     @classmethod
     def from_grids(cls, domain: Domain, grids: list[np.ndarray],
-                   edges: tuple[np.ndarray, np.ndarray] | None = None) -> "Pyramid":
+                   edges: tuple[np.ndarray, np.ndarray] | None = None) -> Pyramid:
         for a, b in zip(grids, grids[1:]):
             if b.shape[0] % a.shape[0] or b.shape[1] % a.shape[1]:
                 raise ValueError("each grid resolution must divide the next")

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..core.domain import Domain, check_modes, chunk_keys, nonfinite_error
 from ..core.grid import DEFAULT_RESOLUTION, Grid, check_resolution
-from ..core.source import KeySource, Keyer, group_counts
+from ..core.source import Keyer, KeySource, group_counts
 
 
 def read_frame(pattern, columns: list[str]):

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..core.domain import Domain, check_modes, nonfinite_error
 from ..core.grid import DEFAULT_RESOLUTION, Grid, check_resolution
-from ..core.source import KeySource, Keyer, merge_counts
+from ..core.source import Keyer, KeySource, merge_counts
 
 PARQUET = (".parquet", ".pq", ".parq")
 CSV = (".csv", ".tsv", ".txt", ".csv.gz")
@@ -87,7 +87,7 @@ class DuckDBSource(KeySource):
     def __init__(self, pattern, domain: Domain, *, lon: str, lat: str, outside: str = "drop",
                  nonfinite: str = "error", resolution: int = DEFAULT_RESOLUTION,
                  memory_limit: str | None = None, threads: int | None = None):
-        import duckdb   # imported here: in-memory builds never load it
+        import duckdb  # imported here: in-memory builds never load it
         check_modes(domain, outside, nonfinite)
         self.grid = Grid(domain, check_resolution(resolution))
         self.files = expand_paths(pattern)

@@ -1,10 +1,12 @@
 """psdviz.sparse: compact private summaries of huge, mostly-zero count tables (ICDT'12).
 May import psdviz.core and psdviz.io; never methods, lab or ui.
 
+>>> import numpy as np
 >>> from psdviz import sparse
->>> table = sparse.contingency_table(df.tailnum, df.service)
->>> rel = sparse.summarize(table, epsilon=0.5, method="filter-priority", seed=1)
->>> rel.size, rel.ledger.total(), rel.range_sums([0], [1000])
+>>> table = sparse.make_table(np.array([3, 70, 512]), np.array([40, 7, 90]), 1_000)   # cells, counts, m
+>>> rel = sparse.summarize(table, epsilon=0.5, method="filter-priority", size=20)
+>>> rel.size <= 20, round(rel.ledger.total(), 9)
+(True, 0.5)
 """
 from .api import METHODS, method_parameters, summarize
 from .builders import contingency_table, grid_cells, grid_table
@@ -15,7 +17,19 @@ from .sample import flights_sparse_table
 from .table import SparseTable, make_table
 from .zero_law import ZeroLaw
 
-__all__ = ["DyadicIndex", "LABORIOUS_MAX", "METHODS", "SparseRelease", "SparseTable", "ZeroLaw",
-           "contingency_table", "dyadic_transform", "flights_sparse_table", "grid_cells", "grid_table",
+__all__ = [
+           "LABORIOUS_MAX",
+           "METHODS",
+           "DyadicIndex",
+           "SparseRelease",
+           "SparseTable",
+           "ZeroLaw",
+           "contingency_table",
+           "dyadic_transform",
+           "flights_sparse_table",
+           "grid_cells",
+           "grid_table",
            "make_table",
-           "method_parameters", "summarize"]
+           "method_parameters",
+           "summarize",
+]

@@ -23,8 +23,7 @@ from .dyadic import consistent, dyadic_transform
 from .laborious import check_laborious, geometric_table
 from .params import STATS_MODES, table_stats, tau_for_size, theta_for_size
 from .release import SparseRelease
-from .shortcut import (Summary, filter_summary, priority_summary, raise_filter, threshold_summary,
-                       top_priorities)
+from .shortcut import Summary, filter_summary, priority_summary, raise_filter, threshold_summary, top_priorities
 from .table import DATA_OWNER_KEYS, OBSERVED, SparseTable
 from .zero_law import alpha_of
 

@@ -5,7 +5,7 @@ fill only a small fraction (the density). Both builders count with sort-based nu
 (no per-row loops) and never allocate the m cells.
 
 Privacy reading: the *domain* (the list of categories, the grid over a public Domain) is public
-input (DESIGN.md). For a contingency table the caller should declare the categories
+input (docs/design.md). For a contingency table the caller should declare the categories
 (``row_values`` / ``col_values``); if they are omitted the observed categories are used and the
 layout says so (``categories: "observed in the data"``), because the set of observed values is
 itself data-dependent. One input row is one individual, so the cell counts have sensitivity 1.

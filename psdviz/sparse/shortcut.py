@@ -111,7 +111,7 @@ def choose_pilot_tau(noisy, n_zero: int, alpha: float, theta: int, s: int, sigma
     w = np.sort(w[w >= v0])
     prefix = np.concatenate([[0.0], np.cumsum(w)])
     target = s + 1 + sigmas * math.sqrt(s + 1) + 10
-    size = lambda t: _expected_size(t, w, prefix, n_zero, alpha, theta)  # noqa: E731
+    size = lambda t: _expected_size(t, w, prefix, n_zero, alpha, theta)
     if size(float(v0)) < target:
         return float(v0)
     lo, hi = float(v0), 2.0 * float(v0)

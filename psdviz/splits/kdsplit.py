@@ -17,8 +17,8 @@ grandchildren of j are 4j .. 4j + 3, the layout of a complete fanout-4 tree (sec
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
-from typing import Callable
 
 import numpy as np
 

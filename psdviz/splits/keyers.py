@@ -10,9 +10,9 @@ Fields are module-level functions or partials, so Dask can ship a keyer to its w
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable
 
 import numpy as np
 

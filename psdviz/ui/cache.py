@@ -9,8 +9,8 @@ new release spends epsilon again); a new release is drawn only when the user ask
 from __future__ import annotations
 
 import threading
-import warnings
 import time
+import warnings
 from collections import OrderedDict
 
 import numpy as np

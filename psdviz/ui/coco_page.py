@@ -152,7 +152,7 @@ def _node_picker(h: coco.Hierarchy, pos: pd.DataFrame, groups: np.ndarray) -> in
     if has_map:
         with col_map:
             level = st.radio("Map shows", list(range(1, h.n_levels)), index=0, key="coco_map_level", horizontal=True,
-                             format_func=lambda l: f"level {l}" + (" (leaves)" if l == h.n_levels - 1 else ""))
+                             format_func=lambda lv: f"level {lv}" + (" (leaves)" if lv == h.n_levels - 1 else ""))
             regions = view.node_regions(h, level, outlines.state_regions([names[i] for i in h.level_nodes(level)]))
             st.caption(("Click a state or a marker" if regions else "Click a marker") + " to pick that node; "
                        + ("the fill darkens" if regions else "marker size grows") + " with its number of groups."
@@ -181,8 +181,9 @@ def _budget_controls(h: coco.Hierarchy, consistency: str) -> list[float]:
     st.caption("Each level's histograms use their own budget; levels add up along a path "
                "(sequential composition), nodes of one level are disjoint (parallel).")
     cols = st.columns(h.n_levels)
-    eps = [float(c.number_input(f"level {l}", 0.001, 10.0, 0.5 if l else 0.2, 0.05, format="%.3f", key=f"coco_eps{l}"))
-           for l, c in enumerate(cols)]
+    eps = [float(c.number_input(f"level {lv}", 0.001, 10.0, 0.5 if lv else 0.2, 0.05, format="%.3f",
+                                key=f"coco_eps{lv}"))
+           for lv, c in enumerate(cols)]
     if consistency == "bottom-up":
         st.caption(f"Bottom-up spends the total {sum(eps):g} on the leaves; every other node is the sum of its leaves.")
     return eps
@@ -191,7 +192,8 @@ def _budget_controls(h: coco.Hierarchy, consistency: str) -> list[float]:
 def _show_node(rel: coco.CocoRelease, truth: np.ndarray, node: int) -> None:
     h = rel.hierarchy
     name = h.names[node]
-    log_y = st.checkbox("Log scale", value=True, key="coco_log", help="Most groups are small; log scale shows the tail.")
+    log_y = st.checkbox("Log scale", value=True, key="coco_log",
+                        help="Most groups are small; log scale shows the tail.")
     st.plotly_chart(view.histogram_figure(truth[node], rel.histograms[node], name, log_y), width="stretch",
                     key="coco_hist")
     err = rel.emd(truth)
@@ -218,7 +220,8 @@ def _exports(rel: coco.CocoRelease) -> None:
     if allow is None:
         return
     c1, c2 = st.columns(2)
-    c1.download_button("Download the release (JSON, with its ledger)", rel.to_json(allow_seeded=allow), "count_of_counts.json",
+    c1.download_button("Download the release (JSON, with its ledger)", rel.to_json(allow_seeded=allow),
+                       "count_of_counts.json",
                        "application/json", key="coco_json")
     c2.download_button("Download the private histograms (CSV)", rel.records().to_csv(index=False),
                        "count_of_counts.csv", "text/csv", key="coco_csv")

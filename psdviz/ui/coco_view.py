@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ..io import topojson as tj
 from ..coco import CocoRelease, Hierarchy
+from ..io import topojson as tj
 from .assets import use_local_leaflet
 
 
@@ -83,7 +83,8 @@ def marker_map(pos: pd.DataFrame, level: int, groups: np.ndarray, selected: int 
         ).add_to(fmap)
     shown = pos[(pos["level"] == level) & pos["lat"].notna()]
     if len(shown):
-        fmap.fit_bounds([[shown["lat"].min() - 1, shown["lon"].min() - 1], [shown["lat"].max() + 1, shown["lon"].max() + 1]])
+        fmap.fit_bounds([[shown["lat"].min() - 1, shown["lon"].min() - 1],
+                         [shown["lat"].max() + 1, shown["lon"].max() + 1]])
     return fmap
 
 
@@ -99,7 +100,8 @@ def _region_layer(pos: pd.DataFrame, regions: dict[int, dict], groups: np.ndarra
     def style(f):
         chosen = f["properties"]["chosen"]
         return {"color": "#b30000" if chosen else "#1f4e79", "weight": 3 if chosen else 0.8,
-                "fillColor": "#e6550d" if chosen else "#4a90c2", "fillOpacity": 0.8 if chosen else f["properties"]["opacity"]}
+                "fillColor": "#e6550d" if chosen else "#4a90c2",
+                "fillOpacity": 0.8 if chosen else f["properties"]["opacity"]}
 
     return folium.GeoJson({"type": "FeatureCollection", "features": feats}, name="states", style_function=style,
                           tooltip=folium.GeoJsonTooltip(["label"], labels=False), highlight_function=None)

@@ -20,15 +20,15 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from ..core.domain import Domain
+from ..core.rng import FRESH, SEEDED
+from ..core.validation import check_int
+from ..io.samples import SAMPLES, sample_points
 from ..lab import compare as C
 from ..lab import frontier as F
 from ..lab.dpbench import check_histogram, histogram_domain, histogram_points
 from ..lab.presets import PRESETS, resolve
-from ..core.domain import Domain
-from ..io.samples import SAMPLES, sample_points
 from ..lab.synthetic import skewed, with_outliers
-from ..core.rng import FRESH, SEEDED
-from ..core.validation import check_int
 from . import compare_charts as charts
 from .cache import SharedCache
 from .controls import EXPLAIN
@@ -117,7 +117,8 @@ CELLS = SharedCache(256)   # (data, workload, variant, epsilon, trials, seed) ->
 
 
 def _cell(fp: str, workload_key: str, variant_key: str, epsilon: float, trials: int, seed: int | None,
-          xy: np.ndarray, domain: Domain, variant: C.Variant, qs: C.QuerySet, progress=None) -> tuple[pd.DataFrame, list]:
+          xy: np.ndarray, domain: Domain, variant: C.Variant, qs: C.QuerySet,
+          progress=None) -> tuple[pd.DataFrame, list]:
     """One (variant, epsilon) cell, cached outside st.cache so that its builds can move the progress bar."""
     def run():
         reports: list = []
@@ -174,7 +175,8 @@ def _parse_fractions(text: str) -> tuple[tuple[float, float], ...]:
     try:
         vals = [float(p) for p in text.replace(";", ",").split(",") if p.strip()]
     except ValueError:
-        raise ValueError(f"area fractions: write numbers separated by commas, e.g. 0.001, 0.01 (got {text!r})") from None
+        raise ValueError(f"area fractions: write numbers separated by commas, e.g. 0.001, 0.01 "
+                         f"(got {text!r})") from None
     if not vals:
         raise ValueError("area fractions: give at least one, e.g. 0.001, 0.01")
     return tuple((v, 1.0) for v in vals)
@@ -193,7 +195,8 @@ def _custom_controls(domain: Domain, fp: str):
     if kind.startswith("Shapes"):
         w, h = domain.width, domain.height
         default = f"{w / 20:.3g}x{h / 20:.3g}, {w / 5:.3g}x{h / 5:.3g}, {w / 2:.3g}x{h / 50:.3g}"
-        text = st.text_input("Query shapes (width x height)", default, key=f"cmp_shapes_{fp[:12]}")  # per data set: defaults follow the domain
+        text = st.text_input("Query shapes (width x height)", default,
+                             key=f"cmp_shapes_{fp[:12]}")  # per data set: defaults follow the domain
         st.caption(f"In data units; the domain is {w:g} x {h:g}. Example: 1x1, 5x5, 15x0.2.")
         sizes = _parse_pairs(text)
         kind_code = "shape"
@@ -296,7 +299,8 @@ def render() -> None:
         st.info("Upload a histogram to continue (the DPBench preset reruns docs/reproduction/dpbench.md on it).")
         return
     xy, domain, fp = loaded
-    st.caption(f"{len(xy):,} points; domain x [{domain.xmin:g}, {domain.xmax:g}], y [{domain.ymin:g}, {domain.ymax:g}].")
+    st.caption(f"{len(xy):,} points; domain x [{domain.xmin:g}, {domain.xmax:g}], "
+               f"y [{domain.ymin:g}, {domain.ymax:g}].")
     preset = st.selectbox("Preset", [CUSTOM] + list(PRESETS), key="cmp_preset",
                           format_func=lambda k: k if k == CUSTOM else PRESETS[k].title)
     st.caption("A preset re-runs a paper's headline comparison on the loaded data.")

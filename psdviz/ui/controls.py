@@ -78,7 +78,8 @@ EXPLAIN = {
     "theta": "PrivTree: a cell is split while its (noisy, depth-biased) count exceeds theta (the paper uses 0).",
     "max_depth": "PrivTree: a safety cap on the depth (no privacy cost); the tree normally stops earlier.",
     "split_fraction": "kd-privtree: share of epsilon spent on choosing where each cell is cut (exponential "
-                      "mechanism over a few grid positions); the rest of the budget goes to the split tests and counts.",
+                      "mechanism over a few grid positions); the rest of the budget goes to the split tests and "
+                      "counts.",
     "split_levels": "kd-privtree: how many top depths choose their cut privately (the budget is split evenly "
                     "between them); deeper cells are cut at the middle of their longer side, for free.",
     "seed": "Fresh randomness for real releases; a seed makes a lesson reproducible (and is labelled so).",

@@ -1,7 +1,9 @@
-"""Downloads: the release file (GeoParquet, opens in the app's "Open a release" page), the release as GeoJSON, the JSON privacy report, the query comparisons as CSV.
+"""Downloads: the release file (GeoParquet, opens in the app's "Open a release" page), the release as
+GeoJSON, the JSON privacy report, the query comparisons as CSV.
 
 Only released values go into the GeoJSON and the report; exact input counts go only into the data
-owner's audit download, and true counts only into the comparison CSV, each labelled so. Non-private references cannot be exported as a release.
+owner's audit download, and true counts only into the comparison CSV, each labelled so. Non-private references cannot be
+exported as a release.
 """
 from __future__ import annotations
 

@@ -119,7 +119,8 @@ def _hex_rgba(c: str, alpha: int) -> list[int]:
     return [int(c[1:3], 16), int(c[3:5], 16), int(c[5:7], 16), alpha]
 
 
-def _raster_layer(release: Release, nodes: np.ndarray, colours: Colours, width: int = 720) -> folium.raster_layers.ImageOverlay:
+def _raster_layer(release: Release, nodes: np.ndarray, colours: Colours,
+                  width: int = 720) -> folium.raster_layers.ImageOverlay:
     (lat0, lon0), (lat1, lon1) = _bounds(release)
     height = int(np.clip(width * (lat1 - lat0) / max(lon1 - lon0, 1e-9) * 1.2, 200, 900))
     xs = lon0 + (np.arange(width) + 0.5) * (lon1 - lon0) / width

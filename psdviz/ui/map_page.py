@@ -72,7 +72,8 @@ def remember_params(release: pv.Release) -> None:
 def input_summary(data: data_input.Dataset, release: pv.Release) -> None:
     rep = release.points_report
     label = "PRIVATE release" if release.private else "NOT PRIVATE reference"
-    st.markdown(f"**{label}**: `{release.method}`, epsilon = {release.epsilon:g} (privacy unit: {release.privacy_unit}), "
+    st.markdown(f"**{label}**: `{release.method}`, epsilon = {release.epsilon:g} "
+                f"(privacy unit: {release.privacy_unit}), "
                 f"randomness: {release.randomness_mode}; {int(release.tree.is_leaf.sum()):,} cells, "
                 f"{release.tree.n_nodes:,} nodes, height {release.tree.height}.")
     if release.method == "auto":
@@ -154,7 +155,7 @@ def map_height(d: pv.Domain) -> int:
     """Pixel height that shows the domain at the map's width without grey bands: its Web Mercator
     aspect for lon/lat domains (about square for the world), its plain aspect otherwise."""
     if is_lon_lat(d.xmin, d.ymin, d.xmax, d.ymax):
-        merc = lambda lat: math.log(math.tan(math.pi / 4 + math.radians(max(-85.0, min(85.0, lat))) / 2))  # noqa: E731
+        merc = lambda lat: math.log(math.tan(math.pi / 4 + math.radians(max(-85.0, min(85.0, lat))) / 2))
         ratio = (merc(d.ymax) - merc(d.ymin)) / math.radians(d.width)
     else:
         ratio = d.height / d.width

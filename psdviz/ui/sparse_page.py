@@ -25,12 +25,12 @@ import streamlit as st
 
 from .. import sparse
 from ..io.samples import SAMPLES, sample_points
+from ..lab.sparse_lab import compare_queries, query_sizes
 from ..sparse.laborious import LABORIOUS_MAX
 from ..sparse.sample import flights_sparse_table
-from ..lab.sparse_lab import compare_queries, query_sizes
 from . import data_input, export
-from .controls import choose_randomness
 from . import sparse_view as view
+from .controls import choose_randomness
 
 FLIGHTS = "Flights sample: tail number x scheduled service"
 UPLOAD = "Upload a table (two categorical columns)"
@@ -174,7 +174,8 @@ def _param_controls(method: str, m: int) -> dict:
         p["tau"] = float(st.number_input("tau (sampling threshold)", 0.001, 1e9, 5.0, key="sp_tau"))
         st.caption("A noisy value v is kept with probability min(1, |v| / tau).")
     if method in ("priority", "filter-priority"):
-        p["size"] = int(st.number_input("s (summary size)", 1, max(m - 1, 1), min(10_000, max(m - 1, 1)), key="sp_size"))
+        p["size"] = int(st.number_input("s (summary size)", 1, max(m - 1, 1), min(10_000, max(m - 1, 1)),
+                                        key="sp_size"))
         st.caption("Exactly s cells are kept by priority sampling.")
     return p
 
@@ -198,7 +199,8 @@ def _show(rel, seconds: float, table, fp: str, key: str) -> None:
     c2.metric("Summary size", f"{rel.size:,}")
     c3.metric("Build time", f"{seconds:.2f} s")
     c4.metric("Epsilon spent", f"{rel.ledger.total():g}")
-    st.caption(f"The true table has {table.n:,} non-zero cells; publishing all m noisy cells would need {table.m:,} entries.")
+    st.caption(f"The true table has {table.n:,} non-zero cells; publishing all m noisy cells would need "
+               f"{table.m:,} entries.")
     idx, _, weights = rel.leaves()
     if idx.size:
         real = float(np.isin(idx, table.indices).mean())

@@ -121,13 +121,14 @@ def test_top_down_matches_slow_version(how):
         t = random_table(rng, n_levels=int(rng.integers(2, 5)))
         T = coco.true_histograms(t)
         h = t.hierarchy
-        ests = [(cumulative if rng.random() < 0.5 else unattributed).estimate(T[h.level_nodes(l)], 0.4, rng)
-                for l in range(h.n_levels)]
+        ests = [(cumulative if rng.random() < 0.5 else unattributed).estimate(T[h.level_nodes(lv)], 0.4, rng)
+                for lv in range(h.n_levels)]
         # continuous variances make ties between different-variance groups irrelevant only if the values differ;
         # the sizes are integers, so compare the merged histograms only where matching is unambiguous:
         # with a single child per parent or equal variances the result is order-free. Use equal variances.
-        ests = [e.__class__(e.method, e.hist, e.hg, np.full(e.hg.shape, 1.0 + l), e.noisy, e.epsilon, e.sensitivity)
-                for l, e in enumerate(ests)]
+        ests = [e.__class__(e.method, e.hist, e.hg, np.full(e.hg.shape, 1.0 + lv), e.noisy, e.epsilon,
+                            e.sensitivity)
+                for lv, e in enumerate(ests)]
         np.testing.assert_array_equal(coco.top_down(h, ests, t.max_size, how), slow_top_down(h, ests, t.max_size, how))
 
 
@@ -178,7 +179,8 @@ def test_release_access_and_exports():
     assert data["epsilon_spent"] == pytest.approx(1.5) and len(data["ledger"]) == 3
     assert sum(data["histograms"]["0"].values()) == rel.groups[0]
     rec = rel.records()
-    assert (rec["count"] > 0).all() and rec.groupby("node")["count"].sum().tolist() == rel.groups[rel.groups > 0].tolist()
+    assert (rec["count"] > 0).all()
+    assert rec.groupby("node")["count"].sum().tolist() == rel.groups[rel.groups > 0].tolist()
     T = coco.true_histograms(t)
     lv = rel.emd_by_level(T)
     assert lv.index.tolist() == [0, 1, 2]

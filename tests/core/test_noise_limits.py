@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import psdviz as pv
-from psdviz.core.noise import (MAX_EXACT_SCALE, geometric_noise, laplace_noise, two_sided_geometric)
+from psdviz.core.noise import MAX_EXACT_SCALE, geometric_noise, laplace_noise, two_sided_geometric
 from psdviz.sparse.zero_law import alpha_of
 
 PTS = np.random.default_rng(1).random((500, 2))
@@ -22,7 +22,7 @@ def test_numpy_saturates_where_the_limit_refuses():
 
 @pytest.mark.parametrize("eps", [1e-300, 1e-19, 1e-15])
 def test_tiny_epsilon_build_is_refused_naming_the_limit(eps):
-    with pytest.raises(ValueError, match="smallest per-measurement epsilon supported is 7.1e-15"):
+    with pytest.raises(ValueError, match=r"smallest per-measurement epsilon supported is 7.1e-15"):
         pv.build(PTS, DOM, "ug", eps, grid_size=4)
 
 
@@ -34,13 +34,13 @@ def test_every_method_refuses_through_the_sampler(method):
 
 def test_samplers_refuse_above_the_exact_scale():
     rng = np.random.default_rng(0)
-    with pytest.raises(ValueError, match="7.1e-15"):
+    with pytest.raises(ValueError, match=r"7.1e-15"):
         geometric_noise(rng, 3, 1e-15)
-    with pytest.raises(ValueError, match="7.1e-15"):
+    with pytest.raises(ValueError, match=r"7.1e-15"):
         laplace_noise(rng, 3, 1e-15)
-    with pytest.raises(ValueError, match="7.1e-15"):
+    with pytest.raises(ValueError, match=r"7.1e-15"):
         two_sided_geometric(rng, np.array([1.0, MAX_EXACT_SCALE * 2]))
-    with pytest.raises(ValueError, match="7.1e-15"):
+    with pytest.raises(ValueError, match=r"7.1e-15"):
         alpha_of(1e-15)
 
 

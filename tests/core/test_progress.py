@@ -10,7 +10,8 @@ PTS = np.random.default_rng(0).random((5000, 2))
 DOM = pv.Domain(0.0, 0.0, 1.0, 1.0)
 
 
-@pytest.mark.parametrize("method,passes,what", [("quadtree", 6, "quadtree levels"), ("kdtree", 8, "median split levels"),
+@pytest.mark.parametrize("method,passes,what", [("quadtree", 6, "quadtree levels"),
+                                                ("kdtree", 8, "median split levels"),
                                                 ("privtree", None, "PrivTree depths")])
 def test_passes_are_reported_in_order(method, passes, what):
     calls = []

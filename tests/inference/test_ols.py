@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from psdviz.core.budget import level_epsilons
-from psdviz.inference.ols import ols_coefficients, ols_estimate
 from psdviz.core.tree import FlatTree
+from psdviz.inference.ols import ols_coefficients, ols_estimate
 
 
 def complete_tree(fanout: int, height: int, rng: np.random.Generator, eps: np.ndarray) -> FlatTree:

@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 from scipy.optimize import lsq_linear
+from test_grids_gls import leaf_design, random_tree  # tests/inference is on sys.path (pytest's prepend import mode)
 
 from psdviz.inference.tree_gls import gls_estimate, gls_plan
 from psdviz.inference.tree_nnls import leaf_gradient, nnls_estimate
-from test_grids_gls import leaf_design, random_tree   # tests/inference is on sys.path (pytest's prepend import mode)
 
 
 def mixed_tree(rng, levels=4, max_kids=4, truth_scale=3.0, noise=4.0, unmeasured=0.2):
@@ -60,7 +60,8 @@ def test_kkt_conditions_hold():
 def test_equals_gls_when_gls_is_already_non_negative():
     rng = np.random.default_rng(13)
     tree, truth = mixed_tree(rng, truth_scale=200.0, noise=0.5)
-    tree.noisy = np.where(np.isfinite(tree.noise_var), tree.subtree_sum(truth * tree.is_leaf + 100.0 * tree.is_leaf), np.nan)
+    tree.noisy = np.where(np.isfinite(tree.noise_var), tree.subtree_sum(truth * tree.is_leaf + 100.0 * tree.is_leaf),
+                          np.nan)
     gls = gls_estimate(tree, tree.noisy, gls_plan(tree, tree.noise_var))
     assert (gls[tree.leaf_index()] > 0).all()
     np.testing.assert_allclose(nnls_estimate(tree, tree.noisy, tree.noise_var), gls, rtol=1e-10, atol=1e-8)

@@ -4,10 +4,10 @@ import pandas as pd
 import pytest
 
 import psdviz as pv
+from psdviz.core.noise import geometric_variance
 from psdviz.lab import compare as C
 from psdviz.lab import presets as P
 from psdviz.lab.metrics import RHO_FRACTION
-from psdviz.core.noise import geometric_variance
 from psdviz.lab.synthetic import skewed
 
 DOM = pv.Domain(0, 0, 10, 5)
@@ -90,7 +90,7 @@ def test_progress_callback_counts_cells():
     calls = []
     wl = C.Workload("shape", ((1.0, 1.0),), queries=5)
     C.run_experiment(_points(), DOM, [C.variant("a", "ug"), C.variant("b", "quadtree", height=3)],
-                     [0.5, 1, 2], wl, progress=lambda d, t, l: calls.append((d, t)))
+                     [0.5, 1, 2], wl, progress=lambda d, t, what: calls.append((d, t)))
     assert calls == [(i, 6) for i in range(7)]
 
 
@@ -109,8 +109,10 @@ def test_caller_points_untouched_and_outside_points_dropped():
     (lambda: C.run_experiment(_points(), DOM, [C.variant("a", "ug")], [], C.Workload("shape", ((1, 1),))), "epsilons"),
     (lambda: C.run_experiment(_points(), DOM, [C.variant("a", "ug"), C.variant("a", "quadtree")], [1.0],
                               C.Workload("shape", ((1, 1),))), "distinct"),
-    (lambda: C.run_experiment(_points(), DOM, [C.variant("a", "nope")], [1.0], C.Workload("shape", ((1, 1),))), "unknown method"),
-    (lambda: C.run_experiment(_points(), DOM, [C.variant("a", "ug", height=3)], [1.0], C.Workload("shape", ((1, 1),))), "no parameter"),
+    (lambda: C.run_experiment(_points(), DOM, [C.variant("a", "nope")], [1.0], C.Workload("shape", ((1, 1),))),
+     "unknown method"),
+    (lambda: C.run_experiment(_points(), DOM, [C.variant("a", "ug", height=3)], [1.0], C.Workload("shape", ((1, 1),))),
+     "no parameter"),
     (lambda: C.make_queries(_points(), DOM, C.Workload("shape", ((11, 1),))), "fit in the domain"),
     (lambda: C.make_queries(_points(), DOM, C.Workload("centered", ((1.5, 1),))), "area fraction"),
     (lambda: C.make_queries(_points(), DOM, C.Workload("circle", ((1, 1),))), "kind"),

@@ -8,8 +8,7 @@ import pytest
 
 import psdviz as pv
 from psdviz.lab import compare as C
-from psdviz.lab.dpbench import (check_histogram, histogram_domain, histogram_points, histogram_truth,
-                                protocol_queries)
+from psdviz.lab.dpbench import check_histogram, histogram_domain, histogram_points, histogram_truth, protocol_queries
 from psdviz.lab.presets import PRESETS, resolve
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "dpbench"

@@ -4,8 +4,8 @@ import pytest
 
 import psdviz as pv
 from psdviz.lab.metrics import absolute_error, relative_error, summarize
-from psdviz.query.truth import PointIndex
 from psdviz.lab.workloads import centered_queries, nonempty, shape_queries
+from psdviz.query.truth import PointIndex
 
 DOM = pv.Domain(-180, -90, 180, 90)
 

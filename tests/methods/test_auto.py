@@ -4,13 +4,13 @@ import pytest
 
 import psdviz as pv
 from psdviz.core.domain import Domain, prepare_points
+from psdviz.core.ledger import Ledger
 from psdviz.core.noise import geometric_variance
 from psdviz.core.rng import make_randomness
-from psdviz.core.ledger import Ledger
 from psdviz.inference.tree_nnls import nnls_estimate
+from psdviz.lab.synthetic import zero_inflated
 from psdviz.methods import auto
 from psdviz.splits.keyers import even_cells
-from psdviz.lab.synthetic import zero_inflated
 
 DOM = Domain(0, 0, 256, 256)
 

@@ -6,9 +6,9 @@ import pytest
 
 import psdviz as pv
 from psdviz.core.grid import whole_step_parts
+from psdviz.lab.workloads import shape_queries
 from psdviz.methods.ag import ag_level1_size, ag_level2_sizes, integer_optimum
 from psdviz.query.decompose import answer_tree, decompose, leaf_weights
-from psdviz.lab.workloads import shape_queries
 
 DOM = pv.Domain(0, 0, 1, 1)
 

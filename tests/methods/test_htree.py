@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 import psdviz as pv
+from psdviz.lab.workloads import shape_queries
 from psdviz.methods.htree import cube_root_split, htree_size
 from psdviz.query.decompose import answer_tree, decompose, leaf_weights
 from psdviz.splits.slicing import slice_groups
-from psdviz.lab.workloads import shape_queries
 
 DOM = pv.Domain(0, 0, 1, 1)
 

@@ -5,10 +5,9 @@ import pytest
 
 import psdviz as pv
 from psdviz.core.budget import level_epsilons
-from psdviz.core.grid import Grid
 from psdviz.core.domain import prepare_points
-from psdviz.splits.medians import expand
 from psdviz.splits.kdsplit import descend, exact_median_splits, kd_partition
+from psdviz.splits.medians import expand
 
 DOM = pv.Domain(-10, 0, 30, 20)
 PRIVATE = ("kdtree", "hybrid", "hilbert", "kd-cell", "kd-noisymean")

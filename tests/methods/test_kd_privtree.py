@@ -76,7 +76,7 @@ def test_ledger_paths_and_binary_structure():
     inner = np.flatnonzero(~t.is_leaf)
     kids = t.first_child[inner][:, None] + np.arange(2)
     assert np.all(t.parent[kids] == inner[:, None])
-    area = lambda r: (r[..., 2] - r[..., 0]) * (r[..., 3] - r[..., 1])   # noqa: E731
+    area = lambda r: (r[..., 2] - r[..., 0]) * (r[..., 3] - r[..., 1])
     np.testing.assert_allclose(area(t.rect[kids]).sum(1), area(t.rect[inner]))
     assert np.isnan(t.noisy[~t.is_leaf]).all() and np.isfinite(t.noisy[t.is_leaf]).all()
     assert rel.answer([[0, 0, 256, 256]])[0] == pytest.approx(np.nansum(t.noisy[t.is_leaf]))

@@ -39,7 +39,7 @@ METHOD_CASES = [
 def ratio_ok(a: np.ndarray, b: np.ndarray, runs: int, eps: float, delta: float = 0.0) -> bool:
     """Per event, P_D <= e^eps P_D' + delta (and symmetrically), up to Z binomial standard errors."""
     pa, pb = a / runs, b / runs
-    se = lambda p: np.sqrt(np.maximum(p * (1 - p), 1.0 / runs) / runs)   # noqa: E731
+    se = lambda p: np.sqrt(np.maximum(p * (1 - p), 1.0 / runs) / runs)
     bound = math.exp(eps)
     ok1 = pa <= bound * pb + delta + Z * (se(pa) + bound * se(pb))
     ok2 = pb <= bound * pa + delta + Z * (se(pb) + bound * se(pa))
@@ -190,7 +190,8 @@ def test_privtree_structure_audit():
                                     "kd-true", "kd-pure"])
 def test_levels_are_capped_by_the_resolution(method):
     """Data declared on a 2^3 grid: no tree is deeper than 3 levels, and the release says why."""
-    kw = {"height": 10} if method in ("quadtree", "hybrid") else {}   # their own height rule would pick a low height here
+    kw = {"height": 10} if method in ("quadtree",
+                                      "hybrid") else {}   # their own height rule would pick a low height here
     rel = pv.build(D2, DOM, method, 1.0, seed=1, resolution=3, **kw)
     assert rel.tree.height <= 3
     assert any("capped to 3" in n and "resolution 3" in n for n in rel.notes)

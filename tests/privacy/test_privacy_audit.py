@@ -1,4 +1,4 @@
-"""Privacy audit regressions (DESIGN.md privacy rules): calibration of helper measurements and what
+"""Privacy audit regressions (docs/design.md privacy rules): calibration of helper measurements and what
 releases/exports may contain. Each test failed before the fix it guards."""
 import json
 

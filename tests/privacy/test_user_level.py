@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_grid_audit import ratio_ok
 
 import psdviz as pv
 from psdviz.core.contribution import bound_contributions, user_codes
 from psdviz.core.rng import make_randomness
-from test_grid_audit import ratio_ok
 
 DOM = pv.Domain(0.0, 0.0, 1.0, 1.0)
 
@@ -64,7 +64,8 @@ def test_every_method_is_accounted_per_user(data, method, tmp_path):
         assert su.epsilon == pytest.approx(k * sp.epsilon) and su.sensitivity == k * sp.sensitivity
     np.testing.assert_allclose(rel.tree.path_epsilons(), k * point.tree.path_epsilons())
     assert rel.report()["privacy_unit"] == "one user, at most 4 points"
-    assert pv.load_release(rel.save(tmp_path / "u.parquet", allow_seeded=True)).privacy_unit == "one user, at most 4 points"
+    assert pv.load_release(rel.save(tmp_path / "u.parquet",
+                                    allow_seeded=True)).privacy_unit == "one user, at most 4 points"
     assert rel.audit()["rows_dropped_by_user_bound"] == len(users) - int(np.minimum(np.bincount(users), k).sum())
 
 

@@ -18,7 +18,8 @@ VARIANTS = [(m, {}) for m in pv.METHODS] + [
     ("quadtree", {"height": 6, "prune": 20}), ("quadtree", {"height": 5, "postprocess": False}),
     ("quadtree", {"height": 5, "budget": "leaf", "postprocess": False, "prune": 5}),
     ("ug", {"grid_size": 7}), ("ag", {"postprocess": False}), ("htree", {"postprocess": False}),
-    ("htree", {"variant": "hybrid"}), ("htree", {"variant": "composite"}), ("kdtree", {"prune": None}), ("hybrid", {"postprocess": False}),
+    ("htree", {"variant": "hybrid"}), ("htree", {"variant": "composite"}), ("kdtree", {"prune": None}),
+    ("hybrid", {"postprocess": False}),
 ]
 
 
@@ -94,7 +95,7 @@ def test_refuses_other_versions_and_tampered_files(points, tmp_path):
 
     def lower_epsilon(doc):
         doc["epsilon"] = 0.25    # claims a stronger guarantee than the ledger spent
-    with pytest.raises(ValueError, match="ledger spends epsilon 0.5, more than its stated epsilon 0.25"):
+    with pytest.raises(ValueError, match=r"ledger spends epsilon 0.5, more than its stated epsilon 0.25"):
         pv.load_release(_rewrite(path, tmp_path / "l.parquet", lower_epsilon))
 
     def drop_spend(doc):   # ledger made to look cheaper: the nodes still record what was spent

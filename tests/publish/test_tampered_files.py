@@ -135,7 +135,8 @@ TABLE_CASES = [
     ("quad", lambda t: t.set_column(t.schema.get_field_index("depth"), "depth",
                                     pa.array([str(v) for v in t.column("depth").to_pylist()])), "not numbers"),
     ("quad", lambda t: t.set_column(t.schema.get_field_index("noisy"), "noisy",
-                                    pa.array([None] + t.column("noisy").to_pylist()[1:], pa.float64())), "missing values"),
+                                    pa.array([None] + t.column("noisy").to_pylist()[1:], pa.float64())),
+                                    "missing values"),
     ("htree", _col("depth", _first(0)), "level by level"),
     ("quad", lambda t: t.slice(0, 0), "declares 0 nodes"),
 ]
@@ -152,7 +153,7 @@ def _cases():
 def test_tampered_file_is_refused_with_a_named_reason(files, tmp_path, base, meta, table, message):
     _, paths = files
     bad = _write(paths[base], tmp_path / "bad.parquet", meta=meta, table=table)
-    with pytest.raises(ValueError, match="damaged or was altered|format|resolution|xmin") as err:
+    with pytest.raises(ValueError, match=r"damaged or was altered|format|resolution|xmin") as err:
         pv.load_release(bad)
     assert message in str(err.value)
 
@@ -166,7 +167,7 @@ def test_the_corpus_is_large_and_every_base_file_loads(files):
 @pytest.mark.parametrize("raw", [b"\xff\xfe\x00garbage", b"{not json", b"[1, 2, 3]", b'"text"'])
 def test_metadata_that_is_not_a_json_object(files, tmp_path, raw):
     bad = _write(files[1]["quad"], tmp_path / "bad.parquet", raw_meta=raw)
-    with pytest.raises(ValueError, match="JSON|format"):
+    with pytest.raises(ValueError, match=r"JSON|format"):
         pv.load_release(bad)
 
 

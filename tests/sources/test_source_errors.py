@@ -26,7 +26,7 @@ def files(tmp_path):
 
 
 def test_column_names_are_required(files):
-    with pytest.raises(ValueError, match="lon='...' and lat='...'"):
+    with pytest.raises(ValueError, match=r"lon='...' and lat='...'"):
         pv.build(str(files / "ok.parquet"), DOM, "ug", 1.0)
 
 
@@ -67,7 +67,7 @@ def test_user_level_needs_points_in_memory(files):
 def test_dask_frame_missing_column():
     dd = pytest.importorskip("dask.dataframe")
     ddf = dd.from_pandas(pd.DataFrame({"x": [0.1], "y": [0.2]}), npartitions=1)
-    with pytest.raises(ValueError, match="column 'lat'.*Dask"):
+    with pytest.raises(ValueError, match=r"column 'lat'.*Dask"):
         pv.build(ddf, DOM, "ug", 1.0, lon="x", lat="lat")
 
 

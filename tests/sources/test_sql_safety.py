@@ -48,7 +48,8 @@ def test_a_good_memory_limit_is_applied(folder):
     from psdviz.sources.files import DuckDBSource
     src = DuckDBSource("pts.parquet", DOM, lon="lon", lat="lat", memory_limit="512MB", threads=1)
     try:
-        limit, threads = src.con.execute("SELECT current_setting('memory_limit'), current_setting('threads')").fetchone()
+        limit, threads = src.con.execute(
+            "SELECT current_setting('memory_limit'), current_setting('threads')").fetchone()
     finally:
         src.close()
     assert limit.startswith("488") and int(threads) == 1     # 512 MB = 488.2 MiB
@@ -56,7 +57,7 @@ def test_a_good_memory_limit_is_applied(folder):
 
 def test_column_names_are_values_not_sql(folder):
     evil = "lon\" FROM pts; COPY (SELECT 1) TO 'pwned.csv'; --"
-    with pytest.raises(ValueError, match="is not in pts.parquet"):
+    with pytest.raises(ValueError, match=r"is not in pts.parquet"):
         pv.build("pts.parquet", DOM, "ug", 1.0, seed=1, lon=evil, lat="lat")
     assert not os.path.exists("pwned.csv")
     df = pd.read_parquet("pts.parquet").rename(columns={"lon": 'x "quoted" col', "lat": "y'col"})

@@ -6,8 +6,16 @@ import pandas as pd
 import pytest
 
 from psdviz import Domain
-from psdviz.sparse import (LABORIOUS_MAX, METHODS, contingency_table, grid_cells, grid_table, make_table,
-                           method_parameters, summarize)
+from psdviz.sparse import (
+    LABORIOUS_MAX,
+    METHODS,
+    contingency_table,
+    grid_cells,
+    grid_table,
+    make_table,
+    method_parameters,
+    summarize,
+)
 
 
 def small(m=5000, n=300, seed=0):
@@ -78,7 +86,7 @@ def test_bad_tables_are_refused():
         make_table([0, 10], [1, 1], 10)
     with pytest.raises(ValueError, match="counts must be integers"):
         make_table([0, 1], [1.5, 1], 10)
-    with pytest.raises(ValueError, match="must be a psdviz.sparse.SparseTable"):
+    with pytest.raises(ValueError, match=r"must be a psdviz.sparse.SparseTable"):
         summarize(np.zeros(5), 0.5, "filter")
 
 

@@ -14,12 +14,12 @@ is run on deliberately wrong samplers and must reject them.
 import numpy as np
 import pytest
 
+from psdviz.core.noise import geometric_noise
 from psdviz.sparse import laborious as lab
 from psdviz.sparse import shortcut as sc
 from psdviz.sparse.dyadic import dyadic_transform
 from psdviz.sparse.table import make_table
 from psdviz.sparse.zero_law import ZeroLaw, alpha_of
-from psdviz.core.noise import geometric_noise
 
 R = 300
 EPS = 0.5

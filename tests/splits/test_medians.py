@@ -4,8 +4,16 @@ import math
 import numpy as np
 import pytest
 
-from psdviz.splits.medians import (amplified_epsilon, bernoulli_sample, cell_medians, em_medians,
-                                   em_position_probabilities, noisy_mean_medians, private_medians, smooth_medians)
+from psdviz.splits.medians import (
+    amplified_epsilon,
+    bernoulli_sample,
+    cell_medians,
+    em_medians,
+    em_position_probabilities,
+    noisy_mean_medians,
+    private_medians,
+    smooth_medians,
+)
 from psdviz.splits.medians.segments import segment_argmax
 from psdviz.splits.medians.smooth import smooth_sensitivity, smooth_sensitivity_slow, smooth_xi
 
@@ -283,6 +291,7 @@ def test_quantiles_stay_on_candidates_at_extreme_budgets_and_weights():
     """Regions of width 0-10^6, empty nodes, cells of 10^9 points, epsilon from 1e-12 to 1e9: every
     split is an interior candidate, every rank counts the keys below it, and no float warning is raised."""
     import warnings
+
     from psdviz.splits.quantile import private_quantiles
     r = np.random.default_rng(0)
     with warnings.catch_warnings():

@@ -7,8 +7,8 @@ method, export) like a person would, and each saves a screenshot under test-arti
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -43,7 +43,7 @@ def server():
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: run `bash .ci/setup test`")
     port = _free_port()
-    log = open(ARTIFACTS.mkdir(exist_ok=True) or ARTIFACTS / "streamlit.log", "w")
+    log = open(ARTIFACTS.mkdir(exist_ok=True) or ARTIFACTS / "streamlit.log", "w")  # noqa: SIM115 (the server writes it until teardown)
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
                              "--server.port", str(port), "--server.headless", "true",
                              "--browser.gatherUsageStats", "false"],
@@ -203,7 +203,8 @@ def _point_on_an_outline(pg):
 def test_country_outlines_are_drawn_and_ignore_the_pointer(page):
     frame = _map_frame(page)
     assert frame.locator(".leaflet-outlines-pane path").count() > 20
-    assert frame.locator(".leaflet-outlines-pane path").first.evaluate("e => getComputedStyle(e).pointerEvents") == "none"
+    outline = frame.locator(".leaflet-outlines-pane path").first
+    assert outline.evaluate("e => getComputedStyle(e).pointerEvents") == "none"
 
 
 def test_clicking_a_cell_shows_its_details(page):

@@ -71,7 +71,8 @@ def test_coco_map_click_picks_a_node(browser_page, server):  # noqa: F811
     pg.wait_for_timeout(500)
     pg.screenshot(path=str(ARTIFACTS / "lab_02_coco_histograms.png"))
     shown = pg.evaluate("""() => [...document.querySelectorAll("[data-testid='stSelectbox']")].map(
-        e => e.innerText + ' ' + [...e.querySelectorAll('input')].map(i => i.value + ' ' + (i.getAttribute('aria-label') || '')).join(' '))""")
+        e => e.innerText + ' ' + [...e.querySelectorAll('input')]
+            .map(i => i.value + ' ' + (i.getAttribute('aria-label') || '')).join(' '))""")
     assert any(node in s.replace("\u00a0", " ") for s in shown), shown   # the tree selector follows the click
     assert pg.locator(".js-plotly-plot .bars path").count() > 2
     assert pg.get_by_text("Earthmover's error at this node").count() == 1

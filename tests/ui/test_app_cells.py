@@ -5,7 +5,15 @@ import numpy as np
 import pytest
 
 import psdviz as pv
-from psdviz.publish.cells import cell_at, cell_details, cells_geojson, frontier, frontier_sizes, path_epsilon, view_depth
+from psdviz.publish.cells import (
+    cell_at,
+    cell_details,
+    cells_geojson,
+    frontier,
+    frontier_sizes,
+    path_epsilon,
+    view_depth,
+)
 from psdviz.query.raster import mercator_centres, rasterize
 
 

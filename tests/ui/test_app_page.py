@@ -76,7 +76,8 @@ def test_drawn_rectangle_gives_private_and_true_answers(points):
     at.session_state["fake_map_value"] = {"all_drawings": [_drawing(RECT)], "last_object_clicked": None}
     at.run()
     assert not at.exception
-    rel = pv.build(points, pv.Domain.world(), method="quadtree", epsilon=0.5, seed=7, nonfinite="drop", height=6, prune=None)
+    rel = pv.build(points, pv.Domain.world(), method="quadtree", epsilon=0.5, seed=7, nonfinite="drop", height=6,
+                   prune=None)
     private = float(rel.answer([RECT])[0])
     truth = int(pv.true_answer(points, [RECT])[0])
     assert _metric(at, "Private answer") == f"{private:,.1f}"

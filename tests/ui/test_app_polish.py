@@ -1,17 +1,18 @@
 """Map-page polish: parameter widgets typed by the engine, explanations, the kept query rectangle."""
 import re
+
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
+from test_app_page import RECT, SCRIPT, _drawing
 
 import psdviz as pv
 from psdviz.core.budget import PLANS
-from psdviz.methods.kdtree import PRUNINGS
 from psdviz.methods.htree import VARIANTS
-from psdviz.splits.medians import MEDIAN_METHODS
+from psdviz.methods.kdtree import PRUNINGS
 from psdviz.methods.param_info import parameter_choices, parameter_info, suggested_value
+from psdviz.splits.medians import MEDIAN_METHODS
 from psdviz.ui import controls
-from test_app_page import RECT, SCRIPT, _drawing
 
 ALL = list(pv.METHODS) + list(pv.REFERENCES)
 
@@ -206,12 +207,14 @@ def test_noise_level_against_a_slow_loop():
         below.append(t.est[n] < 2 * sd)
     got = noise_level(t, nodes)
     assert got == pytest.approx((float(np.median(sds)), float(np.mean(below))))
-    leaf_only = pv.build(xy, pv.Domain(0, 0, 1, 1), method="quadtree", epsilon=0.5, seed=2, height=3, budget="leaf", prune=None)
+    leaf_only = pv.build(xy, pv.Domain(0, 0, 1, 1), method="quadtree", epsilon=0.5, seed=2, height=3, budget="leaf",
+                         prune=None)
     assert noise_level(leaf_only.tree, frontier(leaf_only.tree, 1)) is None   # unmeasured level: nothing to say
 
 
 def test_charts_label_decades_and_skip_zero_medians_on_log_axes():
     import pandas as pd
+
     from psdviz.ui import sparse_view
     errors = pd.DataFrame({"kind": ["range"] * 4, "size": [1, 1, 10, 10], "abs_error": [0.0, 0.0, 3.0, 5.0],
                            "rel_error": [0.0, 0.0, 0.1, 0.2]})

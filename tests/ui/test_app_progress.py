@@ -4,8 +4,10 @@ to write to outside elements, so builds are cached outside st.cache)."""
 from streamlit.testing.v1 import AppTest
 from test_app_page import SCRIPT
 
+
 def test_map_build_and_rerun_with_the_progress_bar_shown():
-    script = "from psdviz.ui import cache\ncache.ProgressBar.__init__.__defaults__ = (0.0, cache.time.monotonic)\n" + SCRIPT
+    script = ("from psdviz.ui import cache\n"
+              "cache.ProgressBar.__init__.__defaults__ = (0.0, cache.time.monotonic)\n" + SCRIPT)
     at = AppTest.from_string(script, default_timeout=120).run()
     n1 = at.session_state["map_calls"]
     assert not at.exception and not at.error

@@ -102,4 +102,4 @@ def test_empty_and_binary_files_say_what_to_fix():
     garbage = bytes(np.random.default_rng(0).integers(0, 256, 4000, dtype=np.uint8))
     with pytest.raises(ValueError, match="is not UTF-8 text"):
         di.read_table("g.csv", garbage)
-    assert len(di.read_table("ok.csv", "lon,lat\n1,2\n".encode())) == 1
+    assert len(di.read_table("ok.csv", b"lon,lat\n1,2\n")) == 1

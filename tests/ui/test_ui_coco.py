@@ -3,7 +3,6 @@ returns whatever click the test puts in session state."""
 import json
 
 import numpy as np
-import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 

@@ -153,6 +153,7 @@ def test_parsers():
 
 def test_data_shared_by_another_page_is_offered():
     from types import SimpleNamespace
+
     from psdviz import Domain
     at = AppTest.from_string(SCRIPT, default_timeout=120)
     xy = np.random.default_rng(1).uniform(0, 2, (3000, 2))

@@ -4,7 +4,8 @@ Part of psdviz.splits: may import psdviz.core only.
 Every function takes ``(rng, values, offsets, lo, hi, epsilon)``: ``values`` integer keys on the
 public grid, sorted inside each segment ``offsets[s]:offsets[s+1]``, one segment per node, and the
 node *regions* lo..hi (integer grid positions: public bounds, never the data's extent); each
-returns one split position per node, an integer in [lo, hi] (keys below it go left). :func:`private_medians` dispatches by name and applies
+returns one split position per node, an integer in [lo, hi] (keys below it go left). :func:`private_medians` dispatches
+by name and applies
 Theorem 7 sampling when ``sample_rate`` < 1.
 """
 from __future__ import annotations
@@ -70,6 +71,18 @@ def private_medians(rng: np.random.Generator, values: np.ndarray, offsets: np.nd
     return noisy_mean_medians(rng, values, offsets, lo, hi, eps)
 
 
-__all__ = ["MEDIAN_METHODS", "expand", "amplified_epsilon", "bernoulli_sample", "cell_medians", "check_median_method",
-           "check_sample_rate", "em_position_probabilities", "em_medians", "noisy_mean_medians",
-           "private_medians", "smooth_medians", "smooth_sensitivity"]
+__all__ = [
+    "MEDIAN_METHODS",
+    "amplified_epsilon",
+    "bernoulli_sample",
+    "cell_medians",
+    "check_median_method",
+    "check_sample_rate",
+    "em_medians",
+    "em_position_probabilities",
+    "expand",
+    "noisy_mean_medians",
+    "private_medians",
+    "smooth_medians",
+    "smooth_sensitivity",
+]

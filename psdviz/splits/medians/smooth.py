@@ -36,7 +36,6 @@ import numpy as np
 from ...core.noise import two_sided_geometric
 from .segments import segment_argmax
 
-
 EPS_LIMIT = 1.0   # Definition 4 (Claim 3.3 of [20]) is stated for 0 < epsilon, delta < 1
 
 
