@@ -12,8 +12,9 @@ True
 from .api import EmptyReleaseWarning, build
 from .core.domain import Domain, prepare_points
 from .core.ledger import Ledger, Spend
+from .methods.param_info import method_help
+from .methods.param_info import parameter_info as method_parameters
 from .methods.registry import methods as _methods
-from .methods.registry import parameters as method_parameters
 from .methods.registry import references as _references
 from .planner import EpsilonPlan, plan_epsilon
 from .publish.release import Release
@@ -24,19 +25,20 @@ METHODS: tuple[str, ...] = _methods()
 REFERENCES: tuple[str, ...] = _references()
 
 __all__ = [
-           "METHODS",
-           "REFERENCES",
-           "Domain",
-           "EmptyReleaseWarning",
-           "EpsilonPlan",
-           "Ledger",
-           "PointIndex",
-           "Release",
-           "Spend",
-           "build",
-           "load_release",
-           "method_parameters",
-           "plan_epsilon",
-           "prepare_points",
-           "true_answer",
+    "METHODS",
+    "REFERENCES",
+    "Domain",
+    "EmptyReleaseWarning",
+    "EpsilonPlan",
+    "Ledger",
+    "PointIndex",
+    "Release",
+    "Spend",
+    "build",
+    "load_release",
+    "method_help",
+    "method_parameters",
+    "plan_epsilon",
+    "prepare_points",
+    "true_answer",
 ]

@@ -25,7 +25,8 @@ import numpy as np
 
 from .api import EmptyReleaseWarning, build
 from .core.domain import Domain
-from .methods.registry import methods
+from .methods.param_info import method_help
+from .methods.registry import methods, references
 from .publish.release_file import load_release
 from .sources.files import expand_paths, file_kind
 
@@ -95,6 +96,9 @@ def parser() -> argparse.ArgumentParser:
                    help='run on a dask.distributed cluster: its address (tcp://host:8786) or "local"')
     b.add_argument("--out", required=True, help="release file to write (.parquet)")
     b.add_argument("--crs", default=None, help='coordinate reference system of the domain, e.g. "EPSG:4326"')
+    p = sub.add_parser("params", help="a method's parameters: accepted values, defaults, meaning, paper section")
+    p.add_argument("method", nargs="?", choices=list(methods()) + list(references()), help="a spatial method")
+    p.add_argument("--reference", action="store_true", help="print the whole API reference (docs/api.md)")
     i = sub.add_parser("info", help="describe a release file (its public report)")
     i.add_argument("release", help="a release file written by psdviz build or release.save")
     i.add_argument("--json", action="store_true", help="print the whole public report as JSON (for machines)")
@@ -270,10 +274,22 @@ def describe(rel) -> None:
         con.print(f"note: {note}", highlight=False)
 
 
+def run_params(a: argparse.Namespace) -> int:
+    if a.reference:
+        from .api_reference import reference
+        print(reference(), end="")
+        return 0
+    if a.method is None:
+        raise ValueError("give a method (psdviz params kdtree) or --reference")
+    print(method_help(a.method))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     a = parser().parse_args(argv)
+    run = {"build": run_build, "info": run_info, "params": run_params}[a.command]
     try:
-        return run_build(a) if a.command == "build" else run_info(a)
+        return run(a)
     except (ValueError, OSError) as exc:
         print(f"psdviz {a.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -12,31 +12,32 @@ from .consistency import aggregate_up, top_down
 from .error import emd, emd_by_level
 from .hierarchy import Hierarchy
 from .pav import IsotonicFit, isotonic
-from .publish import CONSISTENCY, METHODS, STRUCTURE_FROM_DATA, STRUCTURE_PUBLIC, publish
+from .publish import CONSISTENCY, METHODS, STRUCTURE_FROM_DATA, STRUCTURE_PUBLIC, method_parameters, publish
 from .release import CocoRelease
 from .representations import from_cumulative, from_unattributed, to_cumulative, to_unattributed, true_histograms
 from .table import GroupedTable, from_sizes, group_records
 
 __all__ = [
-                              "CONSISTENCY",
-                              "METHODS",
-                              "STRUCTURE_FROM_DATA",
-                              "STRUCTURE_PUBLIC",
-                              "CocoRelease",
-                              "GroupedTable",
-                              "Hierarchy",
-                              "IsotonicFit",
-                              "aggregate_up",
-                              "emd",
-                              "emd_by_level",
-                              "from_cumulative",
-                              "from_sizes",
-                              "from_unattributed",
-                              "group_records",
-                              "isotonic",
-                              "publish",
-                              "to_cumulative",
-                              "to_unattributed",
-                              "top_down",
-                              "true_histograms",
+    "CONSISTENCY",
+    "METHODS",
+    "STRUCTURE_FROM_DATA",
+    "STRUCTURE_PUBLIC",
+    "CocoRelease",
+    "GroupedTable",
+    "Hierarchy",
+    "IsotonicFit",
+    "aggregate_up",
+    "emd",
+    "emd_by_level",
+    "from_cumulative",
+    "from_sizes",
+    "from_unattributed",
+    "group_records",
+    "isotonic",
+    "method_parameters",
+    "publish",
+    "to_cumulative",
+    "to_unattributed",
+    "top_down",
+    "true_histograms",
 ]

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core.ledger import Ledger
+from ..core.params import Param
 from ..core.rng import Randomness, make_randomness
 from ..core.validation import check_epsilon
 from . import cumulative, naive, unattributed
@@ -30,12 +31,32 @@ from .release import CocoRelease
 from .representations import true_histograms
 from .table import GroupedTable
 
-METHODS = {"naive": naive, "hg": unattributed, "hc": cumulative}
+_MODULES = {"naive": naive, "hg": unattributed, "hc": cumulative}
+METHODS: tuple[str, ...] = tuple(_MODULES)
 STRUCTURE_PUBLIC = "G per node and the hierarchy are public inputs (declared group list, empty groups included)"
 STRUCTURE_FROM_DATA = ("G and hierarchy from the data: not private (G per node is the exact number of groups "
                        "seen in the records; declare the group list to make them public inputs)")
 CONSISTENCY = ("top-down", "independent", "bottom-up")
 LOSSES = ("l2", "l1")
+_PARAMS = (
+    Param("consistency", "choice", "top-down", "How the levels are made consistent: top-down (match and merge "
+          "each node's children, the paper's method; needs hg or hc), independent (each node as estimated) or "
+          "bottom-up (the whole budget on the leaves, parents are sums).", "Kuo et al. VLDB'18, section 3",
+          choices=CONSISTENCY),
+    Param("loss", "choice", "l2", "Loss of the isotonic fits of hg / hc (l2: least squares, l1: least absolute "
+          "deviations).", "Kuo et al. VLDB'18, section 3.2", choices=LOSSES),
+    Param("merge", "choice", "weighted", "How a parent's estimate and its children's sum are merged top-down: "
+          "weighted by inverse variance (the paper) or a plain average (the slides' comparison).",
+          "Kuo et al. VLDB'18, section 3.3", choices=MERGES),
+)
+
+
+def method_parameters(method: str) -> dict[str, Param]:
+    """name -> :class:`~psdviz.core.params.Param` for ``publish``'s options with ``method`` (one of
+    :data:`METHODS`, used at every level; per-level mixes take the same options)."""
+    if method not in METHODS:
+        raise ValueError(f"unknown count-of-counts method {method!r}; choose one of {METHODS}")
+    return {p.name: p for p in _PARAMS}
 
 
 def _per_level(value, n_levels: int, name: str) -> list:
@@ -77,7 +98,7 @@ def _check(table, hierarchy, epsilon_per_level, method, consistency, loss, merge
 
 def _measure(H: np.ndarray, method: str, eps: float, level: int, n_nodes: int, rnd: Randomness,
              ledger: Ledger, loss: str) -> LevelEstimate:
-    module = METHODS[method]
+    module = _MODULES[method]
     ledger.spend(f"{method} histograms", eps, "geometric", level=level, nodes=n_nodes,
                  sensitivity=module.SENSITIVITY,
                  note=f"{module.__name__.rsplit('.', 1)[-1]} query, one per node of level {level}")

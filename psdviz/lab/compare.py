@@ -26,7 +26,8 @@ import pandas as pd
 from ..api import build
 from ..core.domain import Domain, prepare_points
 from ..core.validation import check_epsilon, check_int
-from ..methods.registry import check_params, get_builder, methods, references
+from ..methods.param_info import coerce_params
+from ..methods.registry import get_builder, methods, references
 from ..query.truth import PointIndex
 from .metrics import absolute_error, relative_error
 from .workloads import centered_queries, grid_queries, nonempty, shape_queries
@@ -56,9 +57,9 @@ class Variant:
         return dict(self.params)
 
     def check(self) -> None:
-        """ValueError if the method is unknown or a parameter does not belong to it."""
+        """ValueError if the method is unknown or a parameter does not belong to it or is out of range."""
         get_builder(self.method)
-        check_params(self.method, self.kwargs)
+        coerce_params(self.method, self.kwargs)
 
     @property
     def private(self) -> bool:

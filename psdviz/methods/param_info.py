@@ -1,42 +1,32 @@
-"""What each method parameter accepts, read from the engine itself (for forms, docs and checks).
+"""Each spatial method's parameter declarations (:class:`psdviz.core.params.Param`), read from the
+engine itself: name, kind and default from the builder's keyword signature, meaning, paper section
+and range from :mod:`.declarations`, choices from the very tuples the builders validate against
+(:data:`psdviz.core.budget.PLANS`, :data:`psdviz.splits.medians.MEDIAN_METHODS`,
+:data:`psdviz.methods.htree.VARIANTS`, :data:`psdviz.methods.kdtree.PRUNINGS`).
 
-:func:`parameter_info` describes every keyword parameter of a method's builder:
-
-- ``kind``: "bool", "int", "float", "choice" or "str", from the builder's type annotation;
-- ``optional``: the parameter accepts None (its annotation says ``| None``);
-- ``choices``: for string parameters with a fixed set of values, the very tuples the builders
-  validate against (:data:`psdviz.core.budget.PLANS`, :data:`psdviz.splits.medians.MEDIAN_METHODS`,
-  :data:`psdviz.methods.htree.VARIANTS`), so a form built from this cannot drift from the engine;
-- ``suggested``: the value to prefill when the user switches an unset (None) parameter on:
-  the engine's own effective default where it does not depend on the data (hybrid
-  ``switch`` = height // 4 for a given height, hybrid.py), the kd family's pruning threshold for ``prune``,
-  and None where the engine derives the value from the (private) data (grid sizes from N): a
-  caller may then use the value a previous release published in its parameters.
+:func:`suggested_value` is the value to prefill when a user switches an unset (None) parameter on:
+the engine's effective default where it does not depend on the data (hybrid ``switch`` = height // 4),
+the kd family's pruning threshold for ``prune``, and None where the engine derives the value from the
+(private) data.
 """
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
 
 from ..core.budget import PLANS
+from ..core.params import Param, coerce_all, parameters_section
+from ..splits.medians import MEDIAN_METHODS
+from .declarations import doc_for
 from .htree import VARIANTS
 from .hybrid import default_switch
 from .kdtree import DEFAULT_PRUNE, PRUNINGS
-from ..splits.medians import MEDIAN_METHODS
-from ..core.validation import coerce_param
-from .registry import check_params, get_builder
+from .registry import get_builder
 
 CHOICES: dict[str, tuple[str, ...]] = {"budget": PLANS, "median": MEDIAN_METHODS, "variant": VARIANTS,
                                       "pruning": PRUNINGS}
 
 
-@dataclass(frozen=True)
-class ParamInfo:
-    name: str
-    default: object
-    kind: str
-    optional: bool
-    choices: tuple[str, ...] = ()
+ParamInfo = Param   # the name the app and older code import
 
 
 def _type_names(annotation) -> set[str]:
@@ -55,16 +45,26 @@ def _kind(name: str, names: set[str]) -> str:
     raise ValueError(f"parameter {name!r} has no supported type annotation (got {sorted(names)})")
 
 
-def parameter_info(method: str) -> dict[str, ParamInfo]:
-    """name -> :class:`ParamInfo` for every keyword parameter of ``method``'s builder, in order."""
+def parameter_info(method: str) -> dict[str, Param]:
+    """name -> :class:`~psdviz.core.params.Param` for every keyword parameter of ``method``'s builder,
+    in signature order (``pv.method_parameters``)."""
     sig = inspect.signature(get_builder(method))
     out = {}
     for n, p in sig.parameters.items():
         if p.kind is not inspect.Parameter.KEYWORD_ONLY:
             continue
         names = _type_names(p.annotation)
-        out[n] = ParamInfo(n, p.default, _kind(n, names), "None" in names or p.default is None, CHOICES.get(n, ()))
+        d = doc_for(method, n)
+        out[n] = Param(n, _kind(n, names), p.default, d.meaning, d.paper, "None" in names or p.default is None,
+                       CHOICES.get(n, ()), d.low, d.high, d.open_low, d.open_high, d.label, d.when_none)
     return out
+
+
+def method_help(method: str) -> str:
+    """What ``method`` does (its builder's docstring) and its parameter declarations as a numpydoc
+    "Parameters" section: ``print(pv.method_help("kdtree"))``; docs/api.md is made of these."""
+    doc = inspect.cleandoc(get_builder(method).__doc__ or "")
+    return f"{doc}\n\n{parameters_section(parameter_info(method))}"
 
 
 def parameter_choices(method: str) -> dict[str, tuple[str, ...]]:
@@ -92,9 +92,6 @@ def suggested_value(method: str, name: str, values: dict | None = None):
 
 def coerce_params(method: str, params: dict) -> dict:
     """The one validation path for method parameters (before any work starts): unknown names are
-    refused with the method's parameter list, and every value must be of its parameter's kind
-    (:func:`psdviz.core.validation.coerce_param`: Python and numpy numbers accepted, strings, bools
-    where numbers are expected, None where not optional refused, each with the parameter named)."""
-    check_params(method, params)
-    info = parameter_info(method)
-    return {n: coerce_param(n, v, info[n].kind, info[n].optional, info[n].choices) for n, v in params.items()}
+    refused with the method's parameter list, and every value must be of its declared kind and in its
+    declared range (:meth:`psdviz.core.params.Param.coerce`), each error naming the parameter."""
+    return coerce_all(method, parameter_info(method), params)

@@ -52,10 +52,3 @@ def parameters(method: str) -> dict[str, object]:
     """The method's parameters and their defaults (for forms and documentation)."""
     sig = inspect.signature(get_builder(method))
     return {n: p.default for n, p in sig.parameters.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
-
-
-def check_params(method: str, params: dict) -> None:
-    unknown = sorted(set(params) - set(parameters(method)))
-    if unknown:
-        raise ValueError(f"method {method!r} has no parameter(s) {unknown}; "
-                         f"its parameters are {sorted(parameters(method))}")

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..core.ledger import Ledger
 from ..core.noise import geometric_noise
+from ..core.params import Param, coerce_all
 from ..core.rng import make_randomness
 from ..core.validation import check_epsilon, check_int
 from .dyadic import consistent, dyadic_transform
@@ -28,18 +29,47 @@ from .table import DATA_OWNER_KEYS, OBSERVED, SparseTable
 from .zero_law import alpha_of
 
 METHODS = ("filter", "threshold", "priority", "filter-priority", "geometric")
-_OWN = {"filter": {"theta", "target_size", "two_sided", "max_size"}, "threshold": {"tau", "target_size"},
-        "priority": {"size"}, "filter-priority": {"theta", "size"}, "geometric": set()}
-_COMMON = {"dyadic", "consistency", "stats", "stats_fraction", "sensitivity"}
 THETA_MAX = 10 ** 9
+_PARAMS = {p.name: p for p in (
+    Param("theta", "int", None, "Filter threshold: a noisy cell is kept when its value (its magnitude, "
+          "two-sided) reaches theta. None: chosen from target_size (or the noisy number of non-zero cells).",
+          "ICDT'12 sections 2.2, 2.4, appendix C.1", optional=True, low=1, high=THETA_MAX),
+    Param("target_size", "int", None, "Expected summary size the filter or threshold is chosen for. None: the "
+          "(noisy or public) number of non-zero cells.", "ICDT'12 appendix C.1, C.2", optional=True, low=1,
+          high=10 ** 12),
+    Param("two_sided", "bool", True, "Keep cells whose noisy value is large in magnitude (True) or only large "
+          "positive values (False, the paper's one-sided filter).", "ICDT'12 section 2.2, appendix C.1"),
+    Param("max_size", "int", None, "Cap on the filter's output: theta is raised on the output until at most this "
+          "many cells remain (post-processing).", "ICDT'12 appendix C.1", optional=True, low=1, high=10 ** 12),
+    Param("tau", "float", None, "Threshold sampling: a cell is kept with probability min(|value| / tau, 1) and "
+          "weighted by tau when sampled. None: from target_size.", "ICDT'12 section 2.3, appendix C.2",
+          optional=True, low=0, open_low=True),
+    Param("size", "int", None, "Priority sampling: the summary keeps this many cells. None: the (noisy or public) "
+          "number of non-zero cells, clamped to [1, m - 1].", "ICDT'12 sections 2.3, 4", optional=True, low=1),
+    Param("dyadic", "bool", False, "Summarise the dyadic-range transform instead of the cells, for range "
+          "queries.", "ICDT'12 section 3"),
+    Param("consistency", "bool", False, "With dyadic=True and a filter: keep only nodes whose ancestors passed "
+          "(the paper's consistency check).", "ICDT'12 section 3"),
+    Param("stats", "choice", "noisy", "n and ||M||_1 for the parameter formulas: bought with stats_fraction of "
+          "epsilon (noisy) or declared public (the paper's assumption).", "ICDT'12 section 2.1",
+          choices=STATS_MODES),
+    Param("stats_fraction", "float", 0.05, "Share of epsilon spent on the noisy n and ||M||_1 when a formula needs "
+          "them.", "", low=0, high=1, open_low=True, open_high=True),
+    Param("sensitivity", "float", 1.0, "How much one individual can change the table's counts in total (L1); 1 for "
+          "one row per individual.", "ICDT'12 section 2.1", low=0, open_low=True),
+)}
+_OWN = {"filter": ("theta", "target_size", "two_sided", "max_size"), "threshold": ("tau", "target_size"),
+        "priority": ("size",), "filter-priority": ("theta", "size"), "geometric": ()}
+_COMMON = ("dyadic", "consistency", "stats", "stats_fraction", "sensitivity")
 OBSERVED_NOTE = ("NOT PRIVATE: the category lists (layout rows and cols) and hence m were read from the data, "
                  "so they reveal which values occur; declare public lists (row_values, col_values) for a real release")
 
 
-def method_parameters(method: str) -> tuple[str, ...]:
+def method_parameters(method: str) -> dict[str, Param]:
+    """name -> :class:`~psdviz.core.params.Param`: the parameters ``method`` accepts, declared once."""
     if method not in METHODS:
         raise ValueError(f"unknown sparse method {method!r}; choose one of {METHODS}")
-    return tuple(sorted(_OWN[method] | _COMMON))
+    return {n: _PARAMS[n] for n in _OWN[method] + _COMMON}
 
 
 def _needs_stats(method: str, p: dict) -> bool:
@@ -52,12 +82,7 @@ def _needs_stats(method: str, p: dict) -> bool:
 def _check_params(table, method: str, params: dict) -> None:
     if not isinstance(table, SparseTable):
         raise ValueError("table must be a psdviz.sparse.SparseTable (see make_table, contingency_table, grid_table)")
-    allowed = set(method_parameters(method))
-    unknown = sorted(set(params) - allowed)
-    if unknown:
-        raise ValueError(f"method {method!r} has no parameter(s) {unknown}; its parameters are {sorted(allowed)}")
-    if params.get("stats", "noisy") not in STATS_MODES:
-        raise ValueError(f"stats must be one of {STATS_MODES} (got {params['stats']!r})")
+    coerce_all(method, method_parameters(method), params)
     if params.get("consistency") and not (params.get("dyadic") and method in ("filter", "filter-priority")):
         raise ValueError("consistency=True needs dyadic=True and method 'filter' or 'filter-priority' "
                          "(paper section 3 does not advocate it for pure sampling)")

@@ -31,7 +31,7 @@ from ..lab.presets import PRESETS, resolve
 from ..lab.synthetic import skewed, with_outliers
 from . import compare_charts as charts
 from .cache import SharedCache
-from .controls import EXPLAIN
+from .controls import build_help
 
 EPSILON_CHOICES = [0.01, 0.05, 0.1, 0.2, 0.4, 0.5, 0.7, 1.0, 2.0, 5.0, 10.0]
 CUSTOM = "Custom comparison"
@@ -229,7 +229,7 @@ def _preset_controls(preset_name: str, domain: Domain):
 
 def _randomness() -> int | None:
     """Fresh randomness (None) or a seed, labelled as on the map page."""
-    mode = st.radio("Randomness", ["fresh", "seed"], horizontal=True, key="cmp_rand", help=EXPLAIN["seed"])
+    mode = st.radio("Randomness", ["fresh", "seed"], horizontal=True, key="cmp_rand", help=build_help("seed"))
     if mode == "fresh":
         st.caption("Fresh: new queries and noise from OS entropy at every Run, as a real release would use.")
         return None

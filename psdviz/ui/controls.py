@@ -15,99 +15,24 @@ import streamlit as st
 
 import psdviz as pv
 from psdviz.core.grid import DEFAULT_RESOLUTION, MAX_RESOLUTION
+from psdviz.methods.declarations import BUILD
 from psdviz.methods.param_info import ParamInfo, parameter_info, suggested_value
 
 EPSILONS = [0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0]  # 0.01 .. 10, log scale
 EPS_MIN, EPS_MAX = 0.01, 10.0
-CHOICE_LABELS = {"pruning": "when to prune", "budget": "budget plan per level", "median": "private median method",
-                 "variant": "h-tree variant"}
-UNSET_MEANS = {"prune": "no pruning", "switch": "a quarter of the height", "n_public": "N stays private",
-               "height": "chosen from N and epsilon"}
 UNSET_FORMULA = "the paper's formula"
 FALLBACK: dict[str, int] = {}   # prefill of an unset data-dependent value with no published hint
 LAST_PARAMS_KEY = "psdviz_last_params"   # method -> the parameters its last release published
 
-EXPLAIN = {
-    "epsilon": "Privacy loss: smaller epsilon = more noise = stronger privacy. Any one person changes "
-               "what is published by a factor of at most e^epsilon.",
-    "height": "Number of levels below the root. Deeper trees give smaller cells but split the "
-              "budget over more levels (more noise per count).",
-    "budget": "How epsilon is split over levels: uniform (same at every level), geometric (more to the "
-              "deeper levels, which minimises query error; Cormode et al. Lemma 3), or leaf (all on the leaves).",
-    "postprocess": "Make the noisy counts consistent (each parent = sum of its children) by least "
-                   "squares. Uses released values only, so it costs no privacy and lowers error.",
-    "prune": "Cut the subtrees of nodes whose count is below this threshold (empty areas stop early). "
-             "Switch off to keep the full tree.",
-    "pruning": "When the prune threshold applies: build (kd-tree default: a node whose noisy count is small "
-               "is not split and gets the budget of the levels below for one more count, as the ICDE'12 "
-               "authors' code does) or after_ols (the paper's text: prune the complete tree after OLS).",
-    "count_fraction": "Share of epsilon spent on noisy counts; the rest pays for the private split points "
-                      "(medians) of data-dependent trees.",
-    "switch": "Hybrid tree: the top levels split at private medians, the levels below at midpoints "
-              "(free). Unset = a quarter of the height (best worst case in our DPBench sweeps; the paper "
-              "found half-way best on its data).",
-    "median": "How each private median is chosen: em (exponential mechanism, the paper's choice), smooth "
-              "(smooth sensitivity, needs delta) or noisymean (a noisy average).",
-    "sample_rate": "Compute the medians on a random sample of this share of the points: sampling "
-                   "amplifies privacy (Theorem 7), so each median gets a larger effective epsilon.",
-    "delta": "Small failure probability allowed by each smooth-sensitivity median ((epsilon, delta)-DP); "
-             "the release's delta is this times the median levels, at most 0.001. Only used when median = smooth.",
-    "order": "Hilbert curve order: points are snapped to a 2^order x 2^order grid before the curve "
-             "orders them (18 is finer than any data here).",
-    "grid": "kd-cell: points are first counted on a grid x grid lattice; medians are then found on those "
-            "cell counts instead of on the points.",
-    "grid_size": "Cells per side. Unset = the paper's formula m = sqrt(N * epsilon / c) with N estimated "
-                 "privately (or the public N below).",
-    "n_public": "Declare the number of points public (then N costs no budget). Leave unset if N is private.",
-    "n_fraction": "Share of epsilon used to estimate N privately when a formula needs it.",
-    "c": "Constant in the size formula sqrt(N * epsilon / c): larger c = fewer, bigger cells.",
-    "alpha": "Adaptive grid: share of epsilon spent on the coarse first-level grid; the rest goes to "
-             "the finer grids inside each cell.",
-    "c2": "Adaptive grid: constant of the second-level size m2 = sqrt(N' * (1 - alpha) * epsilon / c2), "
-          "N' = the cell's noisy count, rounded to the integer with the least modelled error (a cell is "
-          "split 2 x 2 once that root passes sqrt 2).",
-    "m1": "Adaptive grid: cells per side of the first-level grid. Unset = max(10, floor(sqrt(N * epsilon / c) / 4)).",
-    "variant": "h-tree variant: standard (strips, then cells in each strip), composite (a coarse h-tree "
-               "with a fine h-tree in each cell) or hybrid (a coarse h-tree with uniform grids inside).",
-    "size": "h-tree: number of strips and of cells per strip (m). Unset = sqrt(N * epsilon / c) with N "
-            "estimated privately.",
-    "median_fraction": "h-tree: share of epsilon spent on the private split points (medians); the rest "
-                       "pays for the counts.",
-    "tree_fraction": "PrivTree: share of epsilon spent on deciding which cells to split; the rest pays "
-                     "for the leaf counts.",
-    "theta": "PrivTree: a cell is split while its (noisy, depth-biased) count exceeds theta (the paper uses 0).",
-    "max_depth": "PrivTree: a safety cap on the depth (no privacy cost); the tree normally stops earlier.",
-    "split_fraction": "kd-privtree: share of epsilon spent on choosing where each cell is cut (exponential "
-                      "mechanism over a few grid positions); the rest of the budget goes to the split tests and "
-                      "counts.",
-    "split_levels": "kd-privtree: how many top depths choose their cut privately (the budget is split evenly "
-                    "between them); deeper cells are cut at the middle of their longer side, for free.",
-    "seed": "Fresh randomness for real releases; a seed makes a lesson reproducible (and is labelled so).",
-    "resolution": "Every published coordinate lies on a public grid of 2^k positions per axis, fixed before "
-                  "the data are seen (no float can leak a data value); it is also the data's precision: no "
-                  "cell is narrower than one step. 20 is about 38 m on the world; 8 for data on a 256 x 256 grid.",
-}
-# the same name means something slightly different in some methods
-EXPLAIN_FOR = {
-    ("htree", "c"): "h-tree: constant in the size formula m = sqrt(N * epsilon / c) (the paper's c = 3).",
-    ("ag", "c"): "Adaptive grid: constant of the first-level size m1 = sqrt(N * epsilon / c) / 4 (the paper's 10).",
-    ("quadtree", "c"): "Quadtree: constant of the height rule h = ceil(log4(N * epsilon / c)); a leaf then holds "
-                       "about c / epsilon points, a few noise standard deviations.",
-    ("quadtree", "height"): "Levels below the root. Unset: chosen from N and epsilon, h = ceil(log4(N * epsilon / c)) "
-                            "(quad-opt); deeper trees give smaller cells but more noise per cell.",
-    ("kd-privtree", "tree_fraction"): "kd-privtree: share of epsilon spent on PrivTree's tests of which cells to "
-                                      "split; split_fraction pays for where, the rest for the leaf counts.",
-    ("kd-privtree", "theta"): "kd-privtree: a cell is split while its (noisy, depth-biased) count exceeds theta "
-                              "(PrivTree's rule; 0 as in the paper).",
-    ("kd-privtree", "max_depth"): "kd-privtree: a safety cap on the depth of the binary tree (no privacy cost).",
-    ("hybrid", "height"): "Levels below the root. Unset: the quadtree's rule h = ceil(log4(N * epsilon / 10)), "
-                          "at most the paper's 8 (its lower levels are quadtree levels); N public or estimated.",
-}
-
 
 def explain(method: str, name: str) -> str:
-    """The one-line explanation of a method parameter."""
-    return EXPLAIN_FOR.get((method, name), EXPLAIN.get(name, "method parameter"))
+    """The one-line explanation of a method parameter, from the engine's declaration."""
+    return parameter_info(method)[name].meaning
+
+
+def build_help(name: str) -> str:
+    """The explanation of one of pv.build's own inputs (epsilon, seed, resolution), from the engine."""
+    return BUILD[name].meaning
 
 
 @dataclass(frozen=True)
@@ -156,7 +81,7 @@ def _optional_number(method: str, info: ParamInfo, key: str, chosen: dict, hint)
     text = explain(method, info.name)
     on_by_default = info.default is not None
     label = (f"use {info.name} (paper default {info.default:g})" if on_by_default
-             else f"set {info.name} (unset: {UNSET_MEANS.get(info.name, UNSET_FORMULA)})")
+             else f"set {info.name} (unset: {info.when_none or UNSET_FORMULA})")
     if not st.checkbox(label, value=on_by_default, key=f"{key}_on", help=text):
         return None
     if info.name == "n_public":   # never prefilled: declaring N publishes it, so the user types it
@@ -180,7 +105,7 @@ def parameter_widget(method: str, info: ParamInfo, chosen: dict | None = None, h
     if info.kind == "bool":
         return st.checkbox(name, value=bool(default), key=key, help=text)
     if info.kind == "choice":
-        return st.selectbox(CHOICE_LABELS.get(name, name), info.choices, key=key, help=text,
+        return st.selectbox(info.label or name, info.choices, key=key, help=text,
                             index=info.choices.index(default) if default in info.choices else 0)
     if info.optional:
         return _optional_number(method, info, key, chosen or {}, hint)
@@ -200,10 +125,10 @@ def choose_build() -> BuildSpec:
     if method in pv.REFERENCES:
         st.warning("Not private: a teaching reference showing the cost of privacy. It cannot be exported.")
     epsilon = st.select_slider("epsilon (privacy budget)", EPSILONS, value=0.5, key="epsilon",
-                               help=EXPLAIN["epsilon"])
+                               help=build_help("epsilon"))
     if st.checkbox("type epsilon", key="eps_typed_on", help="Any value from 0.01 to 10."):
         epsilon = st.number_input("epsilon", value=float(epsilon), key="eps_typed", format="%.4g")
-    st.caption(EXPLAIN["epsilon"])
+    st.caption(build_help("epsilon"))
     if method == "auto":
         st.caption(auto_rule_text())
     params = {}
@@ -215,8 +140,8 @@ def choose_build() -> BuildSpec:
             if value != info.default:
                 params[name] = value
         resolution = int(st.number_input("resolution (bits per axis)", 1, MAX_RESOLUTION, DEFAULT_RESOLUTION,
-                                         step=1, key="resolution", help=EXPLAIN["resolution"]))
-    mode = st.radio("Randomness", ["fresh", "seed"], horizontal=True, key="rand_mode", help=EXPLAIN["seed"])
+                                         step=1, key="resolution", help=build_help("resolution")))
+    mode = st.radio("Randomness", ["fresh", "seed"], horizontal=True, key="rand_mode", help=build_help("seed"))
     seed = None
     if mode == "seed":
         seed = int(st.number_input("seed", min_value=0, value=7, step=1, key="seed"))
@@ -232,7 +157,7 @@ def choose_randomness(prefix: str, what: str) -> tuple[int | None, int]:
 
     Returns (None, nonce) for fresh randomness (OS entropy; the nonce, bumped by "Draw new noise",
     belongs in the cache key so a rerun keeps the release) or (seed, 0) for a reproducible lesson."""
-    mode = st.radio("Randomness", ["fresh", "seed"], horizontal=True, key=f"{prefix}_rand", help=EXPLAIN["seed"])
+    mode = st.radio("Randomness", ["fresh", "seed"], horizontal=True, key=f"{prefix}_rand", help=build_help("seed"))
     if mode == "seed":
         seed = int(st.number_input("seed", 0, 2**31 - 1, 0, key=f"{prefix}_seed"))
         st.caption(f"Seeded: the same seed gives the same {what} (reproducible for a lesson; labelled so in "

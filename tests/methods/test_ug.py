@@ -50,10 +50,10 @@ def test_grid_size_override_and_exact_counts():
     assert rel.ledger.total() == pytest.approx(1e6)
 
 
-@pytest.mark.parametrize("bad,match", [(dict(grid_size=0), "grid_size must be a positive integer"),
+@pytest.mark.parametrize("bad,match", [(dict(grid_size=0), "grid_size must be an integer >= 1"),
                                        (dict(grid_size=2.5), "grid_size must be a whole number"),
-                                       (dict(n_public=-3), "n_public must be a positive integer"),
-                                       (dict(n_fraction=1.0), r"n_fraction must lie in \(0, 1\)")])
+                                       (dict(n_public=-3), "n_public must be an integer >= 1"),
+                                       (dict(n_fraction=1.0), r"n_fraction must be a finite number in \(0, 1\)")])
 def test_bad_parameters(bad, match):
     with pytest.raises(ValueError, match=match):
         pv.build(points(100), DOM, method="ug", epsilon=1.0, **bad)

@@ -1,0 +1,108 @@
+"""A method parameter, declared once: name, kind, default, range or choices, meaning, paper section.
+
+Every product line (spatial methods, count of counts, sparse summaries) describes its parameters
+with :class:`Param`. Validation (:meth:`Param.coerce`), ``method_parameters``, the app's controls
+and help texts, builders' ``help()`` and the generated ``docs/api.md`` all read these objects, so
+a parameter's meaning, default and limits cannot drift between them.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .validation import coerce_param
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of one method.
+
+    Attributes
+    ----------
+    name, kind : str
+        The keyword and its kind: "bool", "int", "float", "choice" or "str".
+    default : object
+        The value used when the caller gives none (the paper's, unless ``meaning`` says otherwise).
+    meaning : str
+        One line for a reader who knows the paper's vocabulary, not this code.
+    paper : str
+        Where the parameter comes from ("ICDE'12 section 6.2"); empty for psdviz's own parameters.
+    optional : bool
+        None is accepted (and means what ``meaning`` says).
+    choices : tuple of str
+        The accepted values of a "choice" parameter.
+    low, high : float or None
+        Inclusive numeric bounds; ``open_low`` / ``open_high`` make them exclusive.
+    label : str
+        A short label for a form (the name when empty).
+    when_none : str
+        What None means, in a few words ("no pruning"), for optional parameters.
+    """
+
+    name: str
+    kind: str
+    default: object
+    meaning: str
+    paper: str = ""
+    optional: bool = False
+    choices: tuple[str, ...] = ()
+    low: float | None = None
+    high: float | None = None
+    open_low: bool = False
+    open_high: bool = False
+    label: str = ""
+    when_none: str = ""
+
+    def coerce(self, value):
+        """``value`` as this parameter's plain Python value, or a ValueError naming the parameter and
+        what it accepts (kind, then range)."""
+        value = coerce_param(self.name, value, self.kind, self.optional, self.choices)
+        if value is None or self.kind not in ("int", "float"):
+            return value
+        if not math.isfinite(value) or not self._in_range(value):
+            raise ValueError(f"{self.name} must be {self.range_text()} (got {value!r})")
+        return value
+
+    def _in_range(self, v: float) -> bool:
+        low_ok = self.low is None or (v > self.low if self.open_low else v >= self.low)
+        high_ok = self.high is None or (v < self.high if self.open_high else v <= self.high)
+        return low_ok and high_ok
+
+    def range_text(self) -> str:
+        """The accepted values in words: "one of (...)", "an integer in [1, 10]", "a number > 0"."""
+        if self.kind == "choice":
+            return f"one of {self.choices}"
+        what = "an integer" if self.kind == "int" else "a finite number"
+        if self.low is not None and self.high is not None:
+            lo, hi = "(" if self.open_low else "[", ")" if self.open_high else "]"
+            return f"{what} in {lo}{self.low:g}, {self.high:g}{hi}"
+        if self.low is not None:
+            return f"{what} {'>' if self.open_low else '>='} {self.low:g}"
+        if self.high is not None:
+            return f"{what} {'<' if self.open_high else '<='} {self.high:g}"
+        return {"bool": "True or False", "str": "a string"}.get(self.kind, what)
+
+    def describe(self) -> str:
+        """One line: name, accepted values, default, meaning, paper section."""
+        none = " or None" if self.optional else ""
+        paper = f" ({self.paper})" if self.paper else ""
+        return f"{self.name}: {self.range_text()}{none}; default {self.default!r}. {self.meaning}{paper}"
+
+
+def coerce_all(method: str, declared: dict[str, Param], params: dict) -> dict:
+    """The one validation path: unknown names are refused with the method's parameter list, and every
+    value goes through its declaration's :meth:`Param.coerce`."""
+    unknown = sorted(set(params) - set(declared))
+    if unknown:
+        raise ValueError(f"method {method!r} has no parameter(s) {unknown}; its parameters are {sorted(declared)}")
+    return {n: declared[n].coerce(v) for n, v in params.items()}
+
+
+def parameters_section(declared: dict[str, Param]) -> str:
+    """A numpydoc "Parameters" section listing the declarations (for builders' ``help()``)."""
+    lines = ["Parameters", "----------"]
+    for p in declared.values():
+        lines.append(f"{p.name} : {p.kind}{', optional' if p.optional else ''}, default {p.default!r}")
+        lines.append(f"    {p.meaning} Accepts {p.range_text()}{' or None' if p.optional else ''}."
+                     + (f" ({p.paper})" if p.paper else ""))
+    return "\n".join(lines)

@@ -1,0 +1,71 @@
+"""Each method's parameters are declared once, in the engine: validation, ``method_parameters``, the
+app's controls, ``psdviz params`` and docs/api.md all read the same declarations."""
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import psdviz as pv
+from psdviz import coco, sparse
+from psdviz.api_reference import reference
+from psdviz.core.params import Param
+from psdviz.methods.registry import get_builder
+
+ROOT = Path(__file__).resolve().parents[1]
+ALL = pv.METHODS + pv.REFERENCES
+
+
+@pytest.mark.parametrize("method", ALL)
+def test_every_spatial_parameter_is_declared_with_its_signature_default(method):
+    declared = pv.method_parameters(method)
+    sig = inspect.signature(get_builder(method)).parameters
+    assert list(declared) == [n for n, p in sig.items() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    for name, p in declared.items():
+        assert isinstance(p, Param) and p.default == sig[name].default
+        assert len(p.meaning) > 20 and p.meaning.endswith((".", ")"))
+        if p.kind == "choice":
+            assert p.default in p.choices
+
+
+def test_every_product_line_answers_method_parameters_with_declarations():
+    for m in sparse.METHODS:
+        assert all(isinstance(p, Param) for p in sparse.method_parameters(m).values())
+    for m in coco.METHODS:
+        assert set(coco.method_parameters(m)) == {"consistency", "loss", "merge"}
+    assert isinstance(pv.METHODS, tuple) and isinstance(sparse.METHODS, tuple) and isinstance(coco.METHODS, tuple)
+
+
+@pytest.mark.parametrize("method, params, message", [
+    ("kdtree", {"count_fraction": 1.5}, r"count_fraction must be a finite number in \(0, 1\)"),
+    ("kdtree", {"height": 11}, r"height must be an integer in \[1, 10\]"),
+    ("kd-privtree", {"split_levels": 0}, r"split_levels must be an integer in \[1, 64\]"),
+    ("htree", {"variant": "fancy"}, "variant must be one of"),
+    ("ag", {"c2": -1.0}, "c2 must be a finite number > 0"),
+    ("quadtree", {"nope": 1}, "has no parameter"),
+])
+def test_validation_reads_the_declared_ranges(method, params, message):
+    with pytest.raises(ValueError, match=message):
+        pv.build(np.random.default_rng(0).random((50, 2)), pv.Domain(0, 0, 1, 1), method, 1.0, **params)
+
+
+def test_help_and_the_reference_come_from_the_declarations():
+    text = pv.method_help("kdtree")
+    assert "Parameters\n----------" in text
+    assert pv.method_parameters("kdtree")["pruning"].meaning in text
+    assert (ROOT / "docs" / "api.md").read_text() == reference(), "regenerate: psdviz params --reference > docs/api.md"
+
+
+def test_the_app_holds_no_table_of_parameter_help():
+    for path in (ROOT / "psdviz" / "ui").glob("*.py"):
+        text = path.read_text()
+        assert "EXPLAIN" not in text and "CHOICE_LABELS" not in text and "UNSET_MEANS" not in text, path.name
+
+
+def test_the_cli_prints_a_methods_declarations(capsys):
+    from psdviz.cli import main
+    assert main(["params", "privtree"]) == 0
+    out = capsys.readouterr().out
+    assert all(p.meaning in out for p in pv.method_parameters("privtree").values())
