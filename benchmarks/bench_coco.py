@@ -46,7 +46,7 @@ def main() -> None:
         sec, est = timed(lambda: module.estimate(leaves, 1 / 3, rng), args.repeat)
         print(f"{name} single-node estimates of the {h.leaves.size:,} leaves: {sec:.2f} s ({est.passes} PAV passes)")
     for method, consistency in (("hc", "top-down"), ("hg", "top-down"), ("hc", "bottom-up"), ("hc", "independent")):
-        sec, rel = timed(lambda: coco.publish(table, None, 1 / 3, method, seed=2, consistency=consistency), args.repeat)
+        sec, rel = timed(lambda: coco.publish(table, None, method, 1 / 3, seed=2, consistency=consistency), args.repeat)
         ok = rel.check_consistency()["ok"]
         print(f"publish method={method} consistency={consistency}: {sec:.2f} s (consistent: {ok})")
     rng = np.random.default_rng(3)

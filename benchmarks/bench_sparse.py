@@ -54,7 +54,7 @@ def part_one(repeats: int) -> None:
                 (EPS, "priority", dict(size=n)),
                 (EPS, "filter-priority", dict(theta=40, size=n))]
         for eps, method, kw in runs:
-            sec, rel = best_time(lambda: summarize(table, eps, method, seed=1, **kw), repeats)
+            sec, rel = best_time(lambda: summarize(table, method, eps, seed=1, **kw), repeats)
             shown = {k: v for k, v in rel.params.items() if k in ("theta", "tau", "size", "tau_s")}
             shown = {k: (round(v, 1) if isinstance(v, float) else v) for k, v in shown.items()}
             print(f"| 10^{int(np.log10(m))} | {eps:g} | {method} | {shown} | {rel.size:,} | {sec:.3f} |")
@@ -75,7 +75,7 @@ def part_two(repeats: int, m: int) -> None:
         cells = []
         for method, kw in methods:
             kw = {k: v for k, v in kw.items() if v is not None}
-            sec, _ = best_time(lambda: summarize(table, EPS, method, seed=1, **kw), repeats)
+            sec, _ = best_time(lambda: summarize(table, method, EPS, seed=1, **kw), repeats)
             cells.append(f"{n / sec:,.0f}")
         print(f"| {rho:g} | {n:,} | " + " | ".join(cells) + " |")
     print()

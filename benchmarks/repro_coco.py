@@ -34,7 +34,7 @@ def datasets() -> dict[str, coco.GroupedTable]:
 
 def level_errors(table, truth, trials, eps, method, consistency="top-down", merge="weighted") -> np.ndarray:
     """Mean EMD per level over the trials."""
-    rows = [coco.publish(table, None, eps, method, seed=t, consistency=consistency, merge=merge)
+    rows = [coco.publish(table, None, method, eps, seed=t, consistency=consistency, merge=merge)
             .emd_by_level(truth).to_numpy() for t in range(trials)]
     return np.mean(rows, axis=0)
 

@@ -89,7 +89,7 @@ def flat_experiment(table, trials: int, q: int):
         rng_err = {r: [] for r in RANGE_SIZES}
         sizes = []
         for t in range(trials):
-            rel = summarize(table, EPS, method, seed=1000 + t, **kw)
+            rel = summarize(table, method, EPS, seed=1000 + t, **kw)
             sizes.append(rel.size)
             w = dense_weights(rel)
             for r, sets in subsets.items():
@@ -121,7 +121,7 @@ def filter_sweep(table, trials: int, q: int, r: int = 5_000):
         for two in (False, True):
             errs, sizes = [], []
             for t in range(trials):
-                rel = summarize(table, EPS, "filter", seed=4000 + t, theta=theta, two_sided=two)
+                rel = summarize(table, "filter", EPS, seed=4000 + t, theta=theta, two_sided=two)
                 errs.append(np.abs(rel.range_sums(lo, lo + r) - truth).mean())
                 sizes.append(rel.size)
             row += [f"{np.mean(sizes):,.0f}", fmt(float(np.mean(errs)))]
@@ -146,7 +146,7 @@ def sparse_density_experiment(trials: int, q: int):
         errs = {r: [] for r in sizes}
         n_kept = []
         for t in range(trials):
-            rel = summarize(table, EPS, method, seed=5000 + t, **kw)
+            rel = summarize(table, method, EPS, seed=5000 + t, **kw)
             n_kept.append(rel.size)
             w = dense_weights(rel)
             for r, ss in sets.items():
@@ -176,7 +176,7 @@ def dyadic_experiment(table, trials: int, q: int):
             kw2 = dict(kw)
             if method == "filter-priority":
                 kw2["theta"] = max(1, theta_f // 2)
-            rel = summarize(table, EPS, method, seed=2000 + t, **kw2)
+            rel = summarize(table, method, EPS, seed=2000 + t, **kw2)
             if method == "filter":
                 theta_f = rel.params["theta"]
             n_kept.append(rel.size)
@@ -206,7 +206,7 @@ def flights_experiment(trials: int, q: int, eps: float = 1.0):
         sizes, secs = [], []
         for t in range(trials):
             t0 = time.perf_counter()
-            rel = summarize(table, eps, method, seed=3000 + t, **kw)
+            rel = summarize(table, method, eps, seed=3000 + t, **kw)
             secs.append(time.perf_counter() - t0)
             sizes.append(rel.size)
             for k, (lo, hi) in queries.items():

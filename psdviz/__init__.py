@@ -18,8 +18,8 @@ from .methods.registry import methods as _methods
 from .methods.registry import references as _references
 from .planner import EpsilonPlan, plan_epsilon
 from .publish.release import Release
-from .publish.release_file import load_release
 from .query.truth import PointIndex, true_answer
+from .releases import load_release
 
 METHODS: tuple[str, ...] = _methods()
 REFERENCES: tuple[str, ...] = _references()

@@ -93,11 +93,12 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
         report(1, 1, f"{method}: done")
     if dropped is not None:
         release = to_user_level(release, k, epsilon)
-        release.points_report["rows_dropped_by_user_bound"] = dropped
+        release = release.evolve(points_report={**release.points_report, "rows_dropped_by_user_bound": dropped})
     spent = release.ledger.total()
     if spent > epsilon * (1 + TOLERANCE) + TOLERANCE:  # defensive: a builder bug must not ship
         raise RuntimeError(f"{method} spent {spent} > epsilon {epsilon}")
-    release.grid = ps.grid
+    if release.grid != ps.grid:      # every builder states its grid; the source's is the one used
+        raise RuntimeError(f"{method} released on another grid than its source's")
     _warn_if_empty(release, domain)
     return make_nonnegative(release) if nonnegative else release
 

@@ -4,7 +4,7 @@
 >>> from psdviz import coco
 >>> h = coco.Hierarchy.from_paths([("NY", "JFK"), ("NY", "LGA"), ("FL", "MIA")], root="USA")
 >>> t = coco.group_records([1, 1, 2, 3, 3, 3], ["JFK", "JFK", "LGA", "MIA", "MIA", "MIA"], h, max_size=5)
->>> rel = coco.publish(t, h, epsilon_per_level=[0.3, 0.3, 0.4], method="hc")
+>>> rel = coco.publish(t, h, method="hc", epsilon=[0.3, 0.3, 0.4])
 >>> rel.check_consistency()["ok"]
 True
 """

@@ -15,6 +15,7 @@ they compose sequentially, and the ledger total is ``sum(epsilon_per_level)``.
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -68,6 +69,23 @@ def _per_level(value, n_levels: int, name: str) -> list:
     return values
 
 
+def _is_method(value) -> bool:
+    return isinstance(value, str) or (isinstance(value, Sequence) and all(isinstance(v, str) for v in value))
+
+
+def _entry_order(method, epsilon, epsilon_per_level):
+    """(method, epsilon), accepting ``epsilon_per_level=`` and the earlier positional order with a warning."""
+    if epsilon_per_level is not None:
+        warnings.warn("publish(..., epsilon_per_level=...) is deprecated: write epsilon=...", DeprecationWarning,
+                      stacklevel=3)
+        return method, epsilon_per_level
+    if not _is_method(method):     # numbers where the method goes: the earlier order (epsilons, method)
+        warnings.warn("publish(table, hierarchy, epsilons, method) is deprecated: write publish(table, hierarchy, "
+                      "method=..., epsilon=...)", DeprecationWarning, stacklevel=3)
+        return (epsilon if _is_method(epsilon) else "hc"), method
+    return method, epsilon
+
+
 def _same(a: Hierarchy, b: Hierarchy) -> bool:
     return a is b or (isinstance(a, Hierarchy) and a.names == b.names
                       and np.array_equal(a.parent, b.parent) and np.array_equal(a.level, b.level))
@@ -79,8 +97,8 @@ def _check(table, hierarchy, epsilon_per_level, method, consistency, loss, merge
     if hierarchy is not None and not _same(hierarchy, table.hierarchy):
         raise ValueError("hierarchy must be the one the table was grouped with (or None)")
     L = table.hierarchy.n_levels
-    given = _per_level(epsilon_per_level, L, "epsilon_per_level")
-    eps = [check_epsilon(e, f"epsilon_per_level[{i}]") for i, e in enumerate(given)]
+    given = _per_level(epsilon_per_level, L, "epsilon")
+    eps = [check_epsilon(e, f"epsilon[{i}] (level {i})") for i, e in enumerate(given)]
     methods = [str(m) for m in _per_level(method, L, "method")]
     for m in methods:
         if m not in METHODS:
@@ -105,18 +123,33 @@ def _measure(H: np.ndarray, method: str, eps: float, level: int, n_nodes: int, r
     return module.estimate(H, eps, rnd.rng, loss=loss)
 
 
-def publish(table: GroupedTable, hierarchy: Hierarchy | None = None,
-            epsilon_per_level: float | Sequence[float] = 1.0, method: str | Sequence[str] = "hc",
-            seed: int | Randomness | None = None, *, consistency: str = "top-down",
-            loss: str = "l2", merge: str = "weighted") -> CocoRelease:
+def publish(table: GroupedTable, hierarchy: Hierarchy | None = None, method: str | Sequence[str] = "hc",
+            epsilon: float | Sequence[float] = 1.0, seed: int | Randomness | None = None, *,
+            consistency: str = "top-down", loss: str = "l2", merge: str = "weighted",
+            epsilon_per_level: float | Sequence[float] | None = None) -> CocoRelease:
     """Private count-of-counts histograms of every node of the table's hierarchy.
 
-    ``method``: "naive", "hg" or "hc", or one per level (the slides mix H_c and H_g per level).
-    ``loss``: "l2" or "l1" for the isotonic fits of "hg"/"hc". ``merge``: "weighted" (inverse
-    variance, the paper) or "average" (plain mean, the slides' comparison). ``seed=None`` uses OS
-    entropy; an integer gives a labelled reproducible teaching run.
+    Parameters
+    ----------
+    table : GroupedTable
+        Records reduced to groups (``group_records``), with the public hierarchy.
+    hierarchy : Hierarchy, optional
+        Must be the table's own when given.
+    method : str or sequence of str
+        "naive", "hg" or "hc", or one per level (the slides mix H_c and H_g per level).
+    epsilon : float or sequence of float
+        The budget of each level (one number for every level, or one per level); levels compose
+        sequentially, so the release's epsilon is their sum.
+    seed : int or None
+        None for fresh randomness; an integer for a reproducible, labelled teaching run.
+    consistency, loss, merge : str
+        Declared in ``method_parameters(method)``.
+
+    ``epsilon_per_level=`` and the earlier order ``publish(table, hierarchy, method, epsilons)`` still
+    work, with a DeprecationWarning.
     """
-    eps, methods = _check(table, hierarchy, epsilon_per_level, method, consistency, loss, merge)
+    method, epsilon = _entry_order(method, epsilon, epsilon_per_level)
+    eps, methods = _check(table, hierarchy, epsilon, method, consistency, loss, merge)
     h = table.hierarchy
     rnd = make_randomness(seed)
     truth = true_histograms(table)          # private input of the mechanisms only
@@ -142,4 +175,4 @@ def publish(table: GroupedTable, hierarchy: Hierarchy | None = None,
     notes = [(STRUCTURE_PUBLIC if table.public_groups else STRUCTURE_FROM_DATA)
              + f"; group sizes truncated at K = {K}"]
     return CocoRelease(h, K, groups, hist, independent, tuple(methods), consistency, params, ledger, rnd, notes,
-                       structure_public=table.public_groups)
+                       structure_public=table.public_groups, input_report=table.report())

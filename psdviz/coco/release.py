@@ -7,21 +7,28 @@ made. True histograms never live inside it: error helpers take them as an argume
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from ..core.ledger import Ledger
+from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness, check_seeded_export
+from ..publish.release import FrozenDict
 from .error import emd, emd_by_level
 from .hierarchy import Hierarchy
 from .representations import to_cumulative, to_unattributed
 
 
-@dataclass
+@dataclass(frozen=True)
 class CocoRelease:
-    """Private count-of-counts histograms over a hierarchy."""
+    """Private count-of-counts histograms over a hierarchy (immutable once built).
+
+    The release protocol: ``epsilon``, ``ledger``, ``privacy_unit``, ``report()`` (publishable),
+    ``audit()`` (the owner's exact input counts, not private), ``save(path)``; ``pv.load_release``
+    opens the saved file."""
 
     hierarchy: Hierarchy
     max_size: int
@@ -33,8 +40,26 @@ class CocoRelease:
     params: dict
     ledger: Ledger
     randomness: Randomness
-    notes: list[str] = field(default_factory=list)
+    notes: tuple[str, ...] = ()
     structure_public: bool = False   # G and the hierarchy were declared public inputs (else: from the data)
+    input_report: dict = field(default_factory=dict)   # the owner's exact input counts: audit() only
+
+    def __post_init__(self) -> None:
+        freeze = object.__setattr__
+        for name in ("groups", "histograms", "independent"):
+            arr = np.asarray(getattr(self, name)).view()
+            arr.setflags(write=False)
+            freeze(self, name, arr)
+        freeze(self, "notes", tuple(self.notes))
+        freeze(self, "methods", tuple(self.methods))
+        freeze(self, "params", FrozenDict(self.params))
+        freeze(self, "input_report", FrozenDict(self.input_report))
+        freeze(self, "ledger", self.ledger.frozen())
+
+    @property
+    def privacy_unit(self) -> PrivacyUnit:
+        """One record of the grouped table: it changes one group's size by one (Kuo et al., section 2)."""
+        return PrivacyUnit("record")
 
     # ---- access -----------------------------------------------------------------------------------
     @property
@@ -78,11 +103,27 @@ class CocoRelease:
                 "randomness": self.randomness.mode, **self.randomness.warning(),
                 "structure": ("public inputs" if self.structure_public else
                               "G and hierarchy from the data: NOT PRIVATE"),
-                "ledger": self.ledger.records(), "notes": self.notes}
+                "delta": self.ledger.delta(), "privacy_unit": str(self.privacy_unit),
+                "ledger": self.ledger.records(), "notes": list(self.notes)}
+
+    def audit(self) -> dict:
+        """The data owner's audit: exact counts about the input table (records, groups, truncated and
+        unlisted records). Not differentially private: never part of the report or of a file."""
+        counts = dict(self.input_report) or {
+            "counts": "not available: this release was loaded from a file, which never holds the owner's audit"}
+        return {"note": "exact counts about the input, for the data owner's records only: they are not "
+                        "differentially private; do not publish them", "seed": self.randomness.seed, **counts}
+
+    def save(self, path, *, allow_seeded: bool = False):
+        """Write the release file (JSON: the report, the hierarchy, G and the histograms' non-zero
+        entries); ``pv.load_release`` opens it. A seeded run is refused unless ``allow_seeded=True``."""
+        from .release_file import save_coco
+        return save_coco(self, path, allow_seeded=allow_seeded)
 
     def to_json(self, *, allow_seeded: bool = False) -> str:
-        """The whole release (report + hierarchy + non-zero histogram entries) as JSON; a seeded run is
-        refused unless ``allow_seeded=True`` (then it says NOT private)."""
+        """Deprecated: use :meth:`save` (the release file) or :meth:`report`. The release as JSON text."""
+        warnings.warn("CocoRelease.to_json is deprecated: use save(path) (opened by pv.load_release) or report()",
+                      DeprecationWarning, stacklevel=2)
         check_seeded_export(self.randomness, allow_seeded, "the count-of-counts release")
         nodes = self.nodes()
         data = self.report()

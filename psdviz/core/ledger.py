@@ -76,3 +76,43 @@ class Ledger:
     def records(self) -> list[dict]:
         """Plain dicts, one per spend (for tables and JSON reports)."""
         return [asdict(s) for s in self.spends]
+
+    def frozen(self) -> Ledger:
+        """A read-only copy for a release: the same spends, and :meth:`spend` refused."""
+        return FrozenLedger(self.budget, tuple(self.spends))
+
+    def then(self, later: Ledger) -> Ledger:
+        """This ledger's spends followed by ``later``'s, under this budget (through :meth:`spend`, so
+        the budget check applies): a build that hands the rest of its budget to another."""
+        out = Ledger(self.budget)
+        for s in (*self.spends, *later.spends):
+            out.spend(s.what, s.epsilon, s.mechanism, level=s.level, nodes=s.nodes, sensitivity=s.sensitivity,
+                      delta=s.delta, note=s.note)
+        return out
+
+    def per_user(self, k: int, epsilon: float) -> Ledger:
+        """The ledger of a per-point build at ``epsilon / k`` accounted per user (at most k points each):
+        every spend's epsilon and sensitivity times k (group privacy), under the budget ``epsilon``.
+        Built through :meth:`spend`, so the budget check applies."""
+        out = Ledger(epsilon)
+        for s in self.spends:
+            out.spend(s.what, s.epsilon * k, s.mechanism, level=s.level, nodes=s.nodes, sensitivity=s.sensitivity * k,
+                      delta=s.delta, note=(s.note + "; " if s.note else "") + f"per user: {k} points, sensitivity x{k}")
+        return out
+
+
+@dataclass
+class FrozenLedger(Ledger):
+    """The ledger of a built release: it can be read, never spent from."""
+
+    def spend(self, what: str, epsilon: float, mechanism: str, **kw) -> Spend:
+        raise ValueError(f"this ledger belongs to a built release and cannot record {what!r}; spend on the "
+                         "builder's ledger before the release is made")
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "spends", tuple(self.spends))
+
+    def __setattr__(self, name, value) -> None:
+        if name in self.__dict__:
+            raise AttributeError(f"a released ledger cannot be changed (tried to set {name!r})")
+        object.__setattr__(self, name, value)

@@ -6,7 +6,7 @@ overlap (Hilbert R-tree); counts always partition the points.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
@@ -120,6 +120,38 @@ class FlatTree:
             lo, hi = bounds[d], bounds[d + 1]
             np.maximum.at(below, self.parent[lo:hi], step[lo:hi] + below[lo:hi])
         return below
+
+
+    def frozen(self) -> FlatTree:
+        """A read-only copy for a release: the same arrays seen through read-only views (no copy of the
+        data), in a tree whose fields cannot be reassigned."""
+        if isinstance(self, FrozenFlatTree):
+            return self
+        return FrozenFlatTree(**{f.name: _read_only(getattr(self, f.name)) for f in fields(self)})
+
+
+def _read_only(value):
+    if isinstance(value, np.ndarray):
+        value = value.view()
+        value.setflags(write=False)
+    return value
+
+
+class FrozenFlatTree(FlatTree):
+    """A released tree: its arrays are read-only and its fields cannot be reassigned; derive a changed
+    tree with ``dataclasses.replace`` (which makes a new one)."""
+
+    def __post_init__(self) -> None:
+        if self.est is None:
+            object.__setattr__(self, "est", self.noisy.copy())
+        for f in fields(self):
+            object.__setattr__(self, f.name, _read_only(getattr(self, f.name)))
+
+    def __setattr__(self, name, value) -> None:
+        if name in self.__dict__:          # every field is set once, by __init__
+            raise AttributeError(f"a released tree cannot be changed (tried to set {name!r}); make a new one with "
+                                 "dataclasses.replace")
+        object.__setattr__(self, name, value)
 
 
 def complete_links(height: int, fanout: int) -> dict:

@@ -19,6 +19,7 @@ docs/decisions/auto-rule.md.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -151,16 +152,14 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
     rel = get_builder(rule.method)(ps, domain, epsilon - cost, rnd, **kw)
     if rule.nonnegative:
         rel = nonnegative(rel)
-    rel.ledger.budget = float(epsilon)
-    rel.ledger.spends[:0] = ledger.spends
-    rel.tree.split_eps[0] += cost      # the facts are spent once, on every root-to-leaf path
+    split_eps = rel.tree.split_eps.copy()
+    split_eps[0] += cost               # the facts are spent once, on every root-to-leaf path
     why = (f"auto chose {rule.label} ({rule.when}; N {pop.source}: {facts.n:,.0f}, spread "
            f"{facts.spread:.2f}, largest corner cell >= {facts.corner_share:.2f} of N): {rule.why}; "
            f"the facts cost epsilon {cost:g}")
-    rel.params = {"chosen": rule.method, "nonnegative": rule.nonnegative, "why": rule.why, "rule": rule.when,
-                  "choice_epsilon": cost, "spread": round(facts.spread, 4),
-                  "corner_share": round(facts.corner_share, 4), **rel.params}
-    rel.notes.insert(0, why)
-    rel.method = "auto"
-    return rel
+    params = {"chosen": rule.method, "nonnegative": rule.nonnegative, "why": rule.why, "rule": rule.when,
+              "choice_epsilon": cost, "spread": round(facts.spread, 4),
+              "corner_share": round(facts.corner_share, 4), **rel.params}
+    return rel.evolve(method="auto", params=params, notes=(why, *rel.notes), ledger=ledger.then(rel.ledger),
+                      tree=dataclasses.replace(rel.tree, split_eps=split_eps))
 

@@ -103,8 +103,7 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
               "median": median, "sample_rate": sample_rate, "postprocess": bool(postprocess), "prune": prune}
     rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "hilbert", params, regular=False,
                                postprocess=postprocess, prune=prune)
-    rel.notes += [n for n in (capped, capped_height) if n]
-    return rel
+    return rel.with_notes(capped, capped_height)
 
 
 def leaf_rects(grid: Grid, order: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

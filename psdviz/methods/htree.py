@@ -232,9 +232,7 @@ def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
               "slice_epsilon": eps_round, "planned_rounds": rounds,
               "N": n_note, "postprocess": bool(postprocess), "leaves": int(tree.is_leaf.sum())}
     rel = _finish(tree, ps, domain, ledger, rnd, params, postprocess)
-    rel.notes += [capped] if capped else []
-    rel.notes += unspent_note(ledger, epsilon, rounds, eps_round)
-    return rel
+    return rel.with_notes(capped, *unspent_note(ledger, epsilon, rounds, eps_round))
 
 
 def unspent_note(ledger: Ledger, epsilon: float, planned_rounds: int, eps_round: float) -> list[str]:

@@ -98,5 +98,4 @@ def build_kd_cell(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
               "postprocess": bool(postprocess), "prune": prune}
     rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "kd-cell", params, regular=False,
                                postprocess=postprocess, prune=prune)
-    rel.notes += [n for n in (capped_height, capped) if n]
-    return rel
+    return rel.with_notes(capped_height, capped)

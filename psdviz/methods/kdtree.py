@@ -215,8 +215,7 @@ def build_kd_true(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
               "postprocess": bool(postprocess), "prune": prune}
     rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "kd-true", params, regular=False,
                                postprocess=postprocess, prune=prune, private=False, notes=(capped,))
-    rel.notes.append(NOT_PRIVATE.format(", noisy counts"))
-    return rel
+    return rel.with_notes(NOT_PRIVATE.format(", noisy counts"))
 
 
 def build_kd_pure(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
@@ -232,6 +231,5 @@ def build_kd_pure(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
         tree, _ = prune_tree(tree, prune, use_estimate=True)
     rel = Release("kd-pure", {"height": height, "prune": prune}, domain, tree, Ledger(epsilon), rnd,
                   ps.report(), consistent=True, private=False, grid=ps.grid)
-    attach(rel, {"answer": "tree", "variance": "none"})
-    rel.notes += [NOT_PRIVATE.format(", exact counts")] + ([capped] if capped else [])
-    return rel
+    rel = attach(rel, {"answer": "tree", "variance": "none"})
+    return rel.with_notes(NOT_PRIVATE.format(", exact counts"), capped)

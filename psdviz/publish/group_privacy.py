@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..core.ledger import Ledger
+from ..core.privacy_unit import PrivacyUnit
 from .release import Release
 
 
-def user_unit(k: int) -> str:
-    return f"one user, at most {k} point{'s' if k > 1 else ''}"
+def user_unit(k: int) -> PrivacyUnit:
+    return PrivacyUnit("user", k)
 
 
 def to_user_level(rel: Release, k: int, epsilon: float) -> Release:
@@ -33,17 +33,10 @@ def to_user_level(rel: Release, k: int, epsilon: float) -> Release:
         raise ValueError(f"{rel.method} with these parameters uses an (epsilon, delta) mechanism (smooth-sensitivity "
                          "medians); user-level releases support pure-epsilon mechanisms only: choose median='em' "
                          "or 'noisymean'")
-    ledger = Ledger(epsilon)
-    ledger.spends = [replace(s, epsilon=s.epsilon * k, sensitivity=s.sensitivity * k,
-                             note=(s.note + "; " if s.note else "") + f"per user: {k} points, sensitivity x{k}")
-                     for s in rel.ledger.spends]
     t = rel.tree
-    t.count_eps = t.count_eps * k
-    t.split_eps = t.split_eps * k
-    if t.pruned_eps is not None:
-        t.pruned_eps = t.pruned_eps * k
-    rel.ledger = ledger
-    rel.privacy_unit = user_unit(k)
-    rel.notes.append(f"privacy unit: {user_unit(k)} (each user's points beyond {k} were dropped at random); "
-                     f"built at epsilon {epsilon / k:.4g} per point = {epsilon:g} per user (group privacy)")
-    return rel
+    tree = replace(t, count_eps=t.count_eps * k, split_eps=t.split_eps * k,
+                   pruned_eps=None if t.pruned_eps is None else t.pruned_eps * k)
+    note = (f"privacy unit: {user_unit(k)} (each user's points beyond {k} were dropped at random); "
+            f"built at epsilon {epsilon / k:.4g} per point = {epsilon:g} per user (group privacy)")
+    return rel.evolve(tree=tree, ledger=rel.ledger.per_user(k, epsilon), privacy_unit=user_unit(k),
+                      notes=(*rel.notes, note))

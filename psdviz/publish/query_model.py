@@ -18,6 +18,8 @@ Description keys:
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..core.tree import FlatTree, complete_skeleton
@@ -32,24 +34,31 @@ VARIANCES = ("none", "leaf", "complete_leaf", "ols", "gls")
 
 
 def attach(rel, model: dict, kept: np.ndarray | None = None):
-    """Set ``rel.pyramid`` / ``rel.index`` / ``rel.leaf_variance`` from ``model``; returns ``rel``.
+    """The release ``rel`` with the query model ``model``: a new release (releases are immutable) whose
+    query machinery is built here, so a model that does not fit the tree fails now.
 
     ``kept`` (complete trees after pruning): for each released node, its id in the complete tree."""
     if model.get("answer") not in ANSWERS or model.get("variance") not in VARIANCES:
         raise ValueError(f"unknown query model {model!r}: answer must be one of {ANSWERS}, "
                          f"variance one of {VARIANCES}")
-    rel.query_model = dict(model)
-    rel.kept = None if kept is None else np.asarray(kept, dtype=np.int64)
+    out = dataclasses.replace(rel, query_model=dict(model), kept=kept)
+    _ = out.index   # build the machinery now (cached on the release): a model that does not fit fails here
+    return out
+
+
+def machinery(rel) -> tuple:
+    """(fast query index or None, leaf-variance function or None) of a release, from its tree and
+    query model alone (the same on a built and on a loaded release)."""
+    model = rel.query_model
     vals = rel.tree.est if rel.consistent else rel.tree.noisy
-    rel.pyramid, rel.index = None, None
+    index = None
     if model["answer"] == "pyramid":
-        rel.pyramid = _pyramid(rel.tree, vals, rel.domain, model["levels"], model["regular"])
+        index = _pyramid(rel.tree, vals, rel.domain, model["levels"], model["regular"])
     elif model["answer"] == "grid_of_grids":
-        rel.index = _grid_of_grids(rel.tree, vals, rel.grid, np.asarray(model["edges1"], np.int64))
+        index = _grid_of_grids(rel.tree, vals, rel.grid, np.asarray(model["edges1"], np.int64))
     elif model["answer"] == "split_index":
-        rel.index = SplitIndex(rel.tree, vals, rel.grid)
-    rel.leaf_variance = _variance(rel.tree, model, rel.kept)
-    return rel
+        index = SplitIndex(rel.tree, vals, rel.grid)
+    return index, _variance(rel.tree, model, rel.kept)
 
 
 def _level_grid(tree: FlatTree, vals: np.ndarray, d: int):

@@ -5,8 +5,10 @@ made. True counts never live inside it.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Protocol
 
 import numpy as np
@@ -15,10 +17,10 @@ import pandas as pd
 from ..core.domain import Domain, validate_rects
 from ..core.grid import Grid
 from ..core.ledger import Ledger
+from ..core.privacy_unit import ONE_POINT, PrivacyUnit
 from ..core.rng import Randomness
 from ..core.tree import FlatTree
 from ..query.decompose import answer_tree, decompose, leaf_weights
-from ..query.pyramid import Pyramid
 
 # Exact variance of post-processed answers: node weights (n_nodes, k), non-zero on leaves only, of
 # queries written as sums over released leaf estimates -> (k,) variances from the noise variances.
@@ -27,14 +29,38 @@ VarianceFn = Callable[[np.ndarray], np.ndarray]
 
 class QueryIndex(Protocol):
     """A method-specific fast path returning exactly the canonical answer of ``answer_tree`` (the
-    adaptive grid's grid of grids, the h-tree's sorted splits; tested against the generic traversal)."""
+    regular or near-equal grid pyramid, the adaptive grid's grid of grids, the h-tree's sorted splits;
+    each tested against the generic traversal)."""
 
     def answer(self, rects: np.ndarray) -> np.ndarray: ...
 
 
-@dataclass
+_MACHINERY_INPUTS = {"tree", "query_model", "kept", "consistent", "grid", "domain"}
+
+
+class FrozenDict(dict):
+    """A dict that cannot be changed (still a dict for JSON and for readers)."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("a built release cannot be changed; make a new one with dataclasses.replace")
+
+    __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = __ior__ = _refuse
+
+    def __reduce__(self):           # pickling (caches) rebuilds it from a plain dict
+        return (FrozenDict, (dict(self),))
+
+
+@dataclass(frozen=True)
 class Release:
-    """A private spatial decomposition ready to publish (or a labelled non-private reference)."""
+    """A private spatial decomposition ready to publish (or a labelled non-private reference).
+
+    Immutable once built: its fields cannot be reassigned, its dicts and tuples cannot be changed, and
+    its tree's arrays and its ledger are read-only; a changed release is a new one
+    (``dataclasses.replace``, as :func:`psdviz.publish.group_privacy.to_user_level` and
+    :func:`psdviz.publish.nonnegative.nonnegative` do). The query machinery (``index``,
+    ``leaf_variance``) is derived from ``tree`` and ``query_model`` alone, the same way when a release
+    is built and when it is loaded from a file.
+    """
 
     method: str
     params: dict
@@ -45,14 +71,56 @@ class Release:
     points_report: dict
     consistent: bool              # est is consistent: every node equals the sum of its children
     private: bool = True
-    pyramid: Pyramid | None = None  # fast exact query path, when the leaves are a regular grid
-    leaf_variance: VarianceFn | None = None  # for post-processed estimates (adjoint of the inference)
-    notes: list[str] = field(default_factory=list)
+    notes: tuple[str, ...] = ()
     grid: Grid | None = None      # the public resolution grid every coordinate lies on
-    index: QueryIndex | None = None  # method-specific fast query path (set by query_model.attach)
     query_model: dict | None = None  # how answers and variances are computed (query_model.py)
     kept: np.ndarray | None = None  # after pruning a complete tree: each node's id in the full tree
-    privacy_unit: str = "one point"
+    privacy_unit: PrivacyUnit = ONE_POINT
+
+    def __post_init__(self) -> None:
+        freeze = object.__setattr__
+        freeze(self, "params", FrozenDict(self.params))
+        freeze(self, "points_report", FrozenDict(self.points_report))
+        freeze(self, "notes", tuple(self.notes))
+        if isinstance(self.privacy_unit, str):
+            freeze(self, "privacy_unit", PrivacyUnit.parse(self.privacy_unit))
+        freeze(self, "tree", self.tree.frozen())
+        freeze(self, "ledger", self.ledger.frozen())
+        if self.query_model is not None:
+            freeze(self, "query_model", FrozenDict(self.query_model))
+        if self.kept is not None:
+            kept = np.asarray(self.kept, dtype=np.int64).view()
+            kept.setflags(write=False)
+            freeze(self, "kept", kept)
+
+    @cached_property
+    def _query(self) -> tuple[QueryIndex | None, VarianceFn | None]:
+        if self.query_model is None:
+            return None, None
+        from .query_model import machinery
+        return machinery(self)
+
+    def evolve(self, **changes) -> Release:
+        """A new release with ``changes`` (releases are immutable). The query machinery is kept when
+        nothing it is derived from changes, else rebuilt from the new tree and query model."""
+        out = dataclasses.replace(self, **changes)
+        if "_query" in self.__dict__ and not set(changes) & _MACHINERY_INPUTS:
+            out.__dict__["_query"] = self.__dict__["_query"]
+        return out
+
+    def with_notes(self, *notes: str | None) -> Release:
+        """A new release with ``notes`` (None entries skipped) added to its notes."""
+        return self.evolve(notes=self.notes + tuple(n for n in notes if n))
+
+    @property
+    def index(self) -> QueryIndex | None:
+        """The fast query path of this release's query model (None: the generic tree traversal)."""
+        return self._query[0]
+
+    @property
+    def leaf_variance(self) -> VarianceFn | None:
+        """Exact variances of post-processed answers (adjoint of the inference), or None for raw counts."""
+        return self._query[1]
 
     @property
     def epsilon(self) -> float:
@@ -70,8 +138,6 @@ class Release:
         rects = validate_rects(rects)
         if self.index is not None:
             return self.index.answer(rects)
-        if self.pyramid is not None:
-            return self.pyramid.answer(rects)
         return answer_tree(self.tree, rects, self._values())
 
     def answer_variance(self, rects) -> np.ndarray:
@@ -147,7 +213,7 @@ class Release:
                            for k, v in self.params.items()},
             "domain": [self.domain.xmin, self.domain.ymin, self.domain.xmax, self.domain.ymax],
             "resolution": self.grid.describe() if self.grid is not None else None,
-            "randomness": self.randomness.mode, "privacy_unit": self.privacy_unit,
+            "randomness": self.randomness.mode, "privacy_unit": str(self.privacy_unit),
             "input_handling": self.input_handling(),
             "ledger": self.ledger.records(),
             "cells": int(self.tree.is_leaf.sum()), "nodes": self.tree.n_nodes, "notes": self.notes,

@@ -55,7 +55,7 @@ def _metadata(rel: Release) -> dict:
         "domain": [rel.domain.xmin, rel.domain.ymin, rel.domain.xmax, rel.domain.ymax],
         "resolution": rel.grid.bits, "epsilon": rel.epsilon, "epsilon_spent": rel.ledger.total(),
         "delta": rel.ledger.delta(), "ledger": rel.ledger.records(), "randomness": rel.randomness.mode,
-        "privacy_unit": rel.privacy_unit, "consistent": rel.consistent, "input_handling": rel.input_handling(),
+        "privacy_unit": str(rel.privacy_unit), "consistent": rel.consistent, "input_handling": rel.input_handling(),
         "notes": list(rel.notes), "query_model": rel.query_model, **rel.randomness.warning(),
     }
 

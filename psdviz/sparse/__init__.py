@@ -4,7 +4,7 @@ May import psdviz.core and psdviz.io; never methods, lab or ui.
 >>> import numpy as np
 >>> from psdviz import sparse
 >>> table = sparse.make_table(np.array([3, 70, 512]), np.array([40, 7, 90]), 1_000)   # cells, counts, m
->>> rel = sparse.summarize(table, epsilon=0.5, method="filter-priority", size=20)
+>>> rel = sparse.summarize(table, method="filter-priority", epsilon=0.5, size=20)
 >>> rel.size <= 20, round(rel.ledger.total(), 9)
 (True, 0.5)
 """

@@ -1,4 +1,4 @@
-"""``summarize(table, epsilon, method, seed, **params)``: the entry point of psdviz.sparse.
+"""``summarize(table, method, epsilon, seed, **params)``: the entry point of psdviz.sparse.
 
 Methods (ICDT'12): "filter" (section 2.2; ``max_size`` raises theta on the output as in appendix
 C.1), "threshold" (section 2.3), "priority" (section 2.3),
@@ -12,6 +12,8 @@ cells (implicitly for the zero cells); filtering and sampling are post-processin
 2.1), so the release costs epsilon_counts (+ the optional statistics slice, see :mod:`.params`).
 """
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
@@ -72,6 +74,17 @@ def method_parameters(method: str) -> dict[str, Param]:
     return {n: _PARAMS[n] for n in _OWN[method] + _COMMON}
 
 
+def _entry_order(method, epsilon):
+    """(method, epsilon), accepting the earlier positional order (epsilon, method) with a warning."""
+    if not isinstance(method, str) and (isinstance(epsilon, str) or epsilon is None):
+        warnings.warn("summarize(table, epsilon, method) is deprecated: write summarize(table, method=..., "
+                      "epsilon=...)", DeprecationWarning, stacklevel=3)
+        method, epsilon = ("filter-priority" if epsilon is None else epsilon), method
+    if epsilon is None:
+        raise ValueError("epsilon is required: summarize(table, method=..., epsilon=...)")
+    return method, epsilon
+
+
 def _needs_stats(method: str, p: dict) -> bool:
     return {"filter": p.get("theta") is None, "threshold": p.get("tau") is None,
             "priority": p.get("size") is None,
@@ -88,9 +101,24 @@ def _check_params(table, method: str, params: dict) -> None:
                          "(paper section 3 does not advocate it for pure sampling)")
 
 
-def summarize(table: SparseTable, epsilon: float, method: str = "filter-priority", seed=None,
+def summarize(table: SparseTable, method: str = "filter-priority", epsilon: float | None = None, seed=None,
               **params) -> SparseRelease:
-    """A private summary of a sparse count table; see the module docstring for the methods."""
+    """A private summary of a sparse count table; see the module docstring for the methods.
+
+    Parameters
+    ----------
+    table : SparseTable
+        The counts (``make_table``, ``contingency_table``, ``grid_table``).
+    method : str
+        One of :data:`METHODS`; its parameters: ``method_parameters(method)``.
+    epsilon : float
+        The privacy budget (required).
+    seed : int or None
+        None for fresh randomness; an integer for a reproducible, labelled teaching run.
+
+    The earlier order ``summarize(table, method, epsilon)`` still works, with a DeprecationWarning.
+    """
+    method, epsilon = _entry_order(method, epsilon)
     _check_params(table, method, params)
     epsilon = check_epsilon(epsilon)
     sens = params.get("sensitivity", 1.0)
@@ -127,7 +155,8 @@ def summarize(table: SparseTable, epsilon: float, method: str = "filter-priority
     if layout.get("categories") == OBSERVED:
         notes.append(OBSERVED_NOTE)
     return SparseRelease(method, resolved, table.m, summ.indices, summ.values, summ.weights, ledger, rnd,
-                         layout, dx, notes)
+                         layout, dx, notes, input_report={"nonzero_cells": int(table.n), "total_count": int(table.l1),
+                                                          "cells": int(table.m)})
 
 
 def _run(method, target, rng, alpha, eps, sens, p, stats, dx) -> Summary:

@@ -15,6 +15,7 @@ is JSON-ready.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,13 +23,21 @@ import pandas as pd
 
 from ..core.domain import Domain
 from ..core.ledger import Ledger
+from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness, check_seeded_export
+from ..publish.release import FrozenDict
 from .dyadic import DyadicIndex, decompose_ranges
 from .table import _range_sums, _subset_sum
 
 
-@dataclass
+@dataclass(frozen=True)
 class SparseRelease:
+    """A private summary of a sparse count table (immutable once built).
+
+    The release protocol: ``epsilon``, ``ledger``, ``privacy_unit``, ``report()`` (publishable),
+    ``audit()`` (the owner's exact input counts, not private), ``save(path)``; ``pv.load_release``
+    opens the saved file."""
+
     method: str
     params: dict
     m: int                         # cells of the released domain (leaves for a dyadic release)
@@ -39,7 +48,49 @@ class SparseRelease:
     randomness: Randomness
     layout: dict = field(default_factory=dict)
     dyadic: DyadicIndex | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: tuple[str, ...] = ()
+    input_report: dict = field(default_factory=dict)   # the owner's exact input counts: audit() only
+
+    def __post_init__(self) -> None:
+        freeze = object.__setattr__
+        for name in ("indices", "values", "weights"):
+            arr = np.asarray(getattr(self, name)).view()
+            arr.setflags(write=False)
+            freeze(self, name, arr)
+        freeze(self, "notes", tuple(self.notes))
+        freeze(self, "params", FrozenDict(self.params))
+        freeze(self, "layout", FrozenDict(self.layout))
+        freeze(self, "input_report", FrozenDict(self.input_report))
+        freeze(self, "ledger", self.ledger.frozen())
+
+    @property
+    def privacy_unit(self) -> PrivacyUnit:
+        """One individual, whose rows change the table's counts by at most the declared sensitivity."""
+        return PrivacyUnit("individual", float(self.params.get("sensitivity", 1.0)))
+
+    def report(self) -> dict:
+        """Publishable facts: method, resolved parameters, m, summary size, epsilon, ledger, randomness,
+        privacy unit, layout, notes (no count of the input, no seed)."""
+        return {"method": self.method, "params": _jsonable(self.params), "m": int(self.m), "size": self.size,
+                "epsilon": self.epsilon, "epsilon_spent": self.ledger.total(), "delta": self.ledger.delta(),
+                "ledger": self.ledger.records(), "randomness": self.randomness.mode,
+                **self.randomness.warning(), "privacy_unit": str(self.privacy_unit),
+                "layout": _jsonable(self.layout),
+                "dyadic_height": None if self.dyadic is None else self.dyadic.height, "notes": list(self.notes)}
+
+    def audit(self) -> dict:
+        """The data owner's audit: exact counts about the input table (non-zero cells, total). Not
+        differentially private: never part of the report or of a file."""
+        counts = dict(self.input_report) or {
+            "counts": "not available: this release was loaded from a file, which never holds the owner's audit"}
+        return {"note": "exact counts about the input, for the data owner's records only: they are not "
+                        "differentially private; do not publish them", "seed": self.randomness.seed, **counts}
+
+    def save(self, path, *, allow_seeded: bool = False):
+        """Write the release file (JSON: the report and the kept entries); ``pv.load_release`` opens it.
+        A seeded run is refused unless ``allow_seeded=True``."""
+        from .release_file import save_sparse
+        return save_sparse(self, path, allow_seeded=allow_seeded)
 
     @property
     def size(self) -> int:
@@ -103,8 +154,9 @@ class SparseRelease:
         return df
 
     def to_dict(self, *, allow_seeded: bool = False) -> dict:
-        """JSON-ready export: parameters, ledger, entries; never any true value nor the seed. A seeded
-        run is refused unless ``allow_seeded=True`` (then it says NOT private)."""
+        """Deprecated: use :meth:`save` (the release file) or :meth:`report`. Parameters, ledger, entries."""
+        warnings.warn("SparseRelease.to_dict is deprecated: use save(path) (opened by pv.load_release) or report()",
+                      DeprecationWarning, stacklevel=2)
         check_seeded_export(self.randomness, allow_seeded, "the sparse summary")
         return {"method": self.method, "params": _jsonable(self.params), "m": int(self.m),
                 "size": self.size, "epsilon": self.epsilon, "ledger": self.ledger.records(),

@@ -117,7 +117,7 @@ def _upload_controls(max_size: int):
 def _publish(fp: str, eps: tuple, method: str, consistency: str, seed: int | None, nonce: int,
              _table: coco.GroupedTable):
     """One cached release; with fresh randomness (seed None) ``nonce`` tells releases apart."""
-    return coco.publish(_table, None, list(eps), method, seed=seed, consistency=consistency)
+    return coco.publish(_table, None, method, list(eps), seed=seed, consistency=consistency)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -220,7 +220,7 @@ def _exports(rel: coco.CocoRelease) -> None:
     if allow is None:
         return
     c1, c2 = st.columns(2)
-    c1.download_button("Download the release (JSON, with its ledger)", rel.to_json(allow_seeded=allow),
+    c1.download_button("Download the release (JSON, with its ledger)", export.release_bytes(rel, ".json", allow),
                        "count_of_counts.json",
                        "application/json", key="coco_json")
     c2.download_button("Download the private histograms (CSV)", rel.records().to_csv(index=False),

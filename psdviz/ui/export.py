@@ -24,13 +24,18 @@ def geojson_bytes(release: Release, depth: int | None = None, allow_seeded: bool
     return json.dumps(cells_geojson(release, depth, allow_seeded=allow_seeded)).encode()
 
 
+def release_bytes(release, suffix: str, allow_seeded: bool = False, **save_kw) -> bytes:
+    """Any release's file (``release.save``) as bytes for a download button."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return Path(release.save(Path(tmp) / f"release{suffix}", allow_seeded=allow_seeded, **save_kw)).read_bytes()
+
+
 def release_file_bytes(release: Release, allow_seeded: bool = False) -> bytes:
     """The release file (GeoParquet, docs/release-format.md); lon/lat domains are labelled EPSG:4326."""
     from .outlines import is_lon_lat
     d = release.domain
     crs = "EPSG:4326" if is_lon_lat(d.xmin, d.ymin, d.xmax, d.ymax) else None
-    with tempfile.TemporaryDirectory() as tmp:
-        return Path(release.save(Path(tmp) / "release.parquet", crs=crs, allow_seeded=allow_seeded)).read_bytes()
+    return release_bytes(release, ".parquet", allow_seeded, crs=crs)
 
 
 def report_bytes(release: Release, app_info: dict | None = None) -> bytes:

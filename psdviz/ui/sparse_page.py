@@ -144,7 +144,7 @@ def _summarize(fp: str, epsilon: float, method: str, params_key: str, seed: int 
     """One cached summary; with fresh randomness (seed None) ``nonce`` tells releases apart."""
     params = json.loads(params_key)
     start = time.perf_counter()
-    rel = sparse.summarize(_table, epsilon, method, seed=seed, **params)
+    rel = sparse.summarize(_table, method, epsilon, seed=seed, **params)
     return rel, time.perf_counter() - start
 
 
@@ -224,7 +224,7 @@ def _show(rel, seconds: float, table, fp: str, key: str) -> None:
     if allow is None:
         return
     d1, d2 = st.columns(2)
-    d1.download_button("Download the summary (JSON, with its ledger)", json.dumps(rel.to_dict(allow_seeded=allow)),
+    d1.download_button("Download the summary (JSON, with its ledger)", export.release_bytes(rel, ".json", allow),
                        "sparse_summary.json",
                        "application/json", key="sp_json")
     d2.download_button("Download the summary entries (CSV)", rel.to_frame().to_csv(index=False), "sparse_summary.csv",

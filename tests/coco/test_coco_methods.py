@@ -138,7 +138,7 @@ def test_publish_is_consistent_on_random_hierarchies(method, consistency):
     rng = np.random.default_rng(8)
     for _ in range(4):
         t = random_table(rng, n_levels=3)
-        rel = coco.publish(t, t.hierarchy, [0.2, 0.3, 0.5], method, seed=int(rng.integers(1000)),
+        rel = coco.publish(t, t.hierarchy, method, [0.2, 0.3, 0.5], seed=int(rng.integers(1000)),
                            consistency=consistency)
         check = rel.check_consistency()
         assert check["ok"], check
@@ -149,11 +149,11 @@ def test_publish_is_consistent_on_random_hierarchies(method, consistency):
 def test_independent_is_not_consistent_and_ledger_levels():
     rng = np.random.default_rng(9)
     t = random_table(rng, n_groups=2000)
-    rel = coco.publish(t, None, 0.1, "naive", seed=1, consistency="independent")
+    rel = coco.publish(t, None, "naive", 0.1, seed=1, consistency="independent")
     assert not rel.check_consistency()["parent_equals_children"]
     assert rel.ledger.by_level() == pytest.approx({0: 0.1, 1: 0.1, 2: 0.1})
     assert [s.sensitivity for s in rel.ledger.spends] == [2.0] * 3
-    bu = coco.publish(t, None, 0.1, "hc", seed=1, consistency="bottom-up")
+    bu = coco.publish(t, None, "hc", 0.1, seed=1, consistency="bottom-up")
     assert bu.ledger.by_level() == pytest.approx({2: 0.3})
 
 
@@ -162,22 +162,23 @@ def test_huge_epsilon_recovers_truth():
     t = random_table(rng)
     T = coco.true_histograms(t)
     for m in ("hg", "hc"):
-        rel = coco.publish(t, None, 60.0, m, seed=3)
+        rel = coco.publish(t, None, m, 60.0, seed=3)
         np.testing.assert_array_equal(rel.histograms, T)
         assert rel.emd(T).max() == 0
 
 
-def test_release_access_and_exports():
+def test_release_access_and_exports(tmp_path):
     rng = np.random.default_rng(6)
     t = random_table(rng)
-    rel = coco.publish(t, None, 0.5, "hc", seed=2)
+    rel = coco.publish(t, None, "hc", 0.5, seed=2)
     root = rel.histogram("root")
     np.testing.assert_array_equal(root, rel.histograms[0])
     np.testing.assert_array_equal(rel.cumulative(0), np.cumsum(root))
     assert rel.unattributed(0).size == rel.groups[0]
-    data = json.loads(rel.to_json(allow_seeded=True))
-    assert data["epsilon_spent"] == pytest.approx(1.5) and len(data["ledger"]) == 3
-    assert sum(data["histograms"]["0"].values()) == rel.groups[0]
+    data = json.loads(rel.save(tmp_path / "c.json", allow_seeded=True).read_text())
+    assert data["report"]["epsilon_spent"] == pytest.approx(1.5) and len(data["report"]["ledger"]) == 3
+    root_entries = [c for n, c in zip(data["histograms"]["node"], data["histograms"]["count"]) if n == 0]
+    assert sum(root_entries) == rel.groups[0]
     rec = rel.records()
     assert (rec["count"] > 0).all()
     assert rec.groupby("node")["count"].sum().tolist() == rel.groups[rel.groups > 0].tolist()
@@ -199,21 +200,24 @@ def test_emd_definition():
 def test_publish_bad_input():
     rng = np.random.default_rng(1)
     t = random_table(rng)
-    with pytest.raises(ValueError, match="epsilon_per_level"):
-        coco.publish(t, None, [0.1, 0.2])
+    with pytest.raises(ValueError, match="epsilon must be one value or one per level"):
+        coco.publish(t, None, epsilon=[0.1, 0.2])
     with pytest.raises(ValueError, match="method"):
-        coco.publish(t, None, 0.1, "foo")
+        coco.publish(t, None, "foo", 0.1)
     with pytest.raises(ValueError, match="top-down"):
-        coco.publish(t, None, 0.1, "naive")
-    with pytest.raises(ValueError, match="epsilon_per_level\\[0\\]"):
-        coco.publish(t, None, -1.0)
+        coco.publish(t, None, "naive", 0.1)
+    with pytest.raises(ValueError, match=r"epsilon\[0\] \(level 0\)"):
+        coco.publish(t, None, epsilon=-1.0)
     with pytest.raises(ValueError, match="consistency"):
-        coco.publish(t, None, 0.1, consistency="sideways")
+        coco.publish(t, None, epsilon=0.1, consistency="sideways")
+    with pytest.warns(DeprecationWarning, match="epsilons, method"):     # the earlier order still works
+        old = coco.publish(t, None, 0.1, "naive", consistency="independent")
+    assert old.methods[0] == "naive" and old.epsilon == pytest.approx(0.1 * t.hierarchy.n_levels)
     other = random_table(np.random.default_rng(99), n_levels=2).hierarchy
     with pytest.raises(ValueError, match="hierarchy must be the one"):
-        coco.publish(t, other, 0.1)
+        coco.publish(t, other, epsilon=0.1)
     same = coco.Hierarchy(t.hierarchy.names, t.hierarchy.parent.copy(), t.hierarchy.level.copy())
-    assert coco.publish(t, same, 0.1, seed=1).check_consistency()["ok"]
+    assert coco.publish(t, same, epsilon=0.1, seed=1).check_consistency()["ok"]
 
 
 def test_tied_children_are_interleaved_not_matched_in_child_order():

@@ -34,7 +34,7 @@ def test_sparse_statistics_noise_uses_the_declared_sensitivity():
 
 
 def test_sparse_statistics_ledger_records_the_sensitivity():
-    rel = summarize(_table(), 1.0, "filter", seed=2, sensitivity=4)
+    rel = summarize(_table(), "filter", 1.0, seed=2, sensitivity=4)
     stats = [s for s in rel.ledger.spends if s.what.startswith("table statistics")]
     assert len(stats) == 1 and stats[0].sensitivity == 4.0
     assert all(s.sensitivity == 4.0 for s in rel.ledger.spends if s.epsilon > 0)
@@ -47,22 +47,22 @@ def _flights_like():
                          "dest": ["MIA", "MIA", "SFO", "SFO", "ATL", "BOS"]})
 
 
-def test_sparse_release_drops_data_owner_counts_and_labels_observed_categories():
+def test_sparse_release_drops_data_owner_counts_and_labels_observed_categories(tmp_path):
     """The table's layout carries exact input figures (rows dropped) for the data owner; the release
     and its JSON export must not, and observed category lists must be labelled not private."""
     table = flights_sparse_table(_flights_like())
     assert table.layout["rows_without_tail_dropped"] == 2          # the data owner still sees it
-    rel = summarize(table, 1.0, "filter", seed=0, theta=1)
-    exported = rel.to_dict(allow_seeded=True)
-    assert "rows_without_tail_dropped" not in exported["layout"]
+    rel = summarize(table, "filter", 1.0, seed=0, theta=1)
+    exported = json.loads(rel.save(tmp_path / "s.json", allow_seeded=True).read_text())
+    assert "rows_without_tail_dropped" not in exported["report"]["layout"]
     assert "rows_without_tail_dropped" not in json.dumps(exported)
-    assert any(n.startswith("NOT PRIVATE") and "category lists" in n for n in exported["notes"])
+    assert any(n.startswith("NOT PRIVATE") and "category lists" in n for n in exported["report"]["notes"])
 
 
 def test_sparse_release_with_declared_categories_has_no_not_private_note():
     from psdviz.sparse import contingency_table
     t = contingency_table(["a", "b"], ["x", "y"], row_values=["a", "b", "c"], col_values=["x", "y"])
-    rel = summarize(t, 1.0, "filter", seed=0, theta=1)
+    rel = summarize(t, "filter", 1.0, seed=0, theta=1)
     assert not any("NOT PRIVATE" in n for n in rel.notes)
 
 

@@ -111,7 +111,7 @@ def test_refuses_other_versions_and_tampered_files(points, tmp_path):
         pv.load_release(plain)
     junk = tmp_path / "junk.parquet"
     junk.write_bytes(b"not parquet at all")
-    with pytest.raises(ValueError, match="not a readable Parquet file"):
+    with pytest.raises(ValueError, match="not a psdviz release file"):
         pv.load_release(junk)
 
 

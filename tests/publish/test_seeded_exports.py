@@ -46,20 +46,23 @@ def test_fresh_releases_save_without_a_word(tmp_path):
     assert "warning" not in cells_geojson(rel)["properties"]
 
 
-def test_count_of_counts_and_sparse_exports_are_refused_and_never_hold_the_seed():
+def test_count_of_counts_and_sparse_exports_are_refused_and_never_hold_the_seed(tmp_path):
     h = coco.Hierarchy.from_paths([("a",), ("b",)], root="root")
     table = coco.group_records([1, 1, 2, 3], ["a", "a", "b", "b"], h, max_size=4)
-    rel = coco.publish(table, None, [0.5, 0.5], "hc", seed=1234)
+    rel = coco.publish(table, None, "hc", [0.5, 0.5], seed=1234)
     with pytest.raises(ValueError, match="NOT private"):
-        rel.to_json()
-    doc = json.loads(rel.to_json(allow_seeded=True))
-    assert doc["warning"].startswith("NOT PRIVATE") and "seed" not in doc and "1234" not in json.dumps(doc)
-    summary = sparse.summarize(sparse.make_table(np.array([0, 2, 5]), np.array([3, 5, 9]), 6), 1.0, "filter", seed=4321,
-                               theta=1)
+        rel.save(tmp_path / "c.json")
+    doc = json.loads(rel.save(tmp_path / "c.json", allow_seeded=True).read_text())
+    assert doc["report"]["warning"].startswith("NOT PRIVATE") and "1234" not in json.dumps(doc)
+    assert pv.load_release(tmp_path / "c.json").report()["warning"].startswith("NOT PRIVATE")
+    summary = sparse.summarize(sparse.make_table(np.array([0, 2, 5]), np.array([3, 5, 9]), 6), "filter", 1.0,
+                               seed=4321, theta=1)
     with pytest.raises(ValueError, match="NOT private"):
-        summary.to_dict()
-    out = summary.to_dict(allow_seeded=True)
-    assert out["warning"].startswith("NOT PRIVATE") and "seed" not in out and "4321" not in json.dumps(out)
+        summary.save(tmp_path / "s.json")
+    out = json.loads(summary.save(tmp_path / "s.json", allow_seeded=True).read_text())
+    assert out["report"]["warning"].startswith("NOT PRIVATE") and "4321" not in json.dumps(out)
+    with pytest.warns(DeprecationWarning):                 # the earlier export names still work
+        assert "NOT PRIVATE" in rel.to_json(allow_seeded=True) and "warning" in summary.to_dict(allow_seeded=True)
 
 
 def test_an_unknown_crs_is_a_clear_error(tmp_path):

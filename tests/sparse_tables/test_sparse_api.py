@@ -25,21 +25,21 @@ def small(m=5000, n=300, seed=0):
 
 @pytest.mark.parametrize("method", METHODS)
 def test_every_method_runs_with_defaults_and_spends_exactly_epsilon(method):
-    rel = summarize(small(), 0.7, method, seed=3)
+    rel = summarize(small(), method, 0.7, seed=3)
     assert rel.ledger.total() == pytest.approx(0.7)
     assert rel.size == rel.indices.size == rel.values.size == rel.weights.size
     assert np.all(np.diff(rel.indices) > 0) and rel.indices.max() < rel.m
-    json.dumps(rel.to_dict(allow_seeded=True))                      # JSON-ready
+    json.dumps(rel.report())                      # JSON-ready
     assert rel.notes[0].startswith("seeded")
 
 
 def test_stats_slice_only_when_needed():
     t = small()
-    explicit = summarize(t, 1.0, "filter-priority", seed=1, theta=5, size=100)
+    explicit = summarize(t, "filter-priority", 1.0, seed=1, theta=5, size=100)
     assert [s.what for s in explicit.ledger.spends][0].startswith("noisy counts")
-    default = summarize(t, 1.0, "filter-priority", seed=1)
+    default = summarize(t, "filter-priority", 1.0, seed=1)
     assert default.ledger.spends[0].epsilon == pytest.approx(0.05)
-    public = summarize(t, 1.0, "priority", seed=1, stats="public")
+    public = summarize(t, "priority", 1.0, seed=1, stats="public")
     assert public.size == t.n and public.ledger.spends[0].epsilon == pytest.approx(1.0)
 
 
@@ -49,8 +49,8 @@ def test_seed_reproducible_and_input_untouched():
     t = make_table(idx, cnt, 10)
     assert idx.tolist() == [5, 3, 3, 9] and cnt.tolist() == [2, 1, 4, 0]
     assert t.indices.tolist() == [3, 5] and t.counts.tolist() == [5, 2]
-    a = summarize(small(), 0.5, "threshold", seed=7, tau=20.0)
-    b = summarize(small(), 0.5, "threshold", seed=7, tau=20.0)
+    a = summarize(small(), "threshold", 0.5, seed=7, tau=20.0)
+    b = summarize(small(), "threshold", 0.5, seed=7, tau=20.0)
     assert np.array_equal(a.indices, b.indices) and np.array_equal(a.values, b.values)
 
 
@@ -69,15 +69,15 @@ def test_seed_reproducible_and_input_untouched():
 def test_clear_parameter_errors(kwargs, match):
     kw = dict(method="filter", epsilon=0.5) | kwargs
     with pytest.raises(ValueError, match=match):
-        summarize(small(), kw.pop("epsilon"), kw.pop("method"), seed=1, **kw)
+        summarize(small(), kw.pop("method"), kw.pop("epsilon"), seed=1, **kw)
 
 
 def test_laborious_refused_above_limit_and_shortcut_fine_on_huge_m():
     rng = np.random.default_rng(0)
     big = make_table(np.sort(rng.choice(10 ** 9, 1000, replace=False)), np.full(1000, 50), 10 ** 9)
     with pytest.raises(ValueError, match=f"m <= {LABORIOUS_MAX}"):
-        summarize(big, 0.5, "geometric", seed=1)
-    rel = summarize(big, 0.5, "filter", seed=1, target_size=2000, stats="public")
+        summarize(big, "geometric", 0.5, seed=1)
+    rel = summarize(big, "filter", 0.5, seed=1, target_size=2000, stats="public")
     assert 1000 < rel.size < 4000
 
 
@@ -87,7 +87,7 @@ def test_bad_tables_are_refused():
     with pytest.raises(ValueError, match="counts must be integers"):
         make_table([0, 1], [1.5, 1], 10)
     with pytest.raises(ValueError, match=r"must be a psdviz.sparse.SparseTable"):
-        summarize(np.zeros(5), 0.5, "filter")
+        summarize(np.zeros(5), "filter", 0.5)
 
 
 def test_contingency_table_matches_crosstab():
@@ -101,7 +101,7 @@ def test_contingency_table_matches_crosstab():
     assert declared.m == 30 and declared.layout["categories"] == "declared public"
     with pytest.raises(ValueError, match="not among the declared"):
         contingency_table(df.a, df.b, row_values=["x"])
-    rel = summarize(t, 1.0, "geometric", seed=1)
+    rel = summarize(t, "geometric", 1.0, seed=1)
     frame = rel.to_frame()
     assert set(frame.row) <= set("xyzw") and len(frame) == 24
 
@@ -117,8 +117,8 @@ def test_grid_table_matches_slow_count_and_cells_draw():
     assert np.array_equal(t.dense(), slow)
     rect = grid_cells(t.layout, [9])[0]
     assert np.allclose(rect, [0.125, 0.25, 0.25, 0.5])
-    rel = summarize(t, 1.0, "filter", seed=1, theta=2)
-    assert "points" not in rel.to_dict(allow_seeded=True)["layout"]
+    rel = summarize(t, "filter", 1.0, seed=1, theta=2)
+    assert "points" not in rel.report()["layout"]
     assert {"xmin", "ymax"} <= set(rel.to_frame().columns)
 
 
@@ -127,7 +127,7 @@ def test_summary_that_would_explode_is_refused():
     rng = np.random.default_rng(0)
     big = make_table(np.sort(rng.choice(10 ** 9, 100, replace=False)), np.full(100, 50), 10 ** 9)
     with pytest.raises(ValueError, match="raise the threshold"):
-        summarize(big, 0.5, "threshold", seed=1, tau=0.5)
+        summarize(big, "threshold", 0.5, seed=1, tau=0.5)
 
 
 def test_method_parameters_lists_own_and_common_names():
@@ -157,8 +157,8 @@ def test_default_grid_is_4096_squared():
 
 def test_filter_max_size_raises_theta_on_the_output_only():
     t = small(m=50_000, n=2000)
-    full = summarize(t, 0.5, "filter", seed=4, theta=2)
-    capped = summarize(t, 0.5, "filter", seed=4, theta=2, max_size=1500)
+    full = summarize(t, "filter", 0.5, seed=4, theta=2)
+    capped = summarize(t, "filter", 0.5, seed=4, theta=2, max_size=1500)
     assert capped.size <= 1500 < full.size
     theta = capped.params["theta"]
     mag = np.abs(full.values)
@@ -171,7 +171,7 @@ def test_filter_max_size_raises_theta_on_the_output_only():
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("dyadic", [False, True])
 def test_empty_table_runs(method, dyadic):
-    rel = summarize(make_table([], [], 1000), 1.0, method, seed=1, dyadic=dyadic)
+    rel = summarize(make_table([], [], 1000), method, 1.0, seed=1, dyadic=dyadic)
     out = rel.range_sums([0, 10], [1000, 20])
     assert out.dtype == float and out.shape == (2,)
 
@@ -183,6 +183,6 @@ def test_dense_tables_never_fail_after_spending(method):
     is clamped: every call releases, with at most m - 1 entries."""
     t = make_table(np.arange(100), np.full(100, 5), 100)
     for seed in range(200):
-        rel = summarize(t, 1.0, method, seed=seed)
+        rel = summarize(t, method, 1.0, seed=seed)
         assert 0 <= rel.size <= 99          # filter-priority may filter everything out
         assert rel.ledger.total() == pytest.approx(1.0)

@@ -23,8 +23,8 @@ def test_subset_and_range_estimators_are_unbiased(method, kw):
     rng = np.random.default_rng(9)
     subset = np.sort(rng.choice(t.m, 600, replace=False))
     lo, hi = np.array([0, 500, 1000]), np.array([3000, 900, 2600])
-    est = np.array([np.concatenate([[summarize(t, 0.5, method, seed=s, stats="public", **kw).subset_sum(subset)],
-                                    summarize(t, 0.5, method, seed=s, stats="public", **kw).range_sums(lo, hi)])
+    est = np.array([np.concatenate([[summarize(t, method, 0.5, seed=s, stats="public", **kw).subset_sum(subset)],
+                                    summarize(t, method, 0.5, seed=s, stats="public", **kw).range_sums(lo, hi)])
                     for s in range(R)])
     truth = np.concatenate([[t.subset_sum(subset)], t.range_sums(lo, hi)])
     se = est.std(0, ddof=1) / np.sqrt(R)
@@ -34,7 +34,7 @@ def test_subset_and_range_estimators_are_unbiased(method, kw):
 def test_raw_filter_values_are_biased_as_the_paper_says():
     # Appendix C.1: a one-sided filter drops small values and keeps upgraded zeros -> biased.
     t = table()
-    est = np.array([summarize(t, 0.5, "filter", seed=s, theta=3, two_sided=False).range_sums([0], [t.m])[0]
+    est = np.array([summarize(t, "filter", 0.5, seed=s, theta=3, two_sided=False).range_sums([0], [t.m])[0]
                     for s in range(50)])
     assert est.mean() - t.l1 > 10 * est.std(ddof=1) / np.sqrt(50)
 
@@ -77,7 +77,7 @@ def test_consistency_check_matches_slow_version():
 
 def test_dyadic_release_answers_ranges_and_subsets():
     t = table()
-    rel = summarize(t, 1.0, "geometric", seed=1, dyadic=True)
+    rel = summarize(t, "geometric", 1.0, seed=1, dyadic=True)
     lo, hi = np.array([0, 10]), np.array([3000, 11])
     assert rel.range_sums(lo, hi).shape == (2,)
     cells, vals, _ = rel.leaves()

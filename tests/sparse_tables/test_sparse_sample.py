@@ -34,7 +34,7 @@ def test_flights_table_is_sparse_and_counts_every_flight_with_a_tail(table, flig
 
 
 def test_flights_summary_runs_without_materialising(table):
-    rel = summarize(table, 1.0, "filter-priority", seed=1, theta=2, size=table.n, stats="public")
+    rel = summarize(table, "filter-priority", 1.0, seed=1, theta=2, size=table.n, stats="public")
     assert rel.size == table.n
     frame = rel.to_frame()
     assert {"row", "col"} <= set(frame.columns) and isinstance(frame, pd.DataFrame)

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 from psdviz import coco
 from psdviz.coco.sample import flights_table
 from psdviz.ui import coco_view as view
+from psdviz.ui import export
 
 SCRIPT = """
 import streamlit as st
@@ -41,7 +42,7 @@ def test_opens_on_the_flights_root_with_engine_numbers(flights):
     assert at.selectbox(key="coco_node").value == "USA"
     assert len(at.get("plotly_chart")) == 1
     table, h = flights
-    rel = coco.publish(table, None, [0.2, 0.5, 0.5], "hc", seed=0, consistency="top-down")
+    rel = coco.publish(table, None, "hc", [0.2, 0.5, 0.5], seed=0, consistency="top-down")
     err = rel.emd(coco.true_histograms(table))
     m = _metrics(at)
     assert m["Earthmover's error at this node"] == f"{err[0]:,.0f}"
@@ -89,12 +90,13 @@ def test_exports_have_the_ledger_and_no_true_values():
     at.checkbox(key="coco_allow_seeded").check().run()
     buttons = at.get("download_button")
     assert len(buttons) == 2
-    # the JSON export is the engine's to_json of the release: ledger present, no truth keys
+    # the JSON export is the engine's release file: ledger present, no truth keys
     table, h = flights_table()
-    rel = coco.publish(table, None, [0.2, 0.5, 0.5], "hc", seed=0)
-    doc = json.loads(rel.to_json(allow_seeded=True))
-    assert doc["ledger"] and doc["epsilon_spent"] == pytest.approx(1.2)
-    released = {int(k): v for k, v in doc["histograms"]["0"].items()}
+    rel = coco.publish(table, None, "hc", [0.2, 0.5, 0.5], seed=0)
+    doc = json.loads(export.release_bytes(rel, ".json", True))
+    assert doc["report"]["ledger"] and doc["report"]["epsilon_spent"] == pytest.approx(1.2)
+    hist = doc["histograms"]
+    released = {s: c for n, s, c in zip(hist["node"], hist["size"], hist["count"]) if n == 0}
     assert released == {s: int(c) for s, c in enumerate(rel.histograms[0]) if c}
     truth = coco.true_histograms(table)[0]
     assert released != {s: int(c) for s, c in enumerate(truth) if c}
@@ -118,7 +120,7 @@ def test_view_helpers_against_slow_versions(flights):
     fl = h.node_id("Florida")
     assert pos.loc[fl, "lat"] == pytest.approx(26.5) and pos.loc[fl, "lon"] == pytest.approx(-81.0)
     assert view.nearest_node(pos, 2, 25.1, -80.1) == h.node_id("MIA")
-    rel = coco.publish(table, None, [0.3, 0.3, 0.4], "naive", seed=1, consistency="independent")
+    rel = coco.publish(table, None, "naive", [0.3, 0.3, 0.4], seed=1, consistency="independent")
     for node in (0, fl, h.node_id("MIA")):
         kids = h.children(node)
         chk = view.children_check(rel, node)

@@ -51,7 +51,7 @@ def test_grid_summary_matches_the_engine_and_explicit_parameters():
     assert not at.exception and not at.error
     from psdviz.io.samples import SAMPLES, sample_points
     table = sparse.grid_table(sample_points("geonames"), SAMPLES["geonames"].domain, 256, 256)
-    rel = sparse.summarize(table, 1.0, "filter", seed=0, theta=2)
+    rel = sparse.summarize(table, "filter", 1.0, seed=0, theta=2)
     assert _metrics(at)["Summary size"] == f"{rel.size:,}"
     at.selectbox(key="sp_method").set_value("geometric").run()
     assert not at.error and _metrics(at)["Summary size"] == f"{256 * 256:,}"   # small enough: every cell
@@ -88,7 +88,7 @@ def test_query_workloads_and_errors_against_slow_sums():
     m = 5000
     idx = np.unique(rng.integers(0, m, 400))
     table = sparse.make_table(idx, rng.integers(1, 20, idx.size), m)
-    rel = sparse.summarize(table, 1.0, "filter", seed=3, theta=2)
+    rel = sparse.summarize(table, "filter", 1.0, seed=3, theta=2)
     dense_true = np.zeros(m)
     dense_true[table.indices] = table.counts
     ri, _, rw = rel.leaves()

@@ -1,0 +1,82 @@
+"""Count-of-counts release files (JSON, ``psdviz/publish/json_release.py``): write and read back.
+
+The file holds the publishable report, the public hierarchy (names, parents, levels), K, G per node
+and the non-zero entries of the released histograms and of the per-node estimates before
+consistency. Reading checks every array against the hierarchy before a release is made of it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.rng import check_seeded_export
+from ..publish import json_release as jr
+from ..publish.release_checks import bad
+from .hierarchy import Hierarchy
+from .publish import CONSISTENCY
+from .release import CocoRelease
+
+FORMAT = "psdviz-coco"
+
+
+def _entries(matrix: np.ndarray) -> dict:
+    node, size = np.nonzero(matrix)
+    return {"node": node.tolist(), "size": size.tolist(), "count": matrix[node, size].tolist()}
+
+
+def save_coco(rel: CocoRelease, path, *, allow_seeded: bool = False):
+    check_seeded_export(rel.randomness, allow_seeded, "the count-of-counts release")
+    h = rel.hierarchy
+    return jr.write(path, FORMAT, {
+        "report": {**rel.report(), "parameters": dict(rel.params)},
+        "hierarchy": {"names": list(h.names), "parent": h.parent.tolist(), "level": h.level.tolist()},
+        "groups": rel.groups.tolist(), "histograms": _entries(rel.histograms),
+        "independent": _entries(rel.independent)})
+
+
+def _matrix(doc, name: str, n: int, k: int, low: int) -> np.ndarray:
+    if not isinstance(doc, dict):
+        raise bad(f"{name} must hold node, size and count lists")
+    node = jr.int_array(doc.get("node"), f"{name}.node", 0, n)
+    size = jr.int_array(doc.get("size"), f"{name}.size", 0, k)
+    count = jr.int_array(doc.get("count"), f"{name}.count", low, None)
+    if not node.size == size.size == count.size:
+        raise bad(f"{name}: node, size and count must have one length")
+    out = np.zeros((n, k), dtype=np.int64)
+    out[node, size] = count
+    return out
+
+
+def load_coco(path) -> CocoRelease:
+    """Read a count-of-counts release file; every bad file is a ValueError naming what is wrong."""
+    doc = jr.read(path, FORMAT)
+    rep = doc["report"]
+    ledger, rnd = jr.ledger_and_randomness(rep)
+    hd = doc.get("hierarchy")
+    if not isinstance(hd, dict):
+        raise bad("the file has no hierarchy")
+    try:
+        h = Hierarchy(tuple(jr.text_list(hd.get("names"), "hierarchy.names")),
+                      jr.int_array(hd.get("parent"), "hierarchy.parent", -1, None),
+                      jr.int_array(hd.get("level"), "hierarchy.level", 0, None))
+    except ValueError as exc:
+        raise bad(f"hierarchy: {exc}") from None
+    k = rep.get("max_size")
+    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 10 ** 6:
+        raise bad("max_size must be a whole number in [1, 1e6]")
+    n = h.n_nodes
+    groups = jr.int_array(doc.get("groups"), "groups", 0, None)
+    hist = _matrix(doc.get("histograms"), "histograms", n, k + 1, 0)
+    independent = _matrix(doc.get("independent"), "independent", n, k + 1, -1)
+    if groups.size != n or not np.array_equal(hist.sum(axis=1), groups):
+        raise bad("every node's histogram must count its G groups")
+    methods = rep.get("methods")
+    if not isinstance(methods, list) or len(methods) != h.n_levels or not set(methods) <= {"naive", "hg", "hc"}:
+        raise bad("methods must name one of naive, hg, hc per level")
+    if rep.get("consistency") not in CONSISTENCY:
+        raise bad(f"consistency must be one of {CONSISTENCY}")
+    params = rep.get("parameters")
+    if not isinstance(params, dict):
+        raise bad("parameters must be an object")
+    return CocoRelease(h, k, groups, hist, independent, tuple(methods), str(rep.get("consistency")), params,
+                       ledger, rnd, jr.text_list(rep.get("notes"), "notes"),
+                       structure_public=rep.get("structure") == "public inputs")

@@ -1,0 +1,116 @@
+"""One release protocol for every product line (spatial releases, count of counts, sparse summaries):
+build, report, save, load, answer; and a release cannot be changed after it is built."""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+import psdviz as pv
+from psdviz import coco, sparse
+from psdviz.core.privacy_unit import PrivacyUnit
+from psdviz.publish.protocol import PrivateRelease
+
+RNG = np.random.default_rng(8)
+PTS = RNG.random((3000, 2))
+RECTS = np.array([[0.1, 0.1, 0.6, 0.5], [0.0, 0.0, 1.0, 1.0]])
+
+
+def _spatial():
+    return pv.build(PTS, pv.Domain(0, 0, 1, 1), method="quadtree", epsilon=0.5, height=4)
+
+
+def _coco():
+    h = coco.Hierarchy.from_paths([("NY", "JFK"), ("NY", "LGA"), ("FL", "MIA")], root="USA")
+    groups = RNG.integers(0, 300, 2000)
+    where = np.array(["JFK", "LGA", "MIA"])[groups % 3]
+    return coco.publish(coco.group_records(groups, where, h, max_size=20), h, method="hc", epsilon=[0.3, 0.3, 0.4])
+
+
+def _sparse():
+    cells = np.sort(RNG.choice(10_000, 300, replace=False))
+    return sparse.summarize(sparse.make_table(cells, RNG.integers(1, 50, 300), 10_000), method="filter-priority",
+                            epsilon=1.0)
+
+
+def _answer(rel):
+    if isinstance(rel, pv.Release):
+        return rel.answer(RECTS)
+    if isinstance(rel, coco.CocoRelease):
+        return rel.histograms
+    return rel.range_sums([0, 100], [10_000, 5_000])
+
+
+@pytest.mark.parametrize("make", [_spatial, _coco, _sparse], ids=["spatial", "coco", "sparse"])
+def test_every_product_line_answers_the_protocol(make, tmp_path):
+    rel = make()
+    assert isinstance(rel, PrivateRelease) and isinstance(rel.privacy_unit, PrivacyUnit)
+    assert rel.epsilon == pytest.approx(rel.ledger.total())
+    rep = rel.report()
+    text = json.dumps(rep, default=str)
+    assert rep["epsilon"] == rel.epsilon and str(rel.privacy_unit) == rep["privacy_unit"]
+    audit = rel.audit()
+    assert "not differentially private" in audit["note"]
+    owner_key = {pv.Release: "rows_used", coco.CocoRelease: "records", sparse.SparseRelease: "nonzero_cells"}
+    assert owner_key[type(rel)] in audit and f'"{owner_key[type(rel)]}"' not in text   # never in the report
+    path = rel.save(tmp_path / f"r{'.parquet' if isinstance(rel, pv.Release) else '.json'}")
+    back = pv.load_release(path)
+    assert type(back) is type(rel) and back.report()["ledger"] == rep["ledger"]
+    np.testing.assert_array_equal(_answer(back), _answer(rel))
+    assert "not available" in str(back.audit())                                # files never hold the audit
+
+
+@pytest.mark.parametrize("make", [_spatial, _coco, _sparse], ids=["spatial", "coco", "sparse"])
+def test_a_release_cannot_be_changed_after_it_is_built(make):
+    rel = make()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rel.notes = ("edited",)
+    with pytest.raises(TypeError, match="cannot be changed"):
+        rel.params["x"] = 1
+    with pytest.raises(AttributeError):
+        rel.notes.append("edited")
+    with pytest.raises(ValueError, match="belongs to a built release"):
+        rel.ledger.spend("more", 0.0, "geometric")
+    with pytest.raises(AttributeError, match="cannot be changed"):
+        rel.ledger.budget = 99.0
+    arrays = ([rel.tree.noisy, rel.tree.est, rel.tree.count_eps] if isinstance(rel, pv.Release)
+              else [rel.histograms, rel.groups] if isinstance(rel, coco.CocoRelease) else [rel.values, rel.weights])
+    for arr in arrays:
+        with pytest.raises(ValueError, match="read-only"):
+            arr[0] = 12345
+
+
+def test_a_spatial_release_tree_cannot_be_reassigned_and_changes_make_new_releases():
+    rel = _spatial()
+    with pytest.raises(AttributeError, match="released tree cannot be changed"):
+        rel.tree.est = rel.tree.noisy
+    noted = rel.with_notes("a teaching remark")
+    assert noted is not rel and noted.notes[-1] == "a teaching remark" and "a teaching remark" not in rel.notes
+    np.testing.assert_array_equal(noted.answer(RECTS), rel.answer(RECTS))
+
+
+def test_user_level_conversion_goes_through_the_ledger():
+    users = np.arange(PTS.shape[0]) % 700
+    rel = pv.build(PTS, pv.Domain(0, 0, 1, 1), "quadtree", 1.0, height=3, user=users, max_points_per_user=3)
+    assert rel.privacy_unit == PrivacyUnit("user", 3) == "one user, at most 3 points"
+    assert rel.ledger.total() == pytest.approx(1.0)
+    assert all(s["sensitivity"] == 3 and "per user: 3 points" in s["note"] for s in rel.ledger.records())
+    assert rel.tree.path_epsilons().max() == pytest.approx(1.0)
+
+
+def test_load_release_refuses_what_is_not_a_release(tmp_path):
+    (tmp_path / "x.json").write_text('{"format": "someone-else", "a": 1}')
+    with pytest.raises(ValueError, match="format 'someone-else'"):
+        pv.load_release(tmp_path / "x.json")
+    (tmp_path / "y.txt").write_text("hello")
+    with pytest.raises(ValueError, match="not a psdviz release file"):
+        pv.load_release(tmp_path / "y.txt")
+    with pytest.raises(ValueError, match="cannot read"):
+        pv.load_release(tmp_path / "missing.parquet")
+    bad = json.loads(_coco().save(tmp_path / "c.json").read_text())
+    bad["histograms"]["count"][0] = -5
+    (tmp_path / "c.json").write_text(json.dumps(bad))
+    with pytest.raises(ValueError, match="damaged or was altered"):
+        pv.load_release(tmp_path / "c.json")
