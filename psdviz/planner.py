@@ -54,10 +54,6 @@ class EpsilonPlan:
         """The expected standard error of the query's answer at ``epsilon`` (computed, no data)."""
         return self.se_fn(float(check_positive(epsilon, "epsilon")))
 
-    def as_frame(self):
-        import pandas as pd
-        return pd.DataFrame({"epsilon": self.curve[0], "standard_error": self.curve[1]})
-
 
 def plan_epsilon(method: str, domain: Domain, rect, *, n: int, target: float | None = None,
                  relative: float | None = None, points: int = 25, resolution: int = DEFAULT_RESOLUTION,

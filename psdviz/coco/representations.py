@@ -53,12 +53,6 @@ def segment_ids(lengths: np.ndarray) -> np.ndarray:
     return np.repeat(np.arange(lengths.size), lengths)
 
 
-def sort_by_node(node: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Order groups by (node, size): returns (order, node[order], size[order])."""
-    order = np.lexsort((size, node))
-    return order, node[order], size[order]
-
-
 def true_histograms(table: GroupedTable) -> np.ndarray:
     """The exact H of every node (n_nodes, K + 1); for error measurement, never for a release."""
     h: Hierarchy = table.hierarchy

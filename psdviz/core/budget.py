@@ -36,11 +36,3 @@ def level_epsilons(epsilon: float, height: int, plan: str = "geometric") -> np.n
     else:
         raise ValueError(f"budget must be one of {PLANS} (got {plan!r})")
     return eps
-
-
-def geometric_closed_form(epsilon: float, height: int) -> np.ndarray:
-    """Lemma 3's closed form by depth, used by tests to check :func:`level_epsilons`."""
-    h = height
-    i = h - np.arange(h + 1)  # paper level (height) of each depth
-    c = (2 ** (1 / 3) - 1) / (2 ** ((h + 1) / 3) - 1)
-    return 2.0 ** ((h - i) / 3.0) * epsilon * c

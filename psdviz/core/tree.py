@@ -175,12 +175,3 @@ def complete_skeleton(height: int, fanout: int, var_by_depth: np.ndarray) -> Fla
     zeros = np.zeros(n)
     return FlatTree(rect=np.zeros((n, 4)), noisy=zeros, count_eps=zeros, split_eps=zeros,
                     noise_var=np.asarray(var_by_depth, float)[s["depth"]], est=zeros, **s)
-
-
-def children_of(first_child: np.ndarray, n_children: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Vectorised expansion: (position of the parent in ``nodes``, child id) for every child."""
-    counts = n_children[nodes]
-    owner = np.repeat(np.arange(nodes.size), counts)
-    starts = np.repeat(first_child[nodes], counts)
-    offs = np.arange(owner.size) - np.repeat(np.cumsum(counts) - counts, counts)
-    return owner, starts + offs

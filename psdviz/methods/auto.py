@@ -162,4 +162,3 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
               "corner_share": round(facts.corner_share, 4), **rel.params}
     return rel.evolve(method="auto", params=params, notes=(why, *rel.notes), ledger=ledger.then(rel.ledger),
                       tree=dataclasses.replace(rel.tree, split_eps=split_eps))
-

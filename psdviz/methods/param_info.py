@@ -67,11 +67,6 @@ def method_help(method: str) -> str:
     return f"{doc}\n\n{parameters_section(parameter_info(method))}"
 
 
-def parameter_choices(method: str) -> dict[str, tuple[str, ...]]:
-    """The fixed value sets of ``method``'s string parameters (e.g. {"budget": PLANS, ...})."""
-    return {n: i.choices for n, i in parameter_info(method).items() if i.choices}
-
-
 def suggested_value(method: str, name: str, values: dict | None = None):
     """Value to prefill for ``name`` when it is unset; ``values`` = the other parameters chosen so far.
 

@@ -16,14 +16,6 @@ from ..core.tree import FlatTree
 CHUNK = 2048   # queries per batch: keeps the (query, node) pair arrays near cache size
 
 
-def _overlap(rects: np.ndarray, nodes: np.ndarray):
-    ox = np.minimum(rects[:, 2], nodes[:, 2]) - np.maximum(rects[:, 0], nodes[:, 0])
-    oy = np.minimum(rects[:, 3], nodes[:, 3]) - np.maximum(rects[:, 1], nodes[:, 1])
-    inside = ((nodes[:, 0] >= rects[:, 0]) & (nodes[:, 2] <= rects[:, 2])
-              & (nodes[:, 1] >= rects[:, 1]) & (nodes[:, 3] <= rects[:, 3]))
-    return np.maximum(ox, 0.0), np.maximum(oy, 0.0), inside
-
-
 def decompose(tree: FlatTree, rects: np.ndarray, usable: np.ndarray):
     """(query, node, coefficient) triples of the canonical decomposition.
 

@@ -116,4 +116,3 @@ class GridOfGrids:
         wide = i1[qs] > i0[qs]
         run(qs[wide], j0[qs][wide] + 1, h[wide], i1[qs][wide], False)
         return np.concatenate(out_q), np.concatenate(out_i), np.concatenate(out_j)
-

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.noise import geometric_noise
-from .shortcut import Summary, top_priorities
 from .table import SparseTable
 
 LABORIOUS_MAX = 20_000_000
@@ -28,28 +27,3 @@ def geometric_table(rng, table: SparseTable, epsilon: float, sensitivity: float 
     """M' for all m cells (dense int64 array)."""
     check_laborious(table.m)
     return table.dense() + geometric_noise(rng, table.m, epsilon, sensitivity)
-
-
-def _summary(keep: np.ndarray, noisy: np.ndarray, weights: np.ndarray, params: dict) -> Summary:
-    idx = np.flatnonzero(keep).astype(np.int64)
-    return Summary(idx, noisy[idx].astype(np.int64), weights[idx].astype(float), params)
-
-
-def laborious_filter(rng, noisy: np.ndarray, theta: int, two_sided: bool) -> Summary:
-    keep = (np.abs(noisy) >= theta) if two_sided else (noisy >= theta)
-    return _summary(keep, noisy, noisy.astype(float), {"theta": theta, "two_sided": two_sided})
-
-
-def laborious_threshold(rng, noisy: np.ndarray, tau: float, theta: int = 0) -> Summary:
-    w = np.abs(noisy).astype(float)
-    w[w < max(theta, 1)] = 0.0
-    keep = rng.random(noisy.size) < np.minimum(w / tau, 1.0)
-    wts = np.sign(noisy) * np.maximum(np.abs(noisy), tau)
-    return _summary(keep, noisy, wts, {"tau": tau, "theta": theta})
-
-
-def laborious_priority(rng, noisy: np.ndarray, s: int, theta: int = 0) -> Summary:
-    filtered = np.where(np.abs(noisy) >= max(theta, 1), noisy, 0)
-    idx, val, tau_s = top_priorities(rng, np.arange(noisy.size, dtype=np.int64), filtered, s)
-    wts = np.sign(val) * np.maximum(np.abs(val), tau_s)
-    return Summary(idx, val.astype(np.int64), wts.astype(float), {"size": s, "theta": theta, "tau_s": tau_s})

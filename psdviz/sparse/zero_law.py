@@ -123,13 +123,3 @@ class ZeroLaw:
 def paper_p_theta(a: float, theta: int, two_sided: bool = False) -> float:
     """Appendix C.1: p_theta = a^theta / (1 + a); two-sided 2 a^theta / (1 + a)."""
     return (2.0 if two_sided else 1.0) * a ** theta / (1.0 + a)
-
-
-def paper_p_tau(a: float, tau: int) -> float:
-    """Section 2.3 / appendix C.2: p_tau = 2 a (1 - a^tau) / (tau (1 - a^2)), integer tau."""
-    return 2.0 * a * (1.0 - a ** tau) / (tau * (1.0 - a * a))
-
-
-def paper_p_theta_tau(a: float, theta: int, tau: int) -> float:
-    """Appendix C.4: 2 (theta a^theta - (theta-1) a^(theta+1) - a^(tau+1)) / (tau (1 - a^2))."""
-    return 2.0 * (theta * a ** theta - (theta - 1) * a ** (theta + 1) - a ** (tau + 1)) / (tau * (1.0 - a * a))

@@ -203,4 +203,3 @@ def _per_weight(f, w: np.ndarray) -> np.ndarray:
     if 0 < top <= max(w.size // 4, 1024) and np.issubdtype(w.dtype, np.integer):
         return f(np.arange(1, top + 1, dtype=float))[w - 1]
     return f(np.asarray(w, float))
-

@@ -31,10 +31,6 @@ def url(name: str, static_dir: Path = STATIC_DIR) -> str:
     return f"{URL_PREFIX}/{rel}" if (static_dir / rel).is_file() else cdn
 
 
-def offline_ready(static_dir: Path = STATIC_DIR) -> bool:
-    return all((static_dir / rel).is_file() for rel, _ in _FILES.values())
-
-
 def use_local_leaflet(fmap, draw=None) -> None:
     """Point a folium Map (and its Draw control) at the served Leaflet files (instance attributes)."""
     fmap.default_js = [("leaflet", url("leaflet_js"))]

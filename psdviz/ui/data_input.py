@@ -43,10 +43,6 @@ class Dataset:
         return "one point" if self.user is None else f"one user, at most {self.max_points_per_user} points"
 
     @property
-    def n_nan(self) -> int:
-        return int((~np.isfinite(self.xy).all(axis=1)).sum())
-
-    @property
     def n_outside(self) -> int:
         ok = np.isfinite(self.xy).all(axis=1)
         return int(ok.sum() - self.domain.contains(self.xy[ok]).sum())

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import psdviz as pv
-from psdviz.core.budget import PLANS, geometric_closed_form, level_epsilons
+from psdviz.core.budget import PLANS, level_epsilons
 from psdviz.core.ledger import Ledger
 
 
@@ -88,3 +88,11 @@ def test_ug_path_sums_and_ledger():
     public = pv.build(POINTS, DOM, method="ug", epsilon=0.8, seed=1, n_public=3000)
     np.testing.assert_allclose(public.tree.path_epsilons(), 0.8)
     assert [s.what for s in public.ledger.spends] == ["count"]
+
+# test oracle (was psdviz/core/budget.py): a slow, obvious version the fast code is checked against
+def geometric_closed_form(epsilon: float, height: int) -> np.ndarray:
+    """Lemma 3's closed form by depth, used by tests to check :func:`level_epsilons`."""
+    h = height
+    i = h - np.arange(h + 1)  # paper level (height) of each depth
+    c = (2 ** (1 / 3) - 1) / (2 ** ((h + 1) / 3) - 1)
+    return 2.0 ** ((h - i) / 3.0) * epsilon * c

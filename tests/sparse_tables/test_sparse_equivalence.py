@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from psdviz.core.noise import geometric_noise
-from psdviz.sparse import laborious as lab
 from psdviz.sparse import shortcut as sc
 from psdviz.sparse.dyadic import dyadic_transform
+from psdviz.sparse.shortcut import Summary, top_priorities
 from psdviz.sparse.table import make_table
 from psdviz.sparse.zero_law import ZeroLaw, alpha_of
 
@@ -64,7 +64,7 @@ def shortcut_maker(table, method, alpha, **kw):
 def laborious_maker(table, method, **kw):
     def make(rng):
         noisy = table.dense() + geometric_noise(rng, table.m, EPS)
-        return getattr(lab, method)(rng, noisy, **kw)
+        return globals()[method](rng, noisy, **kw)
     return make
 
 
@@ -143,6 +143,30 @@ def test_dyadic_filter_matches_laborious():
 
     def slow(rng):
         noisy = dt.dense() + geometric_noise(rng, dt.m, eps_node, sens)
-        return lab.laborious_filter(rng, noisy, 20, True)
+        return laborious_filter(rng, noisy, 20, True)
 
     assert max_z(collect(short, dt, 1), collect(slow, dt, 2)) < Z_MAX
+
+def _summary(keep: np.ndarray, noisy: np.ndarray, weights: np.ndarray, params: dict) -> Summary:
+    idx = np.flatnonzero(keep).astype(np.int64)
+    return Summary(idx, noisy[idx].astype(np.int64), weights[idx].astype(float), params)
+
+# test oracle (was psdviz/sparse/laborious.py): a slow, obvious version the fast code is checked against
+def laborious_filter(rng, noisy: np.ndarray, theta: int, two_sided: bool) -> Summary:
+    keep = (np.abs(noisy) >= theta) if two_sided else (noisy >= theta)
+    return _summary(keep, noisy, noisy.astype(float), {"theta": theta, "two_sided": two_sided})
+
+
+def laborious_threshold(rng, noisy: np.ndarray, tau: float, theta: int = 0) -> Summary:
+    w = np.abs(noisy).astype(float)
+    w[w < max(theta, 1)] = 0.0
+    keep = rng.random(noisy.size) < np.minimum(w / tau, 1.0)
+    wts = np.sign(noisy) * np.maximum(np.abs(noisy), tau)
+    return _summary(keep, noisy, wts, {"tau": tau, "theta": theta})
+
+
+def laborious_priority(rng, noisy: np.ndarray, s: int, theta: int = 0) -> Summary:
+    filtered = np.where(np.abs(noisy) >= max(theta, 1), noisy, 0)
+    idx, val, tau_s = top_priorities(rng, np.arange(noisy.size, dtype=np.int64), filtered, s)
+    wts = np.sign(val) * np.maximum(np.abs(val), tau_s)
+    return Summary(idx, val.astype(np.int64), wts.astype(float), {"size": s, "theta": theta, "tau_s": tau_s})

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from psdviz.sparse.zero_law import ZeroLaw, paper_p_tau, paper_p_theta, paper_p_theta_tau
+from psdviz.sparse.zero_law import ZeroLaw, paper_p_theta
 
 
 def brute_pmf(a, theta, tau, two_sided, vmax=40000):
@@ -63,3 +63,13 @@ def test_value_law_matches_exact_pmf(theta, tau, two):
 def test_value_law_small_epsilon_table_limit():
     with pytest.raises(ValueError, match="too small"):
         ZeroLaw(1 - 1e-9, 0, 1e9, True).sample_values(np.random.default_rng(0), 10)
+
+# test oracle (was psdviz/sparse/zero_law.py): a slow, obvious version the fast code is checked against
+def paper_p_tau(a: float, tau: int) -> float:
+    """Section 2.3 / appendix C.2: p_tau = 2 a (1 - a^tau) / (tau (1 - a^2)), integer tau."""
+    return 2.0 * a * (1.0 - a ** tau) / (tau * (1.0 - a * a))
+
+
+def paper_p_theta_tau(a: float, theta: int, tau: int) -> float:
+    """Appendix C.4: 2 (theta a^theta - (theta-1) a^(theta+1) - a^(tau+1)) / (tau (1 - a^2))."""
+    return 2.0 * (theta * a ** theta - (theta - 1) * a ** (theta + 1) - a ** (tau + 1)) / (tau * (1.0 - a * a))

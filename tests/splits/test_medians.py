@@ -15,7 +15,7 @@ from psdviz.splits.medians import (
     smooth_medians,
 )
 from psdviz.splits.medians.segments import segment_argmax
-from psdviz.splits.medians.smooth import smooth_sensitivity, smooth_sensitivity_slow, smooth_xi
+from psdviz.splits.medians.smooth import smooth_sensitivity, smooth_xi
 
 
 def tiled(x, trials):
@@ -311,3 +311,15 @@ def test_quantiles_stay_on_candidates_at_extreme_budgets_and_weights():
                 assert ((pos >= p0) & (pos <= p1)).all()
                 for s in range(segs):
                     assert rank[s] == w[off[s]:off[s + 1]][ks[s] < pos[s]].sum()
+
+# test oracle (was psdviz/splits/medians/smooth.py): a slow, obvious version the fast code is checked against
+def smooth_sensitivity_slow(values: np.ndarray, lo: float, hi: float, xi: float) -> float:
+    """Definition 4 literally (O(n^2)); for tests."""
+    x = np.r_[lo, np.sort(values), hi]
+    n = len(values)
+    m = (n + 1) // 2
+
+    def at(i):
+        return x[min(max(i, 0), n + 1)]
+    return max(math.exp(-k * xi) * max(at(m + t) - at(m + t - k - 1) for t in range(k + 2))
+               for k in range(n + 1))

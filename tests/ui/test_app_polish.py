@@ -10,7 +10,7 @@ import psdviz as pv
 from psdviz.core.budget import PLANS
 from psdviz.methods.htree import VARIANTS
 from psdviz.methods.kdtree import PRUNINGS
-from psdviz.methods.param_info import parameter_choices, parameter_info, suggested_value
+from psdviz.methods.param_info import parameter_info, suggested_value
 from psdviz.splits.medians import MEDIAN_METHODS
 from psdviz.ui import controls
 
@@ -310,3 +310,8 @@ def test_epsilon_panel_plans_for_the_drawn_query_and_never_prefills_n():
 def plan_domain() -> pv.Domain:
     from psdviz.io.samples import get_sample
     return get_sample("geonames").domain
+
+# test oracle (was psdviz/methods/param_info.py): a slow, obvious version the fast code is checked against
+def parameter_choices(method: str) -> dict[str, tuple[str, ...]]:
+    """The fixed value sets of ``method``'s string parameters (e.g. {"budget": PLANS, ...})."""
+    return {n: i.choices for n, i in parameter_info(method).items() if i.choices}

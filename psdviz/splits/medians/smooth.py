@@ -92,18 +92,6 @@ def smooth_sensitivity(values: np.ndarray, offsets: np.ndarray, lo, hi, xi: floa
     return np.exp(log_best)
 
 
-def smooth_sensitivity_slow(values: np.ndarray, lo: float, hi: float, xi: float) -> float:
-    """Definition 4 literally (O(n^2)); for tests."""
-    x = np.r_[lo, np.sort(values), hi]
-    n = len(values)
-    m = (n + 1) // 2
-
-    def at(i):
-        return x[min(max(i, 0), n + 1)]
-    return max(math.exp(-k * xi) * max(at(m + t) - at(m + t - k - 1) for t in range(k + 2))
-               for k in range(n + 1))
-
-
 def smooth_medians(rng: np.random.Generator, values: np.ndarray, offsets: np.ndarray, lo, hi,
                    epsilon: float, delta: float = 1e-4) -> np.ndarray:
     """(epsilon, delta)-DP median positions, one per segment: x_m + discrete Laplace(2 sigma / epsilon)."""
