@@ -20,7 +20,7 @@ import streamlit as st
 from .. import coco
 from ..coco.sample import flights_table, load_flight_airports
 from . import coco_view as view
-from . import data_input, export, mapview, outlines
+from . import data_input, export, keys, mapview, outlines
 from .controls import choose_randomness
 
 FLIGHTS = "Bundled flights sample (NYC 2013: services grouped by USA > state > airport)"
@@ -31,7 +31,7 @@ METHOD_CHOICES = {
     "naive (noisy histogram per node, no consistency)": ("naive", "independent"),
     "bottom-up (H_c at the leaves, parents are sums)": ("hc", "bottom-up"),
 }
-MAP_KEY = "coco_map"
+MAP_KEY = keys.COCO_MAP
 
 
 # ---------------------------------------------------------------- data
@@ -133,14 +133,14 @@ def _apply_click(result, pos: pd.DataFrame, level: int, names: tuple, regions: d
     if not click or "lat" not in click:
         return
     sig = (round(float(click["lat"]), 6), round(float(click["lng"]), 6))
-    if st.session_state.get("coco_last_click") == sig:
+    if st.session_state.get(keys.COCO_LAST_CLICK) == sig:
         return
-    st.session_state["coco_last_click"] = sig
+    st.session_state[keys.COCO_LAST_CLICK] = sig
     node = view.region_node(regions, float(click["lat"]), float(click["lng"]))
     if node is None:
         node = view.nearest_node(pos, level, float(click["lat"]), float(click["lng"]))
     if node is not None:
-        st.session_state["coco_node"] = names[node]
+        st.session_state[keys.COCO_NODE] = names[node]
 
 
 def _node_picker(h: coco.Hierarchy, pos: pd.DataFrame, groups: np.ndarray) -> int:
@@ -159,16 +159,16 @@ def _node_picker(h: coco.Hierarchy, pos: pd.DataFrame, groups: np.ndarray) -> in
                        + ("" if regions or level != 1 else " (No state outlines: the us-atlas file is missing "
                           "or the names are not US states.)"))
             _apply_click(st.session_state.get(MAP_KEY), pos, level, names, regions)   # a click from the last run
-            current = st.session_state.get("coco_node", names[0])
+            current = st.session_state.get(keys.COCO_NODE, names[0])
             sel = h.node_id(current) if current in names else 0
             result = mapview.show_map(view.marker_map(pos, level, groups, sel, regions), key=MAP_KEY, height=430)
-            before = st.session_state.get("coco_node")
+            before = st.session_state.get(keys.COCO_NODE)
             _apply_click(result, pos, level, names, regions)
-            if st.session_state.get("coco_node") != before:
+            if st.session_state.get(keys.COCO_NODE) != before:
                 st.rerun()
     with col_pick:
-        if st.session_state.get("coco_node") not in names:
-            st.session_state["coco_node"] = names[0]
+        if st.session_state.get(keys.COCO_NODE) not in names:
+            st.session_state[keys.COCO_NODE] = names[0]
         name = st.selectbox("Node", [names[i] for i in order], key="coco_node",
                             format_func=lambda n: labels[h.node_id(n)].replace(" ", "\u00a0"))
         st.caption("The tree selector: pick any node (root, a region or a leaf).")

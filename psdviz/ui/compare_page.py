@@ -30,6 +30,7 @@ from ..lab.dpbench import check_histogram, histogram_domain, histogram_points
 from ..lab.presets import PRESETS, resolve
 from ..lab.synthetic import skewed, with_outliers
 from . import compare_charts as charts
+from . import keys
 from .cache import SharedCache
 from .controls import build_help
 
@@ -42,7 +43,7 @@ SYNTHETIC = {
 }
 # When another page stores its loaded data set here (an object with .name, .xy, .domain and
 # .fingerprint, e.g. the map page's data_input.Dataset), the lab offers it as a source.
-SHARED_DATA_KEY = "psdviz_data"
+SHARED_DATA_KEY = keys.SHARED_DATA
 
 
 # ---------------------------------------------------------------- data
@@ -324,13 +325,13 @@ def render() -> None:
     key = _key(experiment)
     cells = len(variants) * len(epsilons)
     if st.button(f"Run comparison ({cells} builds x {trials} trial(s))", type="primary", key="cmp_run_btn"):
-        st.session_state["cmp_run"] = key
-        st.session_state["cmp_nonce"] = st.session_state.get("cmp_nonce", 0) + 1   # fresh: new noise per press
-    if st.session_state.get("cmp_run") != key:
-        if st.session_state.get("cmp_run"):
+        st.session_state[keys.CMP_RUN] = key
+        st.session_state[keys.CMP_NONCE] = st.session_state.get(keys.CMP_NONCE, 0) + 1   # fresh: new noise per press
+    if st.session_state.get(keys.CMP_RUN) != key:
+        if st.session_state.get(keys.CMP_RUN):
             st.info("The inputs changed since the last run: press Run to compare again.")
         return
-    nonce = st.session_state.get("cmp_nonce", 0) if seed is None else 0
+    nonce = st.session_state.get(keys.CMP_NONCE, 0) if seed is None else 0
     if seed is None:
         st.caption("Fresh randomness: press Run again for new queries and new noise.")
     try:

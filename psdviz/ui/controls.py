@@ -18,11 +18,13 @@ from psdviz.core.grid import DEFAULT_RESOLUTION, MAX_RESOLUTION
 from psdviz.methods.declarations import BUILD
 from psdviz.methods.param_info import ParamInfo, parameter_info, suggested_value
 
+from . import keys
+
 EPSILONS = [0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0]  # 0.01 .. 10, log scale
 EPS_MIN, EPS_MAX = 0.01, 10.0
 UNSET_FORMULA = "the paper's formula"
 FALLBACK: dict[str, int] = {}   # prefill of an unset data-dependent value with no published hint
-LAST_PARAMS_KEY = "psdviz_last_params"   # method -> the parameters its last release published
+LAST_PARAMS_KEY = keys.LAST_PARAMS
 
 
 def explain(method: str, name: str) -> str:
@@ -145,10 +147,10 @@ def choose_build() -> BuildSpec:
     seed = None
     if mode == "seed":
         seed = int(st.number_input("seed", min_value=0, value=7, step=1, key="seed"))
-    nonce = st.session_state.setdefault("nonce", 0)
+    nonce = st.session_state.setdefault(keys.NONCE, 0)
     if mode == "fresh" and st.button("Draw new noise", key="renoise",
                                      help="A new release with fresh noise (each release costs epsilon again)."):
-        st.session_state["nonce"] = nonce = nonce + 1
+        st.session_state[keys.NONCE] = nonce = nonce + 1
     return BuildSpec(method, float(epsilon), params, seed, nonce, resolution)
 
 

@@ -14,7 +14,9 @@ import streamlit as st
 import psdviz as pv
 from psdviz.planner import PLANNABLE
 
-RESULT_KEY = "epsilon_plan"
+from . import keys
+
+RESULT_KEY = keys.EPSILON_PLAN
 
 
 def render(domain: pv.Domain, rect: list[float] | None, spec_method: str, spec_params: dict, resolution: int) -> None:

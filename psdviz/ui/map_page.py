@@ -17,14 +17,14 @@ import streamlit as st
 import psdviz as pv
 from psdviz.publish.cells import cell_at, cell_details, frontier_sizes, noise_level, view_depth
 
-from . import cache, controls, data_input, epsilon_panel, export, mapview
+from . import cache, controls, data_input, epsilon_panel, export, keys, mapview
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
 from .outlines import is_lon_lat
 from .query_panel import at_rect_corner, clicked_point, compare, rect_from_drawings
 
 EXPORT_MAX_CELLS = 250_000
-SHARED_DATA_KEY = "psdviz_data"
-MAP_KEY = "psd_map"
+SHARED_DATA_KEY = keys.SHARED_DATA
+MAP_KEY = keys.MAP
 
 
 def render() -> None:
@@ -113,7 +113,7 @@ def view_controls(release: pv.Release, rid: str) -> tuple[int, bool, bool]:
     outlines = c3.toggle("Country outlines", value=True, key="show_outlines",
                          help="Thin grey borders (Natural Earth 1:110m, public) for orientation; drawn for "
                               "longitude/latitude domains only, never for other coordinates.")
-    st.session_state.setdefault("basemap", True)
+    st.session_state.setdefault(keys.BASEMAP, True)
     c4.toggle("Basemap (OpenStreetMap)", key="basemap",
               help="Map tiles under the cells when the internet is reachable (lon/lat domains only); offline the "
                    "layer removes itself on the first failed tile and the outlines remain.")
@@ -124,9 +124,9 @@ def view_controls(release: pv.Release, rid: str) -> tuple[int, bool, bool]:
 def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, show_points: bool,
                   outlines: bool = True) -> None:
     pts = cache.truth_index(data).xy if show_points else None
-    fmap, info = make_map(release, depth, pts, outlines, st.session_state.get("basemap", True))
+    fmap, info = make_map(release, depth, pts, outlines, st.session_state.get(keys.BASEMAP, True))
     keep_new_drawing(mapview.latest_value(MAP_KEY).get("all_drawings"))
-    kept = query_layer(st.session_state.get("query_rect"))  # stays visible when the map remounts
+    kept = query_layer(st.session_state.get(keys.QUERY_RECT))  # stays visible when the map remounts
     # the map is the page's main element: full width, its height from the domain's shape on the map
     out = mapview.show_map(fmap, key=MAP_KEY, overlay=kept, height=map_height(release.domain)) or {}
     st.markdown(legend_html(info.colours), unsafe_allow_html=True)
@@ -138,11 +138,11 @@ def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, sho
     left, right = st.columns(2)
     keep_new_drawing(out.get("all_drawings"))
     click = clicked_point(out.get("last_object_clicked"))
-    if click is not None and not at_rect_corner(click, st.session_state.get("query_rect")):  # not a drag's end
-        st.session_state["clicked"] = click
+    if click is not None and not at_rect_corner(click, st.session_state.get(keys.QUERY_RECT)):  # not a drag's end
+        st.session_state[keys.CLICKED] = click
     with left:
         query_panel(release, data)
-        epsilon_panel.render(release.domain, st.session_state.get("query_rect"), release.method, release.params,
+        epsilon_panel.render(release.domain, st.session_state.get(keys.QUERY_RECT), release.method, release.params,
                              release.grid.bits)
     with right:
         cell_panel(release, info.nodes)
@@ -199,8 +199,8 @@ def query_panel(release: pv.Release, data: data_input.Dataset) -> None:
         ymin = c1.number_input("query y min", value=d.ymin, key="qy0")
         ymax = c2.number_input("query y max", value=d.ymin + d.height / 4, key="qy1")
         if st.button("Answer this rectangle", key="qtyped"):
-            st.session_state["query_rect"] = [xmin, ymin, xmax, ymax]
-    rect = st.session_state.get("query_rect")
+            st.session_state[keys.QUERY_RECT] = [xmin, ymin, xmax, ymax]
+    rect = st.session_state.get(keys.QUERY_RECT)
     if rect is None:
         st.info("Draw a rectangle on the map (square tool at the top left) to compare the private answer "
                 "with the truth.")
@@ -210,7 +210,7 @@ def query_panel(release: pv.Release, data: data_input.Dataset) -> None:
     except ValueError as exc:
         st.error(f"Bad query rectangle: {exc}")
         return
-    hist = st.session_state.setdefault("comparisons", [])
+    hist = st.session_state.setdefault(keys.COMPARISONS, [])
     sig = tuple(rect) + (row["method"], row["epsilon"], row["private_answer"])
     if not hist or hist[-1].get("_sig") != sig:
         hist.append({**row, "_sig": sig})
@@ -226,7 +226,7 @@ def query_panel(release: pv.Release, data: data_input.Dataset) -> None:
 
 
 def cell_panel(release: pv.Release, nodes: np.ndarray) -> None:
-    click = st.session_state.get("clicked")
+    click = st.session_state.get(keys.CLICKED)
     if click is None:
         st.caption("Click a cell to see its level, epsilon and noise.")
         return
@@ -284,7 +284,7 @@ def export_view(release: pv.Release, rid: str) -> None:
     rep = export.report_bytes(release, {"app": "psdviz map page"})
     c2.download_button("Privacy report (JSON)", rep, file_name="psdviz_report.json", mime="application/json",
                        key="dl_report", on_click="ignore")
-    hist = st.session_state.setdefault("comparisons", [])  # filled by the query fragment; read at click time
+    hist = st.session_state.setdefault(keys.COMPARISONS, [])  # filled by the query fragment; read at click time
     c3.download_button("Query comparisons (CSV)", lambda: export.comparisons_csv(hist), file_name="psdviz_queries.csv",
                        mime="text/csv", key="dl_csv", on_click="ignore")
     c2.download_button("Data owner's audit (JSON, NOT private: exact input counts)", export.audit_bytes(release),

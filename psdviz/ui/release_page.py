@@ -19,14 +19,14 @@ import streamlit as st
 import psdviz as pv
 from psdviz.publish.cells import view_depth
 
-from . import mapview
+from . import keys, mapview
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
 from .map_page import cell_panel, keep_new_drawing, noise_caption
 from .query_panel import at_rect_corner, clicked_point, private_answer
 
-MAP_KEY = "release_map"
-RECT_KEY = "release_query"
-HISTORY_KEY = "release_queries"
+MAP_KEY = keys.RELEASE_MAP
+RECT_KEY = keys.RELEASE_QUERY
+HISTORY_KEY = keys.RELEASE_QUERIES
 Z95 = 1.96
 
 
@@ -93,7 +93,7 @@ def view(release: pv.Release, depth: int) -> None:
     keep_new_drawing(out.get("all_drawings"), RECT_KEY)
     click = clicked_point(out.get("last_object_clicked"))
     if click is not None and not at_rect_corner(click, st.session_state.get(RECT_KEY)):
-        st.session_state["clicked"] = click
+        st.session_state[keys.CLICKED] = click
     with right:
         query_answer(release)
         cell_panel(release, info.nodes)

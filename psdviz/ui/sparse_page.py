@@ -28,7 +28,7 @@ from ..io.samples import SAMPLES, sample_points
 from ..lab.sparse_lab import compare_queries, query_sizes
 from ..sparse.laborious import LABORIOUS_MAX
 from ..sparse.sample import flights_sparse_table
-from . import data_input, export
+from . import data_input, export, keys
 from . import sparse_view as view
 from .controls import choose_randomness
 
@@ -38,7 +38,7 @@ POINTS = "Points on a fine grid"
 MAP_DATA = "data loaded on the map page"
 OBSERVED = "read from the data (not private)"
 DECLARED = "declared public lists"
-SHARED_DATA_KEY = "psdviz_data"
+SHARED_DATA_KEY = keys.SHARED_DATA
 GRID_SIDES = [128, 256, 512, 1024, 2048, 4096]
 FLIGHTS_NOISY = ("Why this table looks like pure noise: most (tail number, service) pairs occur once or twice "
                  "(median 1 flight), no more than the noise of scale 1/epsilon, so at moderate epsilon almost all "

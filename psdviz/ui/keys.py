@@ -1,0 +1,33 @@
+"""Every Streamlit session-state key the pages read or write, in one place (no bare strings in pages).
+
+Widget keys that a page also reads from ``st.session_state`` are listed here too, so a rename cannot
+split a widget from its reader.
+"""
+from __future__ import annotations
+
+# shared between pages
+SHARED_DATA = "psdviz_data"             # the data set loaded on the map page (also read by compare, sparse)
+LAST_PARAMS = "psdviz_last_params"      # method -> the parameters its last release published (prefills)
+
+# map page
+MAP = "psd_map"                         # the map component
+QUERY_RECT = "query_rect"               # the rectangle being answered
+CLICKED = "clicked"                     # the last clicked cell
+COMPARISONS = "comparisons"             # the query history (private vs true answers)
+NONCE = "nonce"                         # "draw new noise": bumped to rebuild with fresh randomness
+BASEMAP = "basemap"                     # the chosen background layer
+EPSILON_PLAN = "epsilon_plan"           # the "What epsilon do I need?" result
+
+# open a release
+RELEASE_MAP = "release_map"
+RELEASE_QUERY = "release_query"
+RELEASE_QUERIES = "release_queries"
+
+# count of counts
+COCO_MAP = "coco_map"
+COCO_NODE = "coco_node"                 # the selected hierarchy node (a widget key too)
+COCO_LAST_CLICK = "coco_last_click"
+
+# compare
+CMP_RUN = "cmp_run"
+CMP_NONCE = "cmp_nonce"
