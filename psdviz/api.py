@@ -34,31 +34,60 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
           **params) -> Release:
     """Build a private spatial decomposition of ``points`` over the public ``domain``.
 
-    ``points``: an (n, 2) array or (Geo)DataFrame in memory; or, read out of core with the column
-    names ``lon`` and ``lat``, a Parquet / CSV path, glob or list of paths (scanned by DuckDB,
-    ``memory_limit`` e.g. "2GB" caps it) or a Dask DataFrame (run by the active dask.distributed
-    client). Every method reads every source through the same grouped counts
-    (:mod:`psdviz.core.source`), so the release is the same for the same seed whatever the source.
+    Every method reads every source through the same grouped counts (:mod:`psdviz.core.source`),
+    so the release is the same for the same seed whatever the source.
 
-    ``seed=None`` uses OS entropy; an integer seed gives a reproducible (labelled) run.
-    ``outside``: "drop" or "clip" points outside the domain; ``nonfinite``: "error" or "drop"
-    rows with NaN/inf. ``resolution`` k: every released coordinate lies on the public grid of 2^k
-    positions per axis over the domain, and points are counted in its cells (the data's declared
-    precision; no method makes a cell narrower than one step). Method parameters (``height``, ``budget``,
-    ``postprocess``, ``prune``,
-    ``count_fraction``, ...) default to the values from each method's paper.
+    Parameters
+    ----------
+    points : array (n, 2), DataFrame, path, glob, list of paths or Dask DataFrame
+        In memory: x, y (e.g. lon, lat). Out of core, with the column names ``lon`` and ``lat``:
+        Parquet / CSV files scanned by DuckDB (``memory_limit`` such as "2GB" caps it) or a Dask
+        DataFrame (run by the active dask.distributed client).
+    domain : Domain
+        The public bounds, never derived from the data.
+    method : str
+        One of ``pv.METHODS`` (default "auto", the recommended private method) or a labelled
+        non-private reference (``pv.REFERENCES``); its parameters: ``pv.method_parameters(method)``.
+    epsilon : float
+        The privacy budget; the ledger's total never exceeds it.
+    seed : int or None
+        None draws fresh randomness from the OS; an integer gives a reproducible run labelled as such
+        (NOT private: such a release is saved only with ``allow_seeded=True``).
+    outside : {"drop", "clip"}
+        What happens to points outside the domain.
+    nonfinite : {"error", "drop"}
+        What happens to rows with NaN or inf.
+    resolution : int
+        k: every released coordinate lies on the public grid of 2^k positions per axis over the
+        domain, and points are counted in its cells (the data's declared precision).
+    user, max_points_per_user : array, int
+        User-level privacy: one id per point, and k; at most k points per user are kept (at random,
+        with the release's randomness) and the build runs at epsilon / k per point, so one user
+        changes the output by at most epsilon (group privacy, ``publish/group_privacy.py``).
+    progress : callable, optional
+        ``callback(done, total, what)`` after each pass over the data (``core/progress.py``).
+    lon, lat : str
+        Column names, for files and Dask frames.
+    memory_limit : str, optional
+        DuckDB's memory cap for file sources.
+    nonnegative : bool
+        Replace the estimates by non-negative least squares over the released counts
+        (post-processing, no epsilon; :mod:`psdviz.publish.nonnegative`).
+    **params
+        The method's parameters (defaults from its paper).
 
-    User-level privacy: ``user`` (one id per point) with ``max_points_per_user`` k keeps at most k
-    points per user, chosen at random with the release's randomness, and builds at epsilon / k per
-    point, so adding or removing one user changes the output by at most ``epsilon`` (group privacy;
-    the argument per mechanism is in ``publish/group_privacy.py``). The report's ``privacy_unit`` says
-    "one user, at most k points"; without ``user`` it is "one point".
+    Returns
+    -------
+    Release
+        Immutable; answers rectangles (``answer``, ``answer_variance``), holds its ledger, reports
+        (``report``) and saves (``save``). The data owner's exact input counts are in ``audit()``.
 
-    ``nonnegative=True`` replaces the estimates by non-negative least squares over the released
-    counts (post-processing, no epsilon; :mod:`psdviz.publish.nonnegative` says when it pays).
-
-    ``progress``: optional ``callback(done, total, what)`` called after each pass over the data (tree
-    levels, median levels, PrivTree depths) and at the start and end of the build (``core/progress.py``).
+    Raises
+    ------
+    ValueError
+        For any bad input, naming the parameter or column and its limit, before any noise is drawn.
+    EmptyReleaseWarning
+        (a warning) when no input row lies inside the domain: the release is pure noise.
     """
     epsilon = check_epsilon(epsilon)
     if not isinstance(nonnegative, (bool, np.bool_)):

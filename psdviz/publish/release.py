@@ -134,7 +134,18 @@ class Release:
         return self.tree.est if self.consistent else self.tree.noisy
 
     def answer(self, rects) -> np.ndarray:
-        """Estimated counts for (k, 4) rectangles [xmin, ymin, xmax, ymax]."""
+        """Estimated counts of rectangles, from the released cells (uniformity inside a cell).
+
+        Parameters
+        ----------
+        rects : array (k, 4)
+            [xmin, ymin, xmax, ymax] per query, in the domain's units.
+
+        Returns
+        -------
+        ndarray (k,)
+            The private estimates (post-processing of released values only).
+        """
         rects = validate_rects(rects)
         if self.index is not None:
             return self.index.answer(rects)
@@ -142,6 +153,16 @@ class Release:
 
     def answer_variance(self, rects) -> np.ndarray:
         """Exact variance of each answer due to count noise, given the released structure.
+
+        Parameters
+        ----------
+        rects : array (k, 4)
+            As for :meth:`answer`.
+
+        Returns
+        -------
+        ndarray (k,)
+            Variances; the standard error is their square root.
 
         The answer is a linear function c^T Y of the noisy counts Y (canonical decomposition,
         and for post-processed trees the adjoint of the post-processing), so its variance is
