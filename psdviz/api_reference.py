@@ -6,6 +6,7 @@ Every entry point's docstring and every method's parameter declarations
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 from .api import build
@@ -55,8 +56,8 @@ def reference() -> str:
              "the same declarations.", ""]
     lines += _entry("Spatial releases", build)
     defaults = inspect.signature(build).parameters
-    own = {n: Param(n, "float" if n == "epsilon" else "int", defaults[n].default, d.meaning, d.paper, n == "seed",
-                    (), d.low, d.high, d.open_low, d.open_high) for n, d in BUILD.items()}
+    own = {n: dataclasses.replace(d, name=n, kind="float" if n == "epsilon" else "int", default=defaults[n].default,
+                                  optional=n == "seed") for n, d in BUILD.items()}
     lines += ["Inputs of `build` itself:", "", *_table(own)]
     lines += _methods(methods() + references(), parameter_info, lambda m: get_builder(m).__doc__)
     lines += _entry("Opening a release file", load_release)

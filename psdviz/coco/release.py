@@ -16,7 +16,8 @@ import pandas as pd
 from ..core.ledger import Ledger
 from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness, check_seeded_export
-from ..publish.release import FrozenDict
+from ..publish.protocol import owner_audit
+from ..publish.release import freeze
 from .error import emd, emd_by_level
 from .hierarchy import Hierarchy
 from .representations import to_cumulative, to_unattributed
@@ -45,16 +46,8 @@ class CocoRelease:
     input_report: dict = field(default_factory=dict)   # the owner's exact input counts: audit() only
 
     def __post_init__(self) -> None:
-        freeze = object.__setattr__
-        for name in ("groups", "histograms", "independent"):
-            arr = np.asarray(getattr(self, name)).view()
-            arr.setflags(write=False)
-            freeze(self, name, arr)
-        freeze(self, "notes", tuple(self.notes))
-        freeze(self, "methods", tuple(self.methods))
-        freeze(self, "params", FrozenDict(self.params))
-        freeze(self, "input_report", FrozenDict(self.input_report))
-        freeze(self, "ledger", self.ledger.frozen())
+        freeze(self, arrays=("groups", "histograms", "independent"), tuples=("notes", "methods"),
+               dicts=("params", "input_report"))
 
     @property
     def privacy_unit(self) -> PrivacyUnit:
@@ -109,10 +102,7 @@ class CocoRelease:
     def audit(self) -> dict:
         """The data owner's audit: exact counts about the input table (records, groups, truncated and
         unlisted records). Not differentially private: never part of the report or of a file."""
-        counts = dict(self.input_report) or {
-            "counts": "not available: this release was loaded from a file, which never holds the owner's audit"}
-        return {"note": "exact counts about the input, for the data owner's records only: they are not "
-                        "differentially private; do not publish them", "seed": self.randomness.seed, **counts}
+        return owner_audit(self.input_report, self.randomness.seed)
 
     def save(self, path, *, allow_seeded: bool = False):
         """Write the release file (JSON: the report, the hierarchy, G and the histograms' non-zero

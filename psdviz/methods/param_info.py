@@ -11,6 +11,7 @@ the kd family's pruning threshold for ``prune``, and None where the engine deriv
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 from ..core.budget import PLANS
@@ -54,9 +55,8 @@ def parameter_info(method: str) -> dict[str, Param]:
         if p.kind is not inspect.Parameter.KEYWORD_ONLY:
             continue
         names = _type_names(p.annotation)
-        d = doc_for(method, n)
-        out[n] = Param(n, _kind(n, names), p.default, d.meaning, d.paper, "None" in names or p.default is None,
-                       CHOICES.get(n, ()), d.low, d.high, d.open_low, d.open_high, d.label, d.when_none)
+        out[n] = dataclasses.replace(doc_for(method, n), name=n, kind=_kind(n, names), default=p.default,
+                                     optional="None" in names or p.default is None, choices=CHOICES.get(n, ()))
     return out
 
 

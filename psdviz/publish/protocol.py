@@ -33,3 +33,14 @@ class PrivateRelease(Protocol):
     def audit(self) -> dict: ...
 
     def save(self, path, *, allow_seeded: bool = False) -> Path: ...
+
+
+AUDIT_NOTE = ("exact counts about the input, for the data owner's records only: they are not differentially "
+              "private; do not publish them")
+NOT_IN_FILES = "not available: this release was loaded from a file, which never holds the owner's audit"
+
+
+def owner_audit(counts, seed, **facts) -> dict:
+    """The data owner's audit of any release: the exact input ``counts`` (or, for a release loaded
+    from a file, a sentence saying files never hold them), the seed of a seeded run, and ``facts``."""
+    return {"note": AUDIT_NOTE, **facts, "seed": seed, **(dict(counts) or {"counts": NOT_IN_FILES})}

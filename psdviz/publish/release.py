@@ -50,6 +50,25 @@ class FrozenDict(dict):
         return (FrozenDict, (dict(self),))
 
 
+def read_only(value):
+    """A read-only view of an array (no copy of the data)."""
+    arr = np.asarray(value).view()
+    arr.setflags(write=False)
+    return arr
+
+
+def freeze(release, *, arrays=(), tuples=(), dicts=()) -> None:
+    """Make a frozen release's containers unchangeable in place: arrays read-only, sequences tuples,
+    dicts :class:`FrozenDict`, the ledger a frozen copy (for the releases' ``__post_init__``)."""
+    for name in arrays:
+        object.__setattr__(release, name, read_only(getattr(release, name)))
+    for name in tuples:
+        object.__setattr__(release, name, tuple(getattr(release, name)))
+    for name in dicts:
+        object.__setattr__(release, name, FrozenDict(getattr(release, name)))
+    object.__setattr__(release, "ledger", release.ledger.frozen())
+
+
 @dataclass(frozen=True)
 class Release:
     """A private spatial decomposition ready to publish (or a labelled non-private reference).
@@ -78,20 +97,13 @@ class Release:
     privacy_unit: PrivacyUnit = ONE_POINT
 
     def __post_init__(self) -> None:
-        freeze = object.__setattr__
-        freeze(self, "params", FrozenDict(self.params))
-        freeze(self, "points_report", FrozenDict(self.points_report))
-        freeze(self, "notes", tuple(self.notes))
+        freeze(self, tuples=("notes",), dicts=("params", "points_report")
+               + (("query_model",) if self.query_model is not None else ()))
         if isinstance(self.privacy_unit, str):
-            freeze(self, "privacy_unit", PrivacyUnit.parse(self.privacy_unit))
-        freeze(self, "tree", self.tree.frozen())
-        freeze(self, "ledger", self.ledger.frozen())
-        if self.query_model is not None:
-            freeze(self, "query_model", FrozenDict(self.query_model))
+            object.__setattr__(self, "privacy_unit", PrivacyUnit.parse(self.privacy_unit))
+        object.__setattr__(self, "tree", self.tree.frozen())
         if self.kept is not None:
-            kept = np.asarray(self.kept, dtype=np.int64).view()
-            kept.setflags(write=False)
-            freeze(self, "kept", kept)
+            object.__setattr__(self, "kept", read_only(np.asarray(self.kept, dtype=np.int64)))
 
     @cached_property
     def _query(self) -> tuple[QueryIndex | None, VarianceFn | None]:
@@ -210,11 +222,9 @@ class Release:
     def audit(self) -> dict:
         """The data owner's audit: exact counts about the input (rows read, dropped, outside, used) and
         the seed of a seeded run. Not differentially private: never part of the report or of a release file."""
-        counts = self.points_report if "rows_in" in self.points_report else {
-            "counts": "not available: this release was loaded from a file, which never holds the owner's audit"}
-        return {"note": "exact counts about the input, for the data owner's records only: they are not "
-                        "differentially private; do not publish them",
-                "method": self.method, "seed": self.randomness.seed, **counts}
+        from .protocol import owner_audit
+        counts = self.points_report if "rows_in" in self.points_report else {}
+        return owner_audit(counts, self.randomness.seed, method=self.method)
 
     def save(self, path, crs=None, *, allow_seeded: bool = False):
         """Write the release file (GeoParquet + metadata; ``docs/release-format.md``): what a consumer

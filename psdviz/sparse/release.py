@@ -25,7 +25,8 @@ from ..core.domain import Domain
 from ..core.ledger import Ledger
 from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness, check_seeded_export
-from ..publish.release import FrozenDict
+from ..publish.protocol import owner_audit
+from ..publish.release import freeze
 from .dyadic import DyadicIndex, decompose_ranges
 from .table import _range_sums, _subset_sum
 
@@ -52,16 +53,8 @@ class SparseRelease:
     input_report: dict = field(default_factory=dict)   # the owner's exact input counts: audit() only
 
     def __post_init__(self) -> None:
-        freeze = object.__setattr__
-        for name in ("indices", "values", "weights"):
-            arr = np.asarray(getattr(self, name)).view()
-            arr.setflags(write=False)
-            freeze(self, name, arr)
-        freeze(self, "notes", tuple(self.notes))
-        freeze(self, "params", FrozenDict(self.params))
-        freeze(self, "layout", FrozenDict(self.layout))
-        freeze(self, "input_report", FrozenDict(self.input_report))
-        freeze(self, "ledger", self.ledger.frozen())
+        freeze(self, arrays=("indices", "values", "weights"), tuples=("notes",),
+               dicts=("params", "layout", "input_report"))
 
     @property
     def privacy_unit(self) -> PrivacyUnit:
@@ -81,10 +74,7 @@ class SparseRelease:
     def audit(self) -> dict:
         """The data owner's audit: exact counts about the input table (non-zero cells, total). Not
         differentially private: never part of the report or of a file."""
-        counts = dict(self.input_report) or {
-            "counts": "not available: this release was loaded from a file, which never holds the owner's audit"}
-        return {"note": "exact counts about the input, for the data owner's records only: they are not "
-                        "differentially private; do not publish them", "seed": self.randomness.seed, **counts}
+        return owner_audit(self.input_report, self.randomness.seed)
 
     def save(self, path, *, allow_seeded: bool = False):
         """Write the release file (JSON: the report and the kept entries); ``pv.load_release`` opens it.
