@@ -9,7 +9,7 @@
 >>> round(rel.ledger.total(), 9) <= rel.epsilon
 True
 """
-from .api import EmptyReleaseWarning, build
+from .api import EmptyReleaseWarning, build, build_regions
 from .core.domain import Domain, prepare_points
 from .core.ledger import Ledger, Spend
 from .methods.param_info import method_help
@@ -35,6 +35,7 @@ __all__ = [
     "Release",
     "Spend",
     "build",
+    "build_regions",
     "load_release",
     "method_help",
     "method_parameters",

@@ -1,7 +1,9 @@
 """The public entry point ``psdviz.build`` (docs/design.md "Public surface")."""
 from __future__ import annotations
 
+import dataclasses
 import warnings
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -14,7 +16,7 @@ from .core.rng import make_randomness
 from .core.validation import check_epsilon
 from .methods.param_info import coerce_params
 from .methods.registry import get_builder, methods, references
-from .publish.group_privacy import to_user_level
+from .publish.group_privacy import to_user_level, user_unit
 from .publish.nonnegative import nonnegative as make_nonnegative
 from .publish.release import Release
 from .sources import is_table_source, open_source
@@ -97,28 +99,11 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
     builder = get_builder(method)
     params = coerce_params(method, params)
     rnd = make_randomness(seed)
-    k, dropped = 1, None
-    table = is_table_source(points)
-    if user is not None or max_points_per_user is not None:
-        if table:
-            raise ValueError("user-level privacy (user, max_points_per_user) needs the points in memory; "
-                             "files and Dask DataFrames are built at point level")
-        if user is None or max_points_per_user is None:
-            raise ValueError("user-level privacy needs both user (one id per point) and max_points_per_user")
-        arr = as_points(points)
-        keep = bound_contributions(user_codes(user, arr.shape[0]), max_points_per_user, rnd.rng)
-        k, dropped, points = int(max_points_per_user), int((~keep).sum()), arr[keep]
     with reporting(progress):
         report(0, 1, f"{method}: quantising the points to the public grid")
-        if table:
-            ps = open_source(points, domain, lon=lon, lat=lat, outside=outside, nonfinite=nonfinite,
-                             resolution=resolution, memory_limit=memory_limit)
-        else:
-            ps = prepare_points(points, domain, outside=outside, nonfinite=nonfinite, resolution=resolution)
-        try:
+        with _source(points, domain, rnd, user, max_points_per_user, outside, nonfinite, resolution, lon, lat,
+                     memory_limit) as (ps, k, dropped):
             release = builder(ps, domain, epsilon / k, rnd, **params)
-        finally:
-            ps.close()
         report(1, 1, f"{method}: done")
     if dropped is not None:
         release = to_user_level(release, k, epsilon)
@@ -132,6 +117,32 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
     return make_nonnegative(release) if nonnegative else release
 
 
+@contextmanager
+def _source(points, domain, rnd, user, max_points_per_user, outside, nonfinite, resolution, lon, lat, memory_limit):
+    """The grouped-count source of any input (array, frame, files, Dask), after bounding each user's
+    points when ``user`` is given: yields (source, k, rows dropped by the bound or None)."""
+    k, dropped = 1, None
+    table = is_table_source(points)
+    if user is not None or max_points_per_user is not None:
+        if table:
+            raise ValueError("user-level privacy (user, max_points_per_user) needs the points in memory; "
+                             "files and Dask DataFrames are built at point level")
+        if user is None or max_points_per_user is None:
+            raise ValueError("user-level privacy needs both user (one id per point) and max_points_per_user")
+        arr = as_points(points)
+        keep = bound_contributions(user_codes(user, arr.shape[0]), max_points_per_user, rnd.rng)
+        k, dropped, points = int(max_points_per_user), int((~keep).sum()), arr[keep]
+    if table:
+        ps = open_source(points, domain, lon=lon, lat=lat, outside=outside, nonfinite=nonfinite,
+                         resolution=resolution, memory_limit=memory_limit)
+    else:
+        ps = prepare_points(points, domain, outside=outside, nonfinite=nonfinite, resolution=resolution)
+    try:
+        yield ps, k, dropped
+    finally:
+        ps.close()
+
+
 def _warn_if_empty(release: Release, domain: Domain) -> None:
     """Tell the data owner (a warning, never the release) when no point was used."""
     rep = release.points_report
@@ -139,3 +150,53 @@ def _warn_if_empty(release: Release, domain: Domain) -> None:
         warnings.warn(f"none of the {rep.get('rows_in', 0):,} input rows lies inside the domain x [{domain.xmin:g}, "
                       f"{domain.xmax:g}], y [{domain.ymin:g}, {domain.ymax:g}]: this release is pure noise; check "
                       "the bounds or the column order (lon, lat)", EmptyReleaseWarning, stacklevel=3)
+
+
+def build_regions(points, regions, method: str = "regions", epsilon: float = 0.5, seed: int | None = None, *,
+                  domain: Domain | None = None, resolution: int = DEFAULT_RESOLUTION, user=None,
+                  max_points_per_user: int | None = None, lon: str | None = None, lat: str | None = None,
+                  memory_limit: str | None = None, nonfinite: str = "drop"):
+    """Private counts for every region of a public layer, consistent over its tree.
+
+    Parameters
+    ----------
+    points : array (n, 2), DataFrame, path, glob, list of paths or Dask DataFrame
+        As for :func:`build`; every source gives the same release for the same seed.
+    regions : psdviz.regions.Regions
+        The public layer (levels from its parent links; regions of a level do not overlap).
+    method : str
+        "regions" (the only one: noisy counts per level, least squares, non-negative integers).
+    epsilon : float
+        The budget, split evenly across the levels.
+    seed : int or None
+        None for fresh randomness; an integer for a reproducible, labelled teaching run.
+    domain : Domain, optional
+        The public domain of the grid the points are counted on; default: the layer's bounds (public).
+    resolution : int
+        Bits per axis of that grid; a point is placed by its cell's centre (the release states how far
+        from a border that may misplace it).
+    user, max_points_per_user, lon, lat, memory_limit, nonfinite
+        As for :func:`build`.
+
+    Returns
+    -------
+    RegionRelease
+        ``counts()``: id, name, level, parent, estimate (non-negative integers, parent = sum of
+        children), standard error; the release protocol (report, audit, save, ledger).
+    """
+    from .regions import Regions, measure_regions
+    if not isinstance(regions, Regions):
+        raise ValueError("regions must be a psdviz.regions.Regions (Regions.from_file, Regions.from_frame, "
+                         "us_counties(), ...)")
+    if method != "regions":
+        raise ValueError(f"method must be 'regions' (got {method!r})")
+    epsilon = check_epsilon(epsilon)
+    domain = domain if domain is not None else Domain(*regions.bounds())
+    rnd = make_randomness(seed)
+    with _source(points, domain, rnd, user, max_points_per_user, "drop", nonfinite, resolution, lon, lat,
+                 memory_limit) as (ps, k, dropped):
+        rel = measure_regions(ps, regions, epsilon / k, rnd)
+    if dropped is not None:
+        rel = dataclasses.replace(rel, ledger=rel.ledger.per_user(k, epsilon), privacy_unit=user_unit(k),
+                                  input_report={**rel.input_report, "rows_dropped_by_user_bound": dropped})
+    return rel

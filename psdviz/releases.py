@@ -13,6 +13,8 @@ from .coco.release_file import FORMAT as COCO
 from .coco.release_file import load_coco
 from .publish.protocol import PrivateRelease
 from .publish.release_file import load_release as load_spatial
+from .regions.release import FORMAT as REGIONS
+from .regions.release import load_regions
 from .sparse.release_file import FORMAT as SPARSE
 from .sparse.release_file import load_sparse
 
@@ -47,6 +49,9 @@ def load_release(path) -> PrivateRelease:
         return load_coco(path)
     if kind == SPARSE:
         return load_sparse(path)
+    if kind == REGIONS:
+        return load_regions(path)
     if kind is not None:
-        raise ValueError(f"{path} is format {kind!r}; this psdviz reads 'psdviz-release', {COCO!r} and {SPARSE!r}")
+        raise ValueError(f"{path} is format {kind!r}; this psdviz reads 'psdviz-release', {COCO!r}, {SPARSE!r} "
+                         f"and {REGIONS!r}")
     raise ValueError(f"{path} is not a psdviz release file (neither GeoParquet nor a psdviz JSON release)")

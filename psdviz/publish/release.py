@@ -194,6 +194,40 @@ class Release:
             out[s:s + k] = self.leaf_variance(leaf_weights(t, q[sel] - s, v[sel], c[sel], k))
         return out
 
+    def answer_regions(self, regions) -> pd.DataFrame:
+        """Estimates for the regions of a public layer, from the released cells.
+
+        A region takes each published cell's estimate in proportion to the share of the cell's area it
+        covers (the uniformity assumption, as for rectangles); the answer is linear in the released
+        values, so its variance is exact in the same way as :meth:`answer_variance`.
+
+        Parameters
+        ----------
+        regions : psdviz.regions.Regions
+            In the release's coordinates (lon/lat layers are reprojected to EPSG:4326 when made).
+
+        Returns
+        -------
+        DataFrame
+            id, name, level, parent, estimate, standard_error: one row per region.
+        """
+        from ..query.overlap import cell_shares
+        t = self.tree
+        leaves = t.leaf_index()
+        reg, cell, share = cell_shares(t.rect[leaves], np.asarray(regions.geometry))
+        n = len(regions.geometry)
+        values = self._values()[leaves]
+        est = np.bincount(reg, weights=share * np.nan_to_num(values[cell]), minlength=n)
+        var = np.empty(n)
+        for s in range(0, n, 16):                    # (n_nodes, 16) weights at a time
+            sel = (reg >= s) & (reg < s + 16)
+            w = np.zeros((t.n_nodes, min(16, n - s)))
+            np.add.at(w, (leaves[cell[sel]], reg[sel] - s), share[sel])
+            var[s:s + w.shape[1]] = (self.leaf_variance(w) if self.leaf_variance is not None
+                                     else (w ** 2 * np.where(np.isfinite(t.noise_var), t.noise_var, 0.0)[:, None])
+                                     .sum(axis=0))
+        return regions.table().assign(estimate=est, standard_error=np.sqrt(np.maximum(var, 0.0)))
+
     def nodes(self, max_depth: int | None = None) -> pd.DataFrame:
         """Node table (no true counts) down to ``max_depth``; ``is_leaf`` marks published cells."""
         t = self.tree

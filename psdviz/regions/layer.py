@@ -1,0 +1,283 @@
+"""A public region layer: the places people ask about (countries, states, counties, neighbourhoods).
+
+A :class:`Regions` holds one polygon per region with an id, a name, a parent id (None for a top-level
+region) and the level that the parent links give (0 for top-level regions). Regions are public input:
+their boundaries and ids are known before any data are seen, so reading them costs no privacy.
+
+Regions of one level must not overlap: a point then lies in at most one region per level, which is
+what lets one level's noisy counts compose in parallel (each costs the level's epsilon once). The
+check allows shared borders: two regions of a level overlap when their intersection's area exceeds
+``tolerance`` (default 0.001) of the smaller one's area. Gaps are allowed (points in no region are
+counted for the data owner and stated).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+OVERLAP_TOLERANCE = 1e-3   # 0.1 % of the smaller region: quantised shared borders (US counties at 1:10m reach 0.02 %)
+LON_LAT = "EPSG:4326"
+
+
+@dataclass(frozen=True)
+class Regions:
+    """Regions as a GeoDataFrame with columns ``id``, ``name``, ``parent``, ``level``, ``geometry``
+    (rows ordered by level, then parent, then id), in ``frame.crs``."""
+
+    frame: object   # geopandas.GeoDataFrame
+
+    # ---- construction ---------------------------------------------------------------------------
+    @classmethod
+    def from_frame(cls, gdf, *, id: str, parent: str | None = None, name: str | None = None,
+                   crs: str | None = LON_LAT, tolerance: float = OVERLAP_TOLERANCE) -> Regions:
+        """Regions from a GeoDataFrame: ``id`` (and optionally ``parent`` and ``name``) name its columns.
+        The geometry is reprojected to ``crs`` (the release's coordinates; None keeps it as it is)."""
+        import geopandas as gpd
+        if not isinstance(gdf, gpd.GeoDataFrame):
+            raise ValueError("regions must be a GeoDataFrame (or read them with Regions.from_file)")
+        for col, what in ((id, "id"), (parent, "parent"), (name, "name")):
+            if col is not None and col not in gdf.columns:
+                raise ValueError(f"column {col!r} (given as {what}) is not in the regions; their columns are "
+                                 f"{list(gdf.columns)}")
+        frame = gpd.GeoDataFrame({
+            "id": gdf[id].astype(str).to_numpy(),
+            "name": (gdf[name] if name else gdf[id]).astype(str).to_numpy(),
+            "parent": None if parent is None else gdf[parent].to_numpy(),
+        }, geometry=gdf.geometry.to_numpy(), crs=gdf.crs)
+        if crs is not None:
+            if frame.crs is None:
+                raise ValueError("the regions have no coordinate reference system; set one (gdf.set_crs) or pass "
+                                 "crs=None to use them in their own coordinates")
+            frame = frame.to_crs(crs)
+        return cls(_ordered(frame, tolerance))
+
+    @classmethod
+    def from_file(cls, path, *, id: str, parent: str | None = None, name: str | None = None, layer=None,
+                  crs: str | None = LON_LAT, tolerance: float = OVERLAP_TOLERANCE) -> Regions:
+        """Regions from GeoJSON, GeoPackage, a zipped Shapefile or TopoJSON (``layer``: the TopoJSON
+        object or the GeoPackage layer)."""
+        path = Path(path)
+        if not path.is_file():
+            raise ValueError(f"regions file not found: {path}")
+        if path.suffix.lower() == ".topojson" or _is_topojson(path):
+            gdf = _read_topojson(path, layer)
+        else:
+            import geopandas as gpd
+            try:
+                gdf = gpd.read_file(f"zip://{path}" if path.suffix.lower() == ".zip" else path, layer=layer)
+            except Exception as exc:   # pyogrio raises its own errors for unreadable files
+                raise ValueError(f"cannot read regions from {path.name}: {exc}") from None
+        return cls.from_frame(gdf, id=id, parent=parent, name=name, crs=crs, tolerance=tolerance)
+
+    # ---- access -----------------------------------------------------------------------------------
+    @property
+    def ids(self) -> np.ndarray:
+        return self.frame["id"].to_numpy()
+
+    @property
+    def levels(self) -> np.ndarray:
+        return self.frame["level"].to_numpy()
+
+    @property
+    def geometry(self) -> np.ndarray:
+        """The polygons as a shapely array, in row order."""
+        return self.frame.geometry.to_numpy()
+
+    @property
+    def n_levels(self) -> int:
+        return int(self.levels.max()) + 1
+
+    def parent_index(self) -> np.ndarray:
+        """Row of each region's parent (-1 for top-level regions)."""
+        pos = pd.Index(self.frame["id"]).get_indexer(self.frame["parent"].astype(object))
+        return np.where(self.frame["parent"].isna().to_numpy(), -1, pos)
+
+    def bounds(self) -> tuple[float, float, float, float]:
+        """(xmin, ymin, xmax, ymax) of every region: public, since the layer is."""
+        return tuple(float(v) for v in self.frame.total_bounds)
+
+    def table(self) -> pd.DataFrame:
+        """id, name, level, parent (no geometry)."""
+        return pd.DataFrame(self.frame[["id", "name", "level", "parent"]])
+
+
+def _ordered(frame, tolerance: float):
+    """Checked and ordered: unique ids, parents that exist, no cycle, levels from the parent links,
+    no overlap inside a level; rows sorted by (level, parent row, id)."""
+    if frame.empty:
+        raise ValueError("the region layer is empty")
+    ids = frame["id"]
+    if ids.duplicated().any():
+        raise ValueError(f"region ids must be unique (repeated: {ids[ids.duplicated()].iloc[0]!r})")
+    bad_geom = ~frame.geometry.geom_type.isin(["Polygon", "MultiPolygon"]) | frame.geometry.is_empty
+    if bad_geom.any():
+        raise ValueError(f"region {ids[bad_geom].iloc[0]!r} is not a polygon; regions must be (multi)polygons")
+    parent = frame["parent"]
+    has = parent.notna() & (parent.astype(str) != "") if parent is not None else pd.Series(False, index=frame.index)
+    frame = frame.assign(parent=np.where(has, parent.astype(str) if parent is not None else None, None))
+    pos = pd.Index(ids).get_indexer(frame["parent"].where(has.to_numpy(), None).astype(object))
+    if (has.to_numpy() & (pos < 0)).any():
+        missing = frame["parent"][has.to_numpy() & (pos < 0)].iloc[0]
+        raise ValueError(f"parent {missing!r} is not a region id of the layer")
+    parent_pos = np.where(has.to_numpy(), pos, -1)
+    level = _levels(parent_pos, ids)
+    frame = frame.iloc[_tree_order(parent_pos, level, ids.to_numpy())].assign(level=level[_tree_order(
+        parent_pos, level, ids.to_numpy())]).reset_index(drop=True)
+    _check_no_overlap(frame, tolerance)
+    return frame
+
+
+def _tree_order(parent_pos: np.ndarray, level: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Rows level by level, each region's children together and in their parent's order (then by id):
+    the order of a flat tree (:class:`psdviz.core.tree.FlatTree`). One sort per level."""
+    rank = np.full(level.size, -1, dtype=np.int64)     # position of each row in the new order
+    order: list[np.ndarray] = []
+    placed = 0
+    for d in range(int(level.max()) + 1):
+        rows = np.flatnonzero(level == d)
+        key = rank[parent_pos[rows]] if d else np.zeros(rows.size, dtype=np.int64)
+        rows = rows[np.lexsort((ids[rows], key))]
+        rank[rows] = placed + np.arange(rows.size)
+        placed += rows.size
+        order.append(rows)
+    return np.concatenate(order)
+
+
+def _levels(parent_pos: np.ndarray, ids) -> np.ndarray:
+    """Depth of every region along its parent links (vectorised: one step per level)."""
+    level = np.zeros(parent_pos.size, dtype=np.int64)
+    cur = parent_pos.copy()
+    for _ in range(parent_pos.size + 1):
+        alive = cur >= 0
+        if not alive.any():
+            return level
+        level[alive] += 1
+        cur = np.where(alive, parent_pos[np.maximum(cur, 0)], -1)
+    stuck = ids.iloc[int(np.flatnonzero(cur >= 0)[0])]
+    raise ValueError(f"the parent links of the regions form a cycle (through {stuck!r})")
+
+
+def _check_no_overlap(frame, tolerance: float) -> None:
+    """Refuse two regions of one level whose intersection is more than ``tolerance`` of the smaller's area."""
+    import shapely
+    geoms = frame.geometry.to_numpy()
+    levels = frame["level"].to_numpy()
+    tree = shapely.STRtree(geoms)
+    a, b = tree.query(geoms, predicate="intersects")
+    keep = (a < b) & (levels[a] == levels[b])
+    a, b = a[keep], b[keep]
+    if a.size == 0:
+        return
+    inter = shapely.area(shapely.intersection(geoms[a], geoms[b]))
+    smaller = np.minimum(shapely.area(geoms[a]), shapely.area(geoms[b]))
+    over = inter > tolerance * np.maximum(smaller, 1e-300)
+    if over.any():
+        i = int(np.flatnonzero(over)[0])
+        ids = frame["id"].to_numpy()
+        raise ValueError(f"regions {ids[a[i]]!r} and {ids[b[i]]!r} of level {levels[a[i]]} overlap "
+                         f"({inter[i] / smaller[i]:.2%} of the smaller one): regions of one level must not overlap, "
+                         "so that each point counts in at most one of them")
+
+
+def _is_topojson(path: Path) -> bool:
+    with path.open("rb") as fh:
+        head = fh.read(4096)
+    return b'"Topology"' in head
+
+
+def _read_topojson(path: Path, layer):
+    import json
+
+    import geopandas as gpd
+
+    from ..io.topojson import features
+    topo = json.loads(path.read_text())
+    objects = list(topo.get("objects", {}))
+    name = layer or (objects[0] if len(objects) == 1 else None)
+    if name not in objects:
+        raise ValueError(f"{path.name} holds TopoJSON objects {objects}: pass layer= one of them")
+    feats = features(topo, name)
+    rows = [{**(f.get("properties") or {}), "id": f.get("id", (f.get("properties") or {}).get("id")),
+             "geometry": polygon(f["geometry"])} for f in feats if f.get("geometry")]
+    return gpd.GeoDataFrame(rows, geometry="geometry", crs=LON_LAT)
+
+
+# ---- bundled layers (public-domain outlines fetched from the npm registry at set-up) ---------------
+ATLAS_DIR = Path(__file__).resolve().parents[1] / "ui" / "static"   # data files only: no UI code is imported
+
+
+def _atlas(rel: str) -> dict:
+    import json
+    path = ATLAS_DIR / rel
+    if not path.is_file():
+        raise ValueError(f"the bundled outlines {rel} are missing: run `bash .ci/setup app` (it fetches them "
+                         "from the npm registry)")
+    return json.loads(path.read_text())
+
+
+def polygon(geometry: dict):
+    """A valid shapely (multi)polygon from a GeoJSON geometry whose rings may have collapsed below four
+    positions (quantised TopoJSON): such rings are dropped, then the shape is made valid."""
+    import shapely
+    from shapely.geometry import Polygon
+    polys = geometry["coordinates"] if geometry["type"] == "MultiPolygon" else [geometry["coordinates"]]
+    parts = [_unwrap(Polygon(p[0], [h for h in p[1:] if len(h) >= 4])) for p in polys if p and len(p[0]) >= 4]
+    if not parts:
+        return None
+    shape = shapely.make_valid(shapely.union_all(parts))
+    if shape.geom_type not in ("Polygon", "MultiPolygon"):     # a collection: keep its areas
+        shape = shapely.union_all([g for g in shapely.get_parts(shape) if g.geom_type in ("Polygon", "MultiPolygon")])
+    return shape
+
+
+def _unwrap(poly):
+    """A longitude/latitude polygon drawn across the antimeridian (a ring spanning more than 180 degrees,
+    as Fiji's and Russia's are in world-atlas) split into its parts east and west of 180."""
+    import shapely
+    from shapely.geometry import box
+    xmin, _, xmax, _ = poly.bounds
+    if xmax - xmin <= 180 or xmax > 180 or xmin < -180:
+        return poly
+    shifted = shapely.transform(shapely.make_valid(poly), lambda c: c + [[360.0, 0.0]] * (c[:, :1] < 0))
+    shifted = shapely.make_valid(shifted)
+    east = shapely.intersection(shifted, box(0, -90, 180, 90))
+    west = shapely.transform(shapely.intersection(shifted, box(180, -90, 360, 90)), lambda c: c - [360.0, 0.0])
+    return shapely.union_all([east, west])
+
+
+def _atlas_frame(topo: dict, name: str, parent=None):
+    import geopandas as gpd
+
+    from ..io.topojson import features
+    rows = [{"id": str(f["id"]), "name": f["properties"].get("name", str(f["id"])),
+             "parent": parent(str(f["id"])) if parent else None, "geometry": polygon(f["geometry"])}
+            for f in features(topo, name) if f.get("geometry") and "id" in f]
+    return gpd.GeoDataFrame([r for r in rows if r["geometry"] is not None], geometry="geometry", crs=LON_LAT)
+
+
+def us_states() -> Regions:
+    """The US states (and DC, Puerto Rico and the island areas in the file), id = 2-digit FIPS code
+    (us-atlas 3, US Census cartographic boundaries 1:10m)."""
+    return Regions.from_frame(_atlas_frame(_atlas("us-atlas/counties-10m.json"), "states"), id="id", name="name",
+                              parent="parent")
+
+
+def us_counties() -> Regions:
+    """States (level 0) and their counties (level 1): a county's state is the first two digits of its
+    5-digit FIPS id (us-atlas 3, US Census 1:10m)."""
+    import pandas as pd
+    topo = _atlas("us-atlas/counties-10m.json")
+    states = _atlas_frame(topo, "states")
+    counties = _atlas_frame(topo, "counties", parent=lambda fips: fips[:2])
+    counties = counties[counties["parent"].isin(set(states["id"]))]
+    both = pd.concat([states, counties], ignore_index=True)
+    return Regions.from_frame(both, id="id", name="name", parent="parent")
+
+
+def world_countries() -> Regions:
+    """Countries (world-atlas 2, Natural Earth 1:110m), id = ISO 3166-1 numeric code."""
+    return Regions.from_frame(_atlas_frame(_atlas("world-atlas/countries-110m.json"), "countries"), id="id",
+                              name="name", parent="parent")

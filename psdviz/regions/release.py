@@ -1,0 +1,110 @@
+"""The region release: private counts for every region of a public layer, consistent over its tree.
+
+It answers the release protocol (``epsilon``, ``ledger``, ``privacy_unit``, ``report()``, ``audit()``,
+``save(path)``; ``pv.load_release`` opens the file) and ``counts()``: one row per region with its id,
+name, level, parent, released count (a non-negative integer, parents equal to the sum of their
+children) and the standard error of the least-squares step it was rounded from.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..core.ledger import Ledger
+from ..core.privacy_unit import PrivacyUnit
+from ..core.rng import Randomness, check_seeded_export
+from ..publish import json_release as jr
+from ..publish.protocol import owner_audit
+from ..publish.release import freeze
+from ..publish.release_checks import bad
+
+FORMAT = "psdviz-regions"
+
+
+@dataclass(frozen=True)
+class RegionRelease:
+    """Noisy and consistent counts of the regions of a public layer (immutable once built)."""
+
+    table: pd.DataFrame          # id, name, level, parent: the public layer, in tree order
+    noisy: np.ndarray            # the measured noisy counts, one per region
+    estimate: np.ndarray         # non-negative integers, parent = sum of children
+    least_squares: np.ndarray    # the consistent real-valued estimate before non-negativity and rounding
+    standard_error: np.ndarray   # of the least-squares estimate (exact for that linear step)
+    params: dict
+    ledger: Ledger
+    randomness: Randomness
+    notes: tuple[str, ...] = ()
+    privacy_unit: PrivacyUnit = field(default_factory=PrivacyUnit)
+    input_report: dict = field(default_factory=dict)   # the owner's exact input counts: audit() only
+
+    def __post_init__(self) -> None:
+        freeze(self, arrays=("noisy", "estimate", "least_squares", "standard_error"), tuples=("notes",),
+               dicts=("params", "input_report"))
+        object.__setattr__(self, "table", self.table.reset_index(drop=True).copy())
+
+    @property
+    def epsilon(self) -> float:
+        return self.ledger.budget
+
+    def counts(self) -> pd.DataFrame:
+        """id, name, level, parent, estimate (released integer), standard_error, noisy (as measured)."""
+        return self.table.assign(estimate=self.estimate, standard_error=self.standard_error, noisy=self.noisy)
+
+    def report(self) -> dict:
+        """Publishable facts: method, parameters, epsilon, ledger, randomness, privacy unit, notes."""
+        return {"method": "regions", "epsilon": self.epsilon, "epsilon_spent": self.ledger.total(),
+                "delta": self.ledger.delta(), "parameters": dict(self.params), "regions": int(self.table.shape[0]),
+                "levels": int(self.table["level"].max()) + 1, "randomness": self.randomness.mode,
+                **self.randomness.warning(), "privacy_unit": str(self.privacy_unit),
+                "ledger": self.ledger.records(), "notes": list(self.notes)}
+
+    def audit(self) -> dict:
+        """The data owner's exact input counts (rows read, outside the domain, in no region): not private."""
+        return owner_audit(self.input_report, self.randomness.seed, method="regions")
+
+    def save(self, path, *, allow_seeded: bool = False):
+        """Write the release file (JSON); ``pv.load_release`` opens it. A seeded run is refused unless
+        ``allow_seeded=True``."""
+        check_seeded_export(self.randomness, allow_seeded, "the region release")
+        t = self.table
+        return jr.write(path, FORMAT, {
+            "report": self.report(), "privacy_unit": str(self.privacy_unit),
+            "regions": {"id": t["id"].tolist(), "name": t["name"].tolist(), "level": t["level"].tolist(),
+                        "parent": [None if p is None or p != p else str(p) for p in t["parent"]]},
+            "noisy": self.noisy.tolist(), "estimate": self.estimate.tolist(),
+            "least_squares": self.least_squares.tolist(), "standard_error": self.standard_error.tolist()})
+
+
+def load_regions(path) -> RegionRelease:
+    """Read a region release file; a damaged or edited file is a ValueError naming what is wrong."""
+    doc = jr.read(path, FORMAT)
+    ledger, rnd = jr.ledger_and_randomness(doc["report"])
+    reg = doc.get("regions")
+    if not isinstance(reg, dict):
+        raise bad("the file has no regions")
+    ids = jr.text_list(reg.get("id"), "regions.id")
+    n = len(ids)
+    level = jr.int_array(reg.get("level"), "regions.level", 0, 64)
+    parent = reg.get("parent")
+    if not isinstance(parent, list) or not all(p is None or p in set(ids) for p in parent):
+        raise bad("every region's parent must be a region id or null")
+    est = jr.int_array(doc.get("estimate"), "estimate", 0, None)
+    arrays = [jr.float_array(doc.get(k), k) if k != "noisy" else np.asarray(doc.get(k), float)
+              for k in ("noisy", "least_squares", "standard_error")]
+    if not all(a.size == n for a in (level, est, *arrays)) or len(parent) != n:
+        raise bad("every array must hold one value per region")
+    pos = pd.Index(ids).get_indexer([p if p is not None else "" for p in parent])
+    sums = np.bincount(pos[pos >= 0], weights=est[pos >= 0], minlength=n)
+    has_kids = np.bincount(pos[pos >= 0], minlength=n) > 0
+    if not np.array_equal(sums[has_kids], est[has_kids]):
+        raise bad("every parent's count must equal the sum of its children's")
+    table = pd.DataFrame({"id": ids, "name": jr.text_list(reg.get("name"), "regions.name"), "level": level,
+                          "parent": parent})
+    params = doc["report"].get("parameters")
+    if not isinstance(params, dict):
+        raise bad("parameters must be an object")
+    return RegionRelease(table, arrays[0], est, arrays[1], arrays[2], params, ledger, rnd,
+                         tuple(jr.text_list(doc["report"].get("notes"), "notes")),
+                         PrivacyUnit.parse(str(doc.get("privacy_unit"))))
