@@ -20,14 +20,15 @@ import json
 import sys
 import warnings
 from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 
-from .api import EmptyReleaseWarning, build
+from .api import EmptyReleaseWarning, build, build_regions
 from .core.domain import Domain
 from .methods.param_info import method_help
 from .methods.registry import methods, references
-from .publish.release_file import load_release
+from .releases import load_release
 from .sources.files import expand_paths, file_kind
 
 EXIT_USAGE = 2
@@ -70,32 +71,26 @@ def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="psdviz", description="Private spatial decompositions from the command line.")
     sub = ap.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="build a private release from a points file and write the release file")
-    b.add_argument("input", help="Parquet or CSV file, or a glob of them (quoted)")
-    b.add_argument("--lon", required=True, help="longitude / x column")
-    b.add_argument("--lat", required=True, help="latitude / y column")
+    _input_arguments(b, "release file to write (.parquet)")
     b.add_argument("--domain", required=True, nargs=4, type=float, metavar=("XMIN", "YMIN", "XMAX", "YMAX"),
                    help="public bounds (never read from the data)")
     b.add_argument("--method", default="auto", choices=list(methods()), help="default: auto (recommended)")
-    b.add_argument("--epsilon", type=float, default=1.0, help="privacy budget (default 1)")
-    b.add_argument("--seed", type=int, default=None,
-                   help="reproducible teaching run: NOT private, so --out needs --allow-seeded")
-    b.add_argument("--allow-seeded", action="store_true",
-                   help="write a seeded run anyway, as a teaching file that says it is NOT private")
     b.add_argument("--allow-outside", action="store_true",
                    help=f"write the release even when fewer than {MIN_INSIDE_SHARE:.0%} of the rows lie inside "
                         "the domain (by default that is refused as a likely wrong --domain or column order)")
-    b.add_argument("--resolution", type=int, default=None, help="bits per axis of the public grid (default 20)")
-    b.add_argument("--user", default=None, help="user id column: user-level privacy")
-    b.add_argument("--max-points-per-user", type=int, default=None, help="k: at most k points kept per user")
     b.add_argument("--param", action="append", type=_param, default=[], metavar="NAME=VALUE",
                    help="a method parameter, e.g. --param height=6 (repeatable)")
     b.add_argument("--nonnegative", action="store_true",
                    help="estimates by non-negative least squares over the released counts (no epsilon)")
-    b.add_argument("--memory-limit", default=None, help='cap on DuckDB\'s memory, e.g. "2GB" (it spills to disk)')
-    b.add_argument("--scheduler", default=None,
-                   help='run on a dask.distributed cluster: its address (tcp://host:8786) or "local"')
-    b.add_argument("--out", required=True, help="release file to write (.parquet)")
     b.add_argument("--crs", default=None, help='coordinate reference system of the domain, e.g. "EPSG:4326"')
+    r = sub.add_parser("regions", help="private counts for every region of a public layer (counties, states, ...)")
+    _input_arguments(r, "the region release (.json, opens with psdviz info) or its counts table (.csv, .parquet)")
+    r.add_argument("--regions", required=True,
+                   help=f"a layer file (GeoJSON, GeoPackage, zipped Shapefile, TopoJSON) or one of {BUNDLED}")
+    r.add_argument("--id", default=None, help="the layer's region id column (not for bundled layers)")
+    r.add_argument("--parent", default=None, help="the layer's parent id column: levels from the parent links")
+    r.add_argument("--name", default=None, help="the layer's region name column")
+    r.add_argument("--layer", default=None, help="the TopoJSON object or GeoPackage layer to read")
     p = sub.add_parser("params", help="a method's parameters: accepted values, defaults, meaning, paper section")
     p.add_argument("method", nargs="?", choices=list(methods()) + list(references()), help="a spatial method")
     p.add_argument("--reference", action="store_true", help="print the whole API reference (docs/api.md)")
@@ -103,6 +98,29 @@ def parser() -> argparse.ArgumentParser:
     i.add_argument("release", help="a release file written by psdviz build or release.save")
     i.add_argument("--json", action="store_true", help="print the whole public report as JSON (for machines)")
     return ap
+
+
+BUNDLED = ("us-states", "us-counties", "world")
+
+
+def _input_arguments(sp: argparse.ArgumentParser, out: str) -> None:
+    """The arguments every command that reads points shares: input, columns, budget, randomness,
+    user-level bound, engines, output."""
+    sp.add_argument("input", help="Parquet or CSV file, or a glob of them (quoted)")
+    sp.add_argument("--lon", required=True, help="longitude / x column")
+    sp.add_argument("--lat", required=True, help="latitude / y column")
+    sp.add_argument("--epsilon", type=float, default=1.0, help="privacy budget (default 1)")
+    sp.add_argument("--seed", type=int, default=None,
+                    help="reproducible teaching run: NOT private, so --out needs --allow-seeded")
+    sp.add_argument("--allow-seeded", action="store_true",
+                    help="write a seeded run anyway, as a teaching file that says it is NOT private")
+    sp.add_argument("--resolution", type=int, default=None, help="bits per axis of the public grid (default 20)")
+    sp.add_argument("--user", default=None, help="user id column: user-level privacy")
+    sp.add_argument("--max-points-per-user", type=int, default=None, help="k: at most k points kept per user")
+    sp.add_argument("--memory-limit", default=None, help='cap on DuckDB\'s memory, e.g. "2GB" (it spills to disk)')
+    sp.add_argument("--scheduler", default=None,
+                    help='run on a dask.distributed cluster: its address (tcp://host:8786) or "local"')
+    sp.add_argument("--out", required=True, help=out)
 
 
 def _progress_bar():
@@ -207,9 +225,8 @@ def check_inside(rel, domain: Domain, allow_outside: bool) -> None:
                      "write it anyway. Nothing was written")
 
 
-def run_build(a: argparse.Namespace) -> int:
-    if not a.out.lower().endswith(".parquet"):
-        raise ValueError(f"--out must be a .parquet release file (got {a.out!r})")
+def check_input_options(a: argparse.Namespace) -> None:
+    """Options that do not go together, refused before anything is read."""
     if (a.user is None) != (a.max_points_per_user is None):
         raise ValueError("user-level privacy needs both --user COL and --max-points-per-user K")
     if a.user and a.scheduler:
@@ -218,6 +235,12 @@ def run_build(a: argparse.Namespace) -> int:
         raise ValueError("--seed makes a reproducible teaching run, which is NOT private (whoever finds the seed "
                          "recovers every exact count); drop --seed for a real release, or add --allow-seeded to "
                          "write a teaching file labelled NOT private")
+
+
+def run_build(a: argparse.Namespace) -> int:
+    if not a.out.lower().endswith(".parquet"):
+        raise ValueError(f"--out must be a .parquet release file (got {a.out!r})")
+    check_input_options(a)
     domain = Domain(*a.domain)
     check_crs(a.crs, domain)
     extra = dict(a.param)
@@ -241,6 +264,43 @@ def run_build(a: argparse.Namespace) -> int:
     return 0
 
 
+def load_layer(a: argparse.Namespace):
+    """The region layer: a bundled one by name, or a file with its id (and parent, name) columns."""
+    from . import regions as rg
+    if a.regions in BUNDLED:
+        return {"us-states": rg.us_states, "us-counties": rg.us_counties, "world": rg.world_countries}[a.regions]()
+    if a.id is None:
+        raise ValueError("--regions FILE needs --id COL (the layer's region id column)")
+    return rg.Regions.from_file(a.regions, id=a.id, parent=a.parent, name=a.name, layer=a.layer)
+
+
+def run_regions(a: argparse.Namespace) -> int:
+    suffix = Path(a.out).suffix.lower()
+    if suffix not in (".json", ".csv", ".parquet"):
+        raise ValueError(f"--out must end in .json (the release), .csv or .parquet (its counts) (got {a.out!r})")
+    check_input_options(a)
+    layer = load_layer(a)
+    extra = {} if a.resolution is None else {"resolution": a.resolution}
+    with _input(a, extra) as points:
+        rel = build_regions(points, layer, epsilon=a.epsilon, seed=a.seed, **extra)
+    rep = rel.audit()
+    print(f"read {rep['rows_in'] + rep.get('rows_dropped_by_user_bound', 0):,} rows: {rep['rows_outside_domain']:,} "
+          f"outside the layer's bounds, {rep['rows_in_no_region']:,} in no region, "
+          f"{rep['rows_nonfinite_dropped']:,} without coordinates (exact counts for you only)", file=sys.stderr)
+    if suffix == ".json":
+        path = rel.save(a.out, allow_seeded=a.allow_seeded)
+    else:
+        from .core.rng import check_seeded_export
+        check_seeded_export(rel.randomness, a.allow_seeded, "the region counts")
+        table = rel.counts()
+        path = Path(a.out)
+        table.to_csv(path, index=False) if suffix == ".csv" else table.to_parquet(path, index=False)
+    _print_ledger(rel)
+    print(f"wrote {path}: {len(rel.estimate):,} regions in {rel.report()['levels']} levels, epsilon {rel.epsilon:g} "
+          f"per {rel.privacy_unit}")
+    return 0
+
+
 def run_info(a: argparse.Namespace) -> int:
     rel = load_release(a.release)
     if a.json:
@@ -256,19 +316,26 @@ def describe(rel) -> None:
     from rich.console import Console
 
     con = Console()
-    d, rep = rel.domain, rel.report()
+    rep = rel.report()
     if "warning" in rep:
         con.print(f"[bold red]{rep['warning']}[/]")
-    chosen = f" (chose {rel.params['chosen']})" if "chosen" in rel.params else ""
-    con.print(f"[bold]{rel.method}{chosen}[/], epsilon {rel.epsilon:g} per {rel.privacy_unit}"
-              + (f", delta {rep['delta']:g}" if rep["delta"] else ""), highlight=False)
-    con.print(f"cells: {rep['cells']:,} published ({rep['nodes']:,} nodes in the tree)", highlight=False)
-    con.print(f"domain: x [{d.xmin:g}, {d.xmax:g}], y [{d.ymin:g}, {d.ymax:g}]; resolution "
-              f"{rel.grid.bits} bits ({rel.grid.size:,} positions per axis)", highlight=False)
+    params = rep.get("parameters", rep.get("params", {}))
+    method = rep.get("method") or ", ".join(rep.get("methods", []))
+    chosen = f" (chose {params['chosen']})" if "chosen" in params else ""
+    con.print(f"[bold]{method}{chosen}[/], epsilon {rel.epsilon:g} per {rel.privacy_unit}"
+              + (f", delta {rep['delta']:g}" if rep.get("delta") else ""), highlight=False)
+    if hasattr(rel, "grid"):                # a spatial release: cells on a grid over a domain
+        d = rel.domain
+        con.print(f"cells: {rep['cells']:,} published ({rep['nodes']:,} nodes in the tree)", highlight=False)
+        con.print(f"domain: x [{d.xmin:g}, {d.xmax:g}], y [{d.ymin:g}, {d.ymax:g}]; resolution "
+                  f"{rel.grid.bits} bits ({rel.grid.size:,} positions per axis)", highlight=False)
+    else:
+        sizes = {k: rep[k] for k in ("regions", "levels", "nodes", "size", "m") if k in rep}
+        con.print(", ".join(f"{k}: {v:,}" for k, v in sizes.items()), highlight=False)
     con.print(f"randomness: {rel.randomness.mode}", highlight=False)
-    params = ", ".join(f"{k} = {v}" for k, v in rep["parameters"].items())
-    if params:
-        con.print(f"parameters: {params}", highlight=False)
+    text = ", ".join(f"{k} = {v}" for k, v in params.items())
+    if text:
+        con.print(f"parameters: {text}", highlight=False)
     _print_ledger(rel)
     for note in rel.notes:
         con.print(f"note: {note}", highlight=False)
@@ -287,7 +354,7 @@ def run_params(a: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     a = parser().parse_args(argv)
-    run = {"build": run_build, "info": run_info, "params": run_params}[a.command]
+    run = {"build": run_build, "regions": run_regions, "info": run_info, "params": run_params}[a.command]
     try:
         return run(a)
     except (ValueError, OSError) as exc:
