@@ -22,7 +22,7 @@ from ..core.noise import geometric_noise, geometric_variance
 from ..core.rng import Randomness
 from ..core.source import KeySource
 from .assign import cells_to_regions, leaf_rows, misplacement
-from .consistency import integer_counts, least_squares, non_negative, region_tree
+from .consistency import integer_counts, least_squares, region_tree
 from .layer import Regions
 from .release import RegionRelease
 
@@ -56,10 +56,12 @@ def measure_regions(source: KeySource, regions: Regions, epsilon: float, rnd: Ra
     var = np.full(truth.size, float(geometric_variance(eps)))
     tree = region_tree(regions.parent_index(), levels, noisy, var)
     ls, se = least_squares(tree)
-    est = integer_counts(tree, non_negative(tree))
+    est = integer_counts(tree, ls)
     step = misplacement(source.grid)
     params = {"resolution": source.grid.bits, "budget": f"epsilon / {L} per level", "epsilon_per_level": eps,
-              "misplacement": step, "consistency": "least squares, then non-negative, then integer rounding"}
+              "misplacement": step,
+              "consistency": "least squares, then top-down non-negative integers (simplex projection, "
+                             "largest remainder)"}
     notes = (f"points are placed by the centre of their cell of the resolution-{source.grid.bits} grid: one within "
              f"{step:.3g} (domain units) of a border may be counted in the neighbouring region",)
     report = {**source.report(), "rows_in_no_region": outside}

@@ -6,11 +6,14 @@ below a virtual, unmeasured root):
 1. least squares: the weighted least-squares estimate given every region's noisy count and its
    variance (:mod:`psdviz.inference.tree_gls`: the ICDE'12 OLS generalised to any fanout); its standard
    errors are exact for this linear step;
-2. non-negativity: the non-negative least-squares estimate (:mod:`psdviz.inference.tree_nnls`);
-3. integers: the total is rounded to the nearest integer, then top-down each parent's integer is
-   shared among its children in proportion to their estimates: floors first, the remainder one each to
-   the children with the largest fractional parts (ties: lower row). Parent = sum of children exactly,
-   every count a non-negative integer.
+2. top level: each top-level region's least-squares estimate, clipped at 0 and rounded to the nearest
+   integer;
+3. top-down, level by level: a parent's integer is shared among its children as the closest
+   non-negative values to their least-squares estimates that sum to it (Euclidean projection onto the
+   simplex, as the US Census TopDown algorithm fits each level under its parent), then made integers:
+   floors first, the remainder one each to the children with the largest fractional parts (ties: lower
+   row). Parent = sum of children exactly, every count a non-negative integer, and no level's clipping
+   at zero inflates the levels above it (clipping counties before summing them up would).
 
 All three read released values only (post-processing, no privacy cost).
 """
@@ -20,7 +23,6 @@ import numpy as np
 
 from ..core.tree import FlatTree
 from ..inference.tree_gls import gls_estimate, gls_plan, gls_variance_fn
-from ..inference.tree_nnls import nnls_estimate
 
 
 def region_tree(parent: np.ndarray, level: np.ndarray, noisy: np.ndarray, var: np.ndarray) -> FlatTree:
@@ -67,26 +69,38 @@ def ancestors(tree: FlatTree) -> np.ndarray:
     return anc
 
 
-def non_negative(tree: FlatTree) -> np.ndarray:
-    """The non-negative least-squares estimate of every row."""
-    return nnls_estimate(tree, tree.noisy, tree.noise_var)
+def simplex_project(y: np.ndarray, group: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Per group, the closest non-negative values (Euclidean) to ``y`` that sum to the group's
+    ``target`` (given per element): x = max(y - tau, 0) with tau fixed by the sum. Vectorised: one sort
+    by (group, -y) and cumulative sums within groups."""
+    order = np.lexsort((-y, group))
+    g, ys, t = group[order], y[order], target[order]
+    start = np.searchsorted(g, g, side="left")
+    j = np.arange(g.size) - start + 1
+    csum = np.cumsum(ys)
+    within = csum - (csum[start] - ys[start])
+    ok = ys - (within - t) / j > 0
+    rho = np.zeros(int(g.max()) + 1 if g.size else 0, dtype=np.int64)
+    np.maximum.at(rho, g, np.where(ok, j, 0))
+    at = np.maximum(start + rho[g] - 1, start)                 # position of the rho-th element of the group
+    tau = np.where(rho[g] > 0, (within[at] - t) / np.maximum(rho[g], 1), np.inf)
+    out = np.empty_like(y, dtype=float)
+    out[order] = np.maximum(ys - tau, 0.0)
+    return out
 
 
-def integer_counts(tree: FlatTree, est: np.ndarray) -> np.ndarray:
-    """Non-negative integers with every parent equal to the sum of its children (rule in the module
-    docstring), vectorised per level."""
-    est = np.maximum(est, 0.0)
+def integer_counts(tree: FlatTree, ls: np.ndarray) -> np.ndarray:
+    """Non-negative integers top-down (rule in the module docstring), vectorised per level."""
     out = np.zeros(tree.n_nodes, dtype=np.int64)
-    out[0] = int(np.rint(est[0]))
     bounds = tree.level_bounds()
-    for d in range(1, tree.height + 1):
+    top = np.arange(bounds[1], bounds[2])
+    out[top] = np.rint(np.maximum(ls[top], 0.0)).astype(np.int64)
+    out[0] = out[top].sum()
+    for d in range(2, tree.height + 1):
         rows = np.arange(bounds[d], bounds[d + 1])
         par = tree.parent[rows]
-        total = np.bincount(par, weights=est[rows], minlength=tree.n_nodes)[par]
-        n_kids = tree.n_children[par]
-        share = np.where(total > 0, est[rows] / np.where(total > 0, total, 1.0), 1.0 / n_kids)
-        want = share * out[par]
-        base = np.floor(want).astype(np.int64)
+        want = simplex_project(ls[rows], par, out[par].astype(float))
+        base = np.floor(want + 1e-9).astype(np.int64)
         left = out - np.bincount(par, weights=base, minlength=tree.n_nodes).astype(np.int64)
         frac = want - base
         order = np.lexsort((rows, -frac, par))
