@@ -254,3 +254,27 @@ def choose_data() -> Dataset | None:
     except (ValueError, OSError) as exc:
         st.error(f"Data problem: {exc}")
         return None
+
+
+def layer_columns(name: str, data: bytes) -> list[str]:
+    """The attribute columns of an uploaded region layer (GeoJSON, GeoPackage, zipped Shapefile,
+    TopoJSON), to pick its id, parent and name columns from."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    import geopandas as gpd
+    if b'"Topology"' in data[:4096]:
+        topo = json.loads(data)
+        geoms = next(iter(topo.get("objects", {}).values()), {}).get("geometries", [])
+        cols = {"id"} | {k for g in geoms[:50] for k in (g.get("properties") or {})}
+        return sorted(cols)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        path.write_bytes(data)
+        try:
+            frame = gpd.read_file(f"zip://{path}" if path.suffix.lower() == ".zip" else path, rows=5)
+        except Exception as exc:   # pyogrio raises its own errors for unreadable files
+            raise ValueError(f"cannot read {name}: {exc}") from None
+    return [c for c in frame.columns if c != "geometry"]
+

@@ -31,3 +31,9 @@ COCO_LAST_CLICK = "coco_last_click"
 # compare
 CMP_RUN = "cmp_run"
 CMP_NONCE = "cmp_nonce"
+
+# regions
+REGIONS_MAP = "regions_map"
+REGIONS_LAST_CLICK = "regions_last_click"
+REGION = "rg_region"                    # the selected region id (a widget key too)
+REGIONS_DRILL = "regions_drill"         # (level, region) to show next: set by "Drill down", read before the widgets

@@ -31,9 +31,9 @@ Z95 = 1.96
 
 
 @st.cache_resource(max_entries=4, show_spinner="Opening the release...")
-def _load(digest: str, _data: bytes) -> pv.Release:
+def _load(digest: str, _data: bytes, suffix: str = ".parquet"):
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "release.parquet"
+        path = Path(tmp) / f"release{suffix}"
         path.write_bytes(_data)
         return pv.load_release(path)
 
@@ -42,21 +42,41 @@ def render() -> None:
     st.title("Open a release")
     with st.sidebar:
         st.header("Release file")
-        up = st.file_uploader("A psdviz release file (.parquet, from release.save or the Map page's download)",
-                              type=["parquet"], key="release_upload")
+        up = st.file_uploader("A psdviz release file (.parquet from the Map page or release.save; .json for "
+                              "region, count-of-counts and sparse releases)", type=["parquet", "json"],
+                              key="release_upload")
     if up is None:
         st.info("Upload a release file to see it as a data consumer does: its cells on the map, and any "
                 "rectangle you draw answered with its error bar. No raw data is needed or shown.")
         return
     data = up.getvalue()
     try:
-        release = _load(hashlib.sha1(data).hexdigest(), data)
+        release = _load(hashlib.sha1(data).hexdigest(), data, Path(up.name).suffix.lower() or ".parquet")
     except ValueError as exc:
         st.error(f"Cannot open {up.name}: {exc}")
+        return
+    if not isinstance(release, pv.Release):
+        other_release(release)
         return
     summary(release)
     depth = depth_control(release)
     view(release, depth)
+    ledger_view(release)
+
+
+def other_release(release) -> None:
+    """A region, count-of-counts or sparse release: what it is, its privacy, its table and ledger."""
+    rep = release.report()
+    if release.randomness.seeded:
+        st.error(release.randomness.warning()["warning"] + ". This file is a teaching artefact, not a release.")
+    st.markdown(f"**{rep.get('method', type(release).__name__)}**, epsilon = {release.epsilon:g}, privacy unit: "
+                f"**{release.privacy_unit}**; randomness: {release.randomness.mode}.")
+    for note in rep.get("notes", []):
+        st.caption(note)
+    if hasattr(release, "counts"):
+        st.dataframe(release.counts().round({"standard_error": 1}), hide_index=True)
+        st.caption("Estimates are non-negative whole numbers; a region equals the sum of the regions inside it. "
+                   "The 95 % interval is the estimate plus or minus 1.96 standard errors.")
     ledger_view(release)
 
 

@@ -1,0 +1,176 @@
+"""Regions page: private counts for places (``pv.build_regions``) on a choropleth that does not turn
+noise into structure; click a region for its value, standard error, 95 % interval and children."""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import psdviz as pv
+from psdviz import regions as rg
+from psdviz.io.samples import sample_points
+from psdviz.regions.build import true_counts
+
+from . import data_input, export, keys, mapview
+from . import regions_view as view
+from .controls import choose_randomness
+
+LAYERS = {"US states > counties": rg.us_counties, "US states": rg.us_states, "World countries": rg.world_countries}
+UPLOAD = "Upload a layer"
+
+
+@st.cache_resource(max_entries=4, show_spinner="Reading the region layer...")
+def _bundled(name: str) -> rg.Regions:
+    return LAYERS[name]()
+
+
+@st.cache_resource(max_entries=4, show_spinner="Reading the region layer...")
+def _uploaded(digest: str, _data: bytes, filename: str, id_col: str, parent: str | None, name: str | None):
+    import tempfile
+    from pathlib import Path
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / filename
+        path.write_bytes(_data)
+        return rg.Regions.from_file(path, id=id_col, parent=parent, name=name)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Counting the regions privately...")
+def _build(key: str, _xy: np.ndarray, _layer: rg.Regions, epsilon: float, seed: int | None, nonce: int):
+    return pv.build_regions(_xy, _layer, epsilon=epsilon, seed=seed)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _truth(key: str, _xy: np.ndarray, _layer: rg.Regions) -> np.ndarray:
+    from psdviz.core.domain import prepare_points
+    return true_counts(prepare_points(_xy, pv.Domain(*_layer.bounds()), outside="drop", nonfinite="drop"), _layer)[0]
+
+
+def _layer_controls() -> tuple[str, rg.Regions] | None:
+    choice = st.selectbox("Region layer", [*LAYERS, UPLOAD], key="rg_layer")
+    if choice != UPLOAD:
+        return choice, _bundled(choice)
+    up = st.file_uploader("A region layer (GeoJSON, GeoPackage, zipped Shapefile, TopoJSON)",
+                          type=["geojson", "json", "gpkg", "zip", "topojson"], key="rg_upload")
+    if up is None:
+        st.info("Upload a layer of polygons with an id column (and a parent column for levels).")
+        return None
+    data = up.getvalue()
+    cols = data_input.layer_columns(up.name, data)
+    id_col = st.selectbox("Region id column", cols, key="rg_id")
+    parent = st.selectbox("Parent id column (levels)", ["(none)", *cols], key="rg_parent")
+    name = st.selectbox("Name column", ["(same as id)", *cols], key="rg_name")
+    layer = _uploaded(hashlib.sha1(data).hexdigest(), data, up.name, id_col,
+                      None if parent == "(none)" else parent, None if name == "(same as id)" else name)
+    return up.name, layer
+
+
+def _points() -> tuple[str, np.ndarray]:
+    shared = st.session_state.get(keys.SHARED_DATA)
+    options = ["GeoNames sample"] + ([f"Map page data: {shared.name}"] if shared is not None else [])
+    pick = st.radio("Points", options, key="rg_points", horizontal=True)
+    if pick == "GeoNames sample":
+        return "geonames", sample_points("geonames")
+    return f"map:{shared.name}", shared.xy
+
+
+def _pick_region(frame, counts: pd.DataFrame, level: int) -> str | None:
+    """The selected region: a click on the map (handled once), or the selector."""
+    ids = counts[counts["level"] == level]["id"].tolist()
+    result = mapview.latest_value(keys.REGIONS_MAP)
+    click = result.get("last_object_clicked") if isinstance(result, dict) else None
+    if click and "lat" in click:
+        sig = (round(float(click["lat"]), 6), round(float(click["lng"]), 6))
+        if st.session_state.get(keys.REGIONS_LAST_CLICK) != sig:
+            st.session_state[keys.REGIONS_LAST_CLICK] = sig
+            hit = view.region_at(frame, counts, level, float(click["lat"]), float(click["lng"]))
+            if hit is not None:
+                st.session_state[keys.REGION] = hit
+    if st.session_state.get(keys.REGION) not in ids:
+        st.session_state[keys.REGION] = ids[0] if ids else None
+    names = dict(zip(counts["id"], counts["name"]))
+    return st.selectbox("Region", ids, key=keys.REGION, format_func=lambda i: f"{names.get(i, i)} ({i})")
+
+
+def _region_panel(counts: pd.DataFrame, rid: str, truth: np.ndarray | None) -> None:
+    row = counts.index[counts["id"] == rid][0]
+    r = counts.loc[row]
+    st.subheader(str(r["name"]))
+    c1, c2 = st.columns(2)
+    c1.metric("Private count", f"{int(r['estimate']):,}")
+    c2.metric("Standard error", f"{r['standard_error']:,.1f}")
+    st.caption(f"95 % interval for the noise: {view.interval(float(r['estimate']), float(r['standard_error']))} "
+               "(from the standard error of the least-squares step, before the counts are made non-negative whole "
+               "numbers).")
+    if truth is not None and st.toggle("Show the true count (owner's view, NOT private)", key="rg_truth"):
+        st.metric("True count (NOT private)", f"{int(truth[row]):,}")
+    kids = counts[counts["parent"] == rid]
+    if len(kids):
+        st.caption(f"{len(kids)} regions inside; their counts add up to {int(kids['estimate'].sum()):,}.")
+        st.dataframe(kids[["id", "name", "estimate", "standard_error"]].round({"standard_error": 1}),
+                     hide_index=True, height=220)
+        if st.button("Drill down a level", key="rg_drill"):     # applied before the widgets of the next run
+            st.session_state[keys.REGIONS_DRILL] = (int(r["level"]) + 1, str(kids["id"].iloc[0]))
+            st.rerun()
+
+
+def _exports(rel, counts: pd.DataFrame, frame) -> None:
+    allow = export.allow_seeded_export(rel.randomness, "rg_allow_seeded")
+    if allow is None:
+        return
+    c1, c2, c3 = st.columns(3)
+    c1.download_button("Release file (JSON)", export.release_bytes(rel, ".json", allow), "regions_release.json",
+                       "application/json", key="rg_json")
+    c2.download_button("Counts (CSV)", counts.to_csv(index=False), "region_counts.csv", "text/csv", key="rg_csv")
+    geo = frame[["id", "geometry"]].merge(counts, on="id")
+    c3.download_button("Counts with outlines (GeoJSON)", geo.to_json(), "region_counts.geojson",
+                       "application/geo+json", key="rg_geojson")
+
+
+def render() -> None:
+    st.title("Regions")
+    st.caption("Private counts for places: every region of a public layer, consistent from the top level down "
+               "(non-negative whole numbers; a region equals the sum of the regions inside it).")
+    with st.sidebar:
+        st.header("Regions")
+        try:
+            picked = _layer_controls()
+        except ValueError as exc:
+            st.error(f"Cannot use this layer: {exc}")
+            return
+        if picked is None:
+            return
+        layer_name, layer = picked
+        data_name, xy = _points()
+        epsilon = st.select_slider("Epsilon", [0.01, 0.03, 0.1, 0.3, 1.0, 3.0], value=1.0, key="rg_eps",
+                                   help="Split evenly across the layer's levels.")
+        seed, nonce = choose_randomness("rg", "region release")
+    key = f"{data_name}|{layer_name}|{len(layer.frame)}"
+    try:
+        rel = _build(key, xy, layer, float(epsilon), seed, nonce)
+    except ValueError as exc:
+        st.error(f"Cannot build: {exc}")
+        return
+    counts = rel.counts()
+    audit = rel.audit()
+    st.caption(f"{audit['rows_used']:,} points used; {audit['rows_in_no_region']:,} fall in no region and "
+               f"{audit['rows_outside_domain']:,} outside the layer (exact counts: for the data owner only). "
+               f"{rel.notes[0][0].upper()}{rel.notes[0][1:]}.")
+    drill = st.session_state.pop(keys.REGIONS_DRILL, None)
+    if drill is not None:
+        st.session_state["rg_level"], st.session_state[keys.REGION] = drill
+    level = st.radio("Level", list(range(layer.n_levels)), key="rg_level", horizontal=True,
+                     format_func=lambda lv: f"level {lv}")
+    col_map, col_panel = st.columns([3, 2])
+    with col_panel:
+        rid = _pick_region(layer.frame, counts, level)
+        if rid is not None:
+            _region_panel(counts, rid, _truth(key, xy, layer))
+    with col_map:
+        fmap, text = view.choropleth(layer.frame, counts, level, rid)
+        mapview.show_map(fmap, key=keys.REGIONS_MAP, height=520)
+        st.caption(text)
+    with st.expander("Ledger"):
+        st.dataframe(pd.DataFrame(rel.ledger.records()), hide_index=True)
+    _exports(rel, counts, layer.frame)

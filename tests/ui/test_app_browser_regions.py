@@ -1,0 +1,65 @@
+"""The Regions page in a real browser: the choropleth renders offline, a click on a region answers
+with its private count, standard error and 95 % interval; a region release file opens on "Open a
+release"."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from test_app_browser import ARGS, ARTIFACTS, CHROMIUM, MAP_IFRAME, server  # noqa: F401
+
+import psdviz as pv
+from psdviz.io.samples import sample_points
+from psdviz.regions import us_states
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def pg(server):  # noqa: F811
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        page.set_default_timeout(120_000)
+        yield page
+        browser.close()
+
+
+def _wait_idle(page):
+    page.wait_for_timeout(300)
+    page.locator("[data-testid='stStatusWidget']").wait_for(state="detached", timeout=120_000)
+
+
+def test_a_click_on_a_region_answers_it(pg, server):  # noqa: F811
+    pg.goto(f"{server}/regions")
+    frame = pg.frame_locator(MAP_IFRAME).last
+    frame.locator("path.leaflet-interactive").first.wait_for()
+    _wait_idle(pg)
+    before = pg.locator("[data-testid='stHeading'] h3").first.inner_text()
+    box = pg.locator(MAP_IFRAME).last.bounding_box()
+    pg.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)   # the middle of the US
+    pg.screenshot(path=str(ARTIFACTS / "08_regions_clicked.png"))
+    pg.wait_for_function(f"() => ![...document.querySelectorAll('[data-testid=stHeading] h3')]"
+                         f".some(e => e.innerText === {before!r})", timeout=60_000)
+    _wait_idle(pg)
+    after = pg.locator("[data-testid='stHeading'] h3").first.inner_text()
+    names = set(us_states().table()["name"])
+    assert after in names and after != before
+    for label in ("Private count", "Standard error"):
+        assert pg.locator("[data-testid='stMetric']", has_text=label).count() == 1
+    assert pg.get_by_text(re.compile("95 % interval for the noise: [0-9,]+–[0-9,]+")).count() == 1
+    assert pg.get_by_text(re.compile("Colour classes of")).count() == 1
+    pg.screenshot(path=str(ARTIFACTS / "08_regions.png"), full_page=True)
+
+
+def test_a_region_release_opens_on_the_release_page(pg, server, tmp_path):  # noqa: F811
+    rel = pv.build_regions(sample_points("geonames"), us_states(), epsilon=1.0)
+    path = rel.save(tmp_path / "states.json")
+    pg.goto(f"{server}/release")
+    pg.get_by_text("Upload a release file").wait_for()
+    pg.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
+    pg.get_by_text("Privacy ledger").wait_for()
+    _wait_idle(pg)
+    assert pg.get_by_text(re.compile("regions")).count() >= 1
+    assert pg.get_by_text(re.compile("a region equals the sum of the regions inside it")).count() == 1
