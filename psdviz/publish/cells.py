@@ -104,6 +104,17 @@ def within_noise(tree: FlatTree, nodes: np.ndarray, k: float = 2.0) -> np.ndarra
     return ok & (tree.est[nodes] < k * np.sqrt(np.where(ok, var, 0.0)))
 
 
+def relative_noise(tree: FlatTree, nodes: np.ndarray) -> np.ndarray:
+    """Each cell's noise standard deviation over its estimate (NaN where not measured or not positive):
+    how finely its density can be told apart from its neighbours'. Released values only."""
+    if tree.noise_var is None:
+        return np.full(nodes.size, np.nan)
+    var = tree.noise_var[nodes]
+    est = tree.est[nodes]
+    ok = np.isfinite(var) & (est > 0)
+    return np.where(ok, np.sqrt(np.where(ok, var, 0.0)) / np.where(ok, est, 1.0), np.nan)
+
+
 def noise_level(tree: FlatTree, nodes: np.ndarray, k: float = 2.0) -> tuple[float, float] | None:
     """(median noise sd of the cells' noisy counts, share of cells :func:`within_noise`) over the
     measured cells among ``nodes``; None if none is measured. A teaching summary of a view."""

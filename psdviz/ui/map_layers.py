@@ -21,7 +21,7 @@ from folium.plugins import Draw
 from folium.template import Template
 
 from psdviz import Release
-from psdviz.publish.cells import cell_density, frontier, within_noise
+from psdviz.publish.cells import cell_density, frontier, relative_noise, within_noise
 from psdviz.query.raster import mercator_centres, rasterize
 
 from .assets import use_local_leaflet
@@ -37,30 +37,55 @@ QUERY_COLOUR = "#0a7d00"
 
 @dataclass(frozen=True)
 class Colours:
-    """log10 density bins: colour index per cell and the range shown in the legend."""
+    """log10 density classes: palette index per cell, the range shown, the class edges (log10) and
+    the log10 width of two noise standard deviations that no step is finer than."""
 
     index: np.ndarray
     lo: float
     hi: float
+    edges: tuple[float, ...] = ()
+    noise: float = 0.0
 
 
-def colour_bins(density: np.ndarray, faint: np.ndarray | None = None) -> Colours:
-    """Bin log10 of positive densities between their 2nd and 98th percentiles; <= 0 gets bin 0.
+def _weighted_quantile(values: np.ndarray, weights: np.ndarray, q) -> np.ndarray:
+    order = np.argsort(values)
+    cum = np.cumsum(weights[order])
+    return np.interp(np.asarray(q) * cum[-1], cum, values[order])
 
-    Cells flagged ``faint`` (estimate within noise of zero, :func:`psdviz.publish.cells.within_noise`) get
-    bin 0 and do not stretch the colour range, so noise around empty areas is not painted as data.
-    """
+
+def colour_bins(density: np.ndarray, faint: np.ndarray | None = None,
+                rel_sd: np.ndarray | None = None, area: np.ndarray | None = None) -> Colours:
+    """Classes of log10 density between the 2nd and 98th percentiles of the cells not within noise,
+    each class at least two noise standard deviations wide: ``rel_sd`` is each cell's noise sd over its
+    estimate, and log10(1 + 2 sd / est) at the 90th percentile is the narrowest step allowed. With
+    ``area``, percentiles weigh cells by their area (what the eye sees), so many tiny noisy cells do not
+    stretch the range. Data within
+    noise of each other therefore share a colour or sit in neighbouring classes; uniform data draw one
+    colour. At most len(PALETTE) classes, spread over the palette.
+
+    Cells flagged ``faint`` (estimate within noise of zero, :func:`psdviz.publish.cells.within_noise`)
+    get the palest colour and do not stretch the range, so noise around empty areas is not painted as
+    data. Reads released values only."""
     faint = np.zeros(density.size, bool) if faint is None else np.asarray(faint, bool)
-    pos = density[np.isfinite(density) & (density > 0) & ~faint]
-    if pos.size == 0:
+    keep = np.isfinite(density) & (density > 0) & ~faint
+    if not keep.any():
         return Colours(np.zeros(density.size, int), 0.0, 0.0)
-    lg = np.log10(pos)
-    lo, hi = np.percentile(lg, [2, 98])
-    hi = max(hi, lo + 1e-9)
+    lg = np.log10(density[keep])
+    w = np.ones(lg.size) if area is None else np.maximum(np.asarray(area, float)[keep], 0.0) + 1e-300
+    lo, hi = (float(v) for v in _weighted_quantile(lg, w, [0.02, 0.98]))
+    noise = 0.0
+    if rel_sd is not None and np.isfinite(np.asarray(rel_sd, float)[keep]).any():
+        rs = np.asarray(rel_sd, float)[keep]
+        ok = np.isfinite(rs)
+        noise = float(np.log10(1.0 + 2.0 * _weighted_quantile(rs[ok], w[ok], 0.9)))
+    n = int(np.clip(np.floor((hi - lo) / noise) if noise > 0 else len(PALETTE), 1, len(PALETTE)))
+    hi = max(hi, lo + max(noise, 1e-9))
     with np.errstate(divide="ignore", invalid="ignore"):
-        v = np.where((density > 0) & ~faint, np.log10(np.where(density > 0, density, 1)), -np.inf)
-    idx = np.clip(np.floor((v - lo) / (hi - lo) * len(PALETTE)), 0, len(PALETTE) - 1).astype(int)
-    return Colours(idx, float(lo), float(hi))
+        v = np.where(keep, np.log10(np.where(density > 0, density, 1)), -np.inf)
+    cls = np.clip(np.floor((v - lo) / (hi - lo) * n), 0, n - 1).astype(int)
+    shades = np.rint(np.linspace(1 if n > 1 else len(PALETTE) // 2, len(PALETTE) - 1, n)).astype(int)
+    idx = np.where(keep, shades[cls], 0)
+    return Colours(idx, lo, hi, tuple(np.linspace(lo, hi, n + 1)), noise)
 
 
 def _bounds(release: Release) -> list[list[float]]:
@@ -204,7 +229,9 @@ def make_map(release: Release, depth: int, true_points: np.ndarray | None = None
     (only drawn for a lon/lat domain when the outline file is there); ``basemap``: OpenStreetMap tiles
     under the cells (lon/lat domains only; removed on the first tile error, e.g. offline)."""
     nodes = frontier(release.tree, depth)
-    colours = colour_bins(cell_density(release.tree, nodes), within_noise(release.tree, nodes))
+    r = release.tree.rect[nodes]
+    colours = colour_bins(cell_density(release.tree, nodes), within_noise(release.tree, nodes),
+                          relative_noise(release.tree, nodes), (r[:, 2] - r[:, 0]) * (r[:, 3] - r[:, 1]))
     b = _bounds(release)
     m = folium.Map(location=[(b[0][0] + b[1][0]) / 2, (b[0][1] + b[1][1]) / 2], zoom_start=2, tiles=None,
                    prefer_canvas=True, world_copy_jump=False, control_scale=True, zoom_snap=0.1)
@@ -252,13 +279,18 @@ def query_layer(rect: list[float] | None) -> folium.FeatureGroup | None:
 
 
 def legend_html(colours: Colours) -> str:
-    """A small colour bar: estimated count per square unit (e.g. per square degree), log scale."""
-    boxes = "".join(f'<span style="background:{c};display:inline-block;width:22px;height:12px"></span>'
-                    for c in PALETTE)
-    lo, hi = (10 ** colours.lo, 10 ** colours.hi)
+    """The classes drawn: their colours and density ranges (points per square unit, log scale), and the
+    noise every step is at least as wide as."""
+    edges = colours.edges or (colours.lo, colours.hi)
+    n = len(edges) - 1
+    shades = np.rint(np.linspace(1 if n > 1 else len(PALETTE) // 2, len(PALETTE) - 1, n)).astype(int)
+    parts = [f'<span style="background:{PALETTE[s]};display:inline-block;width:22px;height:12px"></span> '
+             f'{_fmt(10 ** a)}-{_fmt(10 ** b)}' for s, a, b in zip(shades, edges[:-1], edges[1:])]
+    noise = (f"each step is at least two noise standard deviations wide (x{10 ** colours.noise:.2g} in density), "
+             "so cells within noise of each other share a colour or neighbouring ones; " if colours.noise else "")
     return (f'<div style="font-size:0.8em">estimated density (points per square degree, log scale): '
-            f'{_fmt(lo)} {boxes} {_fmt(hi)}; the palest colour also marks cells whose estimate is within noise '
-            f'of zero (below 2 noise standard deviations)</div>')
+            f'{" ".join(parts)}; {noise}the palest colour marks cells whose estimate is within noise of zero '
+            f'(below 2 noise standard deviations)</div>')
 
 
 def _fmt(v: float) -> str:

@@ -1,0 +1,49 @@
+"""Honest colours: on uniform points the drawn map is near uniform, whatever the method and epsilon.
+The stated measure: at least 95 % of the map's area lies in three consecutive colour classes (noise of
+plus or minus two standard deviations spans at most three classes two standard deviations wide), so
+the map shows one level with noise around it; the GeoNames sample keeps its structure (at least five
+classes drawn)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import psdviz as pv
+from psdviz.io.samples import sample_points
+from psdviz.publish.cells import cell_density, relative_noise, within_noise
+from psdviz.ui.map_layers import colour_bins
+
+UNIFORM = np.random.default_rng(0).uniform([-10, 35], [30, 60], (100_000, 2))
+DOM = pv.Domain(-10, 35, 30, 60)
+
+
+def _colours(rel):
+    nodes = rel.tree.leaf_index()
+    r = rel.tree.rect[nodes]
+    area = (r[:, 2] - r[:, 0]) * (r[:, 3] - r[:, 1])
+    c = colour_bins(cell_density(rel.tree, nodes), within_noise(rel.tree, nodes), relative_noise(rel.tree, nodes),
+                    area)
+    return c, area
+
+
+@pytest.mark.parametrize("method", ["auto", "quadtree", "ug", "kdtree", "hybrid", "privtree", "ag", "htree"])
+@pytest.mark.parametrize("eps", [0.1, 1.0])
+def test_uniform_points_draw_a_near_uniform_map(method, eps):
+    c, area = _colours(pv.build(UNIFORM, DOM, method, eps, seed=1))
+    classes = np.unique(c.index[c.index > 0])                   # palette shades in use, in order
+    rank = np.searchsorted(classes, c.index)                    # consecutive class numbers
+    per_class = np.bincount(rank[c.index > 0], weights=area[c.index > 0], minlength=classes.size)
+    window = np.convolve(per_class, np.ones(3), mode="full")[: max(classes.size, 1) + 2].max()
+    assert window + area[c.index == 0].sum() >= 0.95 * area.sum(), per_class / area.sum()
+
+
+def test_the_geonames_sample_keeps_its_structure():
+    c, _ = _colours(pv.build(sample_points("geonames"), pv.Domain.world(), "auto", 1.0, seed=1))
+    assert np.unique(c.index).size >= 5
+
+
+def test_steps_are_never_finer_than_the_noise():
+    rng = np.random.default_rng(2)
+    density = 10 ** rng.uniform(0, 3, 500)
+    c = colour_bins(density, None, np.full(500, 0.5), np.ones(500))
+    assert np.diff(c.edges).min() >= np.log10(1 + 2 * 0.5) - 1e-12
