@@ -30,6 +30,14 @@ def release_bytes(release, suffix: str, allow_seeded: bool = False, **save_kw) -
         return Path(release.save(Path(tmp) / f"release{suffix}", allow_seeded=allow_seeded, **save_kw)).read_bytes()
 
 
+def geoparquet_bytes(frame) -> bytes:
+    """A GeoDataFrame as GeoParquet bytes (for GIS tools)."""
+    import io
+    buf = io.BytesIO()
+    frame.to_parquet(buf, index=False)
+    return buf.getvalue()
+
+
 def release_file_bytes(release: Release, allow_seeded: bool = False) -> bytes:
     """The release file (GeoParquet, docs/release-format.md); lon/lat domains are labelled EPSG:4326."""
     from .outlines import is_lon_lat

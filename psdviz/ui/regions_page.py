@@ -119,13 +119,16 @@ def _exports(rel, counts: pd.DataFrame, frame) -> None:
     allow = export.allow_seeded_export(rel.randomness, "rg_allow_seeded")
     if allow is None:
         return
-    c1, c2, c3 = st.columns(3)
+    c1, c2, c3, c4 = st.columns(4)
     c1.download_button("Release file (JSON)", export.release_bytes(rel, ".json", allow), "regions_release.json",
                        "application/json", key="rg_json")
     c2.download_button("Counts (CSV)", counts.to_csv(index=False), "region_counts.csv", "text/csv", key="rg_csv")
     geo = frame[["id", "geometry"]].merge(counts, on="id")
     c3.download_button("Counts with outlines (GeoJSON)", geo.to_json(), "region_counts.geojson",
                        "application/geo+json", key="rg_geojson")
+    c4.download_button("Counts with outlines (GeoParquet)", lambda: export.geoparquet_bytes(geo),
+                       "region_counts.parquet", "application/vnd.apache.parquet", key="rg_geoparquet",
+                       on_click="ignore")
 
 
 def render() -> None:

@@ -57,7 +57,7 @@ def test_seeded_exports_need_the_opt_in():
     at.radio(key="rg_rand").set_value("seed").run()
     assert len(at.get("download_button")) == 0
     at.checkbox(key="rg_allow_seeded").check().run()
-    assert len(at.get("download_button")) == 3
+    assert len(at.get("download_button")) == 4
 
 
 def test_colour_classes_cannot_split_regions_within_noise():
@@ -94,3 +94,15 @@ render()
     loaded = release_page._load("x", data, ".json")
     assert isinstance(loaded, pv.regions.RegionRelease)
     np.testing.assert_array_equal(loaded.estimate, rel.estimate)
+
+
+def test_geoparquet_export_reads_back():
+    import io
+
+    import geopandas as gpd
+
+    from psdviz.regions import us_states
+    from psdviz.ui import export
+    frame = us_states().frame[["id", "geometry"]].assign(estimate=1)
+    back = gpd.read_parquet(io.BytesIO(export.geoparquet_bytes(frame)))
+    assert len(back) == len(frame) and back.crs.to_epsg() == 4326
