@@ -333,7 +333,7 @@ def describe(rel) -> None:
         sizes = {k: rep[k] for k in ("regions", "levels", "nodes", "size", "m") if k in rep}
         con.print(", ".join(f"{k}: {v:,}" for k, v in sizes.items()), highlight=False)
     con.print(f"randomness: {rel.randomness.mode}", highlight=False)
-    text = ", ".join(f"{k} = {v}" for k, v in params.items())
+    text = ", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}" for k, v in params.items())
     if text:
         con.print(f"parameters: {text}", highlight=False)
     _print_ledger(rel)

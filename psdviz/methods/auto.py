@@ -60,6 +60,7 @@ class Rule:
     applies: Callable[[Facts], bool]
     method: str
     why: str
+    plain: str                  # the choice in one sentence a teacher can read out
     nonnegative: bool = False   # apply NNLS over the chosen method's released counts (post-processing)
 
     @property
@@ -72,15 +73,20 @@ RULES = (
          "an atom in a corner of the domain (both attributes at their minimum, where zero-inflated pairs of "
          "non-negative values such as capital gain x loss put it): the hybrid kd-tree's quadtree levels isolate "
          "the corner and its two edges, and non-negative least squares over its counts removes the noise spread "
-         "over the empty rest (docs/reproduction/auto_rule.md)", nonnegative=True),
+         "over the empty rest (docs/reproduction/auto_rule.md)",
+         "Many points sit in one corner of the map, so auto used the hybrid tree, which cuts that corner out, and "
+         "cleared the noise spread over the empty rest.", nonnegative=True),
     Rule(f"spread >= {SPREAD_MIN:g} and N eps >= {N_EPS_MIN:g}",
          lambda f: f.spread >= SPREAD_MIN and f.n * f.epsilon >= N_EPS_MIN, "ag",
          "the points fill most of the domain (like a smooth mixture), where AG's adaptive grid is ahead of "
          "PrivTree in 9 of the 10 synthetic cells of this row (median ratio 0.81, docs/reproduction/auto_rule.md) "
-         "and on the DPBench synthetic set"),
+         "and on the DPBench synthetic set",
+         "The points fill most of the map, so auto used the adaptive grid, which does best on evenly spread data."),
     Rule("any other data", lambda f: True, "privtree",
          "best psdviz method in 8 of 12 DPBench cells (the four files without an atom, both epsilons; "
-         "docs/reproduction/dpbench.md); adapts to concentrated data through its own noisy counts"),
+         "docs/reproduction/dpbench.md); adapts to concentrated data through its own noisy counts",
+         "The points crowd into some places and leave others empty, so auto used PrivTree, which splits the map "
+         "only where there are points."),
 )
 
 
@@ -154,9 +160,11 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
         rel = nonnegative(rel)
     split_eps = rel.tree.split_eps.copy()
     split_eps[0] += cost               # the facts are spent once, on every root-to-leaf path
-    why = (f"auto chose {rule.label} ({rule.when}; N {pop.source}: {facts.n:,.0f}, spread "
-           f"{facts.spread:.2f}, largest corner cell >= {facts.corner_share:.2f} of N): {rule.why}; "
-           f"the facts cost epsilon {cost:g}")
+    corner = ("no corner cell holds a noticeable share of them" if facts.corner_share < 0.01 else
+              f"one corner cell holds at least {facts.corner_share:.0%} of them")
+    why = (f"auto chose {rule.label} (N {pop.source}: about {facts.n:,.0f} points; they fill {facts.spread:.0%} of "
+           f"the cells an even spread would; {corner}): {rule.plain} Finding this out cost epsilon {cost:g}. "
+           f"Rule: {rule.when}; evidence: {rule.why}.")
     params = {"chosen": rule.method, "nonnegative": rule.nonnegative, "why": rule.why, "rule": rule.when,
               "choice_epsilon": cost, "spread": round(facts.spread, 4),
               "corner_share": round(facts.corner_share, 4), **rel.params}

@@ -24,10 +24,12 @@ def render(domain: pv.Domain, rect: list[float] | None, spec_method: str, spec_p
         if rect is None:
             st.caption("Draw (or type) a query rectangle first: the plan is for that query's size and place.")
             return
-        method = spec_method if spec_method in PLANNABLE else "ug"
-        method = st.selectbox("Plan for method", PLANNABLE, index=PLANNABLE.index(method), key="plan_method",
+        built = built_method(spec_method, spec_params)
+        method = st.selectbox("Plan for method", PLANNABLE, index=PLANNABLE.index(default_plan(built)),
+                              key="plan_method",
                               help="Methods whose error is known before the data are read (the quadtree without "
                                    "pruning, the uniform grid; the adaptive grid under a uniform density).")
+        st.caption(plan_caption(spec_method, built, method))
         n = st.number_input("Public N (type it: an estimate you may publish)", min_value=1, value=None, step=1,
                             key="plan_n", placeholder="e.g. a published population figure")
         c1, c2 = st.columns(2)
@@ -53,6 +55,27 @@ def render(domain: pv.Domain, rect: list[float] | None, spec_method: str, spec_p
             return
         st.session_state[RESULT_KEY] = plan
         show(plan)
+
+
+def built_method(spec_method: str, params: dict) -> str:
+    """The method the release really used: auto's pick for auto."""
+    return str(params.get("chosen", spec_method)) if spec_method == "auto" else spec_method
+
+
+def default_plan(built: str) -> str:
+    """Plan for the built method when its error can be planned, else for the uniform grid."""
+    return built if built in PLANNABLE else "ug"
+
+
+def plan_caption(spec_method: str, built: str, planned: str) -> str:
+    """Says plainly which method the plan is for, and whether that is the one this release used."""
+    which = f"{built} (auto's pick)" if spec_method == "auto" else built
+    if planned == built:
+        return f"Plans for {which}, the method this release used."
+    if built not in PLANNABLE:
+        return (f"This release used {which}, whose error depends on the data and cannot be planned before they are "
+                f"read; the plan is for {planned} instead.")
+    return f"The plan is for {planned}, not for {which}, the method this release used."
 
 
 def show(plan: pv.EpsilonPlan | None) -> None:

@@ -22,6 +22,7 @@ EPSILON_PLAN = "epsilon_plan"           # the "What epsilon do I need?" result
 RELEASE_MAP = "release_map"
 RELEASE_QUERY = "release_query"
 RELEASE_QUERIES = "release_queries"
+RELEASE_DIGEST = "release_digest"       # the open file: a new one clears the old one's queries
 
 # count of counts
 COCO_MAP = "coco_map"

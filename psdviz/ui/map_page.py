@@ -17,7 +17,7 @@ import streamlit as st
 import psdviz as pv
 from psdviz.publish.cells import cell_at, cell_details, frontier_sizes, noise_level, view_depth
 
-from . import cache, controls, data_input, epsilon_panel, export, keys, mapview
+from . import cache, controls, data_input, epsilon_panel, export, keys, mapview, words
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
 from .outlines import is_lon_lat
 from .query_panel import at_rect_corner, clicked_point, compare, rect_from_drawings
@@ -87,11 +87,11 @@ def input_summary(data: data_input.Dataset, release: pv.Release) -> None:
                + (f" User-level privacy: {rep['rows_dropped_by_user_bound']:,} rows beyond "
                   f"{data.max_points_per_user} per user dropped at random." if data.user is not None else ""))
     details.caption("Parameters used (defaults from the paper, formulas evaluated by the engine): "
-               + ", ".join(f"{k} = {_short(v)}" for k, v in release.params.items()))
+               + words.params_text(release.params))
     if release.grid is not None:
         sx, sy = release.grid.step
         details.caption(f"Public grid: resolution {release.grid.bits} ({release.grid.size:,} positions per axis, "
-                   f"step {_short(sx)} x {_short(sy)}); every published coordinate lies on it."
+                   f"step {words.short(sx)} x {words.short(sy)}); every published coordinate lies on it."
                    + "".join(f" {n}." for n in release.notes if "capped" in n))
 
 
@@ -244,11 +244,6 @@ def cell_panel(release: pv.Release, nodes: np.ndarray) -> None:
         f"x [{c['rect'][0]:.3f}, {c['rect'][2]:.3f}], y [{c['rect'][1]:.3f}, {c['rect'][3]:.3f}]")
 
 
-def _short(v) -> str:
-    """Floats to 4 significant digits (0.013571428571428571 -> 0.01357); other values as they are."""
-    return f"{v:.4g}" if isinstance(v, float) else str(v)
-
-
 def _num(v) -> str:
     return "not measured" if v is None else f"{v:,.2f}"
 
@@ -270,7 +265,7 @@ def budget_view(release: pv.Release) -> None:
         return
     if not st.toggle("Show the budget chart and the ledger table", key="show_budget"):
         return
-    recs["level"] = recs["level"].map(lambda v: "global" if pd.isna(v) else str(int(v)))
+    recs = words.ledger_frame(release.ledger.records())
     fig = px.bar(recs, x="level", y="epsilon", color="what", barmode="stack",
                  labels={"level": "tree level", "epsilon": "epsilon"}, height=300)
     fig.update_xaxes(type="category")

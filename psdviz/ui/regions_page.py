@@ -13,7 +13,7 @@ from psdviz import regions as rg
 from psdviz.io.samples import sample_points
 from psdviz.regions.build import true_counts
 
-from . import data_input, export, keys, mapview
+from . import data_input, export, keys, mapview, words
 from . import regions_view as view
 from .controls import choose_randomness
 
@@ -175,5 +175,5 @@ def render() -> None:
         mapview.show_map(fmap, key=keys.REGIONS_MAP, height=520)
         st.caption(text)
     with st.expander("Ledger"):
-        st.dataframe(pd.DataFrame(rel.ledger.records()), hide_index=True)
+        st.dataframe(words.ledger_frame(rel.ledger.records()), hide_index=True)
     _exports(rel, counts, layer.frame)

@@ -19,7 +19,7 @@ import streamlit as st
 import psdviz as pv
 from psdviz.publish.cells import view_depth
 
-from . import keys, mapview
+from . import keys, mapview, words
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
 from .map_page import cell_panel, keep_new_drawing, noise_caption
 from .query_panel import at_rect_corner, clicked_point, private_answer
@@ -50,8 +50,13 @@ def render() -> None:
                 "rectangle you draw answered with its error bar. No raw data is needed or shown.")
         return
     data = up.getvalue()
+    digest = hashlib.sha1(data).hexdigest()
+    if st.session_state.get(keys.RELEASE_DIGEST) != digest:      # a new file: queries of the old one go
+        st.session_state[keys.RELEASE_DIGEST] = digest
+        for key in (RECT_KEY, HISTORY_KEY):
+            st.session_state.pop(key, None)
     try:
-        release = _load(hashlib.sha1(data).hexdigest(), data, Path(up.name).suffix.lower() or ".parquet")
+        release = _load(digest, data, Path(up.name).suffix.lower() or ".parquet")
     except ValueError as exc:
         st.error(f"Cannot open {up.name}: {exc}")
         return
@@ -88,7 +93,7 @@ def summary(release: pv.Release) -> None:
                 f"{int(release.tree.is_leaf.sum()):,} cells; randomness: {release.randomness_mode}.")
     st.caption(f"Domain x [{d.xmin:g}, {d.xmax:g}], y [{d.ymin:g}, {d.ymax:g}]; resolution "
                f"{release.grid.bits} ({release.grid.size:,} positions per axis). Parameters: "
-               + ", ".join(f"{k} = {v}" for k, v in release.params.items()))
+               + words.params_text(release.params))
     for note in release.notes:
         st.caption(note)
 
@@ -126,11 +131,21 @@ def answer_row(release: pv.Release, rect: list[float]) -> dict:
             "standard_error": se, "low_95": est - Z95 * se, "high_95": est + Z95 * se}
 
 
+def overlaps_domain(domain: pv.Domain, rect: list[float]) -> bool:
+    """True when the rectangle shares some area with the release's domain."""
+    return (min(rect[2], domain.xmax) > max(rect[0], domain.xmin)
+            and min(rect[3], domain.ymax) > max(rect[1], domain.ymin))
+
+
 def query_answer(release: pv.Release) -> None:
     st.subheader("Query")
     rect = st.session_state.get(RECT_KEY)
     if rect is None:
         st.info("Draw a rectangle on the map (square tool at the top left): the release answers it.")
+        return
+    if not overlaps_domain(release.domain, rect):
+        st.warning("This rectangle lies outside the release's domain: the release says nothing about it (its "
+                   "answer is not 0 with no error). Draw inside the release's cells.")
         return
     try:
         row = answer_row(release, rect)
@@ -164,4 +179,4 @@ def ledger_view(release: pv.Release) -> None:
     st.subheader("Privacy ledger")
     st.caption(f"Spent {release.ledger.total():.4g} of epsilon {release.epsilon:g} on the worst path "
                f"(privacy unit: {release.privacy_unit}).")
-    st.dataframe(pd.DataFrame(release.ledger.records()), hide_index=True, width="stretch")
+    st.dataframe(words.ledger_frame(release.ledger.records()), hide_index=True, width="stretch")

@@ -315,3 +315,30 @@ def plan_domain() -> pv.Domain:
 def parameter_choices(method: str) -> dict[str, tuple[str, ...]]:
     """The fixed value sets of ``method``'s string parameters (e.g. {"budget": PLANS, ...})."""
     return {n: i.choices for n, i in parameter_info(method).items() if i.choices}
+
+
+def test_the_planner_plans_for_what_was_built_and_says_so():
+    from psdviz.ui.epsilon_panel import built_method, default_plan, plan_caption
+    assert built_method("auto", {"chosen": "ag"}) == "ag" and default_plan("ag") == "ag"
+    assert plan_caption("auto", "ag", "ag") == "Plans for ag (auto's pick), the method this release used."
+    assert built_method("auto", {"chosen": "privtree"}) == "privtree" and default_plan("privtree") == "ug"
+    text = plan_caption("auto", "privtree", "ug")
+    assert "privtree (auto's pick)" in text and "cannot be planned" in text and "the plan is for ug" in text
+    assert plan_caption("quadtree", "quadtree", "ug") == ("The plan is for ug, not for quadtree, the method this "
+                                                          "release used.")
+
+
+def test_words_round_numbers_and_name_ledger_levels():
+    from psdviz.ui.words import ledger_frame, params_text
+    assert params_text({"lambda": 11.904761904761903, "height": 8, "budget": "geometric"}) == (
+        "lambda = 11.9, height = 8, budget = geometric")
+    df = ledger_frame([{"what": "N estimate", "epsilon": 0.025, "level": None},
+                       {"what": "count", "epsilon": 0.475, "level": 3}])
+    assert df["level"].tolist() == ["whole release", "3"] and df["epsilon"].sum() == 0.5
+
+
+def test_a_rectangle_outside_the_release_is_not_answered_as_zero():
+    from psdviz.ui.release_page import overlaps_domain
+    dom = pv.Domain(0, 0, 1, 1)
+    assert overlaps_domain(dom, [0.5, 0.5, 2.0, 2.0]) and not overlaps_domain(dom, [2.0, 2.0, 3.0, 3.0])
+    assert not overlaps_domain(dom, [1.0, 0.0, 2.0, 1.0])          # touching the edge only: no area

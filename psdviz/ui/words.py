@@ -1,0 +1,24 @@
+"""Numbers and ledgers in words for people: rounded, with levels named (one place for every page)."""
+from __future__ import annotations
+
+import pandas as pd
+
+
+def short(v) -> str:
+    """Floats to 4 significant digits (0.013571428571428571 -> 0.01357); other values as they are."""
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
+def params_text(params: dict) -> str:
+    """A release's parameters as "name = value" pairs, numbers rounded."""
+    return ", ".join(f"{k} = {short(v)}" for k, v in params.items())
+
+
+def ledger_frame(records: list[dict]) -> pd.DataFrame:
+    """The ledger for a table: a step without a tree level reads "whole release" (epsilons stay exact:
+    a reader adds them up)."""
+    df = pd.DataFrame(records)
+    if df.empty:
+        return df
+    df["level"] = df["level"].map(lambda v: "whole release" if pd.isna(v) else str(int(v)))
+    return df
