@@ -6,29 +6,14 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_app_browser import ARGS, ARTIFACTS, CHROMIUM, MAP_IFRAME, server  # noqa: F401
+from test_app_browser import ARTIFACTS, MAP_IFRAME, server  # noqa: F401
+from test_app_browser_release import _wait_idle, pg  # noqa: F401
 
 import psdviz as pv
 from psdviz.io.samples import sample_points
 from psdviz.regions import us_states
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def pg(server):  # noqa: F811
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-        page.set_default_timeout(120_000)
-        yield page
-        browser.close()
-
-
-def _wait_idle(page):
-    page.wait_for_timeout(300)
-    page.locator("[data-testid='stStatusWidget']").wait_for(state="detached", timeout=120_000)
 
 
 def test_a_click_on_a_region_answers_it(pg, server):  # noqa: F811
