@@ -201,13 +201,16 @@ def check_crs(crs: str | None, domain: Domain) -> None:
 
 
 def input_counts(rel) -> str:
-    """The data owner's line (stderr, never the file): rows read, outside, invalid, dropped, used."""
+    """The data owner's line (stderr, never the file): rows read, outside, invalid, dropped, in no
+    region (region releases), used."""
     rep = rel.audit()
     line = (f"read {rep['rows_in'] + rep.get('rows_dropped_by_user_bound', 0):,} rows: "
             f"{rep['rows_outside_domain']:,} outside the domain ({rep['outside_rows']}), "
             f"{rep['rows_nonfinite_dropped']:,} with missing or non-finite coordinates (dropped)")
     if "rows_dropped_by_user_bound" in rep:
         line += f", {rep['rows_dropped_by_user_bound']:,} dropped by --max-points-per-user"
+    if "rows_in_no_region" in rep:
+        line += f", {rep['rows_in_no_region']:,} in no region"
     return line + f"; {rep['rows_used']:,} used (exact counts for you only: not part of the release)"
 
 
@@ -283,10 +286,7 @@ def run_regions(a: argparse.Namespace) -> int:
     extra = {} if a.resolution is None else {"resolution": a.resolution}
     with _input(a, extra) as points:
         rel = build_regions(points, layer, epsilon=a.epsilon, seed=a.seed, **extra)
-    rep = rel.audit()
-    print(f"read {rep['rows_in'] + rep.get('rows_dropped_by_user_bound', 0):,} rows: {rep['rows_outside_domain']:,} "
-          f"outside the layer's bounds, {rep['rows_in_no_region']:,} in no region, "
-          f"{rep['rows_nonfinite_dropped']:,} without coordinates (exact counts for you only)", file=sys.stderr)
+    print(input_counts(rel), file=sys.stderr)
     if suffix == ".json":
         path = rel.save(a.out, allow_seeded=a.allow_seeded)
     else:

@@ -84,21 +84,23 @@ class Ledger:
     def then(self, later: Ledger) -> Ledger:
         """This ledger's spends followed by ``later``'s, under this budget (through :meth:`spend`, so
         the budget check applies): a build that hands the rest of its budget to another."""
-        out = Ledger(self.budget)
-        for s in (*self.spends, *later.spends):
-            out.spend(s.what, s.epsilon, s.mechanism, level=s.level, nodes=s.nodes, sensitivity=s.sensitivity,
-                      delta=s.delta, note=s.note)
-        return out
+        return _replayed(self.budget, (*self.spends, *later.spends))
 
     def per_user(self, k: int, epsilon: float) -> Ledger:
         """The ledger of a per-point build at ``epsilon / k`` accounted per user (at most k points each):
         every spend's epsilon and sensitivity times k (group privacy), under the budget ``epsilon``.
         Built through :meth:`spend`, so the budget check applies."""
-        out = Ledger(epsilon)
-        for s in self.spends:
-            out.spend(s.what, s.epsilon * k, s.mechanism, level=s.level, nodes=s.nodes, sensitivity=s.sensitivity * k,
-                      delta=s.delta, note=(s.note + "; " if s.note else "") + f"per user: {k} points, sensitivity x{k}")
-        return out
+        return _replayed(epsilon, self.spends, k, f"per user: {k} points, sensitivity x{k}")
+
+
+def _replayed(budget: float, spends, k: float = 1, note: str = "") -> Ledger:
+    """A new ledger under ``budget`` recording ``spends`` again through :meth:`Ledger.spend` (so the
+    budget check applies), each epsilon and sensitivity times ``k`` and ``note`` appended."""
+    out = Ledger(budget)
+    for s in spends:
+        out.spend(s.what, s.epsilon * k, s.mechanism, level=s.level, nodes=s.nodes, sensitivity=s.sensitivity * k,
+                  delta=s.delta, note="; ".join(n for n in (s.note, note) if n))
+    return out
 
 
 @dataclass

@@ -82,12 +82,6 @@ class Param:
             return f"{what} {'<' if self.open_high else '<='} {self.high:g}"
         return {"bool": "True or False", "str": "a string"}.get(self.kind, what)
 
-    def describe(self) -> str:
-        """One line: name, accepted values, default, meaning, paper section."""
-        none = " or None" if self.optional else ""
-        paper = f" ({self.paper})" if self.paper else ""
-        return f"{self.name}: {self.range_text()}{none}; default {self.default!r}. {self.meaning}{paper}"
-
 
 def coerce_all(method: str, declared: dict[str, Param], params: dict) -> dict:
     """The one validation path: unknown names are refused with the method's parameter list, and every

@@ -99,12 +99,7 @@ class FlatTree:
         old = np.flatnonzero(keep)
         parent = self.parent[old]
         parent = np.where(parent >= 0, new_id[np.maximum(parent, 0)], -1)
-        n_children = np.bincount(parent[parent >= 0], minlength=old.size).astype(np.int32)
-        first_child = np.full(old.size, -1, dtype=np.int64)
-        has = parent >= 0
-        # children are contiguous and in parent order, so the first occurrence is the first child
-        uniq, first = np.unique(parent[has], return_index=True)
-        first_child[uniq] = np.flatnonzero(has)[first]
+        first_child, n_children = child_links(parent)
         return replace(self, rect=self.rect[old], depth=self.depth[old], parent=parent,
                        first_child=first_child, n_children=n_children, noisy=self.noisy[old],
                        count_eps=self.count_eps[old], split_eps=self.split_eps[old],
@@ -127,10 +122,11 @@ class FlatTree:
         data), in a tree whose fields cannot be reassigned."""
         if isinstance(self, FrozenFlatTree):
             return self
-        return FrozenFlatTree(**{f.name: _read_only(getattr(self, f.name)) for f in fields(self)})
+        return FrozenFlatTree(**{f.name: getattr(self, f.name) for f in fields(self)})
 
 
-def _read_only(value):
+def read_only(value):
+    """A read-only view of an array (no copy of the data); anything else as it is."""
     if isinstance(value, np.ndarray):
         value = value.view()
         value.setflags(write=False)
@@ -145,13 +141,24 @@ class FrozenFlatTree(FlatTree):
         if self.est is None:
             object.__setattr__(self, "est", self.noisy.copy())
         for f in fields(self):
-            object.__setattr__(self, f.name, _read_only(getattr(self, f.name)))
+            object.__setattr__(self, f.name, read_only(getattr(self, f.name)))
 
     def __setattr__(self, name, value) -> None:
         if name in self.__dict__:          # every field is set once, by __init__
             raise AttributeError(f"a released tree cannot be changed (tried to set {name!r}); make a new one with "
                                  "dataclasses.replace")
         object.__setattr__(self, name, value)
+
+
+def child_links(parent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first_child, n_children) of a level-ordered tree from its parent links (-1 at the root): the
+    children are contiguous and in parent order, so a parent's first occurrence is its first child."""
+    has = parent >= 0
+    n_children = np.bincount(parent[has], minlength=parent.size).astype(np.int32)
+    first_child = np.full(parent.size, -1, dtype=np.int64)
+    uniq, first = np.unique(parent[has], return_index=True)
+    first_child[uniq] = np.flatnonzero(has)[first]
+    return first_child, n_children
 
 
 def complete_links(height: int, fanout: int) -> dict:

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from ..core.ledger import Ledger
-from ..core.rng import FRESH, SEEDED, Randomness
-from .release_checks import bad, check_ledger
+from ..core.rng import Randomness
+from .release_checks import bad, check_ledger, loaded_randomness
 
 MAX_BYTES = 2 * 1024 ** 3
 FORMAT_VERSION = 1
@@ -55,10 +55,7 @@ def ledger_and_randomness(report: dict) -> tuple[Ledger, Randomness]:
     if not isinstance(meta["ledger"], list) or not all(isinstance(meta[k], (int, float)) for k in
                                                        ("epsilon", "epsilon_spent", "delta")):
         raise bad("the report's epsilon, epsilon_spent, delta and ledger must be numbers and a list")
-    ledger = check_ledger(meta)
-    if report.get("randomness") not in (FRESH, SEEDED):
-        raise bad(f"unknown randomness {report.get('randomness')!r}")
-    return ledger, Randomness(np.random.default_rng(), report["randomness"], None)
+    return check_ledger(meta), loaded_randomness(report.get("randomness"))
 
 
 def int_array(values, name: str, low: int | None = None, high: int | None = None) -> np.ndarray:

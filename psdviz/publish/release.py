@@ -19,7 +19,7 @@ from ..core.grid import Grid
 from ..core.ledger import Ledger
 from ..core.privacy_unit import ONE_POINT, PrivacyUnit
 from ..core.rng import Randomness
-from ..core.tree import FlatTree
+from ..core.tree import FlatTree, read_only
 from ..query.decompose import answer_tree, decompose, leaf_weights
 
 # Exact variance of post-processed answers: node weights (n_nodes, k), non-zero on leaves only, of
@@ -50,18 +50,11 @@ class FrozenDict(dict):
         return (FrozenDict, (dict(self),))
 
 
-def read_only(value):
-    """A read-only view of an array (no copy of the data)."""
-    arr = np.asarray(value).view()
-    arr.setflags(write=False)
-    return arr
-
-
 def freeze(release, *, arrays=(), tuples=(), dicts=()) -> None:
     """Make a frozen release's containers unchangeable in place: arrays read-only, sequences tuples,
     dicts :class:`FrozenDict`, the ledger a frozen copy (for the releases' ``__post_init__``)."""
     for name in arrays:
-        object.__setattr__(release, name, read_only(getattr(release, name)))
+        object.__setattr__(release, name, read_only(np.asarray(getattr(release, name))))
     for name in tuples:
         object.__setattr__(release, name, tuple(getattr(release, name)))
     for name in dicts:

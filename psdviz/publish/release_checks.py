@@ -22,7 +22,8 @@ import pyarrow.parquet as pq
 
 from ..core.grid import Grid, check_resolution
 from ..core.ledger import MAX_TOTAL_DELTA, TOLERANCE, Ledger, Spend
-from ..core.rng import FRESH, SEEDED
+from ..core.privacy_unit import PrivacyUnit
+from ..core.rng import FRESH, SEEDED, Randomness
 from ..core.tree import MAX_NODES
 from ..core.validation import check_epsilon, is_number
 
@@ -37,7 +38,6 @@ MAX_FANOUT = 64
 MAX_FULL_HEIGHT = 30
 _DAMAGED = "the file is damaged or was altered; do not use it"
 _METHOD = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
-_USER_UNIT = re.compile(r"^one user, at most [1-9][0-9]* points?$")
 
 
 def bad(what: str) -> ValueError:
@@ -79,9 +79,12 @@ def check_metadata(meta) -> None:
         check_epsilon(meta["epsilon"])
     except ValueError as exc:
         raise bad(str(exc)) from None
-    if meta["randomness"] not in (FRESH, SEEDED):
-        raise bad(f"unknown randomness {meta['randomness']!r}")
-    if meta["privacy_unit"] != "one point" and not _USER_UNIT.match(meta["privacy_unit"]):
+    loaded_randomness(meta["randomness"])
+    try:
+        unit = PrivacyUnit.parse(meta["privacy_unit"])
+    except ValueError:
+        unit = None
+    if unit is None or unit.kind not in ("point", "user"):
         raise bad(f"unknown privacy unit {meta['privacy_unit']!r}")
     rules = meta["input_handling"]
     if not all(isinstance(rules.get(k), str) for k in ("outside_domain", "rows_with_nan_or_inf")):
@@ -90,6 +93,13 @@ def check_metadata(meta) -> None:
         raise bad("notes must be text")
     if not isinstance(meta.get("warning", ""), str):
         raise bad("the warning must be text")
+
+
+def loaded_randomness(label) -> Randomness:
+    """The randomness of a loaded release: its label (fresh or seeded, checked), never a seed."""
+    if label not in (FRESH, SEEDED):
+        raise bad(f"unknown randomness {label!r}")
+    return Randomness(np.random.default_rng(), label, None)
 
 
 def _spend(rec) -> Spend:

@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 
 from ..core.domain import Domain
 from ..core.grid import Grid
-from ..core.rng import Randomness, check_seeded_export
+from ..core.rng import check_seeded_export
 from ..core.tree import FlatTree
 from . import release_checks as checks
 from .query_model import attach
@@ -156,7 +156,7 @@ def load_release(path) -> Release:
     checks.check_query_model(meta["query_model"], tree.height, tree.n_nodes, grid, kept)
     rules = meta["input_handling"]
     rel = Release(meta["method"], dict(meta["parameters"]), domain, tree, ledger,
-                  Randomness(np.random.default_rng(), meta["randomness"], None),
+                  checks.loaded_randomness(meta["randomness"]),
                   {"outside_rows": rules["outside_domain"], "nonfinite_rows": rules["rows_with_nan_or_inf"]},
                   meta["consistent"], grid=grid, notes=list(meta["notes"]), privacy_unit=meta["privacy_unit"])
     try:

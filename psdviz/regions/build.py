@@ -36,7 +36,7 @@ def true_counts(source: KeySource, regions: Regions) -> tuple[np.ndarray, int]:
     counts = np.bincount(row[row >= 0], weights=cnt[row >= 0], minlength=parent.size)
     for d in range(regions.n_levels - 1, 0, -1):          # children into parents, deepest level first
         at = np.flatnonzero((regions.levels == d) & (parent >= 0))
-        counts += np.bincount(parent[at], weights=counts[at], minlength=parent.size) * (regions.levels < d)
+        counts += np.bincount(parent[at], weights=counts[at], minlength=parent.size)
     return counts.astype(np.int64), int(cnt[row < 0].sum())
 
 

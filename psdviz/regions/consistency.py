@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.tree import FlatTree
+from ..core.tree import FlatTree, child_links
 from ..inference.tree_gls import gls_estimate, gls_plan, gls_variance_fn
 
 
@@ -31,11 +31,7 @@ def region_tree(parent: np.ndarray, level: np.ndarray, noisy: np.ndarray, var: n
     n = parent.size
     par = np.r_[-1, np.where(parent >= 0, parent + 1, 0)]
     depth = np.r_[0, level + 1].astype(np.int16)
-    kids = np.bincount(par[1:], minlength=n + 1).astype(np.int32)
-    first = np.full(n + 1, -1, dtype=np.int64)
-    rows = np.arange(1, n + 1)
-    uniq, at = np.unique(par[1:], return_index=True)
-    first[uniq] = rows[at]
+    first, kids = child_links(par)
     return FlatTree(rect=np.zeros((n + 1, 4)), depth=depth, parent=par.astype(np.int64), first_child=first,
                     n_children=kids, noisy=np.r_[np.nan, noisy], count_eps=np.zeros(n + 1),
                     split_eps=np.zeros(n + 1), noise_var=np.r_[np.inf, var])

@@ -116,16 +116,15 @@ def _ordered(frame, tolerance: float):
     if bad_geom.any():
         raise ValueError(f"region {ids[bad_geom].iloc[0]!r} is not a polygon; regions must be (multi)polygons")
     parent = frame["parent"]
-    has = parent.notna() & (parent.astype(str) != "") if parent is not None else pd.Series(False, index=frame.index)
-    frame = frame.assign(parent=np.where(has, parent.astype(str) if parent is not None else None, None))
-    pos = pd.Index(ids).get_indexer(frame["parent"].where(has.to_numpy(), None).astype(object))
-    if (has.to_numpy() & (pos < 0)).any():
-        missing = frame["parent"][has.to_numpy() & (pos < 0)].iloc[0]
-        raise ValueError(f"parent {missing!r} is not a region id of the layer")
-    parent_pos = np.where(has.to_numpy(), pos, -1)
+    has = (parent.notna() & (parent.astype(str) != "")).to_numpy()
+    frame = frame.assign(parent=np.where(has, parent.astype(str), None))
+    pos = pd.Index(ids).get_indexer(frame["parent"].astype(object))
+    if (has & (pos < 0)).any():
+        raise ValueError(f"parent {frame['parent'][has & (pos < 0)].iloc[0]!r} is not a region id of the layer")
+    parent_pos = np.where(has, pos, -1)
     level = _levels(parent_pos, ids)
-    frame = frame.iloc[_tree_order(parent_pos, level, ids.to_numpy())].assign(level=level[_tree_order(
-        parent_pos, level, ids.to_numpy())]).reset_index(drop=True)
+    order = _tree_order(parent_pos, level, ids.to_numpy())
+    frame = frame.iloc[order].assign(level=level[order]).reset_index(drop=True)
     _check_no_overlap(frame, tolerance)
     return frame
 

@@ -80,7 +80,7 @@ def _optional_number(method: str, info: ParamInfo, key: str, chosen: dict, hint)
 
     Switched on, it is prefilled with the engine's effective value (e.g. switch = height // 4),
     else with ``hint`` (the value a previous release published), else a plain fallback."""
-    text = explain(method, info.name)
+    text = info.meaning
     on_by_default = info.default is not None
     label = (f"use {info.name} (paper default {info.default:g})" if on_by_default
              else f"set {info.name} (unset: {info.when_none or UNSET_FORMULA})")
@@ -102,7 +102,7 @@ def parameter_widget(method: str, info: ParamInfo, chosen: dict | None = None, h
 
     ``chosen`` = the values picked above it (for effective defaults), ``hint`` = the value a previous
     release published for it (prefill of data-dependent sizes such as grid_size)."""
-    name, default, text = info.name, info.default, explain(method, info.name)
+    name, default, text = info.name, info.default, info.meaning
     key = f"p_{method}_{name}"
     if info.kind == "bool":
         return st.checkbox(name, value=bool(default), key=key, help=text)
