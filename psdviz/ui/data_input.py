@@ -270,7 +270,7 @@ def layer_columns(name: str, data: bytes) -> list[str]:
         cols = {"id"} | {k for g in geoms[:50] for k in (g.get("properties") or {})}
         return sorted(cols)
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / name
+        path = Path(tmp) / f"layer{Path(name).suffix.lower()}"   # never the uploaded name: it could hold '..'
         path.write_bytes(data)
         try:
             frame = gpd.read_file(f"zip://{path}" if path.suffix.lower() == ".zip" else path, rows=5)

@@ -31,7 +31,7 @@ def _uploaded(digest: str, _data: bytes, filename: str, id_col: str, parent: str
     import tempfile
     from pathlib import Path
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / filename
+        path = Path(tmp) / f"layer{Path(filename).suffix.lower()}"   # never the uploaded name: it could hold '..'
         path.write_bytes(_data)
         return rg.Regions.from_file(path, id=id_col, parent=parent, name=name)
 

@@ -106,3 +106,19 @@ def test_geoparquet_export_reads_back():
     frame = us_states().frame[["id", "geometry"]].assign(estimate=1)
     back = gpd.read_parquet(io.BytesIO(export.geoparquet_bytes(frame)))
     assert len(back) == len(frame) and back.crs.to_epsg() == 4326
+
+
+def test_an_uploaded_layer_name_never_becomes_a_path(tmp_path, monkeypatch):
+    """A crafted upload name with '..' must not write outside the temporary folder it is read from."""
+    import tempfile
+    from pathlib import Path
+
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    from psdviz.ui import data_input
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "a" / "b"))
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    gdf = gpd.GeoDataFrame({"code": ["x"]}, geometry=[box(0, 0, 1, 1)], crs="EPSG:4326")
+    assert "code" in data_input.layer_columns("../../escaped.geojson", gdf.to_json().encode())
+    assert not list(Path(tmp_path).rglob("escaped.geojson"))
