@@ -14,6 +14,7 @@ from .core.domain import Domain, prepare_points
 from .core.ledger import Ledger, Spend
 from .methods.param_info import method_help
 from .methods.param_info import parameter_info as method_parameters
+from .methods.registry import get_builder as builder
 from .methods.registry import methods as _methods
 from .methods.registry import references as _references
 from .planner import EpsilonPlan, plan_epsilon
@@ -36,6 +37,7 @@ __all__ = [
     "Spend",
     "build",
     "build_regions",
+    "builder",
     "load_release",
     "method_help",
     "method_parameters",

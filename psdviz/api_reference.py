@@ -16,7 +16,7 @@ from .coco import publish
 from .core.params import Param
 from .methods.declarations import BUILD
 from .methods.param_info import parameter_info
-from .methods.registry import get_builder, methods, references
+from .methods.registry import methods, references, summary
 from .publish.release_file import load_release
 from .sparse import METHODS as SPARSE_METHODS
 from .sparse import method_parameters as sparse_parameters
@@ -59,7 +59,7 @@ def reference() -> str:
     own = {n: dataclasses.replace(d, name=n, kind="float" if n == "epsilon" else "int", default=defaults[n].default,
                                   optional=n == "seed") for n, d in BUILD.items()}
     lines += ["Inputs of `build` itself:", "", *_table(own)]
-    lines += _methods(methods() + references(), parameter_info, lambda m: get_builder(m).__doc__)
+    lines += _methods(methods() + references(), parameter_info, summary)
     lines += _entry("Opening a release file", load_release)
     lines += _entry("Count of counts", publish) + _methods(COCO_METHODS, coco_parameters, lambda m: "")
     lines += _entry("Sparse summaries", summarize) + _methods(SPARSE_METHODS, sparse_parameters, lambda m: "")

@@ -69,3 +69,15 @@ def test_the_cli_prints_a_methods_declarations(capsys):
     assert main(["params", "privtree"]) == 0
     out = capsys.readouterr().out
     assert all(p.meaning in out for p in pv.method_parameters("privtree").values())
+
+
+@pytest.mark.parametrize("method", pv.METHODS + pv.REFERENCES)
+def test_help_on_a_builder_shows_its_declared_parameters(method):
+    import pydoc
+    text = pydoc.render_doc(pv.builder(method), renderer=pydoc.plaintext)
+    declared = pv.method_parameters(method)
+    assert "Parameters" in text or not declared
+    for p in declared.values():
+        assert f"{p.name} : {p.kind}" in text and p.meaning.split(".")[0] in " ".join(text.split())
+    pv.builder(method)   # asking again does not add the section again
+    assert pv.builder(method).__doc__.count("Parameters\n----------") == 1

@@ -77,6 +77,19 @@ class Ledger:
         """Plain dicts, one per spend (for tables and JSON reports)."""
         return [asdict(s) for s in self.spends]
 
+    def check_parallel(self, proof) -> None:
+        """Refuse a step that composes several regions of one level in parallel when ``proof`` (a
+        :class:`psdviz.core.parallel.Disjointness`) cannot show that level's regions are disjoint.
+
+        Steps without a level (whole-release steps: a noisy N, PrivTree's decisions, a joint
+        sensitivity) rest on their own argument, stated in their note, and are not checked here."""
+        for s in self.spends:
+            if s.level is not None and s.nodes > 1 and not proof.disjoint(s.level):
+                raise ValueError(
+                    f"the step {s.what!r} at level {s.level} charges {s.nodes} regions once (parallel "
+                    f"composition), but the regions of level {s.level} are not proven disjoint "
+                    f"({proof.reason}): a point in two of them would pay twice")
+
     def frozen(self) -> Ledger:
         """A read-only copy for a release: the same spends, and :meth:`spend` refused."""
         return FrozenLedger(self.budget, tuple(self.spends))

@@ -10,23 +10,27 @@ import numpy as np
 
 from ..core.domain import Domain, PointSet
 from ..core.ledger import Ledger
+from ..core.parallel import Disjointness, TreeTiling
 from ..core.rng import Randomness
 from ..core.tree import FlatTree
 from ..inference.ols import ols_estimate
 from ..inference.prune import prune_tree
-from ..publish.query_model import attach
+from ..publish.factory import make_release
 from ..publish.release import Release
 
 
 def finish_complete_tree(tree: FlatTree, eps: np.ndarray, fanout: int, ps: PointSet, domain: Domain,
                      ledger: Ledger, rnd: Randomness, method: str, params: dict, *,
                      regular: bool, postprocess: bool, prune: float | None,
-                     private: bool = True, notes: tuple[str | None, ...] = ()) -> Release:
+                     private: bool = True, notes: tuple[str | None, ...] = (),
+                     parallel: Disjointness | None = None) -> Release:
     """OLS (if ``postprocess``), pruning (if ``prune``), fast query index and the Release.
 
 ``eps`` is the count epsilon per depth; ``notes`` (None entries skipped) go into the release;
 ``regular``: every level is a regular grid (the quadtree), enabling the pyramid path when nothing is
-pruned. The query machinery is described as data and attached by ``publish/query_model.py``.
+pruned; ``parallel``: the proof that a level's regions are disjoint when children do not tile their
+parent (the Hilbert R-tree's curve ranges). The query machinery is described as data
+(``publish/query_model.py``) and the release made by ``publish/factory.py``.
 """
     full_height = tree.height
     consistent = bool(postprocess or (eps[:-1] == 0).all())
@@ -36,14 +40,14 @@ pruned. The query machinery is described as data and attached by ``publish/query
         tree.est = tree.subtree_sum(tree.noisy)
     var_by_depth = tree.noise_var[tree.level_bounds()[:-1]]
     kept = None
+    parallel = parallel or TreeTiling.of(tree, ps.grid)   # the levels were measured on the complete tree
     if prune is not None:
         tree, kept = prune_tree(tree, prune, use_estimate=consistent)
-    rel = Release(method, params, domain, tree, ledger, rnd, ps.report(), consistent, private=private,
-                  grid=ps.grid, notes=[n for n in notes if n])
     model = {"answer": "tree", "variance": "ols" if postprocess else "complete_leaf" if consistent else "none",
              "full_height": full_height, "fanout": fanout, "eps": [float(e) for e in eps],
              "var": [None if not np.isfinite(v) else float(v) for v in var_by_depth]}
     if regular and kept is None:
         model.update(answer="pyramid", regular=True,
                      levels=[full_height] if consistent else [d for d in range(full_height + 1) if eps[d] > 0])
-    return attach(rel, model, kept)
+    return make_release(method, params, domain, tree, ledger, rnd, ps.report(), consistent=consistent,
+                        private=private, grid=ps.grid, notes=notes, query_model=model, kept=kept, parallel=parallel)

@@ -26,6 +26,7 @@ import numpy as np
 from ..core.domain import Domain, PointSet
 from ..core.grid import Grid, cap_by_resolution
 from ..core.ledger import Ledger
+from ..core.parallel import CurveRanges
 from ..core.progress import report
 from ..core.rng import Randomness
 from ..core.source import KeySource
@@ -102,7 +103,7 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     params = {"height": height, "order": order, "count_fraction": count_fraction, "budget": budget,
               "median": median, "sample_rate": sample_rate, "postprocess": bool(postprocess), "prune": prune}
     rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "hilbert", params, regular=False,
-                               postprocess=postprocess, prune=prune)
+                               postprocess=postprocess, prune=prune, parallel=CurveRanges.of(lo, hi))
     return rel.with_notes(capped, capped_height)
 
 

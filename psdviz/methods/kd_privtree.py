@@ -32,7 +32,7 @@ from ..core.rng import Randomness
 from ..core.source import KeySource, memo_token
 from ..core.tree import MAX_NODES
 from ..core.validation import check_fraction, check_int
-from ..publish.query_model import attach
+from ..publish.factory import make_release
 from ..publish.release import Release
 from ..splits.imbalance import candidates, choose_splits, imbalance, left_counts
 from ..splits.kdsplit import split_children
@@ -189,5 +189,5 @@ def build_kd_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomn
     params = {"tree_fraction": t_frac, "split_fraction": s_frac, "split_levels": levels_used, "theta": float(theta),
               "max_depth": max_depth, "lambda": lam, "delta": delta, "depth_reached": int(tree.height),
               "leaves": int(leaf.sum())}
-    rel = Release("kd-privtree", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid)
-    return attach(rel, {"answer": "tree", "variance": "leaf"})
+    return make_release("kd-privtree", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid,
+                        query_model={"answer": "tree", "variance": "leaf"})

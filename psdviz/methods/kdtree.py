@@ -26,12 +26,13 @@ from ..core.domain import Domain, PointSet
 from ..core.grid import cap_by_resolution
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
+from ..core.parallel import TreeTiling
 from ..core.rng import Randomness
 from ..core.source import KeySource
 from ..core.tree import FlatTree, check_node_count
 from ..core.validation import check_fraction, check_int
 from ..inference.prune import prune_tree
-from ..publish.query_model import attach
+from ..publish.factory import make_release
 from ..publish.release import Release
 from ..splits.kdsplit import exact_median_splits, kd_partition
 from ..splits.medians import MECHANISM, check_median_method, check_sample_rate, expand, private_medians
@@ -161,7 +162,8 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
         tree = measure_with_stops(rnd, ledger, skeleton, level_counts_from_leaves(leaf_counts, height),
                                   eps_count, float(prune), split_by_depth)
         return finish_gls_tree(tree, ps, domain, ledger, rnd, method, params, postprocess=postprocess,
-                               answer="tree", notes=(capped,))   # GLS: the stopped tree is not complete
+                               answer="tree", notes=(capped,),   # GLS: the stopped tree is not complete
+                               parallel=TreeTiling.of(skeleton, ps.grid))   # its levels were measured whole
     noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]], split_eps=split_eps, **s)
     return finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, method, params, regular=False,
@@ -229,7 +231,7 @@ def build_kd_pure(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     tree = FlatTree(noisy=counts, noise_var=zeros.copy(), count_eps=zeros.copy(), split_eps=zeros.copy(), **s)
     if prune is not None:
         tree, _ = prune_tree(tree, prune, use_estimate=True)
-    rel = Release("kd-pure", {"height": height, "prune": prune}, domain, tree, Ledger(epsilon), rnd,
-                  ps.report(), consistent=True, private=False, grid=ps.grid)
-    rel = attach(rel, {"answer": "tree", "variance": "none"})
+    rel = make_release("kd-pure", {"height": height, "prune": prune}, domain, tree, Ledger(epsilon), rnd,
+                       ps.report(), consistent=True, private=False, grid=ps.grid,
+                       query_model={"answer": "tree", "variance": "none"})
     return rel.with_notes(NOT_PRIVATE.format(", exact counts"), capped)

@@ -21,7 +21,7 @@ from .declarations import doc_for
 from .htree import VARIANTS
 from .hybrid import default_switch
 from .kdtree import DEFAULT_PRUNE, PRUNINGS
-from .registry import get_builder
+from .registry import get_builder, summary
 
 CHOICES: dict[str, tuple[str, ...]] = {"budget": PLANS, "median": MEDIAN_METHODS, "variant": VARIANTS,
                                       "pruning": PRUNINGS}
@@ -63,8 +63,7 @@ def parameter_info(method: str) -> dict[str, Param]:
 def method_help(method: str) -> str:
     """What ``method`` does (its builder's docstring) and its parameter declarations as a numpydoc
     "Parameters" section: ``print(pv.method_help("kdtree"))``; docs/api.md is made of these."""
-    doc = inspect.cleandoc(get_builder(method).__doc__ or "")
-    return f"{doc}\n\n{parameters_section(parameter_info(method))}"
+    return f"{summary(method)}\n\n{parameters_section(parameter_info(method))}"
 
 
 def suggested_value(method: str, name: str, values: dict | None = None):

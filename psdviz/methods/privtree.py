@@ -38,7 +38,7 @@ from ..core.rng import Randomness
 from ..core.source import KeySource, memo_token
 from ..core.tree import MAX_NODES, FlatTree
 from ..core.validation import check_fraction, check_int
-from ..publish.query_model import attach
+from ..publish.factory import make_release
 from ..publish.release import Release
 from ..splits import morton
 from ..splits.keyers import row_major_cells
@@ -180,9 +180,8 @@ def build_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     tree.est = tree.subtree_sum(np.where(tree.is_leaf, tree.noisy, 0.0))
     params = {"tree_fraction": frac, "theta": float(theta), "max_depth": max_depth, "lambda": lam, "delta": delta,
               "depth_reached": int(tree.height), "leaves": int(leaf.sum())}
-    rel = Release("privtree", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid,
-                  notes=[capped] if capped else [])
-    return attach(rel, {"answer": "tree", "variance": "leaf"})
+    return make_release("privtree", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid,
+                        notes=(capped,), query_model={"answer": "tree", "variance": "leaf"})
 
 
 def level_tree(g: dict, leaf: np.ndarray, fanout: int, noisy_leaves: np.ndarray, var_leaves: np.ndarray,

@@ -41,11 +41,23 @@ def references() -> tuple[str, ...]:
 
 
 def get_builder(method: str) -> Callable:
+    """The builder of ``method``; its docstring (``help()``) ends with the method's declared parameters
+    as a numpydoc section, made from the same declarations as validation and the app's controls."""
     table = {**_BUILDERS, **_REFERENCES}
     if method not in table:
         raise ValueError(f"unknown method {method!r}; choose one of {sorted(table)}")
     module, func = table[method].split(":")
-    return getattr(importlib.import_module(f"psdviz.methods.{module}"), func)
+    builder = getattr(importlib.import_module(f"psdviz.methods.{module}"), func)
+    if not hasattr(builder, "summary"):
+        builder.summary = inspect.cleandoc(builder.__doc__ or "")   # what the method does, without parameters
+        from .param_info import method_help  # param_info reads this registry: imported when first needed
+        builder.__doc__ = method_help(method)
+    return builder
+
+
+def summary(method: str) -> str:
+    """What ``method``'s builder does, in its own words (its docstring before the parameters section)."""
+    return get_builder(method).summary
 
 
 def parameters(method: str) -> dict[str, object]:

@@ -24,7 +24,7 @@ from ..core.population import DEFAULT_N_FRACTION, resolve_n
 from ..core.rng import Randomness
 from ..core.tree import FlatTree, check_node_count
 from ..core.validation import check_positive
-from ..publish.query_model import attach
+from ..publish.factory import make_release
 from ..publish.release import Release
 from ..splits.keyers import even_cells
 
@@ -76,6 +76,6 @@ def build_ug(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, g
     tree = grid_tree(domain, *edges, noisy, var, eps_cells)
     tree.split_eps[0] = eps_n   # the noisy N chose the grid: a structural spend at the root
     params = {"grid_size": m, "grid_size_given": grid_size is not None, "N": n_note, "c": c}
-    rel = Release("ug", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid,
-                  notes=[capped] if capped else [])
-    return attach(rel, {"answer": "pyramid", "levels": [1], "regular": False, "variance": "leaf"})
+    return make_release("ug", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid,
+                        notes=(capped,), query_model={"answer": "pyramid", "levels": [1], "regular": False,
+                                                      "variance": "leaf"})

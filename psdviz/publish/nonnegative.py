@@ -21,7 +21,6 @@ import dataclasses
 import numpy as np
 
 from ..inference.tree_nnls import nnls_estimate
-from .query_model import attach
 from .release import Release
 
 NOTE = ("estimates: non-negative least squares over the released counts (post-processing, epsilon 0); "
@@ -38,8 +37,6 @@ def nonnegative(rel: Release) -> Release:
         raise ValueError(f"nonnegative needs a noisy count on every leaf; this {rel.method} release has "
                          "unmeasured leaves")
     est = nnls_estimate(tree, tree.noisy, tree.noise_var)
-    out = dataclasses.replace(rel, tree=dataclasses.replace(tree, est=est), consistent=True,
-                              notes=[*rel.notes, NOTE])
-    model = dict(rel.query_model)   # every builder attaches one (query_model.attach)
-    model["inference"] = "nnls"
-    return attach(out, model, rel.kept)
+    model = {**rel.query_model, "inference": "nnls"}   # every release has one (publish/factory.py)
+    return rel.evolve(tree=dataclasses.replace(tree, est=est), consistent=True, notes=(*rel.notes, NOTE),
+                      query_model=model)

@@ -1,7 +1,8 @@
 """How a release answers queries and their variances, as data (a small JSON-ready description).
 
-A builder describes its query machinery instead of wiring closures, and :func:`attach` builds the
-machinery from that description and the released tree alone. The same function runs when a
+A builder describes its query machinery instead of wiring closures, and :func:`machinery` builds it
+from that description and the released tree alone (when the release is made by
+:func:`psdviz.publish.factory.make_release`, which checks the description first). The same function runs when a
 release is built and when a saved release is loaded (``release_file.py``), so a loaded release
 answers ``answer`` and ``answer_variance`` with exactly the same code and the same numbers.
 
@@ -18,8 +19,6 @@ Description keys:
 """
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from ..core.tree import FlatTree, complete_skeleton
@@ -33,17 +32,11 @@ ANSWERS = ("tree", "pyramid", "grid_of_grids", "split_index")
 VARIANCES = ("none", "leaf", "complete_leaf", "ols", "gls")
 
 
-def attach(rel, model: dict, kept: np.ndarray | None = None):
-    """The release ``rel`` with the query model ``model``: a new release (releases are immutable) whose
-    query machinery is built here, so a model that does not fit the tree fails now.
-
-    ``kept`` (complete trees after pruning): for each released node, its id in the complete tree."""
+def check_model(model: dict) -> None:
+    """The query model names an answer path and a variance this version knows."""
     if model.get("answer") not in ANSWERS or model.get("variance") not in VARIANCES:
         raise ValueError(f"unknown query model {model!r}: answer must be one of {ANSWERS}, "
                          f"variance one of {VARIANCES}")
-    out = dataclasses.replace(rel, query_model=dict(model), kept=kept)
-    _ = out.index   # build the machinery now (cached on the release): a model that does not fit fails here
-    return out
 
 
 def machinery(rel) -> tuple:

@@ -107,10 +107,16 @@ class Release:
 
     def evolve(self, **changes) -> Release:
         """A new release with ``changes`` (releases are immutable). The query machinery is kept when
-        nothing it is derived from changes, else rebuilt from the new tree and query model."""
+        nothing it is derived from changes, else rebuilt now from the new tree and query model (a model
+        that does not fit fails here). Releases are made by :func:`psdviz.publish.factory.make_release`."""
+        from .query_model import check_model
+        if changes.get("query_model") is not None:
+            check_model(changes["query_model"])
         out = dataclasses.replace(self, **changes)
         if "_query" in self.__dict__ and not set(changes) & _MACHINERY_INPUTS:
             out.__dict__["_query"] = self.__dict__["_query"]
+        else:
+            _ = out.index
         return out
 
     def with_notes(self, *notes: str | None) -> Release:

@@ -8,7 +8,7 @@ parameters, domain, resolution, epsilon, the ledger, the randomness mode, the pr
 the query model (``query_model.py``). It never holds the owner's audit (exact input counts) nor the
 seed of a seeded run (with the seed anyone could regenerate the noise and subtract it).
 
-Loading rebuilds the query machinery with :func:`query_model.attach`, the same code a build runs, so a
+Loading makes the release with :func:`factory.make_release`, the same checks and code a build runs, so a
 loaded release answers ``answer`` and ``answer_variance`` exactly as the original. A file of another
 format version, one whose ledger exceeds its epsilon, or one whose nodes record more epsilon on a
 root-to-leaf path than the epsilon is refused with a ValueError naming what is wrong.
@@ -25,10 +25,11 @@ import pyarrow.parquet as pq
 
 from ..core.domain import Domain
 from ..core.grid import Grid
+from ..core.parallel import Checked, Disjointness, TreeTiling
 from ..core.rng import check_seeded_export
 from ..core.tree import FlatTree
 from . import release_checks as checks
-from .query_model import attach
+from .factory import make_release
 from .release import Release
 
 FORMAT = "psdviz-release"
@@ -140,6 +141,17 @@ def _tree(path: Path, grid: Grid) -> tuple[FlatTree, np.ndarray | None]:
     return FlatTree(rect=rect, **{field: f[field] for _, field, _ in _COLUMNS}), kept
 
 
+def loaded_parallel(meta: dict, tree: FlatTree, grid: Grid) -> Disjointness | None:
+    """The disjointness proof for a loaded tree: its children must tile their parent (levels below its
+    leaves, measured before pruning, lie inside them), except in a Hilbert R-tree, whose boxes overlap by
+    design and whose curve ranges the file does not hold: there the method's construction (consecutive
+    curve ranges) is the argument."""
+    if meta["method"] == "hilbert":
+        return Checked(frozenset(range(int(meta["query_model"].get("full_height", tree.height)) + 1)),
+                       "consecutive Hilbert curve ranges (by construction; a file holds the boxes, not the ranges)")
+    return TreeTiling.of(tree, grid).pruned(tree.height)
+
+
 def load_release(path) -> Release:
     """Read a release file written by :func:`save_release`; it answers queries exactly as the original.
 
@@ -155,11 +167,12 @@ def load_release(path) -> Release:
     checks.check_against_ledger(float(tree.path_epsilons().max()), ledger)
     checks.check_query_model(meta["query_model"], tree.height, tree.n_nodes, grid, kept)
     rules = meta["input_handling"]
-    rel = Release(meta["method"], dict(meta["parameters"]), domain, tree, ledger,
-                  checks.loaded_randomness(meta["randomness"]),
-                  {"outside_rows": rules["outside_domain"], "nonfinite_rows": rules["rows_with_nan_or_inf"]},
-                  meta["consistent"], grid=grid, notes=list(meta["notes"]), privacy_unit=meta["privacy_unit"])
     try:
-        return attach(rel, meta["query_model"], kept)
+        return make_release(meta["method"], dict(meta["parameters"]), domain, tree, ledger,
+                            checks.loaded_randomness(meta["randomness"]),
+                            {"outside_rows": rules["outside_domain"], "nonfinite_rows": rules["rows_with_nan_or_inf"]},
+                            consistent=meta["consistent"], grid=grid, notes=meta["notes"], kept=kept,
+                            privacy_unit=meta["privacy_unit"], query_model=meta["query_model"],
+                            parallel=loaded_parallel(meta, tree, grid))
     except (ArithmeticError, LookupError, TypeError, ValueError) as exc:
-        raise checks.bad(f"{path}: its query model does not fit its tree ({exc})") from None
+        raise checks.bad(f"{path}: it does not hold together ({exc})") from None

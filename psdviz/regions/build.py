@@ -53,6 +53,7 @@ def measure_regions(source: KeySource, regions: Regions, epsilon: float, rnd: Ra
         ledger.spend("region counts", eps, "geometric", level=d, nodes=at.size,
                      note=f"every region of level {d} (disjoint: one point counts in at most one)")
         noisy[at] = truth[at] + geometric_noise(rnd.rng, at.size, eps)
+    ledger.check_parallel(regions.disjointness)
     var = np.full(truth.size, float(geometric_variance(eps)))
     tree = region_tree(regions.parent_index(), levels, noisy, var)
     ls, se = least_squares(tree)

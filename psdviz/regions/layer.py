@@ -13,10 +13,13 @@ counted for the data owner and stated).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from ..core.parallel import Checked
 
 OVERLAP_TOLERANCE = 1e-3   # 0.1 % of the smaller region: quantised shared borders (US counties at 1:10m reach 0.02 %)
 LON_LAT = "EPSG:4326"
@@ -52,7 +55,9 @@ class Regions:
                 raise ValueError("the regions have no coordinate reference system; set one (gdf.set_crs) or pass "
                                  "crs=None to use them in their own coordinates")
             frame = frame.to_crs(crs)
-        return cls(_ordered(frame, tolerance))
+        out = cls(_ordered(frame, tolerance))
+        out.__dict__["disjointness"] = _proof(out.n_levels, tolerance)   # the check just ran
+        return out
 
     @classmethod
     def from_file(cls, path, *, id: str, parent: str | None = None, name: str | None = None, layer=None,
@@ -71,6 +76,13 @@ class Regions:
             except Exception as exc:   # pyogrio raises its own errors for unreadable files
                 raise ValueError(f"cannot read regions from {path.name}: {exc}") from None
         return cls.from_frame(gdf, id=id, parent=parent, name=name, crs=crs, tolerance=tolerance)
+
+    @cached_property
+    def disjointness(self) -> Checked:
+        """The proof the ledger asks for (parallel composition within a level): the layer's no-overlap
+        check, run when the layer was made, or now for a layer made some other way."""
+        _check_no_overlap(self.frame, OVERLAP_TOLERANCE)
+        return _proof(self.n_levels, OVERLAP_TOLERANCE)
 
     # ---- access -----------------------------------------------------------------------------------
     @property
@@ -157,6 +169,11 @@ def _levels(parent_pos: np.ndarray, ids) -> np.ndarray:
         cur = np.where(alive, parent_pos[np.maximum(cur, 0)], -1)
     stuck = ids.iloc[int(np.flatnonzero(cur >= 0)[0])]
     raise ValueError(f"the parent links of the regions form a cycle (through {stuck!r})")
+
+
+def _proof(n_levels: int, tolerance: float) -> Checked:
+    return Checked(frozenset(range(n_levels)), f"no two regions of a level overlap by more than {tolerance:.1%} of "
+                   "the smaller; each grid cell is counted in one leaf region and parents sum their children")
 
 
 def _check_no_overlap(frame, tolerance: float) -> None:

@@ -138,6 +138,8 @@ TABLE_CASES = [
                                     pa.array([None] + t.column("noisy").to_pylist()[1:], pa.float64())),
                                     "missing values"),
     ("htree", _col("depth", _first(0)), "level by level"),
+    ("ug", _col("x1", lambda a: np.r_[a[:1], a[0], a[2:]]), "not proven disjoint"),   # a cell widened over others
+    ("quad", _col("y1", lambda a: np.r_[a[:1], a[0], a[2:]]), "not proven disjoint"),
     ("quad", lambda t: t.slice(0, 0), "declares 0 nodes"),
 ]
 

@@ -1,0 +1,156 @@
+"""One factory makes every spatial release, and it checks the ledger's claims before the release exists:
+no path spends more than the ledger, and parallel steps measured disjoint regions."""
+from __future__ import annotations
+
+import ast
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import psdviz as pv
+from psdviz.core.grid import Grid
+from psdviz.core.ledger import Ledger
+from psdviz.core.parallel import Checked, CurveRanges, TreeTiling, children_tile
+from psdviz.core.tree import FlatTree
+from psdviz.publish.factory import make_release
+
+ENGINE = Path(pv.__file__).parent
+PTS = np.random.default_rng(4).random((4000, 2))
+UNIT = pv.Domain(0, 0, 1, 1)
+
+
+def _constructor_calls() -> list[str]:
+    found = []
+    for path in ENGINE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Release":
+                found.append(str(path.relative_to(ENGINE)))
+    return found
+
+
+def test_the_factory_is_the_only_place_a_release_is_constructed():
+    assert _constructor_calls() == ["publish/factory.py"]
+
+
+@pytest.mark.parametrize("method", pv.METHODS)
+def test_every_method_builds_through_the_factory_and_its_levels_are_proven_disjoint(method):
+    rel = pv.build(PTS, UNIT, method=method, epsilon=1.0, seed=5)
+    if method != "hilbert":   # its boxes overlap by design; its curve ranges are checked while building
+        assert TreeTiling.of(rel.tree, rel.grid).deepest == rel.tree.height
+
+
+def _tree(rects: list[list[int]], parent: list[int], grid: Grid) -> FlatTree:
+    n = len(rects)
+    parent = np.array(parent, dtype=np.int64)
+    depth = np.zeros(n, dtype=np.int16)
+    for v in range(1, n):
+        depth[v] = depth[parent[v]] + 1
+    n_children = np.bincount(parent[parent >= 0], minlength=n).astype(np.int32)
+    first = np.full(n, -1, dtype=np.int64)
+    for v in range(n - 1, 0, -1):
+        first[parent[v]] = v
+    z = np.zeros(n)
+    return FlatTree(rect=grid.rects(np.array(rects)), depth=depth, parent=parent, first_child=first,
+                    n_children=n_children, noisy=z.copy(), count_eps=z.copy(), split_eps=z.copy(),
+                    noise_var=z.copy())
+
+
+GRID = Grid(UNIT, 4)
+
+
+@pytest.mark.parametrize(("children", "tiles"), [
+    ([[0, 0, 8, 16], [8, 0, 16, 16]], True),                                   # two halves
+    ([[0, 0, 8, 8], [8, 0, 16, 8], [0, 8, 8, 16], [8, 8, 16, 16]], True),      # four quarters
+    ([[0, 0, 10, 16], [8, 0, 16, 16]], False),                                 # overlap, area too big
+    ([[0, 0, 8, 16], [8, 0, 16, 12]], False),                                  # a gap
+    ([[0, 0, 10, 16], [8, 0, 16, 12], [10, 12, 16, 16]], False),               # overlap and gap, same area
+    ([[0, 0, 16, 16], [0, 0, 16, 16], [0, 0, 16, 16]], False),                 # three copies: odd corners right
+    ([[0, 0, 16, 16], [4, 4, 4, 12]], True),                                   # a child of zero area holds nothing
+    ([[0, 0, 8, 16], [8, 0, 17, 16]], False),                                  # outside the parent
+])
+def test_children_tile_their_parent_exactly(children, tiles):
+    tree = _tree([[0, 0, 16, 16], *children], [-1] + [0] * len(children), GRID)
+    assert bool(children_tile(tree, GRID.positions(tree.rect))[0]) is tiles
+
+
+def test_tiling_agrees_with_painting_the_boxes_on_random_child_sets():
+    rng = np.random.default_rng(11)
+    seen = set()
+    for _ in range(300):
+        k = int(rng.integers(2, 5))
+        if rng.random() < 0.5:   # a true tiling: cut the parent at random grid lines
+            xs = np.sort(rng.choice(np.arange(1, 16), k - 1, replace=False))
+            edges = np.r_[0, xs, 16]
+            kids = [[int(a), 0, int(b), 16] for a, b in zip(edges[:-1], edges[1:])]
+        else:
+            lo = rng.integers(0, 12, (k, 2))
+            hi = lo + rng.integers(1, 9, (k, 2))
+            kids = np.column_stack([lo, np.minimum(hi, 16)]).tolist()
+        paint = np.zeros((16, 16), dtype=int)
+        for x0, y0, x1, y1 in kids:
+            paint[y0:y1, x0:x1] += 1
+        truth = bool((paint == 1).all())
+        tree = _tree([[0, 0, 16, 16], *kids], [-1] + [0] * k, GRID)
+        assert bool(children_tile(tree, GRID.positions(tree.rect))[0]) is truth, kids
+        seen.add(truth)
+    assert seen == {True, False}
+
+
+def test_the_ledger_refuses_a_parallel_step_over_overlapping_regions():
+    tree = _tree([[0, 0, 16, 16], [0, 0, 10, 16], [8, 0, 16, 16]], [-1, 0, 0], GRID)
+    ledger = Ledger(1.0)
+    ledger.spend("count", 1.0, "geometric", level=1, nodes=2)
+    assert not TreeTiling.of(tree, GRID).disjoint(1)
+    with pytest.raises(ValueError, match=r"level 1 .*not proven disjoint"):
+        ledger.check_parallel(TreeTiling.of(tree, GRID))
+    rel = pv.build(PTS, UNIT, method="quadtree", epsilon=1.0, seed=1, height=2)
+    with pytest.raises(ValueError, match="not proven disjoint"):
+        make_release("x", {}, UNIT, tree, ledger, rel.randomness, {}, consistent=False, grid=GRID,
+                     query_model={"answer": "tree", "variance": "none"})
+    ledger.check_parallel(Checked(frozenset({1}), "checked elsewhere"))   # a proof for level 1 lets it pass
+
+
+def test_the_factory_refuses_a_path_that_spends_more_than_the_ledger():
+    rel = pv.build(PTS, UNIT, method="quadtree", epsilon=1.0, seed=1, height=2)
+    t = rel.tree
+    tree = dataclasses.replace(t, count_eps=np.asarray(t.count_eps) * 2, rect=np.array(t.rect),
+                               noisy=np.array(t.noisy))
+    kw = dict(consistent=rel.consistent, grid=rel.grid, query_model=dict(rel.query_model))
+    with pytest.raises(ValueError, match="more than the 1 its ledger recorded"):
+        make_release("quadtree", {}, UNIT, tree, rel.ledger, rel.randomness, {}, **kw)
+    same = make_release("quadtree", {}, UNIT, dataclasses.replace(t), rel.ledger, rel.randomness, {}, **kw)
+    np.testing.assert_array_equal(same.answer(np.array([[0.1, 0.2, 0.7, 0.9]])),
+                                  rel.answer(np.array([[0.1, 0.2, 0.7, 0.9]])))
+
+
+def test_the_factory_refuses_an_unknown_query_model_now_not_at_the_first_query():
+    rel = pv.build(PTS, UNIT, method="quadtree", epsilon=1.0, seed=1, height=2)
+    with pytest.raises(ValueError, match="unknown query model"):
+        make_release("quadtree", {}, UNIT, rel.tree, rel.ledger, rel.randomness, {}, consistent=True,
+                     grid=rel.grid, query_model={"answer": "magic", "variance": "none"})
+    with pytest.raises(ValueError, match="unknown query model"):
+        rel.evolve(query_model={"answer": "tree", "variance": "magic"})
+
+
+def test_curve_ranges_prove_disjointness_only_when_consecutive():
+    assert CurveRanges.of(np.array([0, 4, 9]), np.array([4, 9, 16])).disjoint(3)
+    assert not CurveRanges.of(np.array([0, 3, 9]), np.array([4, 9, 16])).disjoint(0)
+
+
+def test_a_region_layer_made_without_its_check_is_checked_before_its_counts_are_composed_in_parallel():
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    from psdviz.regions.layer import Regions
+
+    frame = gpd.GeoDataFrame({"id": ["a", "b"], "name": ["a", "b"], "parent": [None, None], "level": [0, 0]},
+                             geometry=[box(0, 0, 0.6, 1), box(0.4, 0, 1, 1)], crs="EPSG:4326")
+    with pytest.raises(ValueError, match="overlap"):
+        Regions.from_frame(frame, id="id")
+    with pytest.raises(ValueError, match="overlap"):      # made around the check: refused when built
+        pv.build_regions(PTS, Regions(frame), epsilon=1.0, seed=2)
+    fine = frame.set_geometry([box(0, 0, 0.5, 1), box(0.5, 0, 1, 1)])
+    rel = pv.build_regions(PTS, Regions(fine), epsilon=1.0, seed=2)
+    assert rel.ledger.total() == pytest.approx(1.0)
