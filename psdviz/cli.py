@@ -26,6 +26,7 @@ import numpy as np
 
 from .api import EmptyReleaseWarning, build, build_regions
 from .core.domain import Domain
+from .core.source import rows_read
 from .methods.param_info import method_help
 from .methods.registry import methods, references
 from .releases import load_release
@@ -204,7 +205,7 @@ def input_counts(rel) -> str:
     """The data owner's line (stderr, never the file): rows read, outside, invalid, dropped, in no
     region (region releases), used."""
     rep = rel.audit()
-    line = (f"read {rep['rows_in'] + rep.get('rows_dropped_by_user_bound', 0):,} rows: "
+    line = (f"read {rows_read(rep):,} rows: "
             f"{rep['rows_outside_domain']:,} outside the domain ({rep['outside_rows']}), "
             f"{rep['rows_nonfinite_dropped']:,} with missing or non-finite coordinates (dropped)")
     if "rows_dropped_by_user_bound" in rep:
@@ -217,7 +218,7 @@ def input_counts(rel) -> str:
 def check_inside(rel, domain: Domain, allow_outside: bool) -> None:
     """Refuse a release built from no point, or from under :data:`MIN_INSIDE_SHARE` of the rows read."""
     rep = rel.audit()
-    read = rep["rows_in"]
+    read = rows_read(rep)
     used = rep["rows_used"]
     if allow_outside or (used > 0 and used >= MIN_INSIDE_SHARE * read):
         return

@@ -109,7 +109,15 @@ class KeySource(ABC):
         """Release what the source holds open (a database connection); nothing for most sources."""
 
     def report(self) -> dict:
+        """The owner's input account: ``rows_in`` the rows this source read (after a per-user bound,
+        whose drops the builder adds as ``rows_dropped_by_user_bound``: see :func:`rows_read`)."""
         return {"rows_in": self.n_input, "rows_nonfinite_dropped": self.n_nonfinite,
                 "rows_outside_domain": self.n_outside, "outside_rows": self.outside + "ped"
                 if self.outside == "drop" else "clipped to the boundary", "rows_used": self.n,
                 "nonfinite_rows": "dropped" if self.nonfinite == "drop" else "refused"}
+
+
+def rows_read(report: dict) -> int:
+    """Rows the user gave, before anything was dropped: the source's rows plus those a per-user bound
+    dropped before the source was made (one account for the CLI and the app)."""
+    return int(report["rows_in"]) + int(report.get("rows_dropped_by_user_bound", 0))

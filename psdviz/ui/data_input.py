@@ -18,6 +18,8 @@ import streamlit as st
 from psdviz import Domain
 from psdviz.io.samples import SAMPLES, get_sample, load_sample
 
+from .domain_presets import LOWER_48, preset_domain, presets
+
 MAX_UPLOAD_MB = 50          # also set as server.maxUploadSize in .streamlit/config.toml
 MAX_ROWS = 2_000_000
 UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "geojson", "json", "gpkg"]
@@ -100,8 +102,9 @@ def _read_tsv(data: bytes) -> pd.DataFrame:
 
 
 def _read_delimited(data: bytes, sep: str) -> pd.DataFrame:
+    """Only an empty field is missing: "NA" (Namibia), "null" or "None" are values like any other."""
     _check_ragged(data, sep)
-    return pd.read_csv(io.BytesIO(data), sep=sep, encoding="utf-8-sig")
+    return pd.read_csv(io.BytesIO(data), sep=sep, encoding="utf-8-sig", keep_default_na=False, na_values=[""])
 
 
 def _check_ragged(data: bytes, sep: str) -> None:
@@ -202,21 +205,45 @@ def choose_user(df: pd.DataFrame, cols: list[str], taken: tuple[str, str]) -> tu
     return ids.to_numpy(), int(k)
 
 
+PRESET = "a country or US state (public outline)"
+
+
+def _kept(key: str, default):
+    """Start a widget's value from what the user last chose, kept outside the widget: a widget that a
+    run does not draw (after a failed upload) loses its own state, the user's choice must not."""
+    st.session_state.setdefault(key, st.session_state.get(f"kept|{key}", default))
+    return key
+
+
+def _keep(key: str, value):
+    st.session_state[f"kept|{key}"] = value
+    return value
+
+
 def _choose_domain(declared: Domain | None, key: str) -> tuple[Domain, str]:
-    options = (["the sample's declared domain"] if declared is not None else []) + ["the world", "typed bounds"]
-    pick = st.radio("Domain (public bounds)", options, key=f"{key}_domain",
-                    help="The domain is public input, never read from the data: the cells split it, "
-                         "and points outside it are dropped (the app says how many).")
+    options = (["the sample's declared domain"] if declared is not None else []) + ["the world", PRESET,
+                                                                                    "typed bounds"]
+    pick = _keep(f"{key}_domain", st.radio(
+        "Domain (public bounds)", options, key=_kept(f"{key}_domain", options[0]),
+        help="The domain is public input, never read from the data: the cells split it, and points outside it "
+             "are dropped (the app says how many). Presets come from public outlines, never from the data."))
     if pick.startswith("the sample"):
         return declared, "sample's declared domain"
     if pick == "the world":
         return Domain.world(), "world"
+    if pick == PRESET:
+        names = list(presets())
+        name = _keep(f"{key}_preset", st.selectbox("Place", names, key=_kept(f"{key}_preset", LOWER_48)))
+        d = preset_domain(name)
+        st.caption(f"x [{d.xmin:g}, {d.xmax:g}], y [{d.ymin:g}, {d.ymax:g}] (bounds of the public outline)")
+        return d, name
     c1, c2 = st.columns(2)
-    xmin = c1.number_input("x min (lon)", value=-180.0, key=f"{key}_xmin")
-    xmax = c2.number_input("x max (lon)", value=180.0, key=f"{key}_xmax")
-    ymin = c1.number_input("y min (lat)", value=-90.0, key=f"{key}_ymin")
-    ymax = c2.number_input("y max (lat)", value=90.0, key=f"{key}_ymax")
-    return Domain(xmin, ymin, xmax, ymax), "typed bounds"
+    bounds = [_keep(k, col.number_input(label, key=_kept(k, default)))
+              for col, label, k, default in ((c1, "x min (lon)", f"{key}_xmin", -180.0),
+                                             (c2, "x max (lon)", f"{key}_xmax", 180.0),
+                                             (c1, "y min (lat)", f"{key}_ymin", -90.0),
+                                             (c2, "y max (lat)", f"{key}_ymax", 90.0))]
+    return Domain(bounds[0], bounds[2], bounds[1], bounds[3]), "typed bounds"
 
 
 def choose_data() -> Dataset | None:

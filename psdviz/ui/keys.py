@@ -13,10 +13,12 @@ LAST_PARAMS = "psdviz_last_params"      # method -> the parameters its last rele
 MAP = "psd_map"                         # the map component
 QUERY_RECT = "query_rect"               # the rectangle being answered
 CLICKED = "clicked"                     # the last clicked cell
+CLICK_SEEN = "seen|clicked"             # the last click the map reported (a reported click is taken up once)
 COMPARISONS = "comparisons"             # the query history (private vs true answers)
 NONCE = "nonce"                         # "draw new noise": bumped to rebuild with fresh randomness
 BASEMAP = "basemap"                     # the chosen background layer
 EPSILON_PLAN = "epsilon_plan"           # the "What epsilon do I need?" result
+QUERY_DATA = "query_data"               # the data and domain the rectangle, click and history belong to
 
 # open a release
 RELEASE_MAP = "release_map"

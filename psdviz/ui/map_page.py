@@ -15,12 +15,13 @@ import plotly.express as px
 import streamlit as st
 
 import psdviz as pv
+from psdviz.core.source import rows_read
 from psdviz.publish.cells import cell_at, cell_details, frontier_sizes, noise_level, view_depth
 
 from . import cache, controls, data_input, epsilon_panel, export, keys, mapview, words
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
 from .outlines import is_lon_lat
-from .query_panel import at_rect_corner, clicked_point, compare, rect_from_drawings
+from .query_panel import at_rect_corner, clicked_point, compare, overlaps_domain, rect_from_drawings
 
 EXPORT_MAX_CELLS = 250_000
 SHARED_DATA_KEY = keys.SHARED_DATA
@@ -48,17 +49,31 @@ def render() -> None:
         return
     if release.points_report["rows_used"] == 0:   # the engine released pure noise; tell the data owner
         d = data.domain
-        st.error(f"none of the {release.points_report['rows_in']:,} points lies inside the domain "
+        st.error(f"none of the {rows_read(release.points_report):,} points lies inside the domain "
                  f"x [{d.xmin:g}, {d.xmax:g}], y [{d.ymin:g}, {d.ymax:g}]: a release now would be pure noise. "
                  "Check the bounds or the column order (lon, lat).")
         return
     rid = cache.release_id(data, spec)
+    forget_other_datas_queries(data)
     remember_params(release)
     input_summary(data, release)
     depth, show_points, outlines = view_controls(release, rid)
     map_and_query(release, data, depth, show_points, outlines)
     budget_view(release)
     export_view(release, rid)
+
+
+def forget_other_datas_queries(data: data_input.Dataset) -> None:
+    """A query belongs to the data and domain it was asked of: new data or a new domain clears the
+    rectangle, the clicked cell, the query history and the epsilon plan. A new method or epsilon on
+    the same data keeps them: the same rectangle is answered by the new release, and the history
+    (one data set) compares the releases. The drawing the map still holds stays marked as seen, so
+    it is not taken up again."""
+    owner = f"{data.fingerprint}|{data.domain}"
+    if st.session_state.get(keys.QUERY_DATA) not in (None, owner):
+        for key in (keys.QUERY_RECT, keys.CLICKED, keys.COMPARISONS, keys.EPSILON_PLAN):
+            st.session_state.pop(key, None)
+    st.session_state[keys.QUERY_DATA] = owner
 
 
 def remember_params(release: pv.Release) -> None:
@@ -79,13 +94,13 @@ def input_summary(data: data_input.Dataset, release: pv.Release) -> None:
     if release.method == "auto":
         st.caption(release.notes[0])     # what auto picked, from which noisy facts, and what they cost
     details = st.expander("Data, parameters and public grid of this release")
-    details.caption(f"Data `{data.name}`: {rep['rows_in']:,} rows; {rep['rows_nonfinite_dropped']:,} with missing or "
-               f"non-numeric coordinates dropped ({data.n_nonnumeric:,} non-numeric cells); "
-               f"{rep['rows_outside_domain']:,} outside the domain ({rep['outside_rows']}); {rep['rows_used']:,} used. "
-               f"Domain ({data.domain_source}): x [{data.domain.xmin:g}, {data.domain.xmax:g}], "
-               f"y [{data.domain.ymin:g}, {data.domain.ymax:g}]."
-               + (f" User-level privacy: {rep['rows_dropped_by_user_bound']:,} rows beyond "
-                  f"{data.max_points_per_user} per user dropped at random." if data.user is not None else ""))
+    details.caption(f"Data `{data.name}`: {rows_read(rep):,} rows read; "
+                    + (f"{rep['rows_dropped_by_user_bound']:,} beyond {data.max_points_per_user} per user dropped at "
+                       "random (user-level privacy); " if data.user is not None else "")
+                    + f"{rep['rows_nonfinite_dropped']:,} with missing or non-numeric coordinates dropped "
+                    f"({data.n_nonnumeric:,} non-numeric cells); {rep['rows_outside_domain']:,} outside the domain "
+                    f"({rep['outside_rows']}); {rep['rows_used']:,} used. Domain ({data.domain_source}): "
+                    f"x [{data.domain.xmin:g}, {data.domain.xmax:g}], y [{data.domain.ymin:g}, {data.domain.ymax:g}].")
     details.caption("Parameters used (defaults from the paper, formulas evaluated by the engine): "
                + words.params_text(release.params))
     if release.grid is not None:
@@ -99,7 +114,7 @@ def view_controls(release: pv.Release, rid: str) -> tuple[int, bool, bool]:
     tree = release.tree
     sizes = frontier_sizes(tree)
     default = view_depth(tree, MAX_SHAPES)
-    c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
+    c1, c2, c3, c4 = st.columns([5, 4, 3, 4])   # each toggle's whole label fits its column at 1400 px
     if tree.height > 0:
         depth = c1.slider("View the partition down to level", 0, tree.height, default, key=f"depth|{rid}",
                           help=f"Cells per level: {', '.join(f'{d}: {s:,}' for d, s in enumerate(sizes))}. "
@@ -127,8 +142,13 @@ def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, sho
     fmap, info = make_map(release, depth, pts, outlines, st.session_state.get(keys.BASEMAP, True))
     keep_new_drawing(mapview.latest_value(MAP_KEY).get("all_drawings"))
     kept = query_layer(st.session_state.get(keys.QUERY_RECT))  # stays visible when the map remounts
-    # the map is the page's main element: full width, its height from the domain's shape on the map
-    out = mapview.show_map(fmap, key=MAP_KEY, overlay=kept, height=map_height(release.domain)) or {}
+    # the map is the page's main element; the answer to the drawn rectangle sits beside it, in view
+    on_map, beside = st.columns([5, 2])
+    with on_map:
+        out = mapview.show_map(fmap, key=MAP_KEY, overlay=kept, height=map_height(release.domain)) or {}
+    keep_new_drawing(out.get("all_drawings"))
+    with beside:
+        query_answer(release, data)
     st.markdown(legend_html(info.colours), unsafe_allow_html=True)
     if info.raster:
         st.caption(f"{info.nodes.size:,} cells: drawn as a raster; click a cell for its details.")
@@ -136,19 +156,21 @@ def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, sho
     if outlines and not info.outlines:
         st.caption(outline_note(release.domain))
     left, right = st.columns(2)
-    keep_new_drawing(out.get("all_drawings"))
     click = clicked_point(out.get("last_object_clicked"))
-    if click is not None and not at_rect_corner(click, st.session_state.get(keys.QUERY_RECT)):  # not a drag's end
+    fresh = click is not None and click != st.session_state.get(keys.CLICK_SEEN)   # the map repeats its last click
+    if fresh and not at_rect_corner(click, st.session_state.get(keys.QUERY_RECT)):  # not a drag's end
         st.session_state[keys.CLICKED] = click
+    if click is not None:
+        st.session_state[keys.CLICK_SEEN] = click
     with left:
-        query_panel(release, data)
+        typed_query(data)
         epsilon_panel.render(release.domain, st.session_state.get(keys.QUERY_RECT), release.method, release.params,
                              release.grid.bits)
     with right:
         cell_panel(release, info.nodes)
 
 
-MAP_WIDTH_PX = 1000   # about the main column on a 1400 px window with the sidebar open
+MAP_WIDTH_PX = 720   # about the map's column (5 / 7 of the main column) on a 1400 px window with the sidebar open
 
 
 def map_height(d: pv.Domain) -> int:
@@ -159,7 +181,7 @@ def map_height(d: pv.Domain) -> int:
         ratio = (merc(d.ymax) - merc(d.ymin)) / math.radians(d.width)
     else:
         ratio = d.height / d.width
-    return int(min(1100, max(420, MAP_WIDTH_PX * ratio + 80)))
+    return int(min(820, max(420, MAP_WIDTH_PX * ratio + 80)))
 
 
 def noise_caption(release: pv.Release, nodes: np.ndarray) -> None:
@@ -189,8 +211,8 @@ def keep_new_drawing(drawings, key: str = "query_rect") -> None:
         st.session_state[f"seen|{key}"] = st.session_state[key] = rect
 
 
-def query_panel(release: pv.Release, data: data_input.Dataset) -> None:
-    st.subheader("Query")
+def typed_query(data: data_input.Dataset) -> None:
+    """A rectangle typed instead of drawn (answered beside the map like a drawn one)."""
     with st.expander("Type a query rectangle instead of drawing"):
         c1, c2 = st.columns(2)
         d = data.domain
@@ -200,10 +222,21 @@ def query_panel(release: pv.Release, data: data_input.Dataset) -> None:
         ymax = c2.number_input("query y max", value=d.ymin + d.height / 4, key="qy1")
         if st.button("Answer this rectangle", key="qtyped"):
             st.session_state[keys.QUERY_RECT] = [xmin, ymin, xmax, ymax]
+            st.rerun(scope="fragment")
+
+
+def query_answer(release: pv.Release, data: data_input.Dataset) -> None:
+    """The answer to the kept rectangle: private estimate, standard error and 95 % interval, then the
+    true count and the errors for the data owner (labelled not private)."""
+    st.subheader("Query")
     rect = st.session_state.get(keys.QUERY_RECT)
     if rect is None:
         st.info("Draw a rectangle on the map (square tool at the top left) to compare the private answer "
                 "with the truth.")
+        return
+    if not overlaps_domain(release.domain, rect):
+        st.warning("This rectangle lies outside the domain: the release says nothing about it (its answer is not "
+                   "0 with no error). Draw inside the cells.")
         return
     try:
         row = compare(release, cache.truth_index(data), rect)
@@ -214,14 +247,17 @@ def query_panel(release: pv.Release, data: data_input.Dataset) -> None:
     sig = tuple(rect) + (row["method"], row["epsilon"], row["private_answer"])
     if not hist or hist[-1].get("_sig") != sig:
         hist.append({**row, "_sig": sig})
-    st.caption(f"Query #{len(hist)}: x [{rect[0]:.3f}, {rect[2]:.3f}], y [{rect[1]:.3f}, {rect[3]:.3f}]")
-    c1, c2 = st.columns(2)
-    c1.metric("Private answer", f"{row['private_answer']:,.1f}", help="Estimated count from the release.")
-    c1.metric("Standard error", f"± {row['standard_error']:,.1f}",
+    est, se = row["private_answer"], row["standard_error"]
+    st.caption(f"Query #{len(hist)} on `{data.name}`: x [{words.short(rect[0])}, {words.short(rect[2])}], "
+               f"y [{words.short(rect[1])}, {words.short(rect[3])}]; `{row['method']}`, epsilon {row['epsilon']:g}")
+    st.metric("Private answer", f"{est:,.1f}", help="Estimated count from the release.")
+    st.metric("Standard error", f"± {se:,.1f}",
               help="From the known noise variances of the counts used (engine: answer_variance).")
-    c2.metric("True answer (not private)", f"{row['true_answer_NOT_PRIVATE']:,}")
-    c2.metric("Absolute error", f"{row['abs_error']:,.1f}", help="|private - true|")
-    st.metric("Relative error", f"{100 * row['rel_error']:.1f} %",
+    st.caption(f"95 % interval: {est - 1.96 * se:,.0f} to {est + 1.96 * se:,.0f} (estimate ± 1.96 standard errors)")
+    st.metric("True answer (not private)", f"{row['true_answer_NOT_PRIVATE']:,}")
+    c1, c2 = st.columns(2)
+    c1.metric("Absolute error", f"{row['abs_error']:,.1f}", help="|private - true|")
+    c2.metric("Relative error", f"{100 * row['rel_error']:.1f} %",
               help="|private - true| / max(true, 0.1% of the points)")
 
 

@@ -60,3 +60,9 @@ def compare(release: pv.Release, truth: pv.PointIndex, rect: list[float]) -> dic
             "true_answer_NOT_PRIVATE": true, "abs_error": abs(private - true),
             "rel_error": float(relative_error([private], [true], n)[0]),
             "method": release.method, "epsilon": release.epsilon, "randomness": release.randomness_mode}
+
+
+def overlaps_domain(domain: pv.Domain, rect: list[float]) -> bool:
+    """True when the rectangle shares some area with the release's domain."""
+    return (min(rect[2], domain.xmax) > max(rect[0], domain.xmin)
+            and min(rect[3], domain.ymax) > max(rect[1], domain.ymin))

@@ -22,7 +22,7 @@ from psdviz.publish.cells import view_depth
 from . import keys, mapview, words
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
 from .map_page import cell_panel, keep_new_drawing, noise_caption
-from .query_panel import at_rect_corner, clicked_point, private_answer
+from .query_panel import at_rect_corner, clicked_point, overlaps_domain, private_answer
 
 MAP_KEY = keys.RELEASE_MAP
 RECT_KEY = keys.RELEASE_QUERY
@@ -129,12 +129,6 @@ def answer_row(release: pv.Release, rect: list[float]) -> dict:
     est, se = private_answer(release, rect)
     return {"xmin": rect[0], "ymin": rect[1], "xmax": rect[2], "ymax": rect[3], "answer": est,
             "standard_error": se, "low_95": est - Z95 * se, "high_95": est + Z95 * se}
-
-
-def overlaps_domain(domain: pv.Domain, rect: list[float]) -> bool:
-    """True when the rectangle shares some area with the release's domain."""
-    return (min(rect[2], domain.xmax) > max(rect[0], domain.xmin)
-            and min(rect[3], domain.ymax) > max(rect[1], domain.ymin))
 
 
 def query_answer(release: pv.Release) -> None:

@@ -131,9 +131,10 @@ def test_map_is_not_blank_and_served_offline(page, server):
     TIMINGS["first paint, warm server (s)"] = time.time() - t0
     other.close()
     _shot(page, "01_map.png")
-    # the map is the main element: at least 60 % of the window's width, taller than wide on the world domain
+    # the map is the main element (the query's answer sits in a narrow column beside it): at least 45 % of the
+    # window's width, taller than wide on the world domain
     box = page.locator(MAP_IFRAME).last.bounding_box()
-    assert box["width"] >= 0.6 * page.viewport_size["width"] and box["height"] > box["width"], box
+    assert box["width"] >= 0.45 * page.viewport_size["width"] and box["height"] > box["width"], box
     # offline: the basemap layer removed itself on its first failed tile (no broken-image tiles left)
     assert "tile.openstreetmap.org" in _map_frame(page).locator("html").inner_html()
     frame = next(f for f in page.frames if f.locator("canvas.leaflet-zoom-animated").count())
@@ -159,7 +160,18 @@ def test_drawing_a_rectangle_shows_private_and_true_answers(page):
         assert page.get_by_text(label, exact=True).count() >= 1
     truth = page.locator("[data-testid='stMetric']", has_text="True answer").locator("[data-testid='stMetricValue']")
     assert int(truth.inner_text().replace(",", "")) > 0
+    # beside the map, in view without scrolling at 1400 x 1000: the answer, its error and interval, the truth
+    page.evaluate("() => { const m = document.querySelector('[data-testid=\"stMain\"]'); if (m) m.scrollTop = 0; }")
+    page.wait_for_timeout(200)
+    for text in ("Private answer", "Standard error", "95 % interval", "True answer (not private)"):
+        box = page.get_by_text(text).first.bounding_box()
+        assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= page.viewport_size["height"], text
     _shot(page, "02_query.png")
+    # the toggles' labels are whole (not cut with an ellipsis) at 1400 px
+    for label in ("True points (NOT private)", "Country outlines", "Basemap (OpenStreetMap)"):
+        cut = page.get_by_text(label, exact=True).first.evaluate(
+            "e => [e, e.parentElement, e.parentElement.parentElement].some(n => n.scrollWidth > n.clientWidth + 1)")
+        assert not cut, label
 
 
 def _drag(page, a, b):

@@ -173,3 +173,28 @@ def test_resolution_control_rebuilds_on_the_chosen_grid():
     assert not at.exception and not at.error
     assert any("Public grid: resolution 3 " in c.value for c in at.caption)
     assert any("height 4 capped to 3" in c.value for c in at.caption)
+
+
+def test_a_query_belongs_to_its_data_and_domain():
+    at = _app()
+    at.session_state["fake_map_value"] = {"all_drawings": [_drawing(RECT)], "last_object_clicked": {"lat": 48.8,
+                                                                                                    "lng": 2.3}}
+    at.run()
+    assert _metric(at, "Private answer") and at.session_state["comparisons"]
+    assert any("95 % interval" in c.value for c in at.caption)
+    # the same data under another domain: rectangle, click and history are gone, and the old drawing the
+    # map still reports is not taken up again
+    at.radio(key="sample_domain").set_value("typed bounds").run()
+    at.number_input(key="sample_xmax").set_value(100.0).run()
+    assert not at.exception
+    assert not [m for m in at.metric if m.label == "Private answer"]
+    assert "query_rect" not in at.session_state and "clicked" not in at.session_state
+    assert at.session_state["comparisons"] == []   # the history of the earlier domain is gone
+    assert any("Draw a rectangle" in i.value for i in at.info)
+    # a rectangle outside the domain is refused in words, not answered 0 +- 0
+    at.number_input(key="sample_xmax").set_value(0.0).run()
+    at.session_state["fake_map_value"] = {"all_drawings": [_drawing([10.0, 10.0, 20.0, 20.0])],
+                                          "last_object_clicked": None}
+    at.run()
+    assert any("outside the domain" in w.value for w in at.warning)
+    assert not [m for m in at.metric if m.label == "Private answer"]

@@ -103,3 +103,39 @@ def test_empty_and_binary_files_say_what_to_fix():
     with pytest.raises(ValueError, match="is not UTF-8 text"):
         di.read_table("g.csv", garbage)
     assert len(di.read_table("ok.csv", b"lon,lat\n1,2\n")) == 1
+
+
+def test_only_an_empty_field_is_missing_na_is_namibia():
+    df = di.read_table("p.csv", b"lon,lat,country,user\n17.1,-22.6,NA,NA\n2.3,48.9,FR,null\n1.0,,,u3\n")
+    assert df["country"].tolist()[:2] == ["NA", "FR"] and df["user"].tolist() == ["NA", "null", "u3"]
+    xy, bad = di.pick_points(df, "lon", "lat")
+    assert np.isnan(xy[2, 1]) and bad == 0          # the empty latitude is missing, not a non-number
+
+
+DOMAIN_SCRIPT = """
+import streamlit as st
+from psdviz.ui import data_input as di
+if st.session_state.get("draw", True):
+    d, src = di._choose_domain(None, "upload")
+    st.write(f"{d.xmin:g},{d.ymin:g},{d.xmax:g},{d.ymax:g}|{src}")
+"""
+
+
+def test_typed_bounds_and_presets_survive_a_run_that_does_not_draw_them():
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_string(DOMAIN_SCRIPT, default_timeout=60).run()
+    assert at.markdown[0].value == "-180,-90,180,90|world"
+    at.radio(key="upload_domain").set_value("typed bounds").run()
+    at.number_input(key="upload_xmin").set_value(-10.0).run()
+    at.number_input(key="upload_ymax").set_value(60.0).run()
+    assert at.markdown[0].value == "-10,-90,180,60|typed bounds"
+    at.session_state["draw"] = False          # a failed upload: the domain widgets are not drawn in this run
+    at.run()
+    at.session_state["draw"] = True
+    at.run()
+    assert at.markdown[0].value == "-10,-90,180,60|typed bounds"
+    at.radio(key="upload_domain").set_value(di.PRESET).run()
+    assert at.markdown[0].value == "-124.74,24.51,-66.98,49.39|USA: the lower 48 states and DC"
+    at.selectbox(key="upload_preset").set_value("Country: Namibia").run()
+    xmin, ymin, xmax, ymax = map(float, at.markdown[0].value.split("|")[0].split(","))
+    assert 11 < xmin < 12 and -30 < ymin < -28 and 25 < xmax < 26 and -17.5 < ymax < -16.5   # Namibia
