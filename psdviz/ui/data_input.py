@@ -19,6 +19,7 @@ from psdviz import Domain
 from psdviz.io.samples import SAMPLES, get_sample, load_sample
 
 from .domain_presets import LOWER_48, preset_domain, presets
+from .uploads import open_upload
 
 MAX_UPLOAD_MB = 50          # also set as server.maxUploadSize in .streamlit/config.toml
 MAX_ROWS = 2_000_000
@@ -287,7 +288,6 @@ def layer_columns(name: str, data: bytes) -> list[str]:
     """The attribute columns of an uploaded region layer (GeoJSON, GeoPackage, zipped Shapefile,
     TopoJSON), to pick its id, parent and name columns from."""
     import json
-    import tempfile
     from pathlib import Path
 
     import geopandas as gpd
@@ -296,12 +296,12 @@ def layer_columns(name: str, data: bytes) -> list[str]:
         geoms = next(iter(topo.get("objects", {}).values()), {}).get("geometries", [])
         cols = {"id"} | {k for g in geoms[:50] for k in (g.get("properties") or {})}
         return sorted(cols)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"layer{Path(name).suffix.lower()}"   # never the uploaded name: it could hold '..'
-        path.write_bytes(data)
+
+    def head(path: Path):
         try:
-            frame = gpd.read_file(f"zip://{path}" if path.suffix.lower() == ".zip" else path, rows=5)
+            return gpd.read_file(f"zip://{path}" if path.suffix.lower() == ".zip" else path, rows=5)
         except Exception as exc:   # pyogrio raises its own errors for unreadable files
             raise ValueError(f"cannot read {name}: {exc}") from None
+    frame = open_upload(data, name, head, "layer")
     return [c for c in frame.columns if c != "geometry"]
 

@@ -16,6 +16,7 @@ from psdviz.regions.build import true_counts
 from . import data_input, export, keys, mapview, words
 from . import regions_view as view
 from .controls import choose_randomness
+from .uploads import open_upload
 
 LAYERS = {"US states > counties": rg.us_counties, "US states": rg.us_states, "World countries": rg.world_countries}
 UPLOAD = "Upload a layer"
@@ -28,12 +29,8 @@ def _bundled(name: str) -> rg.Regions:
 
 @st.cache_resource(max_entries=4, show_spinner="Reading the region layer...")
 def _uploaded(digest: str, _data: bytes, filename: str, id_col: str, parent: str | None, name: str | None):
-    import tempfile
-    from pathlib import Path
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"layer{Path(filename).suffix.lower()}"   # never the uploaded name: it could hold '..'
-        path.write_bytes(_data)
-        return rg.Regions.from_file(path, id=id_col, parent=parent, name=name)
+    return open_upload(_data, filename, lambda path: rg.Regions.from_file(path, id=id_col, parent=parent, name=name),
+                       "layer")
 
 
 @st.cache_resource(max_entries=4, show_spinner="Counting the regions privately...")

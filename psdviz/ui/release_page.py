@@ -8,7 +8,6 @@ noise variances). The truth is never shown, because a consumer does not have it.
 from __future__ import annotations
 
 import hashlib
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +22,7 @@ from . import keys, mapview, words
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
 from .map_page import cell_panel, keep_new_drawing, noise_caption
 from .query_panel import at_rect_corner, clicked_point, overlaps_domain, private_answer
+from .uploads import open_upload
 
 MAP_KEY = keys.RELEASE_MAP
 RECT_KEY = keys.RELEASE_QUERY
@@ -31,11 +31,8 @@ Z95 = 1.96
 
 
 @st.cache_resource(max_entries=4, show_spinner="Opening the release...")
-def _load(digest: str, _data: bytes, suffix: str = ".parquet"):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"release{suffix}"
-        path.write_bytes(_data)
-        return pv.load_release(path)
+def _load(digest: str, _data: bytes, filename: str):
+    return open_upload(_data, filename, pv.load_release, "release")
 
 
 def render() -> None:
@@ -56,7 +53,7 @@ def render() -> None:
         for key in (RECT_KEY, HISTORY_KEY):
             st.session_state.pop(key, None)
     try:
-        release = _load(digest, data, Path(up.name).suffix.lower() or ".parquet")
+        release = _load(digest, data, up.name if Path(up.name).suffix else f"{up.name}.parquet")
     except ValueError as exc:
         st.error(f"Cannot open {up.name}: {exc}")
         return
