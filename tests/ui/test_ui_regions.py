@@ -91,7 +91,7 @@ render()
     at.run()
     # the uploader cannot be driven by AppTest: call the page's loader and view as the upload would
     from psdviz.ui import release_page
-    loaded = release_page._load("x", data, ".json")
+    loaded = release_page._load("x", data, "r.json")
     assert isinstance(loaded, pv.regions.RegionRelease)
     np.testing.assert_array_equal(loaded.estimate, rel.estimate)
 
