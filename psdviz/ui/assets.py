@@ -14,6 +14,7 @@ STATIC_DIR = Path(__file__).resolve().parent / "static"
 URL_PREFIX = "/app/static"
 LEAFLET_VERSION = "1.9.4"
 DRAW_VERSION = "1.0.4"
+SYNC_VERSION = "0.2.4"
 
 _FILES = {  # name -> (path under static/, CDN fallback)
     "leaflet_js": ("leaflet/leaflet.js", f"https://cdn.jsdelivr.net/npm/leaflet@{LEAFLET_VERSION}/dist/leaflet.js"),
@@ -22,6 +23,7 @@ _FILES = {  # name -> (path under static/, CDN fallback)
                 f"https://cdn.jsdelivr.net/npm/leaflet-draw@{DRAW_VERSION}/dist/leaflet.draw.js"),
     "draw_css": ("leaflet-draw/leaflet.draw.css",
                  f"https://cdn.jsdelivr.net/npm/leaflet-draw@{DRAW_VERSION}/dist/leaflet.draw.css"),
+    "sync_js": ("leaflet-sync/L.Map.Sync.js", f"https://cdn.jsdelivr.net/npm/leaflet.sync@{SYNC_VERSION}/L.Map.Sync.js"),
 }
 
 

@@ -247,6 +247,13 @@ def _choose_domain(declared: Domain | None, key: str) -> tuple[Domain, str]:
     return Domain(bounds[0], bounds[2], bounds[1], bounds[3]), "typed bounds"
 
 
+def sample_dataset(name: str) -> Dataset:
+    """A bundled sample with its declared domain (the Teach page's data when the map page has none)."""
+    s = get_sample(name)
+    xy = _sample_xy(name)
+    return Dataset(name, xy, s.domain or Domain.world(), "sample's declared domain", 0, fingerprint(xy))
+
+
 def choose_data() -> Dataset | None:
     """Sidebar: sample or upload; returns None (after an st.error saying what to fix) on bad input."""
     spatial = [n for n, s in SAMPLES.items() if s.spatial]

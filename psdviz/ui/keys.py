@@ -20,6 +20,13 @@ BASEMAP = "basemap"                     # the chosen background layer
 EPSILON_PLAN = "epsilon_plan"           # the "What epsilon do I need?" result
 QUERY_DATA = "query_data"               # the data and domain the rectangle, click and history belong to
 
+# teach
+TEACH_MAP = "teach_map"                 # the linked maps
+TEACH_RECT = "teach_rect"               # the rectangle answered by both releases
+TEACH_REDRAWS = "teach_redraws"         # (rectangle, method, epsilon, Redraws) of "draw the noise again"
+TEACH_DATA = "teach_data"               # the data and domain the rectangle and redraws belong to
+TEACH_ERRORS_MAP = "teach_errors_map"
+
 # open a release
 RELEASE_MAP = "release_map"
 RELEASE_QUERY = "release_query"

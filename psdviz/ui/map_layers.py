@@ -10,6 +10,7 @@ when the domain is lon/lat and the outline file was fetched.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass
@@ -229,9 +230,7 @@ def make_map(release: Release, depth: int, true_points: np.ndarray | None = None
     (only drawn for a lon/lat domain when the outline file is there); ``basemap``: OpenStreetMap tiles
     under the cells (lon/lat domains only; removed on the first tile error, e.g. offline)."""
     nodes = frontier(release.tree, depth)
-    r = release.tree.rect[nodes]
-    colours = colour_bins(cell_density(release.tree, nodes), within_noise(release.tree, nodes),
-                          relative_noise(release.tree, nodes), (r[:, 2] - r[:, 0]) * (r[:, 3] - r[:, 1]))
+    colours = view_colours([(release, nodes)])[0]
     b = _bounds(release)
     m = folium.Map(location=[(b[0][0] + b[1][0]) / 2, (b[0][1] + b[1][1]) / 2], zoom_start=2, tiles=None,
                    prefer_canvas=True, world_copy_jump=False, control_scale=True, zoom_snap=0.1)
@@ -240,11 +239,7 @@ def make_map(release: Release, depth: int, true_points: np.ndarray | None = None
     if basemap and is_lon_lat(d.xmin, d.ymin, d.xmax, d.ymax):
         Basemap().add_to(m)
     raster = nodes.size > MAX_SHAPES
-    layer = _raster_layer(release, nodes, colours) if raster else _shapes_layer(release, nodes, colours)
-    layer.add_to(m)
-    borders = _outline_layer(release) if outlines else None
-    if borders is not None:
-        borders.add_to(m)
+    borders = add_release_layers(m, release, nodes, colours, outlines)
     if true_points is not None:
         _points_layer(true_points).add_to(m)
     draw = Draw(draw_options={"polyline": False, "polygon": False, "circle": False, "marker": False,
@@ -253,7 +248,30 @@ def make_map(release: Release, depth: int, true_points: np.ndarray | None = None
     draw.add_to(m)
     OneDrawing(draw).add_to(m)
     use_local_leaflet(m, draw)
-    return m, MapInfo(nodes, raster, colours, borders is not None)
+    return m, MapInfo(nodes, raster, colours, borders)
+
+
+def view_colours(views: list[tuple[Release, np.ndarray]]) -> list[Colours]:
+    """One honest colour scale (:func:`colour_bins`) for the cells ``nodes`` of one or more releases:
+    the classes come from all their cells together, so equal colours mean equal densities on every
+    map that shares the scale. Returns each view's :class:`Colours`."""
+    parts = [(cell_density(r.tree, n), within_noise(r.tree, n), relative_noise(r.tree, n),
+              (r.tree.rect[n][:, 2] - r.tree.rect[n][:, 0]) * (r.tree.rect[n][:, 3] - r.tree.rect[n][:, 1]))
+             for r, n in views]
+    both = colour_bins(*(np.concatenate([p[i] for p in parts]) for i in range(4)))
+    cuts = np.cumsum([n.size for _, n in views])[:-1]
+    return [dataclasses.replace(both, index=ix) for ix in np.split(both.index, cuts)]
+
+
+def add_release_layers(m, release: Release, nodes: np.ndarray, colours: Colours, outlines: bool) -> bool:
+    """The cells (shapes, or a raster above :data:`MAX_SHAPES`) and, when asked and available, the
+    country outlines, added to the folium map ``m``; True when outlines were drawn."""
+    raster = nodes.size > MAX_SHAPES
+    (_raster_layer(release, nodes, colours) if raster else _shapes_layer(release, nodes, colours)).add_to(m)
+    borders = _outline_layer(release) if outlines else None
+    if borders is not None:
+        borders.add_to(m)
+    return borders is not None
 
 
 def _outline_layer(release: Release) -> OutlineLayer | None:

@@ -165,7 +165,7 @@ def test_drawing_a_rectangle_shows_private_and_true_answers(page):
     page.wait_for_timeout(200)
     for text in ("Private answer", "Standard error", "95 % interval", "True answer (not private)"):
         box = page.get_by_text(text).first.bounding_box()
-        assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= page.viewport_size["height"], text
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= page.viewport_size["height"], text
     _shot(page, "02_query.png")
     # the toggles' labels are whole (not cut with an ellipsis) at 1400 px
     for label in ("True points (NOT private)", "Country outlines", "Basemap (OpenStreetMap)"):
