@@ -55,7 +55,8 @@ def _weighted_quantile(values: np.ndarray, weights: np.ndarray, q) -> np.ndarray
 
 
 def colour_bins(density: np.ndarray, faint: np.ndarray | None = None,
-                rel_sd: np.ndarray | None = None, area: np.ndarray | None = None) -> Colours:
+                rel_sd: np.ndarray | None = None, area: np.ndarray | None = None,
+                sd_density: np.ndarray | None = None) -> Colours:
     """Classes of log10 density between the 2nd and 98th percentiles of the cells not within noise,
     each class at least two noise standard deviations wide: ``rel_sd`` is each cell's noise sd over its
     estimate, and log10(1 + 2 sd / est) at the 90th percentile is the narrowest step allowed. With
@@ -66,7 +67,9 @@ def colour_bins(density: np.ndarray, faint: np.ndarray | None = None,
 
     Cells flagged ``faint`` (estimate within noise of zero, :func:`psdviz.publish.cells.within_noise`)
     get the palest colour and do not stretch the range, so noise around empty areas is not painted as
-    data. Reads released values only."""
+    data. With ``sd_density`` (each cell's noise sd over its area), a faint cell whose estimate is also
+    within two sd of the lowest class is ambiguous (empty, or like its neighbours): it takes the lowest
+    class, so noise around evenly spread data is not speckled pale. Reads released values only."""
     faint = np.zeros(density.size, bool) if faint is None else np.asarray(faint, bool)
     keep = np.isfinite(density) & (density > 0) & ~faint
     if not keep.any():
@@ -81,11 +84,15 @@ def colour_bins(density: np.ndarray, faint: np.ndarray | None = None,
         noise = float(np.log10(1.0 + 2.0 * _weighted_quantile(rs[ok], w[ok], 0.9)))
     n = int(np.clip(np.floor((hi - lo) / noise) if noise > 0 else len(PALETTE), 1, len(PALETTE)))
     hi = max(hi, lo + max(noise, 1e-9))
+    drawn = keep
+    if sd_density is not None:   # within noise of zero and of the lowest class too: not told apart, so not pale
+        sd = np.asarray(sd_density, float)
+        drawn = keep | (faint & np.isfinite(density) & np.isfinite(sd) & (density + 2 * sd >= 10 ** lo))
     with np.errstate(divide="ignore", invalid="ignore"):
-        v = np.where(keep, np.log10(np.where(density > 0, density, 1)), -np.inf)
+        v = np.where(drawn & (density > 0), np.log10(np.where(density > 0, density, 1)), lo)
     cls = np.clip(np.floor((v - lo) / (hi - lo) * n), 0, n - 1).astype(int)
     shades = np.rint(np.linspace(1 if n > 1 else len(PALETTE) // 2, len(PALETTE) - 1, n)).astype(int)
-    idx = np.where(keep, shades[cls], 0)
+    idx = np.where(drawn, shades[cls], 0)
     return Colours(idx, lo, hi, tuple(np.linspace(lo, hi, n + 1)), noise)
 
 
@@ -152,10 +159,23 @@ def _raster_layer(release: Release, nodes: np.ndarray, colours: Colours,
     xs = lon0 + (np.arange(width) + 0.5) * (lon1 - lon0) / width
     ys = mercator_centres(lat0, lat1, height)
     ids = rasterize(release.tree.rect[nodes], np.arange(nodes.size, dtype=float), xs, ys, fill=-1)
-    lut = np.array([_hex_rgba(PALETTE[i], 150) for i in colours.index] + [[0, 0, 0, 0]], dtype=np.uint8)
-    img = lut[np.where(ids >= 0, ids, nodes.size).astype(int)][::-1]  # north up
-    return folium.raster_layers.ImageOverlay(img, bounds=[[lat0, lon0], [lat1, lon1]], name="private cells (raster)",
-                                             interactive=True, mercator_project=False)
+    shade = np.append(np.asarray(colours.index, dtype=np.int64), len(PALETTE))   # the last: no cell (transparent)
+    rgba = np.array([_hex_rgba(c, 150) for c in PALETTE] + [[0, 0, 0, 0]], dtype=np.uint8)
+    img = rgba[shade[np.where(ids >= 0, ids, nodes.size).astype(np.int64)]][::-1]  # north up
+    return folium.raster_layers.ImageOverlay(png_data_url(img), bounds=[[lat0, lon0], [lat1, lon1]],
+                                             name="private cells (raster)", interactive=True, mercator_project=False)
+
+
+def png_data_url(img: np.ndarray) -> str:
+    """An RGBA image as a PNG data URL, compressed fast (zlib level 1: a few per cent larger than
+    branca's level 9 for these flat-coloured rasters, several times quicker)."""
+    import base64
+    import io
+
+    from PIL import Image
+    buf = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(img), "RGBA").save(buf, format="PNG", compress_level=1)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
 
 
 def _points_layer(points: np.ndarray) -> folium.FeatureGroup:
@@ -255,12 +275,21 @@ def view_colours(views: list[tuple[Release, np.ndarray]]) -> list[Colours]:
     """One honest colour scale (:func:`colour_bins`) for the cells ``nodes`` of one or more releases:
     the classes come from all their cells together, so equal colours mean equal densities on every
     map that shares the scale. Returns each view's :class:`Colours`."""
-    parts = [(cell_density(r.tree, n), within_noise(r.tree, n), relative_noise(r.tree, n),
-              (r.tree.rect[n][:, 2] - r.tree.rect[n][:, 0]) * (r.tree.rect[n][:, 3] - r.tree.rect[n][:, 1]))
-             for r, n in views]
-    both = colour_bins(*(np.concatenate([p[i] for p in parts]) for i in range(4)))
+    parts = [_cells(r, n) for r, n in views]
+    both = colour_bins(*(np.concatenate([p[i] for p in parts]) for i in range(5)))
     cuts = np.cumsum([n.size for _, n in views])[:-1]
     return [dataclasses.replace(both, index=ix) for ix in np.split(both.index, cuts)]
+
+
+def _cells(release: Release, nodes: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Density, within-noise flag, relative noise, area and noise sd per area of the cells ``nodes``."""
+    t = release.tree
+    r = t.rect[nodes]
+    area = (r[:, 2] - r[:, 0]) * (r[:, 3] - r[:, 1])
+    var = np.full(nodes.size, np.nan) if t.noise_var is None else np.asarray(t.noise_var[nodes], float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sd_density = np.where((area > 0) & np.isfinite(var), np.sqrt(np.abs(var)) / area, np.nan)
+    return cell_density(t, nodes), within_noise(t, nodes), relative_noise(t, nodes), area, sd_density
 
 
 def add_release_layers(m, release: Release, nodes: np.ndarray, colours: Colours, outlines: bool) -> bool:
@@ -308,7 +337,7 @@ def legend_html(colours: Colours) -> str:
              "so cells within noise of each other share a colour or neighbouring ones; " if colours.noise else "")
     return (f'<div style="font-size:0.8em">estimated density (points per square degree, log scale): '
             f'{" ".join(parts)}; {noise}the palest colour marks cells whose estimate is within noise of zero '
-            f'(below 2 noise standard deviations)</div>')
+            f'(below 2 noise standard deviations) and clearly below the lowest class</div>')
 
 
 def _fmt(v: float) -> str:

@@ -191,8 +191,9 @@ def noise_caption(release: pv.Release, nodes: np.ndarray) -> None:
         return
     sd, share = level
     st.caption(f"Noise in this view: a cell's noisy count has standard deviation about {sd:,.1f}; "
-               f"{share:.0%} of the cells shown have an estimate below twice their own noise: they are drawn in the "
-               "palest colour, as they cannot be told apart from empty cells. A shallower level or a larger "
+               f"{share:.0%} of the cells shown have an estimate below twice their own noise: they cannot be told "
+               "apart from empty cells, and are drawn in the palest colour unless they cannot be told apart from "
+               "the lowest colour class either (then they take that class). A shallower level or a larger "
                "epsilon leaves less noise per cell.")
 
 

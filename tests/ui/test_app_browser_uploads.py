@@ -102,3 +102,28 @@ def test_table_page_uploads(pg, server, files, path, radio, ready, shot):  # noq
     _upload(pg, files / "points.csv")
     pg.get_by_text(ready).first.wait_for()
     pg.screenshot(path=str(ARTIFACTS / shot), full_page=True)
+
+
+def _legend_classes(page) -> int:
+    legend = page.locator("div", has_text=re.compile("^estimated density")).last
+    return legend.locator("span").count()
+
+
+def test_uniform_points_draw_near_one_colour_where_the_sample_shows_structure(pg, server, tmp_path):  # noqa: F811
+    """Honest colours in the browser: 100,000 uniform points over the world (auto) draw a legend of at most
+    two classes (noise is not painted as structure), while the GeoNames sample keeps at least four."""
+    pg.goto(server)
+    pg.get_by_text("estimated density", exact=False).first.wait_for()
+    _idle(pg)
+    sample = _legend_classes(pg)
+    rng = np.random.default_rng(8)
+    pd.DataFrame({"lon": rng.uniform(-180, 180, 100_000), "lat": rng.uniform(-90, 90, 100_000)}).to_csv(
+        tmp_path / "uniform.csv", index=False)
+    pg.get_by_text("upload a file", exact=True).first.click()
+    pg.locator(UPLOADER).first.wait_for(state="attached")
+    _upload(pg, tmp_path / "uniform.csv")
+    pg.get_by_text("PRIVATE release").first.wait_for()
+    _idle(pg)
+    uniform = _legend_classes(pg)
+    pg.screenshot(path=str(ARTIFACTS / "07_uniform_colours.png"), full_page=True)
+    assert sample >= 4 and 1 <= uniform <= 2, (sample, uniform)

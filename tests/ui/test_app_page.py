@@ -198,3 +198,17 @@ def test_a_query_belongs_to_its_data_and_domain():
     at.run()
     assert any("outside the domain" in w.value for w in at.warning)
     assert not [m for m in at.metric if m.label == "Private answer"]
+
+
+def test_a_500k_cell_release_is_drawn_as_one_raster_and_answers_a_click():
+    at = AppTest.from_string(SCRIPT, default_timeout=180)
+    at.run()
+    at.selectbox(key="method").set_value("ug").run()
+    at.checkbox(key="p_ug_grid_size_on").check().run()
+    at.number_input(key="p_ug_grid_size").set_value(708).run()
+    assert not at.exception and not at.error
+    assert any(c.value.startswith("501,264 cells: drawn as a raster") for c in at.caption)
+    assert at.session_state["map_html_len"] < 2_000_000     # one image, not half a million shapes
+    at.session_state["fake_map_value"] = {"all_drawings": None, "last_object_clicked": {"lat": 40.0, "lng": 10.0}}
+    at.run()
+    assert any(s.value == "Clicked cell" for s in at.subheader)
