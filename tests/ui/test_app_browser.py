@@ -139,6 +139,9 @@ def test_map_is_not_blank_and_served_offline(page, server):
     assert "tile.openstreetmap.org" in _map_frame(page).locator("html").inner_html()
     frame = next(f for f in page.frames if f.locator("canvas.leaflet-zoom-animated").count())
     frame.wait_for_function("() => document.querySelectorAll('img.leaflet-tile').length === 0")
+    # ... and took its credit with it: no OpenStreetMap credit for tiles that did not load
+    credit = frame.locator(".leaflet-control-attribution").inner_text()
+    assert "OpenStreetMap" not in credit, credit
 
 
 def test_drawing_a_rectangle_shows_private_and_true_answers(page):
