@@ -2,15 +2,16 @@
 
 1. Writes a skewed synthetic Parquet set (lab.synthetic.skewed: 10 tight clusters plus 5 % background,
    in files of 10^7 rows; resumable: existing files are kept) of ``--rows`` rows, 10^8 by default.
-2. Times quadtree, AG, PrivTree and kd-tree builds (defaults, ``--epsilon`` 0.1, ``--resolution`` 16) read
+2. Times every method's build (defaults, ``--epsilon`` 0.1, ``--resolution`` 12, ``--passes`` auto) read
    from those files by DuckDB, each in a fresh process so its peak resident memory (VmHWM) is its own, and
    DuckDB's own single ``GROUP BY`` scan of the same files (a 1024 x 1024 cell count in SQL) measured in
-   the same run as the yardstick: the table gives seconds, passes over the data, seconds per pass as a
-   multiple of that scan, and peak memory against the size of the points as float64 (16 bytes a row).
+   the same run as the yardstick: the table gives seconds, the build as a multiple of that scan, passes
+   over the data (grouped passes plus the one into the occupied cells), the path taken (one pass, then
+   memory; or per-level passes) and peak memory against ``--memory-limit``.
 3. With ``--growth`` also the same at 10^6 and 10^7 rows (the first files), so time per pass can be read
    against rows.
 
-    python benchmarks/bench_scale.py                       # 10^8 rows (writes ~1.6 GB once), about 1 h
+    python benchmarks/bench_scale.py --memory-limit 4GB     # 10^8 rows (writes ~1.6 GB once)
     python benchmarks/bench_scale.py --rows 10000000 --growth
 The figures go to docs/reproduction/scale.md (and are printed).
 """
@@ -34,7 +35,7 @@ from psdviz.lab.synthetic import skewed  # noqa: E402
 
 DOM = pv.Domain(0.0, 0.0, 1.0, 1.0)
 PER_FILE = 10_000_000
-METHODS = ("quadtree", "ag", "privtree", "kdtree")
+METHODS = pv.METHODS
 
 
 def write_set(folder: Path, rows: int) -> list[Path]:
@@ -56,10 +57,12 @@ def write_set(folder: Path, rows: int) -> list[Path]:
     return files
 
 
-def run_one(kind: str, files: list[str], memory_limit: str, resolution: int, epsilon: float) -> dict:
-    """One measurement in this (fresh) process: seconds, passes and peak resident memory."""
+def run_one(kind: str, files: list[str], memory_limit: str, resolution: int, epsilon: float,
+            mode: str = "auto") -> dict:
+    """One measurement in this (fresh) process: seconds, passes, the path taken and peak resident memory."""
     t0 = time.perf_counter()
     passes = set()
+    path = ""
     if kind == "scan":
         import duckdb
         con = duckdb.connect()
@@ -70,16 +73,21 @@ def run_one(kind: str, files: list[str], memory_limit: str, resolution: int, eps
         passes.add("scan")
     else:
         from psdviz.sources.files import DuckDBSource
-        grouped = DuckDBSource.grouped
+        grouped, cells = DuckDBSource.grouped, DuckDBSource.cells_at_most
 
         def counted(self, keyer):       # a pass over the data = one grouped count
             passes.add(len(passes))
             return grouped(self, keyer)
-        DuckDBSource.grouped = counted
-        pv.build(files, DOM, kind, epsilon, seed=1, lon="lon", lat="lat", memory_limit=memory_limit,
-                 resolution=resolution)
+
+        def counted_cells(self, cap):   # the pass into the occupied cells
+            passes.add(len(passes))
+            return cells(self, cap)
+        DuckDBSource.grouped, DuckDBSource.cells_at_most = counted, counted_cells
+        rel = pv.build(files, DOM, kind, epsilon, seed=1, lon="lon", lat="lat", memory_limit=memory_limit,
+                       resolution=resolution, passes=mode)
+        path = rel.audit().get("data_passes", "")
     sec = time.perf_counter() - t0
-    return {"kind": kind, "seconds": sec, "passes": max(1, len(passes)), "peak_mb": peak_rss_mb()}
+    return {"kind": kind, "seconds": sec, "passes": max(1, len(passes)), "peak_mb": peak_rss_mb(), "path": path}
 
 
 def peak_rss_mb() -> float:
@@ -91,25 +99,26 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def measure(kind: str, files: list[Path], memory_limit: str, resolution: int, epsilon: float) -> dict:
+def measure(kind: str, files: list[Path], memory_limit: str, resolution: int, epsilon: float,
+            mode: str = "auto") -> dict:
     cmd = [sys.executable, __file__, "--one", kind, "--memory-limit", memory_limit, "--resolution",
-           str(resolution), "--epsilon", str(epsilon), *map(str, files)]
+           str(resolution), "--epsilon", str(epsilon), "--passes", mode, *map(str, files)]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
-def table(rows: int, files: list[Path], memory_limit: str, resolution: int, epsilon: float) -> list[str]:
+def table(rows: int, files: list[Path], memory_limit: str, resolution: int, epsilon: float,
+          mode: str = "auto") -> list[str]:
     scan = measure("scan", files, memory_limit, resolution, epsilon)
     lines = [f"### {rows:,} rows ({rows * 16 / 1e9:.1f} GB as float64 points)", "",
              f"DuckDB's own GROUP BY scan of the files: {scan['seconds']:.1f} s, peak {scan['peak_mb']:.0f} MB.", "",
-             "| method | seconds | passes | s per pass | per pass / scan | peak memory MB |",
-             "|---|---:|---:|---:|---:|---:|"]
+             "| method | seconds | build / scan | passes | path | peak memory MB |",
+             "|---|---:|---:|---:|---|---:|"]
     print("\n".join(lines), flush=True)
     for m in METHODS:
-        r = measure(m, files, memory_limit, resolution, epsilon)
-        per = r["seconds"] / r["passes"]
-        line = (f"| {m} | {r['seconds']:.1f} | {r['passes']} | {per:.1f} | {per / scan['seconds']:.2f}x | "
-                f"{r['peak_mb']:.0f} |")
+        r = measure(m, files, memory_limit, resolution, epsilon, mode)
+        line = (f"| {m} | {r['seconds']:.1f} | {r['seconds'] / scan['seconds']:.2f}x | {r['passes']} | "
+                f"{r['path'].split(' (')[0]} | {r['peak_mb']:.0f} |")
         print(line, flush=True)
         lines.append(line)
     return lines + [""]
@@ -124,20 +133,22 @@ def main() -> int:
     ap.add_argument("--epsilon", type=float, default=0.1,
                     help="default 0.1: at epsilon 1 AG's own size rule asks for about N eps / 10 = 10^7 cells at "
                          "10^8 rows, above the engine's node cap")
-    ap.add_argument("--resolution", type=int, default=16,
-                    help="bits per axis of the public grid (default 16: the kd-tree's median passes hold one "
-                         "row per distinct (node, position), at most 2^(bits + depth / 2))")
+    ap.add_argument("--resolution", type=int, default=12,
+                    help="bits per axis of the public grid (default 12: at 10^8 skewed rows the occupied cells "
+                         "then fit a 4GB budget)")
+    ap.add_argument("--passes", default="auto", choices=["auto", "one", "per-level"])
     ap.add_argument("--one", default=None, help=argparse.SUPPRESS)
     ap.add_argument("files", nargs="*", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.one:
-        print(json.dumps(run_one(a.one, a.files, a.memory_limit, a.resolution, a.epsilon)))
+        print(json.dumps(run_one(a.one, a.files, a.memory_limit, a.resolution, a.epsilon, a.passes)))
         return 0
     files = write_set(Path(a.dir), a.rows)
     head = ["# Builds from Parquet files through DuckDB (benchmarks/bench_scale.py)", "",
             f"Machine: {platform.processor() or platform.machine()}, {__import__('os').cpu_count()} cores, "
             f"Python {platform.python_version()}, DuckDB {__import__('duckdb').__version__}; "
-            f"DuckDB memory_limit {a.memory_limit}; skewed synthetic points, resolution {a.resolution}, "
+            f"DuckDB memory_limit {a.memory_limit}, passes {a.passes}; skewed synthetic points, resolution "
+            f"{a.resolution}, "
             f"epsilon {a.epsilon:g}, each build in a fresh process (peak = its VmHWM). 'passes' counts the "
             "grouped-count passes of the build; each source also makes one validation scan (rows, NaN, "
             "outside) before it, included in the seconds.", ""]
@@ -146,8 +157,8 @@ def main() -> int:
         sub = Path(a.dir) / "growth"
         for n in (10 ** 6, 10 ** 7):
             if n < a.rows:
-                body += table(n, write_set(sub / str(n), n), a.memory_limit, a.resolution, a.epsilon)
-    body += table(a.rows, files, a.memory_limit, a.resolution, a.epsilon)
+                body += table(n, write_set(sub / str(n), n), a.memory_limit, a.resolution, a.epsilon, a.passes)
+    body += table(a.rows, files, a.memory_limit, a.resolution, a.epsilon, a.passes)
     out = ROOT / "docs" / "reproduction" / "scale.md"
     out.write_text("\n".join(head + body) + "\n")
     print(f"wrote {out}")

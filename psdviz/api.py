@@ -7,6 +7,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from .core.cells import check_passes, hold_cells
 from .core.contribution import bound_contributions, user_codes
 from .core.domain import Domain, as_points, prepare_points
 from .core.grid import DEFAULT_RESOLUTION
@@ -32,8 +33,8 @@ class EmptyReleaseWarning(UserWarning):
 def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, seed: int | None = None,
           *, outside: str = "drop", nonfinite: str = "error", resolution: int = DEFAULT_RESOLUTION,
           user=None, max_points_per_user: int | None = None, progress=None, lon: str | None = None,
-          lat: str | None = None, memory_limit: str | None = None, nonnegative: bool = False,
-          **params) -> Release:
+          lat: str | None = None, memory_limit: str | None = None, passes: str = "auto",
+          nonnegative: bool = False, **params) -> Release:
     """Build a private spatial decomposition of ``points`` over the public ``domain``.
 
     Every method reads every source through the same grouped counts (:mod:`psdviz.core.source`),
@@ -71,7 +72,12 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
     lon, lat : str
         Column names, for files and Dask frames.
     memory_limit : str, optional
-        DuckDB's memory cap for file sources.
+        DuckDB's memory cap for file sources, and the budget the occupied cells must fit (half of it).
+    passes : {"auto", "one", "per-level"}
+        Files and Dask frames: "one" reads the data once into their occupied grid cells and builds from
+        memory; "per-level" reads them once per pass of the method; "auto" (default) holds the cells
+        when they fit in half of ``memory_limit`` (default: a quarter of the machine's memory) at 128
+        bytes a cell (:mod:`psdviz.core.cells`). Same release either way; the path taken is in ``audit()``.
     nonnegative : bool
         Replace the estimates by non-negative least squares over the released counts
         (post-processing, no epsilon; :mod:`psdviz.publish.nonnegative`).
@@ -92,6 +98,7 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
         (a warning) when no input row lies inside the domain: the release is pure noise.
     """
     epsilon = check_epsilon(epsilon)
+    check_passes(passes)
     if not isinstance(nonnegative, (bool, np.bool_)):
         raise ValueError(f"nonnegative must be True or False (got {nonnegative!r})")
     if not isinstance(method, str):
@@ -102,7 +109,7 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
     with reporting(progress):
         report(0, 1, f"{method}: quantising the points to the public grid")
         with _source(points, domain, rnd, user, max_points_per_user, outside, nonfinite, resolution, lon, lat,
-                     memory_limit) as (ps, k, dropped):
+                     memory_limit, passes) as (ps, k, dropped):
             release = builder(ps, domain, epsilon / k, rnd, **params)
         report(1, 1, f"{method}: done")
     if dropped is not None:
@@ -118,7 +125,8 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
 
 
 @contextmanager
-def _source(points, domain, rnd, user, max_points_per_user, outside, nonfinite, resolution, lon, lat, memory_limit):
+def _source(points, domain, rnd, user, max_points_per_user, outside, nonfinite, resolution, lon, lat, memory_limit,
+            passes="auto"):
     """The grouped-count source of any input (array, frame, files, Dask), after bounding each user's
     points when ``user`` is given: yields (source, k, rows dropped by the bound or None)."""
     k, dropped = 1, None
@@ -135,6 +143,11 @@ def _source(points, domain, rnd, user, max_points_per_user, outside, nonfinite, 
     if table:
         ps = open_source(points, domain, lon=lon, lat=lat, outside=outside, nonfinite=nonfinite,
                          resolution=resolution, memory_limit=memory_limit)
+        try:
+            ps = hold_cells(ps, passes, memory_limit)
+        except BaseException:
+            ps.close()
+            raise
     else:
         ps = prepare_points(points, domain, outside=outside, nonfinite=nonfinite, resolution=resolution)
     try:
@@ -155,7 +168,7 @@ def _warn_if_empty(release: Release, domain: Domain) -> None:
 def build_regions(points, regions, method: str = "regions", epsilon: float = 0.5, seed: int | None = None, *,
                   domain: Domain | None = None, resolution: int = DEFAULT_RESOLUTION, user=None,
                   max_points_per_user: int | None = None, lon: str | None = None, lat: str | None = None,
-                  memory_limit: str | None = None, nonfinite: str = "drop"):
+                  memory_limit: str | None = None, nonfinite: str = "drop", passes: str = "auto"):
     """Private counts for every region of a public layer, consistent over its tree.
 
     Parameters
@@ -175,7 +188,7 @@ def build_regions(points, regions, method: str = "regions", epsilon: float = 0.5
     resolution : int
         Bits per axis of that grid; a point is placed by its cell's centre (the release states how far
         from a border that may misplace it).
-    user, max_points_per_user, lon, lat, memory_limit, nonfinite
+    user, max_points_per_user, lon, lat, memory_limit, nonfinite, passes
         As for :func:`build`.
 
     Returns
@@ -193,8 +206,9 @@ def build_regions(points, regions, method: str = "regions", epsilon: float = 0.5
     epsilon = check_epsilon(epsilon)
     domain = domain if domain is not None else Domain(*regions.bounds())
     rnd = make_randomness(seed)
+    check_passes(passes)
     with _source(points, domain, rnd, user, max_points_per_user, "drop", nonfinite, resolution, lon, lat,
-                 memory_limit) as (ps, k, dropped):
+                 memory_limit, passes) as (ps, k, dropped):
         rel = measure_regions(ps, regions, epsilon / k, rnd)
     if dropped is not None:
         rel = dataclasses.replace(rel, ledger=rel.ledger.per_user(k, epsilon), privacy_unit=user_unit(k),

@@ -5,9 +5,11 @@
                  --out release.parquet [--crs EPSG:4326]
     psdviz info release.parquet
 
-INPUT is a Parquet or CSV file, or a glob of them (quote it: ``"trips/*.parquet"``). By default DuckDB
-scans the files out of core, one pass per tree level (files bigger than memory work; ``--memory-limit``
-caps DuckDB). ``--scheduler tcp://host:8786`` runs the passes on that dask.distributed cluster instead
+INPUT is a Parquet or CSV file, or a glob of them (quote it: ``"trips/*.parquet"``). DuckDB scans the
+files out of core; by default the data are read once into their occupied grid cells and the method
+builds from memory when those fit in half of ``--memory-limit`` (default a quarter of RAM), else one
+pass per tree level (``--passes one|per-level`` forces either; the same release either way).
+``--scheduler tcp://host:8786`` runs the passes on that dask.distributed cluster instead
 (the workers must see the same paths); ``--scheduler local`` starts a LocalCluster on this machine.
 User-level privacy (``--user``) reads the coordinate and user columns into memory (pyarrow). The
 build shows a progress bar per pass over the data (rich) and prints the ledger at the end.
@@ -118,7 +120,11 @@ def _input_arguments(sp: argparse.ArgumentParser, out: str) -> None:
     sp.add_argument("--resolution", type=int, default=None, help="bits per axis of the public grid (default 20)")
     sp.add_argument("--user", default=None, help="user id column: user-level privacy")
     sp.add_argument("--max-points-per-user", type=int, default=None, help="k: at most k points kept per user")
-    sp.add_argument("--memory-limit", default=None, help='cap on DuckDB\'s memory, e.g. "2GB" (it spills to disk)')
+    sp.add_argument("--memory-limit", default=None, help='cap on DuckDB\'s memory, e.g. "2GB" (it spills to disk); '
+                    "the occupied grid cells are held in memory when they fit in half of it")
+    sp.add_argument("--passes", default="auto", choices=["auto", "one", "per-level"],
+                    help="read the data once into their occupied cells (one), once per pass (per-level), or "
+                         "decide by the memory budget (auto, default); the same release either way")
     sp.add_argument("--scheduler", default=None,
                     help='run on a dask.distributed cluster: its address (tcp://host:8786) or "local"')
     sp.add_argument("--out", required=True, help=out)
@@ -166,7 +172,7 @@ def _input(a: argparse.Namespace, extra: dict):
         extra.update(user=data[a.user], max_points_per_user=a.max_points_per_user)
         yield np.column_stack([np.asarray(data[a.lon], float), np.asarray(data[a.lat], float)])
         return
-    extra.update(lon=a.lon, lat=a.lat)
+    extra.update(lon=a.lon, lat=a.lat, passes=a.passes)
     if not a.scheduler:
         extra["memory_limit"] = a.memory_limit
         yield a.input
@@ -212,7 +218,8 @@ def input_counts(rel) -> str:
         line += f", {rep['rows_dropped_by_user_bound']:,} dropped by --max-points-per-user"
     if "rows_in_no_region" in rep:
         line += f", {rep['rows_in_no_region']:,} in no region"
-    return line + f"; {rep['rows_used']:,} used (exact counts for you only: not part of the release)"
+    line += f"; {rep['rows_used']:,} used (exact counts for you only: not part of the release)"
+    return line + (f"; data read as {rep['data_passes']}" if "data_passes" in rep else "")
 
 
 def check_inside(rel, domain: Domain, allow_outside: bool) -> None:

@@ -105,6 +105,12 @@ class KeySource(ABC):
         ids, cnt = self.grouped(lambda kx, ky, memo: (ky << bits) | kx)
         return np.column_stack([ids & ((1 << bits) - 1), ids >> bits]), cnt
 
+    def cells_at_most(self, cap: int | None) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`cells`, or None when there are more than ``cap`` occupied cells (None: no cap). Sources
+        that can stop counting early (DuckDB) override it so that memory stays bounded."""
+        keys, cnt = self.cells()
+        return None if cap is not None and cnt.size > cap else (keys, cnt)
+
     def close(self) -> None:  # noqa: B027 (an optional hook: most sources hold nothing open)
         """Release what the source holds open (a database connection); nothing for most sources."""
 
@@ -114,7 +120,8 @@ class KeySource(ABC):
         return {"rows_in": self.n_input, "rows_nonfinite_dropped": self.n_nonfinite,
                 "rows_outside_domain": self.n_outside, "outside_rows": self.outside + "ped"
                 if self.outside == "drop" else "clipped to the boundary", "rows_used": self.n,
-                "nonfinite_rows": "dropped" if self.nonfinite == "drop" else "refused"}
+                "nonfinite_rows": "dropped" if self.nonfinite == "drop" else "refused",
+                **({"data_passes": self.passes_note} if getattr(self, "passes_note", None) else {})}
 
 
 def rows_read(report: dict) -> int:

@@ -15,11 +15,11 @@ from __future__ import annotations
 import glob
 import itertools
 import os
-import re
 from pathlib import Path
 
 import numpy as np
 
+from ..core.cells import check_memory_limit
 from ..core.domain import Domain, check_modes, nonfinite_error
 from ..core.grid import DEFAULT_RESOLUTION, Grid, check_resolution
 from ..core.source import Keyer, KeySource, merge_counts
@@ -57,17 +57,12 @@ def file_kind(path: str) -> str:
     raise ValueError(f"{path}: not a Parquet (.parquet) or CSV (.csv) file")
 
 
-_MEMORY = re.compile(r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.IGNORECASE)
-
-
 def _settings(memory_limit, threads) -> dict:
     """DuckDB settings passed as connection configuration (values, never SQL text), checked first so
     a bad value is a ValueError saying what DuckDB accepts."""
     config: dict = {}
     if memory_limit is not None:
-        if not isinstance(memory_limit, str) or not _MEMORY.match(memory_limit):
-            raise ValueError(f'memory_limit must be a size such as "2GB", "512MB" or "1.5GiB" (got {memory_limit!r})')
-        config["memory_limit"] = memory_limit.strip()
+        config["memory_limit"] = check_memory_limit(memory_limit)
     if threads is not None:
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 1024:
             raise ValueError(f"threads must be a whole number from 1 to 1024 (got {threads!r})")
@@ -122,15 +117,26 @@ class DuckDBSource(KeySource):
         d = self.grid.domain
         finite = "coalesce(isfinite(x) AND isfinite(y), false)"
         inside = f"(x BETWEEN {d.xmin!r} AND {d.xmax!r} AND y BETWEEN {d.ymin!r} AND {d.ymax!r})"
-        n_in, n_text, n_bad, n_out = self.con.execute(
+        n_in, n_text, n_bad, n_out = self._fetch(
             f"SELECT count(*), count(*) FILTER (WHERE text), count(*) FILTER (WHERE NOT {finite}), "
-            f"count(*) FILTER (WHERE {finite} AND NOT {inside}) FROM pts").fetchall()[0]
+            f"count(*) FILTER (WHERE {finite} AND NOT {inside}) FROM pts", numpy=False)[0]
         if n_text:
             raise ValueError(f"{n_text} rows of {self.columns[0]!r} / {self.columns[1]!r} are not numbers; "
                              "fix or remove them")
         self.n_input, self.n_nonfinite, self.n_outside = int(n_in), int(n_bad), int(n_out)
         if n_bad and self.nonfinite == "error":
             raise nonfinite_error(n_bad, n_in)
+
+    def _fetch(self, sql: str, numpy: bool = True):
+        """Run one of this module's queries; DuckDB running out of memory is a ValueError naming the limit."""
+        import duckdb
+        try:
+            cur = self.con.execute(sql)
+            return cur.fetchnumpy() if numpy else cur.fetchall()
+        except duckdb.OutOfMemoryException:
+            limit = self.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+            raise ValueError(f"DuckDB ran out of memory under memory_limit {limit}: raise memory_limit (e.g. "
+                             '"4GB") or lower the resolution') from None
 
     def _key_sql(self) -> str:
         """The grid keys in SQL, the same float operations as :meth:`Grid.keys` ((x - xmin) / width * 2^k,
@@ -164,8 +170,7 @@ class DuckDBSource(KeySource):
             self.con.register(table, pa.table({"v": np.asarray(keep[1], np.int64)}))
             where = f" WHERE {keep[0]} IN (SELECT v FROM {table})"
         try:
-            res = self.con.execute(f"SELECT {sql} AS g, count(*) AS c FROM ({self._key_sql()}){where} "
-                                   "GROUP BY g").fetchnumpy()
+            res = self._fetch(f"SELECT {sql} AS g, count(*) AS c FROM ({self._key_sql()}){where} GROUP BY g")
         finally:
             if keep is not None:
                 self.con.unregister(table)
@@ -182,11 +187,22 @@ class DuckDBSource(KeySource):
         name = f"psdviz_key_{next(_ids)}"
         self.con.create_function(name, udf, [t.BIGINT, t.BIGINT], t.BIGINT, type="arrow", side_effects=False)
         try:
-            res = self.con.execute(f"SELECT {name}(kx, ky) AS g, count(*) AS c FROM ({self._key_sql()}) "
-                                   "GROUP BY g").fetchnumpy()
+            res = self._fetch(f"SELECT {name}(kx, ky) AS g, count(*) AS c FROM ({self._key_sql()}) GROUP BY g")
         finally:
             self.con.remove_function(name)
         return _merge(np.asarray(res["g"], np.int64), np.asarray(res["c"], np.int64))
+
+    def cells_at_most(self, cap: int | None) -> tuple[np.ndarray, np.ndarray] | None:
+        """The occupied cells and their counts (one grouped pass), or None when there are more than
+        ``cap``: DuckDB returns at most cap + 1 groups, so the memory held stays bounded."""
+        bits = self.grid.bits
+        limit = "" if cap is None else f" LIMIT {int(cap) + 1}"
+        res = self._fetch(f"SELECT (ky << {bits}) | kx AS g, count(*) AS c FROM ({self._key_sql()}) GROUP BY g{limit}")
+        ids = np.asarray(res["g"], np.int64)
+        if cap is not None and ids.size > cap:
+            return None
+        ids, cnt = _merge(ids, np.asarray(res["c"], np.int64))
+        return np.column_stack([ids & ((1 << bits) - 1), ids >> bits]), cnt
 
     def close(self) -> None:
         self.con.close()

@@ -1,0 +1,120 @@
+"""Read the data once: the occupied cells of the release grid, with their counts, held in memory.
+
+Every method reads data only through grouped passes whose keyers are functions of a point's grid
+cell (:mod:`psdviz.core.source`). Grouping the occupied cells by a keyer, each cell weighted by its
+count, therefore gives exactly the groups and counts a pass over the points gives: the same release
+for the same seed. A :class:`CellTable` makes that one grouped pass over any source (DuckDB files, a
+Dask frame) and answers every later pass from memory, so a file is scanned once for validation and
+once for the cells, whatever the method.
+
+Rule (``passes="auto"``): hold the cells when they fit in half of the memory budget at
+:data:`BYTES_PER_CELL` bytes a cell (the budget is ``memory_limit`` when given, else a quarter of the
+machine's memory); otherwise keep today's per-level passes, after the one lost pass that counted
+too many cells (DuckDB returns at most the cap plus one row, so the lost pass costs time, not
+memory). Which path ran depends on an exact count of occupied cells, so it is reported to the owner
+(``audit()``, the CLI's input account), never in the release.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+
+from .source import Keyer, KeySource
+
+# keys (2 x 8 bytes) and counts (8) of a cell, plus a keyer's working arrays in a pass (ids, masks,
+# a sort for the groups): about 128 bytes a cell at the peak of a pass
+BYTES_PER_CELL = 128
+PASSES = ("auto", "one", "per-level")
+_UNITS = {"B": 1, "KB": 10 ** 3, "MB": 10 ** 6, "GB": 10 ** 9, "TB": 10 ** 12,
+          "KIB": 2 ** 10, "MIB": 2 ** 20, "GIB": 2 ** 30, "TIB": 2 ** 40}
+MEMORY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.IGNORECASE)
+
+
+def check_memory_limit(limit) -> str:
+    """A memory size as DuckDB reads it ("2GB", "512MB", "1.5GiB"), or a ValueError saying so."""
+    if not isinstance(limit, str) or not MEMORY.match(limit):
+        raise ValueError(f'memory_limit must be a size such as "2GB", "512MB" or "1.5GiB" (got {limit!r})')
+    return limit.strip()
+
+
+def memory_bytes(limit: str | None) -> int:
+    """The memory budget in bytes: ``limit`` (a size, see :func:`check_memory_limit`), or a quarter of the
+    machine's memory when None."""
+    if limit is None:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4
+    m = MEMORY.match(check_memory_limit(limit))
+    return int(float(m.group(1)) * _UNITS[m.group(2).upper()])
+
+
+def weighted_groups(ids: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct non-negative ids and the sum of their weights (integer counts)."""
+    ids = np.asarray(ids, dtype=np.int64)
+    keep = ids >= 0
+    ids, w = ids[keep], np.asarray(weights, dtype=np.int64)[keep]
+    if ids.size == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    top = int(ids.max()) + 1
+    if top <= 4 * ids.size + 1024:
+        c = np.bincount(ids, weights=w, minlength=top)
+        nz = np.flatnonzero(c)
+        return nz.astype(np.int64), np.rint(c[nz]).astype(np.int64)
+    u, inv = np.unique(ids, return_inverse=True)
+    return u.astype(np.int64), np.rint(np.bincount(inv, weights=w, minlength=u.size)).astype(np.int64)
+
+
+class CellTable(KeySource):
+    """A source's occupied grid cells and their counts, answering every pass from memory."""
+
+    def __init__(self, source: KeySource, keys: np.ndarray, counts: np.ndarray):
+        self.source = source
+        self.grid = source.grid
+        self.n_input, self.n_nonfinite, self.n_outside = source.n_input, source.n_nonfinite, source.n_outside
+        self.outside, self.nonfinite = source.outside, source.nonfinite
+        self.kx = np.ascontiguousarray(keys[:, 0], dtype=np.int64)
+        self.ky = np.ascontiguousarray(keys[:, 1], dtype=np.int64)
+        self.cnt = np.asarray(counts, dtype=np.int64)
+        self.memo: dict = {}   # the same rows in the same order on every pass: keyers may reuse work
+
+    @property
+    def n_cells(self) -> int:
+        return int(self.cnt.size)
+
+    def grouped(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
+        return weighted_groups(keyer(self.kx, self.ky, self.memo), self.cnt)
+
+    def cells(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.column_stack([self.kx, self.ky]), self.cnt
+
+    def close(self) -> None:
+        self.source.close()
+
+    def report(self) -> dict:
+        return {**self.source.report(), "data_passes": f"one grouped pass into {self.n_cells:,} occupied cells, "
+                                                       "then memory"}
+
+
+def hold_cells(source: KeySource, passes: str = "auto", memory_limit: str | None = None) -> KeySource:
+    """``source`` read once into a :class:`CellTable` when ``passes`` is "one", or "auto" and the cells fit
+    half the memory budget (rule in the module docstring); else ``source`` itself (one pass a level)."""
+    if check_passes(passes) == "per-level":
+        return _per_level(source, "per-level passes (asked for)")
+    cap = None if passes == "one" else max(1, memory_bytes(memory_limit) // 2 // BYTES_PER_CELL)
+    got = source.cells_at_most(cap)
+    if got is None:
+        return _per_level(source, f"per-level passes (more than {cap:,} occupied cells: they do not fit in "
+                                  "half the memory budget)")
+    return CellTable(source, *got)
+
+
+def check_passes(passes) -> str:
+    """One of :data:`PASSES`, or a ValueError naming them."""
+    if passes not in PASSES:
+        raise ValueError(f"passes must be one of {PASSES} (got {passes!r})")
+    return passes
+
+
+def _per_level(source: KeySource, why: str) -> KeySource:
+    source.passes_note = why
+    return source
