@@ -56,12 +56,12 @@ def hilbert_positions(kx: np.ndarray, ky: np.ndarray, memo: dict, bits: int, ord
     return hilbert_curve.encode(order, kx >> shift, ky >> shift)
 
 
-def sorted_positions(ps: KeySource, order: int) -> np.ndarray:
-    """Every point's curve position, sorted, from one pass (counts per position, repeated). A curve
-    position determines its node at every level (nodes own ranges of positions), so this one pass
-    holds all the level passes would read; the levels then work in memory (O(n) positions)."""
-    pos, cnt = ps.grouped(partial(hilbert_positions, bits=ps.grid.bits, order=order))
-    return np.repeat(pos, cnt)
+def distinct_positions(ps: KeySource, order: int) -> tuple[np.ndarray, np.ndarray]:
+    """The occupied curve positions, sorted, with their point counts, from one pass. A curve position
+    determines its node at every level (nodes own ranges of positions), so this one pass holds all the
+    level passes would read; the levels then work in memory on the distinct positions, the counts
+    weighting the medians (memory: occupied positions, not points)."""
+    return ps.grouped(partial(hilbert_positions, bits=ps.grid.bits, order=order))
 
 
 def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
@@ -75,7 +75,7 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     ledger = Ledger(epsilon)
     eps_count, eps_binary = median_count_budget(epsilon, height, 2 * height, count_fraction, budget,
                                                 median, sample_rate)
-    h = sorted_positions(ps, order)
+    h, weight = distinct_positions(ps, order)
     lo = np.zeros(1, dtype=np.int64)
     hi = np.full(1, 4 ** order, dtype=np.int64)
     offsets = np.array([0, h.size], dtype=np.int64)
@@ -87,11 +87,11 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
                      delta=delta if median == "smooth" else 0.0, note=f"Hilbert split, binary depth {t}"
                      + (f", Bernoulli sample p={sample_rate:g} (Theorem 7)" if sample_rate < 1 else ""))
         split = private_medians(rnd.rng, h, offsets, lo, hi, eps_binary, median,
-                                sample_rate=sample_rate, delta=delta)
+                                sample_rate=sample_rate, delta=delta, weights=weight)
         cut = np.searchsorted(h, split, side="left")
         lo, hi = np.column_stack([lo, split]).ravel(), np.column_stack([split, hi]).ravel()
         offsets = np.r_[np.column_stack([offsets[:-1], cut]).ravel(), h.size]
-    noisy, var = measure_tree(rnd, ledger, np.diff(offsets), height, eps_count)
+    noisy, var = measure_tree(rnd, ledger, np.diff(np.r_[0, np.cumsum(weight)][offsets]), height, eps_count)
     rects = leaf_rects(ps.grid, order, lo, hi)
     levels = [rects]
     for _ in range(height):

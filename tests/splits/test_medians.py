@@ -323,3 +323,19 @@ def smooth_sensitivity_slow(values: np.ndarray, lo: float, hi: float, xi: float)
         return x[min(max(i, 0), n + 1)]
     return max(math.exp(-k * xi) * max(at(m + t) - at(m + t - k - 1) for t in range(k + 2))
                for k in range(n + 1))
+
+
+@pytest.mark.parametrize("method", ["em", "noisymean"])
+def test_distinct_keys_with_weights_give_the_medians_of_the_expanded_keys(method):
+    from psdviz.splits.medians import expand, private_medians
+    rng = np.random.default_rng(12)
+    segs = [np.unique(rng.integers(lo, lo + 500, 80)) for lo in (0, 1000, 5000)]
+    values = np.concatenate(segs)
+    offsets = np.r_[0, np.cumsum([s.size for s in segs])]
+    weights = rng.integers(1, 40, values.size)
+    lo, hi = np.array([0, 1000, 5000]), np.array([600, 1600, 5600])
+    flat, flat_offsets = expand(values, offsets, weights)
+    for seed in range(5):
+        a = private_medians(np.random.default_rng(seed), values, offsets, lo, hi, 0.7, method, weights=weights)
+        b = private_medians(np.random.default_rng(seed), flat, flat_offsets, lo, hi, 0.7, method)
+        np.testing.assert_array_equal(a, b)

@@ -53,10 +53,13 @@ def private_medians(rng: np.random.Generator, values: np.ndarray, offsets: np.nd
     With ``sample_rate`` p < 1 the mechanism runs on a fresh Bernoulli(p) sample with the
     Theorem 7 budget (see :mod:`psdviz.splits.medians.sampling`); delta is kept as is (conservative).
     ``weights``: the values are distinct per segment with these multiplicities (a source's grouped
-    counts); the EM median uses them as they are (memory: distinct keys), the others on the expanded keys."""
+    counts); the EM and noisy-mean medians use them as they are (memory: distinct keys), the others on the
+    expanded keys."""
     check_median_method(method)
     if method == "em" and sample_rate >= 1.0:
         return em_medians(rng, values, offsets, lo, hi, epsilon, weights)
+    if method == "noisymean" and sample_rate >= 1.0:
+        return noisy_mean_medians(rng, values, offsets, lo, hi, epsilon, weights)
     values, offsets = expand(values, offsets, weights)
     eps = epsilon
     if sample_rate < 1.0:
