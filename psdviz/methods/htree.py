@@ -57,21 +57,22 @@ def _rounds(m: int) -> int:
 
 class _Builder:
     """Accumulates levels of the flat tree; level d regions are the nodes at depth d. Rectangles are
-    integer positions of the public grid and points are their grid keys until :meth:`tree`."""
+    integer positions of the public grid; the data are the occupied grid cells ``xy`` with their point
+    counts ``w`` (memory: occupied cells, not points)."""
 
-    def __init__(self, grid: Grid, xy: np.ndarray):
+    def __init__(self, grid: Grid, xy: np.ndarray, w: np.ndarray):
         self.grid = grid
         self.rect = [np.array([[0, 0, grid.size, grid.size]])]
         self.parent = [np.array([-1])]
         self.noisy, self.var = [np.array([np.nan])], [np.array([np.inf])]
         self.ceps, self.seps = [np.zeros(1)], [np.zeros(1)]
-        self.member = np.zeros(xy.shape[0], dtype=np.int64)   # node (within its level) of every point
-        self.xy = xy
+        self.member = np.zeros(xy.shape[0], dtype=np.int64)   # node (within its level) of every cell
+        self.xy, self.w = xy, np.asarray(w, np.int64)
         self.offset = 0   # global id of the first node of the current last level
         self._by_axis: dict[int, np.ndarray] = {}
 
     def order(self, axis: int) -> np.ndarray:
-        """Points sorted by (node of the last level, coordinate): the coordinate sort is done once per
+        """Cells sorted by (node of the last level, coordinate): the coordinate sort is done once per
         dimension and reused; grouping by node is then a stable integer (radix) sort."""
         if axis not in self._by_axis:
             self._by_axis[axis] = np.argsort(self.xy[:, axis])
@@ -112,12 +113,15 @@ def _slice_level(b: _Builder, axis: int, k: int, expected: np.ndarray, eps_round
     """Slice every node of the last level into up to k parts along ``axis`` (Algorithm 1)."""
     regions = b.rect[-1]
     order = b.order(axis)
-    v = b.xy[order, axis]
+    v_all, g_all = b.xy[order, axis], b.member[order]
+    new = np.r_[True, (g_all[1:] != g_all[:-1]) | (v_all[1:] != v_all[:-1])] if v_all.size else np.zeros(0, bool)
+    first = np.flatnonzero(new)                 # the distinct (node, coordinate) values, with their points
+    v, weight = v_all[first], np.add.reduceat(b.w[order], first) if first.size else np.zeros(0, np.int64)
     n_groups = regions.shape[0]
-    bounds = np.searchsorted(b.member[order], np.arange(n_groups + 1))
+    bounds = np.searchsorted(g_all[first], np.arange(n_groups + 1))
     lo, hi = regions[:, axis], regions[:, axis + 2]
     sl = slice_groups(rnd.rng, v, bounds[:-1], bounds[1:], lo, hi, np.full(n_groups, k), expected, eps_round,
-                      MIN_POINTS)
+                      MIN_POINTS, weights=weight)
     for r, cnt in enumerate(sl.splits_per_round):
         ledger.spend(f"split {'xy'[axis]} (round {r + 1})", eps_round, "exponential", level=level, nodes=cnt,
                      note="private quantile over the region bounds (Algorithm 1)")
@@ -138,14 +142,15 @@ def _slice_level(b: _Builder, axis: int, k: int, expected: np.ndarray, eps_round
     high[not_last] = sl.value
     rect = regions[owner].copy()
     rect[:, axis], rect[:, axis + 2] = low, high
-    # counts from positions in the sorted array: part boundaries
+    # part boundaries in the distinct values; counts are their points
     pos = np.empty(owner.size + 1, np.int64)
     pos[first_part] = bounds[:-1]
     pos[:-1][inner] = sl.position
     pos[-1] = v.size
-    counts = np.diff(pos)
-    member = np.empty(v.size, np.int64)
-    member[order] = np.repeat(np.arange(owner.size), counts)
+    cw = np.r_[0, np.cumsum(weight)]
+    counts = np.diff(cw[pos])
+    member = np.empty(v_all.size, np.int64)
+    member[order] = np.repeat(np.repeat(np.arange(owner.size), np.diff(pos)), np.diff(np.r_[first, v_all.size]))
     return rect, owner, member, counts
 
 
@@ -176,7 +181,7 @@ def _grid_layer(b: _Builder, k: int, eps: float, rnd: Randomness, ledger: Ledger
     cx = even_part(b.xy[:, 0], r[:, 0], r[:, 2], k)
     cy = even_part(b.xy[:, 1], r[:, 1], r[:, 3], k)
     member = b.member * k * k + cy * k + cx
-    counts = np.bincount(member, minlength=n_reg * k * k)
+    counts = np.bincount(member, weights=b.w, minlength=n_reg * k * k).astype(np.int64)
     noisy, var = measure_counts(rnd, ledger, counts, eps, level=len(b.rect), what="count")
     b.add_level(rect, owner, member, noisy, var, eps)
 
@@ -216,7 +221,7 @@ def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
     eps_levels = cube_root_split(eps_c, fanouts)
     eps_round = eps_m / rounds if rounds else 0.0
     cells, cnt = ps.cells()   # one pass: occupied grid cells; the h-tree then works in memory
-    b = _Builder(ps.grid, np.repeat(cells, cnt, axis=0))
+    b = _Builder(ps.grid, cells, cnt)
     # with least squares the noisy N is the root's count (its slice a count spend); without, it only sized m
     b.noisy[0][0], b.var[0][0], eps_root = root_measurement(pop)
     b.ceps[0][0] += eps_root

@@ -44,8 +44,12 @@ class Slices:
 
 def slice_groups(rng: np.random.Generator, v: np.ndarray, start: np.ndarray, end: np.ndarray, lo: np.ndarray,
                  hi: np.ndarray, parts: np.ndarray, expected_per_part: np.ndarray, epsilon_round: float,
-                 min_points: float = MIN_POINTS) -> Slices:
-    """Algorithm 1 for every group at once (one numpy pass over the live ranges per round)."""
+                 min_points: float = MIN_POINTS, weights: np.ndarray | None = None) -> Slices:
+    """Algorithm 1 for every group at once (one numpy pass over the live ranges per round).
+
+    ``weights``: the values are distinct within each group and value i stands for ``weights[i]``
+    points (a source's grouped counts): the same law and the same draws as the expanded values, and
+    ``position`` indexes the distinct values (memory: distinct values, not points)."""
     n_groups = start.size
     r_group, r_start, r_end = np.arange(n_groups), start.astype(np.int64), end.astype(np.int64)
     r_lo, r_hi, r_parts = lo.astype(np.int64), hi.astype(np.int64), parts.astype(np.int64)
@@ -58,8 +62,8 @@ def slice_groups(rng: np.random.Generator, v: np.ndarray, start: np.ndarray, end
             break
         g, s, e, a, b, p = (x[live] for x in (r_group, r_start, r_end, r_lo, r_hi, r_parts))
         left_parts = p // 2 + ((p % 2 == 1) & (rng.random(p.size) < 0.5))
-        value, rank = _quantiles(rng, v, s, e, a, b, left_parts / p, epsilon_round)
-        pos = s + rank
+        value, rank = _quantiles(rng, v, s, e, a, b, left_parts / p, epsilon_round, weights)
+        pos = s + rank if weights is None else _index_of(v, s, e, value)
         out_g.append(g)
         out_v.append(value)
         out_p.append(pos)
@@ -78,9 +82,20 @@ def slice_groups(rng: np.random.Generator, v: np.ndarray, start: np.ndarray, end
     return Slices(g, val, pos, rounds, len(per_round), per_round)
 
 
-def _quantiles(rng, v, s, e, lo, hi, frac, epsilon):
+def _quantiles(rng, v, s, e, lo, hi, frac, epsilon, weights=None):
     """Private quantile positions of the live ranges v[s:e] (gathered into contiguous segments)."""
     n = e - s
     offsets = np.r_[0, np.cumsum(n)]
     idx = np.arange(int(offsets[-1])) - np.repeat(offsets[:-1] - s, n)
-    return private_quantiles(rng, v[idx], offsets, lo, hi, frac, epsilon)
+    return private_quantiles(rng, v[idx], offsets, lo, hi, frac, epsilon,
+                             None if weights is None else weights[idx])
+
+
+def _index_of(v: np.ndarray, s: np.ndarray, e: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """Per range v[s:e] (sorted): the index of its first value >= ``value`` (s + values below it)."""
+    n = e - s
+    offsets = np.r_[0, np.cumsum(n)]
+    seg = np.repeat(np.arange(n.size), n)
+    below = np.bincount(seg, weights=v[np.arange(int(offsets[-1])) - np.repeat(offsets[:-1] - s, n)]
+                        < value[seg], minlength=n.size)
+    return s + below.astype(np.int64)

@@ -208,3 +208,25 @@ def test_unspent_rounds_are_explained_in_the_release():
     full = pv.build(np.random.default_rng(0).random((2000, 2)), pv.Domain(0, 0, 1, 1), "htree", 0.5, seed=1,
                     n_public=2000)
     assert full.ledger.total() == pytest.approx(0.5) and not [n for n in full.notes if "not spent" in n]
+
+
+def test_slicing_distinct_values_with_weights_draws_what_the_points_draw():
+    """The h-tree slices occupied cells weighted by their points: the same splits as the points."""
+    rng = np.random.default_rng(21)
+    groups = [np.sort(rng.integers(lo, lo + 300, 400)) for lo in (0, 1000, 4000)]
+    v = np.concatenate(groups)
+    starts = np.r_[0, np.cumsum([g.size for g in groups])]
+    distinct = [np.unique(g, return_counts=True) for g in groups]
+    dv = np.concatenate([d[0] for d in distinct])
+    dw = np.concatenate([d[1] for d in distinct])
+    dstarts = np.r_[0, np.cumsum([d[0].size for d in distinct])]
+    lo, hi = np.array([0, 1000, 4000]), np.array([400, 1400, 4400])
+    for seed in range(4):
+        kw = dict(parts=np.array([5, 3, 8]), expected_per_part=np.full(3, 100.0), epsilon_round=0.5)
+        a = slice_groups(np.random.default_rng(seed), v, starts[:-1], starts[1:], lo, hi, **kw)
+        b = slice_groups(np.random.default_rng(seed), dv, dstarts[:-1], dstarts[1:], lo, hi, weights=dw, **kw)
+        np.testing.assert_array_equal(a.value, b.value)
+        np.testing.assert_array_equal(a.group, b.group)
+        # positions: points below the split (expanded) against distinct values below it
+        cw = np.r_[0, np.cumsum(dw)]
+        np.testing.assert_array_equal(a.position, cw[b.position])
