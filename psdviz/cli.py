@@ -11,6 +11,8 @@ builds from memory when those fit in half of ``--memory-limit`` (default a quart
 pass per tree level (``--passes one|per-level`` forces either; the same release either way).
 ``--scheduler tcp://host:8786`` runs the passes on that dask.distributed cluster instead
 (the workers must see the same paths); ``--scheduler local`` starts a LocalCluster on this machine.
+``--spark MASTER`` reads the files with Spark and runs the passes as Spark jobs (``spark://host:7077``,
+``yarn``, ``local[*]``; needs ``pip install psdviz[spark]`` and Java); only group counts reach the driver.
 User-level privacy (``--user``) reads the coordinate and user columns into memory (pyarrow). The
 build shows a progress bar per pass over the data (rich) and prints the ledger at the end.
 Errors in the input or the options print one line saying what to fix and exit with status 2.
@@ -127,6 +129,9 @@ def _input_arguments(sp: argparse.ArgumentParser, out: str) -> None:
                          "decide by the memory budget (auto, default); the same release either way")
     sp.add_argument("--scheduler", default=None,
                     help='run on a dask.distributed cluster: its address (tcp://host:8786) or "local"')
+    sp.add_argument("--spark", default=None, metavar="MASTER",
+                    help="run on Spark: its master URL (spark://host:7077, yarn, local[*]); the files are read "
+                         "by Spark where it runs (needs pip install psdviz[spark] and Java)")
     sp.add_argument("--out", required=True, help=out)
 
 
@@ -173,6 +178,10 @@ def _input(a: argparse.Namespace, extra: dict):
         yield np.column_stack([np.asarray(data[a.lon], float), np.asarray(data[a.lat], float)])
         return
     extra.update(lon=a.lon, lat=a.lat, passes=a.passes)
+    if a.spark:
+        with spark_frame(a.spark, a.input, [a.lon, a.lat]) as frame:
+            yield frame
+        return
     if not a.scheduler:
         extra["memory_limit"] = a.memory_limit
         yield a.input
@@ -236,12 +245,36 @@ def check_inside(rel, domain: Domain, allow_outside: bool) -> None:
                      "write it anyway. Nothing was written")
 
 
+@contextmanager
+def spark_frame(master: str, pattern, columns: list[str]):
+    """A Spark DataFrame of the named columns of Parquet / CSV files, on a session at ``master``
+    (stopped afterwards). No pyspark, or a Spark that cannot start, is a ValueError saying so."""
+    from .sources.files import expand_paths, file_kind
+    files = expand_paths(pattern)
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise ValueError("--spark needs pyspark: pip install 'psdviz[spark]' (and Java 17+)") from None
+    try:
+        spark = SparkSession.builder.master(master).appName("psdviz build").getOrCreate()
+    except Exception as exc:   # py4j / Java errors of all kinds: one line for the user
+        raise ValueError(f"Spark could not start at {master!r}: {str(exc).splitlines()[0][:200]}") from None
+    try:
+        csv = spark.read.option("header", True).option("inferSchema", True).csv
+        reader = spark.read.parquet if file_kind(files[0]) == "parquet" else csv
+        yield reader(*files).select(*columns)
+    finally:
+        spark.stop()
+
+
 def check_input_options(a: argparse.Namespace) -> None:
     """Options that do not go together, refused before anything is read."""
     if (a.user is None) != (a.max_points_per_user is None):
         raise ValueError("user-level privacy needs both --user COL and --max-points-per-user K")
-    if a.user and a.scheduler:
-        raise ValueError("--user reads the points into memory; drop --scheduler (or --user)")
+    if a.user and (a.scheduler or a.spark):
+        raise ValueError("--user reads the points into memory; drop --scheduler / --spark (or --user)")
+    if a.scheduler and a.spark:
+        raise ValueError("choose one cluster: --scheduler (Dask) or --spark (Spark)")
     if a.seed is not None and not a.allow_seeded:
         raise ValueError("--seed makes a reproducible teaching run, which is NOT private (whoever finds the seed "
                          "recovers every exact count); drop --seed for a real release, or add --allow-seeded to "

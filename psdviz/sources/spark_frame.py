@@ -1,0 +1,73 @@
+"""A Spark DataFrame as a source: the passes run as Spark jobs where the data live.
+
+Validation is one aggregation; each pass is one ``mapInPandas`` over the partitions running
+:func:`psdviz.sources.partitions.partition_counts` (grid keys by the in-memory code, the method's keyer
+written once in numpy, a bincount) followed by a ``groupBy`` that sums the counts. Only group counts
+reach the driver: the points stay on the executors. The pass into the occupied cells asks Spark for
+at most the memory cap plus one group. Whatever ``SparkSession`` the frame belongs to runs it (a
+cluster's master URL, or ``local[*]``); pyspark and Java come with the ``spark`` extra and Debian's
+``default-jre-headless``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.domain import Domain, check_modes, nonfinite_error
+from ..core.grid import DEFAULT_RESOLUTION, Grid, check_resolution
+from ..core.source import Keyer, KeySource, merge_counts
+from .partitions import VALIDATION_COLUMNS, partition_counts, validation
+
+
+def is_spark_frame(obj) -> bool:
+    return type(obj).__module__.startswith("pyspark.sql") and hasattr(obj, "mapInPandas")
+
+
+class SparkSource(KeySource):
+    """Points in a Spark DataFrame with columns ``lon`` and ``lat``."""
+
+    def __init__(self, frame, domain: Domain, *, lon: str, lat: str, outside: str = "drop",
+                 nonfinite: str = "error", resolution: int = DEFAULT_RESOLUTION):
+        from pyspark.sql import functions as F
+        check_modes(domain, outside, nonfinite)
+        for name, what in ((lon, "lon"), (lat, "lat")):
+            if name not in frame.columns:
+                raise ValueError(f"column {name!r} (given as {what}) is not in the Spark DataFrame; "
+                                 f"its columns are {list(frame.columns)}")
+        self.frame, self.lon, self.lat = frame.select(lon, lat), lon, lat
+        self.grid = Grid(domain, check_resolution(resolution))
+        self.outside, self.nonfinite = outside, nonfinite
+        schema = ", ".join(f"{c} long" for c in VALIDATION_COLUMNS)
+        per_part = self.frame.mapInPandas(lambda parts: (validation(p, lon, lat, domain) for p in parts), schema)
+        v = per_part.agg(*(F.sum(c).alias(c) for c in VALIDATION_COLUMNS)).collect()[0]
+        rows, bad, out, text = (int(v[c] or 0) for c in VALIDATION_COLUMNS)
+        if text:
+            raise ValueError(f"columns {lon!r} / {lat!r} hold values that are not numbers; fix or remove them")
+        self.n_input, self.n_nonfinite, self.n_outside = rows, bad, out
+        if bad and nonfinite == "error":
+            raise nonfinite_error(bad, rows)
+
+    def _groups(self, keyer: Keyer):
+        """The Spark DataFrame (g, c) of one pass: per-partition counts summed by group."""
+        from pyspark.sql import functions as F
+        lon, lat, grid, outside = self.lon, self.lat, self.grid, self.outside
+        parts = self.frame.mapInPandas(
+            lambda it: (partition_counts(p, lon, lat, grid, outside, keyer) for p in it), "g long, c long")
+        return parts.groupBy("g").agg(F.sum("c").alias("c"))
+
+    @staticmethod
+    def _collect(df) -> tuple[np.ndarray, np.ndarray]:
+        pdf = df.toPandas()
+        return merge_counts([(pdf["g"].to_numpy(np.int64), pdf["c"].to_numpy(np.int64))])
+
+    def grouped(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
+        return self._collect(self._groups(keyer))
+
+    def cells_at_most(self, cap: int | None) -> tuple[np.ndarray, np.ndarray] | None:
+        """The occupied cells (one Spark job), or None when there are more than ``cap`` (at most
+        cap + 1 groups reach the driver)."""
+        bits = self.grid.bits
+        df = self._groups(lambda kx, ky, memo: (ky << bits) | kx)
+        ids, cnt = self._collect(df if cap is None else df.limit(int(cap) + 1))
+        if cap is not None and ids.size > cap:
+            return None
+        return np.column_stack([ids & ((1 << bits) - 1), ids >> bits]), cnt
