@@ -250,7 +250,9 @@ def spark_frame(master: str, pattern, columns: list[str]):
     """A Spark DataFrame of the named columns of Parquet / CSV files, on a session at ``master``
     (stopped afterwards). No pyspark, or a Spark that cannot start, is a ValueError saying so."""
     from .sources.files import expand_paths, file_kind
-    files = expand_paths(pattern)
+    remote = "://" in str(pattern)       # hdfs://, s3a://: Spark resolves the path (and its globs) itself
+    files = [str(pattern)] if remote else expand_paths(pattern)
+    file_kind(files[0].rstrip("/*"))     # .parquet or .csv, or a ValueError saying so
     try:
         from pyspark.sql import SparkSession
     except ImportError:
@@ -261,7 +263,7 @@ def spark_frame(master: str, pattern, columns: list[str]):
         raise ValueError(f"Spark could not start at {master!r}: {str(exc).splitlines()[0][:200]}") from None
     try:
         csv = spark.read.option("header", True).option("inferSchema", True).csv
-        reader = spark.read.parquet if file_kind(files[0]) == "parquet" else csv
+        reader = spark.read.parquet if file_kind(files[0].rstrip("/*")) == "parquet" else csv
         yield reader(*files).select(*columns)
     finally:
         spark.stop()

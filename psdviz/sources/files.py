@@ -89,7 +89,25 @@ class DuckDBSource(KeySource):
         self.outside, self.nonfinite = outside, nonfinite
         self.con = duckdb.connect(config=_settings(memory_limit, threads))
         self._relation(lon, lat)
-        self._validate()
+        self._counts: tuple[int, int, int, int] | None = None   # rows, not numbers, non-finite, outside
+
+    # validation runs once, before the first pass; the pass into the cells does it in the same scan
+    @property
+    def n_input(self) -> int:
+        return self._validated()[0]
+
+    @property
+    def n_nonfinite(self) -> int:
+        return self._validated()[2]
+
+    @property
+    def n_outside(self) -> int:
+        return self._validated()[3]
+
+    def _validated(self) -> tuple[int, int, int, int]:
+        if self._counts is None:
+            self._validate()
+        return self._counts
 
     def _relation(self, lon: str, lat: str) -> None:
         """The view ``pts`` (x, y, text) over the files. Paths and column names go through DuckDB's
@@ -120,12 +138,16 @@ class DuckDBSource(KeySource):
         n_in, n_text, n_bad, n_out = self._fetch(
             f"SELECT count(*), count(*) FILTER (WHERE text), count(*) FILTER (WHERE NOT {finite}), "
             f"count(*) FILTER (WHERE {finite} AND NOT {inside}) FROM pts", numpy=False)[0]
+        self._set_counts(int(n_in), int(n_text), int(n_bad), int(n_out))
+
+    def _set_counts(self, n_in: int, n_text: int, n_bad: int, n_out: int) -> None:
+        """Keep the validation counts; text coordinates, and non-finite rows under "error", are refused."""
         if n_text:
             raise ValueError(f"{n_text} rows of {self.columns[0]!r} / {self.columns[1]!r} are not numbers; "
                              "fix or remove them")
-        self.n_input, self.n_nonfinite, self.n_outside = int(n_in), int(n_bad), int(n_out)
         if n_bad and self.nonfinite == "error":
             raise nonfinite_error(n_bad, n_in)
+        self._counts = (n_in, n_text, n_bad, n_out)
 
     def _fetch(self, sql: str, numpy: bool = True):
         """Run one of this module's queries; DuckDB running out of memory is a ValueError naming the limit."""
@@ -138,24 +160,32 @@ class DuckDBSource(KeySource):
             raise ValueError(f"DuckDB ran out of memory under memory_limit {limit}: raise memory_limit (e.g. "
                              '"4GB") or lower the resolution') from None
 
-    def _key_sql(self) -> str:
-        """The grid keys in SQL, the same float operations as :meth:`Grid.keys` ((x - xmin) / width * 2^k,
-        floor, clamp to the last cell; with "clip" the coordinates are clamped onto the domain first), so a
-        point lands in the same cell as in memory (the identical-release tests check it). Rows that are
-        not used (non-finite; outside, with "drop") are filtered out here."""
+    def _key_exprs(self) -> tuple[str, str, str, str]:
+        """SQL of (kx, ky, finite, inside): the grid keys with the same float operations as
+        :meth:`Grid.keys` ((x - xmin) / width * 2^k, floor, clamp to the last cell; with "clip" the
+        coordinates are clamped onto the domain first), so a point lands in the same cell as in memory
+        (the identical-release tests check it)."""
         g, d = self.grid, self.grid.domain
         s = g.size
         x, y = "x", "y"
-        where = "isfinite(x) AND isfinite(y)"
         if self.outside == "clip":
             x, y = f"least(greatest(x, {d.xmin!r}), {d.xmax!r})", f"least(greatest(y, {d.ymin!r}), {d.ymax!r})"
-        else:
-            where += f" AND x BETWEEN {d.xmin!r} AND {d.xmax!r} AND y BETWEEN {d.ymin!r} AND {d.ymax!r}"
         kx = f"CAST(least(greatest(floor(({x} - {d.xmin!r}) / {d.width!r} * {s}.0), 0), {s - 1}) AS BIGINT)"
         ky = f"CAST(least(greatest(floor(({y} - {d.ymin!r}) / {d.height!r} * {s}.0), 0), {s - 1}) AS BIGINT)"
+        inside = f"(x BETWEEN {d.xmin!r} AND {d.xmax!r} AND y BETWEEN {d.ymin!r} AND {d.ymax!r})"
+        return kx, ky, "coalesce(isfinite(x) AND isfinite(y), false)", inside
+
+    def _key_sql(self) -> str:
+        """The grid keys of the rows used (non-finite rows, and outside rows under "drop", filtered out)."""
+        kx, ky, finite, inside = self._key_exprs()
+        where = finite if self.outside == "clip" else f"{finite} AND {inside}"
         return f"SELECT {kx} AS kx, {ky} AS ky FROM pts WHERE {where}"
 
     def grouped(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
+        self._validated()   # the input is checked before the first pass
+        return self._grouped(keyer)
+
+    def _grouped(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
         """One pass: a keyer with a SQL form (:class:`psdviz.splits.keyers.CoarseKeyer`) is grouped by
         DuckDB alone, its ``post`` map applied to the distinct groups (and, if it has ``sql_keep``, only
         rows whose key expression is among the given values are read: a semi-join); any other keyer
@@ -194,7 +224,10 @@ class DuckDBSource(KeySource):
 
     def cells_at_most(self, cap: int | None) -> tuple[np.ndarray, np.ndarray] | None:
         """The occupied cells and their counts (one grouped pass), or None when there are more than
-        ``cap``: DuckDB returns at most cap + 1 groups, so the memory held stays bounded."""
+        ``cap``: DuckDB returns at most cap + 1 groups, so the memory held stays bounded. Before the
+        source is validated, the same scan also gives the validation counts (one scan, not two)."""
+        if self._counts is None:
+            return self._cells_and_counts(cap)
         bits = self.grid.bits
         limit = "" if cap is None else f" LIMIT {int(cap) + 1}"
         res = self._fetch(f"SELECT (ky << {bits}) | kx AS g, count(*) AS c FROM ({self._key_sql()}) GROUP BY g{limit}")
@@ -202,6 +235,28 @@ class DuckDBSource(KeySource):
         if cap is not None and ids.size > cap:
             return None
         ids, cnt = _merge(ids, np.asarray(res["c"], np.int64))
+        return np.column_stack([ids & ((1 << bits) - 1), ids >> bits]), cnt
+
+    def _cells_and_counts(self, cap: int | None) -> tuple[np.ndarray, np.ndarray] | None:
+        """One scan for the occupied cells and the validation counts: rows are grouped by (cell, flag),
+        flag 0 used inside, 1 outside the domain, 2 non-finite, 3 not a number (cell -1 when not used).
+        At most 2 cap + 4 groups come back; a cut result is None (the later validation scan then runs)."""
+        bits = self.grid.bits
+        kx, ky, finite, inside = self._key_exprs()
+        used = finite if self.outside == "clip" else f"{finite} AND {inside}"
+        limit = "" if cap is None else f" LIMIT {2 * int(cap) + 4}"
+        res = self._fetch(
+            f"SELECT CASE WHEN {used} THEN ({ky} << {bits}) | {kx} ELSE -1 END AS g, "
+            f"CASE WHEN text THEN 3 WHEN NOT {finite} THEN 2 WHEN NOT {inside} THEN 1 ELSE 0 END AS f, "
+            f"count(*) AS c FROM pts GROUP BY g, f{limit}")
+        g, f, c = (np.asarray(res[k], np.int64) for k in ("g", "f", "c"))
+        if cap is not None and g.size == 2 * int(cap) + 4:
+            return None
+        by_flag = np.bincount(f, weights=c, minlength=4).astype(np.int64)
+        self._set_counts(int(c.sum()), int(by_flag[3]), int(by_flag[2] + by_flag[3]), int(by_flag[1]))
+        ids, cnt = _merge(g, c)
+        if cap is not None and ids.size > cap:
+            return None
         return np.column_stack([ids & ((1 << bits) - 1), ids >> bits]), cnt
 
     def close(self) -> None:

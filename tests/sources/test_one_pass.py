@@ -88,3 +88,16 @@ def test_bad_passes_and_memory_limits_are_named():
         with pytest.raises(ValueError, match="memory_limit must be a size"):
             memory_bytes(bad)
     assert memory_bytes("1.5GiB") == int(1.5 * 2 ** 30) and memory_bytes(None) > 0
+
+
+def test_the_one_pass_path_scans_the_files_once_validation_included(parquet, monkeypatch):
+    path, xy = parquet
+    scans = []
+    real = DuckDBSource._fetch
+    monkeypatch.setattr(DuckDBSource, "_fetch",
+                        lambda self, sql, numpy=True: scans.append(sql) or real(self, sql, numpy))
+    rel = pv.build(path, DOM, "kdtree", 1.0, seed=2, lon="lon", lat="lat", resolution=14, passes="one")
+    assert len(scans) == 1 and rel.audit()["rows_in"] == len(xy)
+    scans.clear()
+    pv.build(path, DOM, "kdtree", 1.0, seed=2, lon="lon", lat="lat", resolution=14, passes="per-level")
+    assert len(scans) >= 3             # validation, then one scan a pass
