@@ -59,8 +59,13 @@ def merge_counts(parts) -> tuple[np.ndarray, np.ndarray]:
     parts = [p for p in parts if p[0].size]
     if not parts:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    ids = np.concatenate([p[0] for p in parts])
+    ids = np.concatenate([p[0] for p in parts]).astype(np.int64, copy=False)
     cnt = np.concatenate([p[1] for p in parts])
+    top = int(ids.max()) + 1 if ids.min() >= 0 else 0
+    if 0 < top <= 4 * ids.size + 1024:      # a dense id range: one bincount, no sort
+        c = np.rint(np.bincount(ids, weights=cnt, minlength=top)).astype(np.int64)
+        nz = np.flatnonzero(c)
+        return nz.astype(np.int64), c[nz]
     u, inv = np.unique(ids, return_inverse=True)
     return u, np.bincount(inv, weights=cnt, minlength=u.size).astype(np.int64)
 

@@ -238,23 +238,25 @@ class DuckDBSource(KeySource):
         return np.column_stack([ids & ((1 << bits) - 1), ids >> bits]), cnt
 
     def _cells_and_counts(self, cap: int | None) -> tuple[np.ndarray, np.ndarray] | None:
-        """One scan for the occupied cells and the validation counts: rows are grouped by (cell, flag),
-        flag 0 used inside, 1 outside the domain, 2 non-finite, 3 not a number (cell -1 when not used).
-        At most 2 cap + 4 groups come back; a cut result is None (the later validation scan then runs)."""
+        """One scan for the occupied cells and the validation counts, grouped by one code per row: a used
+        row's cell times 2 plus 1 when it lies outside the domain (clipped), and -3 / -2 / -1 for rows that
+        are not numbers / not finite / outside and dropped. At most 2 cap + 3 groups come back; a cut
+        result is None (the validation scan then runs before the first per-level pass)."""
         bits = self.grid.bits
         kx, ky, finite, inside = self._key_exprs()
-        used = finite if self.outside == "clip" else f"{finite} AND {inside}"
-        limit = "" if cap is None else f" LIMIT {2 * int(cap) + 4}"
-        res = self._fetch(
-            f"SELECT CASE WHEN {used} THEN ({ky} << {bits}) | {kx} ELSE -1 END AS g, "
-            f"CASE WHEN text THEN 3 WHEN NOT {finite} THEN 2 WHEN NOT {inside} THEN 1 ELSE 0 END AS f, "
-            f"count(*) AS c FROM pts GROUP BY g, f{limit}")
-        g, f, c = (np.asarray(res[k], np.int64) for k in ("g", "f", "c"))
-        if cap is not None and g.size == 2 * int(cap) + 4:
+        limit = "" if cap is None else f" LIMIT {2 * int(cap) + 3}"
+        cell = f"((({ky} << {bits}) | {kx}) << 1)"
+        outside = f"{cell} | 1" if self.outside == "clip" else "-1"
+        res = self._fetch(f"SELECT CASE WHEN text THEN -3 WHEN NOT {finite} THEN -2 WHEN {inside} THEN {cell} "
+                          f"ELSE {outside} END AS g, count(*) AS c FROM pts GROUP BY g{limit}")
+        code, c = np.asarray(res["g"], np.int64), np.asarray(res["c"], np.int64)
+        if cap is not None and code.size == 2 * int(cap) + 3:
             return None
-        by_flag = np.bincount(f, weights=c, minlength=4).astype(np.int64)
-        self._set_counts(int(c.sum()), int(by_flag[3]), int(by_flag[2] + by_flag[3]), int(by_flag[1]))
-        ids, cnt = _merge(g, c)
+        neg = {v: int(c[code == v].sum()) for v in (-3, -2, -1)}
+        outside = neg[-1] + int(c[(code >= 0) & (code & 1 == 1)].sum())
+        self._set_counts(int(c.sum()), neg[-3], neg[-3] + neg[-2], outside)
+        used = code >= 0
+        ids, cnt = _merge(code[used] >> 1, c[used])
         if cap is not None and ids.size > cap:
             return None
         return np.column_stack([ids & ((1 << bits) - 1), ids >> bits]), cnt
