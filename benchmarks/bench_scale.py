@@ -152,8 +152,8 @@ def main() -> int:
             f"DuckDB memory_limit {a.memory_limit}, passes {a.passes}; skewed synthetic points, resolution "
             f"{a.resolution}, "
             f"epsilon {a.epsilon:g}, each build in a fresh process (peak = its VmHWM). 'passes' counts the "
-            "grouped-count passes of the build; each source also makes one validation scan (rows, NaN, "
-            "outside) before it, included in the seconds.", ""]
+            "passes over the data (on the one-pass path the validation counts come from the same scan; on the "
+            "per-level path a validation scan comes first), all included in the seconds.", ""]
     body = []
     if a.growth:
         sub = Path(a.dir) / "growth"
