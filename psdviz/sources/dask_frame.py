@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..core.domain import Domain, check_modes, nonfinite_error
-from ..core.grid import DEFAULT_RESOLUTION, Grid, check_resolution
+from ..core.domain import Domain
+from ..core.grid import DEFAULT_RESOLUTION
 from ..core.source import Keyer, KeySource
-from .partitions import partition_counts, validation
+from .partitions import VALIDATION_COLUMNS, partition_counts, set_validation, start_source, validation
 
 
 def read_frame(pattern, columns: list[str]):
@@ -37,21 +37,12 @@ class DaskSource(KeySource):
 
     def __init__(self, frame, domain: Domain, *, lon: str, lat: str, outside: str = "drop",
                  nonfinite: str = "error", resolution: int = DEFAULT_RESOLUTION):
-        check_modes(domain, outside, nonfinite)
-        for name, what in ((lon, "lon"), (lat, "lat")):
-            if name not in frame.columns:
-                raise ValueError(f"column {name!r} (given as {what}) is not in the Dask DataFrame; "
-                                 f"its columns are {list(frame.columns)}")
-        self.frame, self.lon, self.lat = frame[[lon, lat]], lon, lat
-        self.grid = Grid(domain, check_resolution(resolution))
-        self.outside, self.nonfinite = outside, nonfinite
-        meta = pd.DataFrame({k: pd.Series(dtype="int64") for k in ("rows", "bad", "out", "text")})
+        start_source(self, frame.columns, domain, lon=lon, lat=lat, outside=outside, nonfinite=nonfinite,
+                     resolution=resolution, engine="Dask")
+        self.frame = frame[[lon, lat]]
+        meta = pd.DataFrame({k: pd.Series(dtype="int64") for k in VALIDATION_COLUMNS})
         v = self.frame.map_partitions(validation, lon, lat, domain, meta=meta).sum().compute()
-        if int(v["text"]):
-            raise ValueError(f"columns {lon!r} / {lat!r} hold values that are not numbers; fix or remove them")
-        self.n_input, self.n_nonfinite, self.n_outside = int(v["rows"]), int(v["bad"]), int(v["out"])
-        if self.n_nonfinite and nonfinite == "error":
-            raise nonfinite_error(self.n_nonfinite, self.n_input)
+        set_validation(self, *(int(v[c]) for c in VALIDATION_COLUMNS))
 
     def grouped(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
         meta = pd.DataFrame({"g": pd.Series(dtype="int64"), "c": pd.Series(dtype="int64")})

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..core.domain import Domain, chunk_keys
-from ..core.grid import Grid
+from ..core.domain import Domain, check_modes, chunk_keys, nonfinite_error
+from ..core.grid import Grid, check_resolution
 from ..core.source import Keyer, group_counts
 
 VALIDATION_COLUMNS = ("rows", "bad", "out", "text")
@@ -38,3 +38,28 @@ def partition_counts(part: pd.DataFrame, lon: str, lat: str, grid: Grid, outside
         ids[ok] = keyer(kx[ok], ky[ok], {})
     g, c = group_counts(ids)
     return pd.DataFrame({"g": g, "c": c})
+
+
+def start_source(source, columns, domain: Domain, *, lon: str, lat: str, outside: str, nonfinite: str,
+                 resolution: int, engine: str) -> None:
+    """The checks and settings a cluster source starts with: the modes, the coordinate columns (named
+    in the error with the ``engine``'s frame), the public grid."""
+    check_modes(domain, outside, nonfinite)
+    for name, what in ((lon, "lon"), (lat, "lat")):
+        if name not in columns:
+            raise ValueError(f"column {name!r} (given as {what}) is not in the {engine} DataFrame; "
+                             f"its columns are {list(columns)}")
+    source.lon, source.lat = lon, lat
+    source.grid = Grid(domain, check_resolution(resolution))
+    source.outside, source.nonfinite = outside, nonfinite
+
+
+def set_validation(source, rows: int, bad: int, out: int, text: int) -> None:
+    """Keep the summed validation counts on ``source``; text coordinates, and non-finite rows under
+    "error", are refused."""
+    if text:
+        raise ValueError(f"columns {source.lon!r} / {source.lat!r} hold values that are not numbers; "
+                         "fix or remove them")
+    source.n_input, source.n_nonfinite, source.n_outside = rows, bad, out
+    if bad and source.nonfinite == "error":
+        raise nonfinite_error(bad, rows)

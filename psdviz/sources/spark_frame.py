@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.domain import Domain, check_modes, nonfinite_error
-from ..core.grid import DEFAULT_RESOLUTION, Grid, check_resolution
+from ..core.domain import Domain
+from ..core.grid import DEFAULT_RESOLUTION
 from ..core.source import Keyer, KeySource, merge_counts
-from .partitions import VALIDATION_COLUMNS, partition_counts, validation
+from .partitions import VALIDATION_COLUMNS, partition_counts, set_validation, start_source, validation
 
 
 def is_spark_frame(obj) -> bool:
@@ -28,23 +28,13 @@ class SparkSource(KeySource):
     def __init__(self, frame, domain: Domain, *, lon: str, lat: str, outside: str = "drop",
                  nonfinite: str = "error", resolution: int = DEFAULT_RESOLUTION):
         from pyspark.sql import functions as F
-        check_modes(domain, outside, nonfinite)
-        for name, what in ((lon, "lon"), (lat, "lat")):
-            if name not in frame.columns:
-                raise ValueError(f"column {name!r} (given as {what}) is not in the Spark DataFrame; "
-                                 f"its columns are {list(frame.columns)}")
-        self.frame, self.lon, self.lat = frame.select(lon, lat), lon, lat
-        self.grid = Grid(domain, check_resolution(resolution))
-        self.outside, self.nonfinite = outside, nonfinite
+        start_source(self, frame.columns, domain, lon=lon, lat=lat, outside=outside, nonfinite=nonfinite,
+                     resolution=resolution, engine="Spark")
+        self.frame = frame.select(lon, lat)
         schema = ", ".join(f"{c} long" for c in VALIDATION_COLUMNS)
         per_part = self.frame.mapInPandas(lambda parts: (validation(p, lon, lat, domain) for p in parts), schema)
         v = per_part.agg(*(F.sum(c).alias(c) for c in VALIDATION_COLUMNS)).collect()[0]
-        rows, bad, out, text = (int(v[c] or 0) for c in VALIDATION_COLUMNS)
-        if text:
-            raise ValueError(f"columns {lon!r} / {lat!r} hold values that are not numbers; fix or remove them")
-        self.n_input, self.n_nonfinite, self.n_outside = rows, bad, out
-        if bad and nonfinite == "error":
-            raise nonfinite_error(bad, rows)
+        set_validation(self, *(int(v[c] or 0) for c in VALIDATION_COLUMNS))
 
     def _groups(self, keyer: Keyer):
         """The Spark DataFrame (g, c) of one pass: per-partition counts summed by group."""
