@@ -103,9 +103,15 @@ class Regions:
         return int(self.levels.max()) + 1
 
     def parent_index(self) -> np.ndarray:
-        """Row of each region's parent (-1 for top-level regions)."""
+        """Row of each region's parent (-1 for top-level regions); a read-only array, computed once."""
+        return self._parents
+
+    @cached_property
+    def _parents(self) -> np.ndarray:
         pos = pd.Index(self.frame["id"]).get_indexer(self.frame["parent"].astype(object))
-        return np.where(self.frame["parent"].isna().to_numpy(), -1, pos)
+        out = np.where(self.frame["parent"].isna().to_numpy(), -1, pos)
+        out.setflags(write=False)
+        return out
 
     def bounds(self) -> tuple[float, float, float, float]:
         """(xmin, ymin, xmax, ymax) of every region: public, since the layer is."""
