@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from test_app_browser import ARTIFACTS, server  # noqa: F401
+from test_app_browser import ARTIFACTS, MAP_IFRAME, _drag, server  # noqa: F401
 from test_app_browser_release import pg  # noqa: F401  (one 1400 x 1000 page per module)
 
 pytestmark = pytest.mark.browser
@@ -127,3 +127,21 @@ def test_uniform_points_draw_near_one_colour_where_the_sample_shows_structure(pg
     uniform = _legend_classes(pg)
     pg.screenshot(path=str(ARTIFACTS / "07_uniform_colours.png"), full_page=True)
     assert sample >= 4 and 1 <= uniform <= 2, (sample, uniform)
+
+
+def test_a_rectangle_drawn_on_the_sample_is_not_answered_on_an_upload(pg, server, files):  # noqa: F811
+    """A query belongs to the data it was asked of: after an upload the old rectangle is gone."""
+    pg.goto(server)
+    pg.frame_locator(MAP_IFRAME).last.locator("canvas.leaflet-zoom-animated").first.wait_for()
+    _idle(pg)
+    pg.frame_locator(MAP_IFRAME).last.locator("a.leaflet-draw-draw-rectangle").click()
+    _drag(pg, (0.45, 0.30), (0.62, 0.45))
+    pg.get_by_text("True answer (not private)").wait_for()
+    _idle(pg)
+    pg.get_by_text("upload a file", exact=True).first.click()
+    pg.locator(UPLOADER).first.wait_for(state="attached")
+    _upload(pg, files / "points.csv")
+    pg.get_by_text("PRIVATE release").first.wait_for()
+    _idle(pg)
+    assert pg.get_by_text("Draw a rectangle on the map", exact=False).count() >= 1
+    assert pg.locator("[data-testid='stMetric']", has_text="Private answer").count() == 0
