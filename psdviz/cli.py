@@ -252,7 +252,7 @@ def spark_frame(master: str, pattern, columns: list[str]):
     from .sources.files import expand_paths, file_kind
     remote = "://" in str(pattern)       # hdfs://, s3a://: Spark resolves the path (and its globs) itself
     files = [str(pattern)] if remote else expand_paths(pattern)
-    file_kind(files[0].rstrip("/*"))     # .parquet or .csv, or a ValueError saying so
+    kind = file_kind(files[0].rstrip("/*"))     # .parquet or .csv, or a ValueError saying so
     try:
         from pyspark.sql import SparkSession
     except ImportError:
@@ -263,7 +263,7 @@ def spark_frame(master: str, pattern, columns: list[str]):
         raise ValueError(f"Spark could not start at {master!r}: {str(exc).splitlines()[0][:200]}") from None
     try:
         csv = spark.read.option("header", True).option("inferSchema", True).csv
-        reader = spark.read.parquet if file_kind(files[0].rstrip("/*")) == "parquet" else csv
+        reader = spark.read.parquet if kind == "parquet" else csv
         yield reader(*files).select(*columns)
     finally:
         spark.stop()

@@ -4,8 +4,8 @@ Every method reads data only through grouped passes whose keyers are functions o
 cell (:mod:`psdviz.core.source`). Grouping the occupied cells by a keyer, each cell weighted by its
 count, therefore gives exactly the groups and counts a pass over the points gives: the same release
 for the same seed. A :class:`CellTable` makes that one grouped pass over any source (DuckDB files, a
-Dask frame) and answers every later pass from memory, so a file is scanned once for validation and
-once for the cells, whatever the method.
+Dask or Spark frame) and answers every later pass from memory, so a file is read once, whatever the
+method (DuckDB takes the validation counts from the same scan).
 
 Rule (``passes="auto"``): hold the cells when they fit in half of the memory budget at
 :data:`BYTES_PER_CELL` bytes a cell (the budget is ``memory_limit`` when given, else a quarter of the
@@ -21,7 +21,7 @@ import re
 
 import numpy as np
 
-from .source import Keyer, KeySource
+from .source import Keyer, KeySource, merge_counts
 
 # keys (2 x 8 bytes) and counts (8) of a cell, plus a keyer's working arrays in a pass (ids, masks,
 # a sort for the groups): about 128 bytes a cell at the peak of a pass
@@ -52,16 +52,7 @@ def weighted_groups(ids: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, n
     """Sorted distinct non-negative ids and the sum of their weights (integer counts)."""
     ids = np.asarray(ids, dtype=np.int64)
     keep = ids >= 0
-    ids, w = ids[keep], np.asarray(weights, dtype=np.int64)[keep]
-    if ids.size == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    top = int(ids.max()) + 1
-    if top <= 4 * ids.size + 1024:
-        c = np.bincount(ids, weights=w, minlength=top)
-        nz = np.flatnonzero(c)
-        return nz.astype(np.int64), np.rint(c[nz]).astype(np.int64)
-    u, inv = np.unique(ids, return_inverse=True)
-    return u.astype(np.int64), np.rint(np.bincount(inv, weights=w, minlength=u.size)).astype(np.int64)
+    return merge_counts([(ids[keep], np.asarray(weights, dtype=np.int64)[keep])])
 
 
 class CellTable(KeySource):

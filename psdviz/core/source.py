@@ -70,6 +70,11 @@ def merge_counts(parts) -> tuple[np.ndarray, np.ndarray]:
     return u, np.bincount(inv, weights=cnt, minlength=u.size).astype(np.int64)
 
 
+def cell_keys(codes: np.ndarray, bits: int) -> np.ndarray:
+    """(n, 2) keys (kx, ky) of cells coded as one integer ``(ky << bits) | kx``."""
+    return np.column_stack([codes & ((1 << bits) - 1), codes >> bits])
+
+
 class KeySource(ABC):
     """Data on the public grid as a method may read them, plus what validation did to the input.
 
@@ -108,7 +113,7 @@ class KeySource(ABC):
         their memory is the number of occupied cells, not of rows."""
         bits = self.grid.bits
         ids, cnt = self.grouped(lambda kx, ky, memo: (ky << bits) | kx)
-        return np.column_stack([ids & ((1 << bits) - 1), ids >> bits]), cnt
+        return cell_keys(ids, bits), cnt
 
     def cells_at_most(self, cap: int | None) -> tuple[np.ndarray, np.ndarray] | None:
         """:meth:`cells`, or None when there are more than ``cap`` occupied cells (None: no cap). Sources

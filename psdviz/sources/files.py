@@ -22,7 +22,7 @@ import numpy as np
 from ..core.cells import check_memory_limit
 from ..core.domain import Domain, check_modes, nonfinite_error
 from ..core.grid import DEFAULT_RESOLUTION, Grid, check_resolution
-from ..core.source import Keyer, KeySource, merge_counts
+from ..core.source import Keyer, KeySource, cell_keys, merge_counts
 
 PARQUET = (".parquet", ".pq", ".parq")
 CSV = (".csv", ".tsv", ".txt", ".csv.gz")
@@ -235,7 +235,7 @@ class DuckDBSource(KeySource):
         if cap is not None and ids.size > cap:
             return None
         ids, cnt = _merge(ids, np.asarray(res["c"], np.int64))
-        return np.column_stack([ids & ((1 << bits) - 1), ids >> bits]), cnt
+        return cell_keys(ids, bits), cnt
 
     def _cells_and_counts(self, cap: int | None) -> tuple[np.ndarray, np.ndarray] | None:
         """One scan for the occupied cells and the validation counts, grouped by one code per row: a used
@@ -259,7 +259,7 @@ class DuckDBSource(KeySource):
         ids, cnt = _merge(code[used] >> 1, c[used])
         if cap is not None and ids.size > cap:
             return None
-        return np.column_stack([ids & ((1 << bits) - 1), ids >> bits]), cnt
+        return cell_keys(ids, bits), cnt
 
     def close(self) -> None:
         self.con.close()

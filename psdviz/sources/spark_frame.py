@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core.domain import Domain
 from ..core.grid import DEFAULT_RESOLUTION
-from ..core.source import Keyer, KeySource, merge_counts
+from ..core.source import Keyer, KeySource, cell_keys, merge_counts
 from .partitions import VALIDATION_COLUMNS, partition_counts, set_validation, start_source, validation
 
 
@@ -60,4 +60,4 @@ class SparkSource(KeySource):
         ids, cnt = self._collect(df if cap is None else df.limit(int(cap) + 1))
         if cap is not None and ids.size > cap:
             return None
-        return np.column_stack([ids & ((1 << bits) - 1), ids >> bits]), cnt
+        return cell_keys(ids, bits), cnt
