@@ -5,7 +5,8 @@ release resolution with their counts (the same pass for arrays, DuckDB files and
 every source gives the same release); each cell goes to the leaf region holding its centre. A point
 is therefore placed by its cell's centre: one lying within half a cell diagonal of a border may be
 counted in the neighbouring region (:func:`misplacement`). The cost grows with occupied cells, not
-points.
+points, and most cells are located by a raster of the layer (:mod:`.raster`), the rest (cells in raster
+cells that a border crosses) by a point-in-polygon test of their centre.
 """
 from __future__ import annotations
 
@@ -13,7 +14,11 @@ import math
 
 import numpy as np
 
+from ..core.cells import CellTable
+from ..core.domain import PointSet
 from ..core.grid import Grid
+from ..core.source import KeySource, merge_counts
+from .raster import LeafRaster, centre_rows
 
 
 def leaf_rows(parent: np.ndarray) -> np.ndarray:
@@ -25,20 +30,27 @@ def leaf_rows(parent: np.ndarray) -> np.ndarray:
 
 def cells_to_regions(keys: np.ndarray, grid: Grid, geometry: np.ndarray, candidates: np.ndarray) -> np.ndarray:
     """For each occupied cell (kx, ky), the row (among ``candidates``) of the region holding its centre,
-    or -1. A centre exactly on a shared border goes to the lower row (deterministic)."""
+    or -1, tested cell by cell (the rule :class:`~.raster.LeafRaster` answers faster). A centre exactly on
+    a shared border goes to the lower row (deterministic)."""
     import shapely
     d = grid.domain
     cx = d.xmin + (keys[:, 0] + 0.5) * d.width / grid.size
     cy = d.ymin + (keys[:, 1] + 0.5) * d.height / grid.size
-    tree = shapely.STRtree(geometry[candidates])
-    pt, geom = tree.query(shapely.points(cx, cy), predicate="intersects")
-    out = np.full(keys.shape[0], -1, dtype=np.int64)
-    if pt.size:
-        order = np.lexsort((candidates[geom], pt))
-        pt, geom = pt[order], geom[order]
-        first = np.r_[True, pt[1:] != pt[:-1]]
-        out[pt[first]] = candidates[geom[first]]
-    return out
+    return centre_rows(cx, cy, shapely.STRtree(geometry[candidates]), np.asarray(candidates, np.int64))
+
+
+def leaf_counts(source: KeySource, raster: LeafRaster) -> tuple[np.ndarray, np.ndarray, int]:
+    """Rows of the leaves holding points, their counts, and the points in no leaf, from one grouped pass: in
+    memory (points or a held cell table) the raster keys the pass itself; other sources group their
+    occupied cells first, which the raster then maps (the same counts: a cell's row is a function of
+    the cell)."""
+    if isinstance(source, (PointSet, CellTable)):
+        rows, cnt = source.grouped(lambda kx, ky, memo: raster.rows(kx, ky))
+        return rows, cnt, int(source.n - cnt.sum())
+    keys, cnt = source.cells()
+    row = raster.rows(keys[:, 0], keys[:, 1])
+    rows, per = merge_counts([(row[row >= 0], cnt[row >= 0])])
+    return rows, per, int(cnt[row < 0].sum())
 
 
 def misplacement(grid: Grid) -> float:

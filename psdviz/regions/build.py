@@ -21,7 +21,7 @@ from ..core.ledger import Ledger
 from ..core.noise import geometric_noise, geometric_variance
 from ..core.rng import Randomness
 from ..core.source import KeySource
-from .assign import cells_to_regions, leaf_rows, misplacement
+from .assign import leaf_counts, misplacement
 from .consistency import integer_counts, least_squares, region_tree
 from .layer import Regions
 from .release import RegionRelease
@@ -30,14 +30,12 @@ from .release import RegionRelease
 def true_counts(source: KeySource, regions: Regions) -> tuple[np.ndarray, int]:
     """(count of every region, points in no leaf region) from one grouped pass over the grid."""
     parent = regions.parent_index()
-    leaves = leaf_rows(parent)
-    keys, cnt = source.cells()
-    row = cells_to_regions(keys, source.grid, regions.geometry, leaves)
-    counts = np.bincount(row[row >= 0], weights=cnt[row >= 0], minlength=parent.size)
+    rows, cnt, outside = leaf_counts(source, regions.raster(source.grid))
+    counts = np.bincount(rows, weights=cnt, minlength=parent.size)
     for d in range(regions.n_levels - 1, 0, -1):          # children into parents, deepest level first
         at = np.flatnonzero((regions.levels == d) & (parent >= 0))
         counts += np.bincount(parent[at], weights=counts[at], minlength=parent.size)
-    return counts.astype(np.int64), int(cnt[row < 0].sum())
+    return counts.astype(np.int64), outside
 
 
 def measure_regions(source: KeySource, regions: Regions, epsilon: float, rnd: Randomness) -> RegionRelease:

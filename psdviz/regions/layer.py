@@ -23,6 +23,7 @@ from ..core.parallel import Checked
 
 OVERLAP_TOLERANCE = 1e-3   # 0.1 % of the smaller region: quantised shared borders (US counties at 1:10m reach 0.02 %)
 LON_LAT = "EPSG:4326"
+RASTERS_KEPT = 4           # layer rasters kept per layer (one per grid it was counted on)
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,21 @@ class Regions:
         out = np.where(self.frame["parent"].isna().to_numpy(), -1, pos)
         out.setflags(write=False)
         return out
+
+    def raster(self, grid):
+        """The leaf regions drawn on ``grid`` (:class:`~psdviz.regions.raster.LeafRaster`), made once per
+        grid (the last few are kept): public, like the layer."""
+        from .assign import leaf_rows
+        from .raster import LeafRaster
+        got = self._rasters.pop(grid, None) or LeafRaster(self.geometry, leaf_rows(self.parent_index()), grid)
+        self._rasters[grid] = got                      # most recently used last
+        while len(self._rasters) > RASTERS_KEPT:
+            self._rasters.pop(next(iter(self._rasters)))
+        return got
+
+    @cached_property
+    def _rasters(self) -> dict:
+        return {}
 
     def bounds(self) -> tuple[float, float, float, float]:
         """(xmin, ymin, xmax, ymax) of every region: public, since the layer is."""
