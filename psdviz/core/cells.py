@@ -49,8 +49,16 @@ def memory_bytes(limit: str | None) -> int:
 
 
 def weighted_groups(ids: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted distinct non-negative ids and the sum of their weights (integer counts)."""
+    """Sorted distinct non-negative ids and the sum of their weights (integer counts). A dense id range
+    is one bincount of id + 1 (bin 0 takes the rows with a negative id, dropped), with no copy of the rows."""
     ids = np.asarray(ids, dtype=np.int64)
+    top = int(ids.max(initial=-1)) + 1
+    if 0 < top <= 4 * ids.size + 1024:
+        shifted = ids + 1
+        np.maximum(shifted, 0, out=shifted)                 # every negative id into bin 0
+        c = np.bincount(shifted, weights=weights, minlength=top + 1)[1:]
+        nz = np.flatnonzero(c)
+        return nz.astype(np.int64), np.rint(c[nz]).astype(np.int64)
     keep = ids >= 0
     return merge_counts([(ids[keep], np.asarray(weights, dtype=np.int64)[keep])])
 
@@ -66,6 +74,7 @@ class CellTable(KeySource):
         self.kx = np.ascontiguousarray(keys[:, 0], dtype=np.int64)
         self.ky = np.ascontiguousarray(keys[:, 1], dtype=np.int64)
         self.cnt = np.asarray(counts, dtype=np.int64)
+        self.weight = self.cnt.astype(float)   # exact up to 2^53 rows a cell; bincount's weights
         self.memo: dict = {}   # the same rows in the same order on every pass: keyers may reuse work
 
     @property
@@ -73,7 +82,7 @@ class CellTable(KeySource):
         return int(self.cnt.size)
 
     def grouped(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
-        return weighted_groups(keyer(self.kx, self.ky, self.memo), self.cnt)
+        return weighted_groups(keyer(self.kx, self.ky, self.memo), self.weight)
 
     def cells(self) -> tuple[np.ndarray, np.ndarray]:
         return np.column_stack([self.kx, self.ky]), self.cnt

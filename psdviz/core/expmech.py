@@ -22,6 +22,14 @@ def segment_gumbel_max(rng: np.random.Generator, log_weights: np.ndarray, starts
     drawn with probability proportional to exp(log_weight); ``-inf`` entries are never chosen.
 
     Every segment must be non-empty and hold at least one finite entry."""
+    return segment_gumbel_argmax(rng, log_weights, starts)[0]
+
+
+def segment_gumbel_argmax(rng: np.random.Generator, log_weights: np.ndarray, starts: np.ndarray
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`segment_gumbel_max` and, per segment, the winning value max(log_weight + Gumbel): a draw
+    from Gumbel(log of the segment's total weight), independent of the winner (which lets a caller
+    compare the segment with weight it has not listed yet)."""
     lw = np.asarray(log_weights, dtype=float)
     starts = np.asarray(starts, dtype=np.int64)
     if lw.size == 0 or starts.size == 0:
@@ -39,4 +47,4 @@ def segment_gumbel_max(rng: np.random.Generator, log_weights: np.ndarray, starts
     best = np.maximum.reduceat(key, starts)
     hit = np.flatnonzero(key == np.repeat(best, lengths))     # every segment has at least one
     owner = np.searchsorted(starts, hit, side="right")
-    return hit[np.r_[True, owner[1:] != owner[:-1]]]          # the first hit of each segment
+    return hit[np.r_[True, owner[1:] != owner[:-1]]], best + top          # the first hit of each segment

@@ -54,14 +54,20 @@ def group_counts(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return u.astype(np.int64), c.astype(np.int64)
 
 
-def merge_counts(parts) -> tuple[np.ndarray, np.ndarray]:
-    """Sum several (ids, counts) results over the same groups (partitions of one data set)."""
+def merge_counts(parts, distinct: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Sum several (ids, counts) results over the same groups (partitions of one data set).
+    ``distinct``: the ids are known to be distinct (one part from one GROUP BY): only sorted."""
     parts = [p for p in parts if p[0].size]
     if not parts:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     ids = np.concatenate([p[0] for p in parts]).astype(np.int64, copy=False)
     cnt = np.concatenate([p[1] for p in parts])
     top = int(ids.max()) + 1 if ids.min() >= 0 else 0
+    if distinct and 0 < top <= 4 * ids.size + 1024:      # sorted by one integer scatter
+        dense = np.zeros(top, np.int64)
+        dense[ids] = cnt
+        nz = np.flatnonzero(dense)
+        return nz, dense[nz]
     if 0 < top <= 4 * ids.size + 1024:      # a dense id range: one bincount, no sort
         c = np.rint(np.bincount(ids, weights=cnt, minlength=top)).astype(np.int64)
         nz = np.flatnonzero(c)

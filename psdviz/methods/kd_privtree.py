@@ -47,26 +47,38 @@ MAX_DEPTH = 40          # safety cap (a node one grid step wide on both axes is 
 
 
 def _step(kx: np.ndarray, ky: np.ndarray, node: np.ndarray, level: tuple) -> np.ndarray:
-    """Node one depth down: child 2 r + side of a split parent of rank r, -1 below a leaf."""
-    rank, axis, pos = level
-    alive = node >= 0
-    j = np.where(alive, node, 0)
-    key = np.where(axis[j] == 0, kx, ky)
-    child = 2 * rank[j] + (key >= pos[j])
-    return np.where(alive & (rank[j] >= 0), child, -1)
+    """Node one depth down of rows in nodes ``node`` (>= 0): child 2 r + side of a split parent of rank r,
+    -1 below a leaf (a leaf's thresholds are never reached, so its rows get base -1 + 0)."""
+    base, tx, ty = level
+    return base[node] + ((kx >= tx[node]) | (ky >= ty[node]))
+
+
+def _level(rank: np.ndarray, axis: np.ndarray, pos: np.ndarray) -> tuple:
+    """One depth's cuts as (base, x threshold, y threshold) per node: a row of a split node goes to child
+    base + 1 when its key on the cut's axis is at or above the cut, the other axis never deciding."""
+    never = np.iinfo(np.int64).max
+    split = rank >= 0
+    return (np.where(split, 2 * rank, -1), np.where(split & (axis == 0), pos, never),
+            np.where(split & (axis == 1), pos, never))
 
 
 def _keyer(kx, ky, memo, levels: list, token: int, axis: int | None, bits: int) -> np.ndarray:
     """Each point's node at depth len(levels) (-1 if it is in a leaf above) and, with ``axis``, its key
-    on that axis: node << bits | key. A source that keeps its rows keeps their nodes in ``memo``."""
-    depth, node = memo.get(token, (0, None))
-    node = np.zeros(kx.size, np.int64) if node is None else node
+    on that axis: node << bits | key. A source that keeps its rows keeps, in ``memo``, the rows still in
+    a node and their nodes (rows in a leaf are dropped once they are a quarter of those kept)."""
+    depth, rows, node, x, y = memo.get(token, (0, None, None, kx, ky))
+    if rows is None:
+        rows, node = np.arange(kx.size), np.zeros(kx.size, np.int64)
     for level in levels[depth:]:
-        node = _step(kx, ky, node, level)
-    memo[token] = (len(levels), node)
-    if axis is None:
-        return node
-    return np.where(node >= 0, (node << bits) | (kx if axis == 0 else ky), -1)
+        node = _step(x, y, np.maximum(node, 0), level) if (node >= 0).all() else \
+            np.where(node >= 0, _step(x, y, np.maximum(node, 0), level), -1)
+        live = node >= 0
+        if live.sum() < 0.75 * node.size:
+            rows, node, x, y = rows[live], node[live], x[live], y[live]
+    memo[token] = (len(levels), rows, node, x, y)
+    out = np.full(kx.size, -1, np.int64)
+    out[rows] = node if axis is None else np.where(node >= 0, (node << bits) | (x if axis == 0 else y), -1)
+    return out
 
 
 def _pass(src: KeySource, levels: list, token: int, axis: int) -> tuple[np.ndarray, np.ndarray]:
@@ -140,7 +152,7 @@ def grow(src: KeySource, lam: float, delta: float, theta: float, eps_level: floa
                          if private else _midpoints(rect[sp]))
             full_axis, full_pos = np.zeros(rect.shape[0], np.int64), np.zeros(rect.shape[0], np.int64)
             full_axis[sp], full_pos[sp] = axis, pos
-            levels.append((np.where(split, np.cumsum(split) - 1, -1), full_axis, full_pos))
+            levels.append(_level(np.where(split, np.cumsum(split) - 1, -1), full_axis, full_pos))
             rects.append(_children(rect[sp], axis, pos))
             parents.append(np.repeat(sp + offset, 2))
             offset += rect.shape[0]

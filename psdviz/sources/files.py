@@ -70,6 +70,10 @@ def _settings(memory_limit, threads) -> dict:
     return config
 
 
+NUMERIC_TYPES = frozenset({"DOUBLE", "FLOAT", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT",
+                           "USMALLINT", "UINTEGER", "UBIGINT"})    # column types whose cast to DOUBLE never fails
+
+
 def _merge(ids: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sorted distinct ids >= 0 with summed counts (a post map may send several groups to one id)."""
     keep = ids >= 0
@@ -123,11 +127,15 @@ class DuckDBSource(KeySource):
         for name, what in ((lon, "lon"), (lat, "lat")):
             if name not in cols:
                 raise ValueError(f"column {name!r} (given as {what}) is not in {self.files[0]}; its columns are {cols}")
-        raw.project(duckdb.ColumnExpression(lon).alias("raw_x"),
-                    duckdb.ColumnExpression(lat).alias("raw_y")).create_view("raw_xy")
-        self.con.execute("CREATE VIEW pts AS SELECT TRY_CAST(raw_x AS DOUBLE) AS x, TRY_CAST(raw_y AS DOUBLE) AS y, "
-                         "raw_x IS NOT NULL AND TRY_CAST(raw_x AS DOUBLE) IS NULL OR raw_y IS NOT NULL AND "
-                         "TRY_CAST(raw_y AS DOUBLE) IS NULL AS text FROM raw_xy").fetchall()
+        xy = raw.project(duckdb.ColumnExpression(lon).alias("raw_x"), duckdb.ColumnExpression(lat).alias("raw_y"))
+        xy.create_view("raw_xy")
+        if all(str(t) in NUMERIC_TYPES for t in xy.types):      # numbers already: a cast cannot fail
+            self.con.execute("CREATE VIEW pts AS SELECT CAST(raw_x AS DOUBLE) AS x, CAST(raw_y AS DOUBLE) AS y, "
+                             "false AS text FROM raw_xy").fetchall()
+        else:
+            self.con.execute("CREATE VIEW pts AS SELECT TRY_CAST(raw_x AS DOUBLE) AS x, TRY_CAST(raw_y AS DOUBLE) "
+                             "AS y, raw_x IS NOT NULL AND TRY_CAST(raw_x AS DOUBLE) IS NULL OR raw_y IS NOT NULL "
+                             "AND TRY_CAST(raw_y AS DOUBLE) IS NULL AS text FROM raw_xy").fetchall()
         self.columns = (lon, lat)
 
     def _validate(self) -> None:
@@ -170,8 +178,8 @@ class DuckDBSource(KeySource):
         x, y = "x", "y"
         if self.outside == "clip":
             x, y = f"least(greatest(x, {d.xmin!r}), {d.xmax!r})", f"least(greatest(y, {d.ymin!r}), {d.ymax!r})"
-        kx = f"CAST(least(greatest(floor(({x} - {d.xmin!r}) / {d.width!r} * {s}.0), 0), {s - 1}) AS BIGINT)"
-        ky = f"CAST(least(greatest(floor(({y} - {d.ymin!r}) / {d.height!r} * {s}.0), 0), {s - 1}) AS BIGINT)"
+        kx = f"CAST(least(floor(({x} - {d.xmin!r}) / {d.width!r} * {s}.0), {s - 1}) AS BIGINT)"   # x >= xmin here
+        ky = f"CAST(least(floor(({y} - {d.ymin!r}) / {d.height!r} * {s}.0), {s - 1}) AS BIGINT)"
         inside = f"(x BETWEEN {d.xmin!r} AND {d.xmax!r} AND y BETWEEN {d.ymin!r} AND {d.ymax!r})"
         return kx, ky, "coalesce(isfinite(x) AND isfinite(y), false)", inside
 
@@ -247,8 +255,8 @@ class DuckDBSource(KeySource):
         limit = "" if cap is None else f" LIMIT {2 * int(cap) + 3}"
         cell = f"((({ky} << {bits}) | {kx}) << 1)"
         outside = f"{cell} | 1" if self.outside == "clip" else "-1"
-        res = self._fetch(f"SELECT CASE WHEN text THEN -3 WHEN NOT {finite} THEN -2 WHEN {inside} THEN {cell} "
-                          f"ELSE {outside} END AS g, count(*) AS c FROM pts GROUP BY g{limit}")
+        res = self._fetch(f"SELECT CASE WHEN {inside} THEN {cell} WHEN text THEN -3 WHEN NOT {finite} THEN -2 "
+                          f"ELSE {outside} END AS g, count(*) AS c FROM pts GROUP BY g{limit}")   # most rows: the first
         code, c = np.asarray(res["g"], np.int64), np.asarray(res["c"], np.int64)
         if cap is not None and code.size == 2 * int(cap) + 3:
             return None
@@ -256,7 +264,7 @@ class DuckDBSource(KeySource):
         outside = neg[-1] + int(c[(code >= 0) & (code & 1 == 1)].sum())
         self._set_counts(int(c.sum()), neg[-3], neg[-3] + neg[-2], outside)
         used = code >= 0
-        ids, cnt = _merge(code[used] >> 1, c[used])
+        ids, cnt = merge_counts([(code[used] >> 1, c[used])], distinct=self.outside == "drop")
         if cap is not None and ids.size > cap:
             return None
         return cell_keys(ids, bits), cnt

@@ -18,12 +18,23 @@ empty cells and the two halves of each occupied cell (closed-form masses,
 :func:`half_cell_log_mass`); a block by Gumbel-max in log space (:mod:`psdviz.core.expmech`), then an
 item by its mass, then a uniform half step: the same law. Why this reading and calibration, with
 measurements: docs/decisions/continuous-medians.md.
+
+Far keys, weighed only when they may win. A key more than WINDOW / a ranks from its node's target has
+items of mass at most e^{-WINDOW} per half step, so the keys outside that window weigh at most
+e^{-WINDOW} (half steps of the node + 2 keys) together: a bound U. The block is drawn by Gumbel-max over
+the window (value M) and compared with the far keys' Gumbel-max value, which is Gumbel(log of their
+total) and independent of which far key wins: draw G; if U + G < M the far keys lose whatever their
+total, else their total L is computed and they win when L + G > M, their winner then drawn by a fresh
+Gumbel-max among them. Exactly the mechanism's law; only the work changes (deep nodes, smaller than the
+window, are weighed whole as before).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..core.expmech import segment_gumbel_max
+from ..core.expmech import segment_gumbel_argmax
+
+WINDOW = 50.0   # score units: keys more than WINDOW / a ranks from a target are weighed only if they may win
 
 
 def distinct_keys(keys: np.ndarray, offsets: np.ndarray, weights: np.ndarray | None
@@ -79,15 +90,21 @@ def rate(epsilon: float, frac, sensitivity: float | None = None) -> float:
 
 def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.ndarray, lo, hi, frac,
                       epsilon: float, weights: np.ndarray | None = None,
-                      sensitivity: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+                      sensitivity: float | None = None, with_index: bool = False) -> tuple[np.ndarray, ...]:
     """Per segment ``keys[offsets[s]:offsets[s+1]]`` (sorted ints in [lo_s, hi_s)), a private split
     position in [lo_s, hi_s] near rank ``frac_s * n_s``. Returns (positions, ranks): the rank is the
-    number of the segment's keys below the position (the left part's size).
+    number of the segment's keys below the position (the left part's size); ``with_index`` adds the
+    index in ``keys`` of each segment's first key at or above its position (the segment's end if none;
+    meaningful with ``weights``, the keys being then distinct).
 
     ``weights``: the keys are *distinct* within each segment and key i stands for ``weights[i]`` equal
     keys (the grouped counts a pass over a data source returns); the law is the same as for the keys
     themselves. Memory is the number of distinct keys, not of points. ``sensitivity``: the score's
-    sensitivity the weights are calibrated for (None: the tight max(f, 1 - f) over the segments)."""
+    sensitivity the weights are calibrated for (None: the tight max(f, 1 - f) over the segments).
+
+    Only the keys within ``WINDOW / a`` ranks of a segment's target are weighed on every call; the rest
+    (the far part) only when a bound on their total says they might win (module docstring: the law is
+    unchanged)."""
     keys, offsets, w = distinct_keys(np.asarray(keys, np.int64), np.asarray(offsets, np.int64), weights)
     n_seg = offsets.size - 1
     lo = np.broadcast_to(np.asarray(lo, np.int64), (n_seg,))
@@ -96,51 +113,147 @@ def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.nd
     cw = np.zeros(w.size + 1, np.int64)
     np.cumsum(w, out=cw[1:])
     m = np.diff(offsets)
-    seg = np.repeat(np.arange(n_seg), m)
-    below = cw[:-1] - cw[offsets[:-1]][seg]               # R: the weight below each key in its segment
-    total = cw[offsets[1:]] - cw[offsets[:-1]]
-    target = frac * total
+    base = cw[offsets[:-1]]
+    total = cw[offsets[1:]] - base
     interior = hi - lo >= 2
     h0 = 2 * np.where(interior, lo + 1, lo) - 1            # half steps [h0, h1) of the candidates
     h1 = 2 * np.where(interior, hi - 1, hi) + 1
     a = rate(epsilon, frac, sensitivity)
-    lo_h, target_k = h0[seg], target[seg]                          # per key: its segment's values
-    item_start, item_size = _key_items(keys, offsets, m, lo_h, h1[seg])
-    key_lw = _key_log_weights(a, below, w, target_k, item_size)
+    k = _Segments(keys, w, cw, offsets, base, frac * total, h0, h1, a)
     # the run after each segment's last key
     after = np.where(m > 0, 2 * keys[np.maximum(offsets[1:] - 1, 0)] + 2, h0) if keys.size else h0
     after = np.maximum(after, h0)
     after_size = np.maximum(h1 - after, 0)
     with np.errstate(divide="ignore"):
-        after_lw = np.log(after_size) - a * np.abs(total - target)
-    # stage 1: a key (its three items together) or the last run, per segment (blocks: m keys, then the run)
-    block_lw = np.empty(keys.size + n_seg)
-    block_lw[np.arange(keys.size) + seg] = key_lw
-    block_lw[offsets[1:] + np.arange(n_seg)] = after_lw
-    block = segment_gumbel_max(rng, block_lw, offsets[:-1] + np.arange(n_seg)) - np.arange(n_seg)
+        after_lw = np.log(after_size) - a * np.abs(total - k.target)
+    near_lo, near_hi = k.window(WINDOW / a)
+    chosen, best = _near_choice(rng, k, near_lo, near_hi, after_lw)
+    far = np.flatnonzero((near_hi - near_lo < m) & (_far_bound(h0, h1, m) + _gumbel(rng, n_seg) >= best))
+    if far.size:
+        _far_choice(rng, k, far, near_lo, near_hi, best, chosen)
     # stage 2: inside a chosen key, one of its items with probability e^{item_lw - key_lw}
-    is_key = block < offsets[1:]
+    is_key = chosen >= 0
     start, size, rank = after, after_size, total          # the run after the last key: every key is below
+    index = offsets[1:]
     if keys.size:
-        k = np.minimum(block, keys.size - 1)
-        key_start, key_size, upper = _pick_item(rng, a, keys[k], below[k], w[k], target_k[k], item_start[k],
-                                                [v[k] for v in item_size])
+        c = np.where(is_key, chosen, 0)
+        below = cw[c] - base
+        item_start, item_size = k.items(c, lambda v: v)
+        key_start, key_size, upper = _pick_item(rng, a, keys[c], below, w[c], k.target, item_start, item_size)
         start, size = np.where(is_key, key_start, after), np.where(is_key, key_size, after_size)
-        # key k's run and lower half give positions <= k (keys below: below[k]); its upper half gives k + 1
-        rank = np.where(is_key, below[k] + upper * w[k], total)
+        # key c's run and lower half give positions <= c (keys below: below); its upper half gives c + 1
+        rank = np.where(is_key, below + upper * w[c], total)
+        index = np.where(is_key, c + upper, index)
     pos = (start + rng.integers(0, np.maximum(size, 1)) + 1) // 2
-    return pos, rank
+    return (pos, rank, index) if with_index else (pos, rank)
 
 
-def _key_items(keys, offsets, m, lo_h, hi_h) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Per key: the first half step of the empty run before it, and the sizes of its three items (the
-    run's half steps; whether the lower half 2k and the upper half 2k + 1 are candidates' half steps).
-    A key's lower half is below ``hi_h`` and its upper half at or above ``lo_h`` by construction."""
-    prev_end = 2 * keys - 2 * np.diff(keys, prepend=0) + 2        # just past the previous key's cell
-    prev_end[offsets[:-1][m > 0]] = lo_h[offsets[:-1][m > 0]]     # a node's first key: its region's start
-    run_start = np.maximum(prev_end, lo_h)
-    run_size = np.maximum(np.minimum(2 * keys, hi_h) - run_start, 0)
-    return run_start, (run_size, 2 * keys >= lo_h, 2 * keys + 1 < hi_h)
+class _Segments:
+    """The keys of every segment with what weighing a subset of them needs."""
+
+    def __init__(self, keys, w, cw, offsets, base, target, h0, h1, a):
+        self.keys, self.w, self.cw, self.offsets, self.base = keys, w, cw, offsets, base
+        self.target, self.h0, self.h1, self.a = target, h0, h1, a
+
+    def window(self, reach: float) -> tuple[np.ndarray, np.ndarray]:
+        """Per segment, the keys [lo, hi) whose rank distance to the target is at most ``reach``: a key
+        below the target ends within reach (below + w >= target - reach), one above starts within it."""
+        start, stop = self.offsets[:-1], self.offsets[1:]
+        lo = np.searchsorted(self.cw, self.base + self.target - reach, side="left") - 1
+        hi = np.searchsorted(self.cw, self.base + self.target + reach, side="right")
+        lo = np.clip(lo, start, stop)
+        return lo, np.clip(hi, lo, stop)
+
+    def items(self, idx: np.ndarray | None, per):
+        """Per key ``idx`` (None: every key; ``per`` spreads a per-segment array over those keys): the
+        first half step of the empty run before it and the sizes of its three items (the run's half
+        steps; whether the lower half 2k and the upper half 2k + 1 are candidates' half steps). A key's
+        lower half is below h1 and its upper half at or above h0 by construction."""
+        lo_h, hi_h = per(self.h0), per(self.h1)
+        if idx is None:
+            kk, prev = self.keys, np.r_[0, self.keys[:-1]]
+            first = np.zeros(kk.size, bool)
+            first[self.offsets[:-1][np.diff(self.offsets) > 0]] = True
+        else:
+            kk, prev, first = self.keys[idx], self.keys[np.maximum(idx - 1, 0)], idx == per(self.offsets[:-1])
+        run_start = np.maximum(np.where(first, lo_h, 2 * prev + 2), lo_h)    # just past the previous key
+        run_size = np.maximum(np.minimum(2 * kk, hi_h) - run_start, 0)
+        return run_start, (run_size, 2 * kk >= lo_h, 2 * kk + 1 < hi_h)
+
+    def log_weights(self, idx: np.ndarray | None, per) -> np.ndarray:
+        """log of the summed mass of the items of keys ``idx`` (None: every key)."""
+        below = (self.cw[:-1] if idx is None else self.cw[idx]) - per(self.base)
+        w = self.w if idx is None else self.w[idx]
+        return _key_log_weights(self.a, below, w, per(self.target), self.items(idx, per)[1])
+
+
+def _ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The concatenated index ranges [lo_s, hi_s) and the segment of each index."""
+    n = hi - lo
+    seg = np.repeat(np.arange(n.size), n)
+    return np.arange(seg.size) - np.repeat(np.cumsum(n) - n, n) + lo[seg], seg
+
+
+def _gumbel(rng: np.random.Generator, n: int) -> np.ndarray:
+    return -np.log(rng.standard_exponential(n))
+
+
+def _near_choice(rng, k: _Segments, near_lo, near_hi, after_lw) -> tuple[np.ndarray, np.ndarray]:
+    """Gumbel-max over each segment's window and its last run: the key chosen (-1: the run) and the
+    winning value."""
+    n_seg = near_lo.size
+    count = near_hi - near_lo
+    idx = None if (count == np.diff(k.offsets)).all() else _ranges(near_lo, near_hi)[0]   # None: every key
+    starts = np.cumsum(count + 1) - (count + 1)
+    n_near = int(count.sum())
+    block_lw = np.empty(n_near + n_seg)
+    is_run = np.zeros(block_lw.size, bool)
+    is_run[starts + count] = True
+    block_lw[~is_run] = k.log_weights(idx, lambda v: np.repeat(v, count))
+    block_lw[is_run] = after_lw
+    block, best = segment_gumbel_argmax(rng, block_lw, starts)
+    if not n_near:
+        return np.full(n_seg, -1, np.int64), best
+    near = np.minimum(block - np.arange(n_seg), n_near - 1)      # position among the near keys
+    return np.where(block - starts < count, near if idx is None else idx[near], -1), best
+
+
+def _far_bound(h0, h1, m) -> np.ndarray:
+    """An upper bound on the log of the total mass of the keys outside a segment's window: each such key
+    is more than WINDOW / a ranks from the target, so each of its items weighs at most e^{-WINDOW} per
+    half step (a run of r half steps: r e^{-WINDOW}; a half cell: e^{-WINDOW}), and runs do not overlap."""
+    return -WINDOW + 1e-9 + np.log((h1 - h0) + 2.0 * m)
+
+
+def _far_choice(rng, k: _Segments, far, near_lo, near_hi, best, chosen) -> None:
+    """Segments whose far keys might win: weigh them, and where their Gumbel-max value, drawn as
+    log(total) + Gumbel, beats the window's, choose among them (the far winner is independent of the far
+    maximum's value, so a fresh Gumbel-max picks it)."""
+    start, stop = k.offsets[:-1][far], k.offsets[1:][far]
+    lo_part, lo_seg = _ranges(start, near_lo[far])
+    hi_part, hi_seg = _ranges(near_hi[far], stop)
+    idx = np.concatenate([lo_part, hi_part])
+    which = np.concatenate([lo_seg, hi_seg])
+    order = np.argsort(which, kind="stable")
+    idx, which = idx[order], which[order]
+    lw = k.log_weights(idx, lambda v: v[far[which]])
+    starts = np.searchsorted(which, np.arange(far.size))
+    log_total = _segment_log_sum(lw, starts)
+    wins = np.flatnonzero(log_total + _gumbel(rng, far.size) > best[far])
+    if wins.size:
+        keep = np.isin(which, wins)
+        sub = np.searchsorted(which[keep], wins)
+        pick = segment_gumbel_argmax(rng, lw[keep], sub)[0]
+        chosen[far[wins]] = idx[keep][pick]
+
+
+def _segment_log_sum(lw: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """log of the sum of exp(lw) over each segment (non-empty segments)."""
+    top = np.maximum.reduceat(lw, starts)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    lengths = np.diff(np.r_[starts, lw.size])
+    with np.errstate(divide="ignore"):
+        return safe + np.log(np.add.reduceat(np.exp(lw - np.repeat(safe, lengths)), starts))
 
 
 def _pick_item(rng, a, keys, below, w, target, run_start, size) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

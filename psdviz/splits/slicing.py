@@ -62,8 +62,8 @@ def slice_groups(rng: np.random.Generator, v: np.ndarray, start: np.ndarray, end
             break
         g, s, e, a, b, p = (x[live] for x in (r_group, r_start, r_end, r_lo, r_hi, r_parts))
         left_parts = p // 2 + ((p % 2 == 1) & (rng.random(p.size) < 0.5))
-        value, rank = _quantiles(rng, v, s, e, a, b, left_parts / p, epsilon_round, weights)
-        pos = s + rank if weights is None else _index_of(v, s, e, value)
+        value, rank, index = _quantiles(rng, v, s, e, a, b, left_parts / p, epsilon_round, weights)
+        pos = s + rank if weights is None else s + index
         out_g.append(g)
         out_v.append(value)
         out_p.append(pos)
@@ -83,19 +83,11 @@ def slice_groups(rng: np.random.Generator, v: np.ndarray, start: np.ndarray, end
 
 
 def _quantiles(rng, v, s, e, lo, hi, frac, epsilon, weights=None):
-    """Private quantile positions of the live ranges v[s:e] (gathered into contiguous segments)."""
+    """Private quantile positions of the live ranges v[s:e] (gathered into contiguous segments), their
+    ranks and the number of each range's values below the position."""
     n = e - s
     offsets = np.r_[0, np.cumsum(n)]
     idx = np.arange(int(offsets[-1])) - np.repeat(offsets[:-1] - s, n)
-    return private_quantiles(rng, v[idx], offsets, lo, hi, frac, epsilon,
-                             None if weights is None else weights[idx])
-
-
-def _index_of(v: np.ndarray, s: np.ndarray, e: np.ndarray, value: np.ndarray) -> np.ndarray:
-    """Per range v[s:e] (sorted): the index of its first value >= ``value`` (s + values below it)."""
-    n = e - s
-    offsets = np.r_[0, np.cumsum(n)]
-    seg = np.repeat(np.arange(n.size), n)
-    below = np.bincount(seg, weights=v[np.arange(int(offsets[-1])) - np.repeat(offsets[:-1] - s, n)]
-                        < value[seg], minlength=n.size)
-    return s + below.astype(np.int64)
+    value, rank, index = private_quantiles(rng, v[idx], offsets, lo, hi, frac, epsilon,
+                                           None if weights is None else weights[idx], with_index=True)
+    return value, rank, index - offsets[:-1]

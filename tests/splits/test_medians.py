@@ -68,6 +68,26 @@ def test_weighted_em_matches_the_law_of_the_expanded_keys():
     assert off.tolist() == [0, x.size]
 
 
+@pytest.mark.parametrize("window", [0.3, 2.0])
+def test_far_keys_weighed_only_when_they_may_win_leave_the_law_unchanged(monkeypatch, window):
+    """With a window of a fraction of a rank to a few ranks, most draws need the far keys' bound and many
+    are won by a far key: the law is still the exponential mechanism's, ranks still count the keys below."""
+    from psdviz.splits import quantile
+    calls = []
+    far_choice = quantile._far_choice
+    monkeypatch.setattr(quantile, "WINDOW", window)
+    monkeypatch.setattr(quantile, "_far_choice", lambda *args: calls.append(args[2].size) or far_choice(*args))
+    rng = np.random.default_rng(11)
+    x = np.sort(rng.integers(0, 10, 30))
+    vals, w = np.unique(x, return_counts=True)
+    trials = 40_000
+    out, rank = quantile.private_quantiles(rng, np.tile(vals, trials), np.arange(trials + 1) * vals.size, -2, 14,
+                                           0.5, 0.8, weights=np.tile(w, trials))
+    assert_law(position_frequencies(out, -2, 14), em_position_probabilities(x, -2, 14, 0.8), trials)
+    np.testing.assert_array_equal(rank, np.searchsorted(x, out, side="left"))
+    assert sum(calls) > trials // 10              # the far part was weighed in many draws
+
+
 def _density_law(x, lo, hi, eps, f=0.5, steps=400_000):
     """Definition 5 written out: the density exp(-a |r(t) - f n|) on [p0 - 1/2, p1 + 1/2), r the
     rank with each cell's points spread evenly over the cell, integrated by the midpoint rule and
