@@ -49,6 +49,8 @@ def _tables():
 
 
 _ENC_D, _ENC_S, _DEC_X, _DEC_Y, _DEC_S = _tables()
+_ENC_D_FLAT = _ENC_D.ravel()
+_ENC_S_FLAT = (_ENC_S << (2 * STEP)).ravel()        # the next state, pre-shifted as a flat index
 
 
 def _start(order: int) -> tuple[int, int]:
@@ -63,13 +65,14 @@ def encode(order: int, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     x = np.asarray(x, dtype=np.int64)
     y = np.asarray(y, dtype=np.int64)
     padded, st = _start(order)
-    state = np.full(np.broadcast(x, y).shape, st, dtype=np.int64)
-    d = np.zeros_like(state)
+    shape = np.broadcast(x, y).shape
+    state = np.full(shape, st * (1 << 2 * STEP), dtype=np.int64)      # state, pre-shifted for the flat tables
+    d = np.zeros(shape, dtype=np.int64)
     mask = (1 << STEP) - 1
     for shift in range(padded - STEP, -1, -STEP):
-        xb, yb = (x >> shift) & mask, (y >> shift) & mask
-        d = (d << (2 * STEP)) | _ENC_D[state, xb, yb]
-        state = _ENC_S[state, xb, yb]
+        at = state | (((x >> shift) & mask) << STEP) | ((y >> shift) & mask)    # flat [state, xb, yb]
+        d = (d << (2 * STEP)) | _ENC_D_FLAT[at]
+        state = _ENC_S_FLAT[at]
     return d
 
 

@@ -35,6 +35,8 @@ import numpy as np
 from ..core.expmech import segment_gumbel_argmax
 
 WINDOW = 50.0   # score units: keys more than WINDOW / a ranks from a target are weighed only if they may win
+FULL_SHARE = 0.8  # windows holding this share of all keys: every key is weighed (no gather)
+REJECT_SCALE = 2.0  # segments with a * (their points) at most this are sampled by rejection
 
 
 def distinct_keys(keys: np.ndarray, offsets: np.ndarray, weights: np.ndarray | None
@@ -82,10 +84,15 @@ def _log_half_factor(a: float, w: np.ndarray) -> np.ndarray:
 def rate(epsilon: float, frac, sensitivity: float | None = None) -> float:
     """a in exp(-a |r - f n|): epsilon / (2 sensitivity), the sensitivity max(f, 1 - f) of the score
     (the largest over ``frac``) unless given; it may not be set below that."""
+    return epsilon / (2.0 * score_sensitivity(frac, sensitivity))
+
+
+def score_sensitivity(frac, sensitivity: float | None = None) -> float:
+    """The score's sensitivity :func:`rate` calibrates for."""
     tight = float(np.max(np.maximum(frac, 1.0 - np.asarray(frac, float)), initial=0.5))
     if sensitivity is not None and sensitivity < tight:
         raise ValueError(f"sensitivity must be at least max(f, 1 - f) = {tight:g} (got {sensitivity!r})")
-    return epsilon / (2.0 * (tight if sensitivity is None else float(sensitivity)))
+    return tight if sensitivity is None else float(sensitivity)
 
 
 def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.ndarray, lo, hi, frac,
@@ -120,6 +127,11 @@ def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.nd
     h1 = 2 * np.where(interior, hi - 1, hi) + 1
     a = rate(epsilon, frac, sensitivity)
     k = _Segments(keys, w, cw, offsets, base, frac * total, h0, h1, a)
+    easy = a * total <= REJECT_SCALE
+    if easy.all() or m[easy].sum() >= keys.size / 2:      # else gathering the rest costs what it saves
+        out = _split_by_rejection(rng, k, np.flatnonzero(easy), lo, hi, frac, score_sensitivity(frac, sensitivity),
+                                  epsilon)
+        return out if with_index else out[:2]
     # the run after each segment's last key
     after = np.where(m > 0, 2 * keys[np.maximum(offsets[1:] - 1, 0)] + 2, h0) if keys.size else h0
     after = np.maximum(after, h0)
@@ -127,7 +139,7 @@ def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.nd
     with np.errstate(divide="ignore"):
         after_lw = np.log(after_size) - a * np.abs(total - k.target)
     near_lo, near_hi = k.window(WINDOW / a)
-    chosen, best = _near_choice(rng, k, near_lo, near_hi, after_lw)
+    chosen, best, near_lo, near_hi = _near_choice(rng, k, near_lo, near_hi, after_lw)
     far = np.flatnonzero((near_hi - near_lo < m) & (_far_bound(h0, h1, m) + _gumbel(rng, n_seg) >= best))
     if far.size:
         _far_choice(rng, k, far, near_lo, near_hi, best, chosen)
@@ -146,6 +158,62 @@ def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.nd
         index = np.where(is_key, c + upper, index)
     pos = (start + rng.integers(0, np.maximum(size, 1)) + 1) // 2
     return (pos, rank, index) if with_index else (pos, rank)
+
+
+def _split_by_rejection(rng, k: _Segments, easy: np.ndarray, lo, hi, frac, sensitivity: float, epsilon: float):
+    """(positions, ranks, indices): segments ``easy`` by rejection (:func:`_rejection`), the others by the
+    weighing path on their keys alone, with the same rate a."""
+    n_seg = k.offsets.size - 1
+    pos, rank, index = (np.zeros(n_seg, np.int64) for _ in range(3))
+    pos[easy], rank[easy], index[easy] = _rejection(rng, k, easy)
+    hard = np.setdiff1d(np.arange(n_seg), easy)
+    if hard.size:
+        m = np.diff(k.offsets)[hard]
+        idx = _ranges(k.offsets[hard], k.offsets[hard + 1])[0]
+        sub_off = np.r_[0, np.cumsum(m)]
+        pos[hard], rank[hard], sub = private_quantiles(rng, k.keys[idx], sub_off, lo[hard], hi[hard], frac[hard],
+                                                       epsilon, k.w[idx], sensitivity, with_index=True)
+        index[hard] = sub - sub_off[:-1] + k.offsets[hard]
+    return pos, rank, index
+
+
+def _rejection(rng, k: _Segments, segs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Definition 5's density sampled by rejection, for segments whose whole rank range is within
+    REJECT_SCALE / a: x uniform on [p0 - 1/2, p1 + 1/2), kept with probability exp(-a |r(x) - t|) (at most
+    1; at least e^{-REJECT_SCALE}, so a few rounds), the released position the nearest candidate. Exactly
+    the law of the weighing path, in work per segment (a binary search a round) instead of per key."""
+    start, stop, base = k.offsets[segs], k.offsets[segs + 1], k.base[segs]
+    x_lo, width = k.h0[segs] / 2.0, (k.h1[segs] - k.h0[segs]) / 2.0
+    x = np.empty(segs.size)
+    todo = np.arange(segs.size)
+    while todo.size:
+        prop = x_lo[todo] + rng.random(todo.size) * width[todo]
+        cell = np.floor(prop).astype(np.int64)
+        i = _first_at_or_above(k.keys, start[todo], stop[todo], cell)
+        inside = (i < stop[todo]) & (k.keys[np.minimum(i, k.keys.size - 1)] == cell) if k.keys.size else \
+            np.zeros(todo.size, bool)
+        r = k.cw[i] - base[todo] + np.where(inside, k.w[np.minimum(i, max(k.keys.size - 1, 0))] if k.keys.size
+                                            else 0, 0) * (prop - cell)
+        keep = rng.random(todo.size) < np.exp(-k.a * np.abs(r - k.target[segs[todo]]))
+        x[todo[keep]] = prop[keep]
+        todo = todo[~keep]
+    pos = np.floor(x + 0.5).astype(np.int64)
+    index = _first_at_or_above(k.keys, start, stop, pos)
+    return pos, k.cw[index] - base, index
+
+
+def _first_at_or_above(keys: np.ndarray, start: np.ndarray, stop: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """Per query, the index of the first key >= value in the sorted keys[start:stop] (stop if none): a
+    vectorised binary search."""
+    lo, hi = start.copy(), stop.copy()
+    while True:
+        open_ = lo < hi
+        if not open_.any():
+            return lo
+        mid = (lo + hi) // 2
+        below = open_ & (keys[np.minimum(mid, max(keys.size - 1, 0))] < value) if keys.size else open_ & False
+        lo = np.where(below, mid + 1, lo)
+        hi = np.where(open_ & ~below, mid, hi)
 
 
 class _Segments:
@@ -198,12 +266,17 @@ def _gumbel(rng: np.random.Generator, n: int) -> np.ndarray:
     return -np.log(rng.standard_exponential(n))
 
 
-def _near_choice(rng, k: _Segments, near_lo, near_hi, after_lw) -> tuple[np.ndarray, np.ndarray]:
-    """Gumbel-max over each segment's window and its last run: the key chosen (-1: the run) and the
-    winning value."""
+def _near_choice(rng, k: _Segments, near_lo, near_hi, after_lw) -> tuple[np.ndarray, ...]:
+    """Gumbel-max over each segment's window and its last run: the key chosen (-1: the run), the
+    winning value and the windows used."""
     n_seg = near_lo.size
     count = near_hi - near_lo
-    idx = None if (count == np.diff(k.offsets)).all() else _ranges(near_lo, near_hi)[0]   # None: every key
+    # None: every key (also when the windows hold most of them: weighing more keys than the windows is
+    # exact too, the far part then being smaller, and a copy-free pass is cheaper than a gather)
+    full = (count == np.diff(k.offsets)).all() or count.sum() >= FULL_SHARE * k.keys.size
+    if full:
+        near_lo, near_hi, count = k.offsets[:-1], k.offsets[1:], np.diff(k.offsets)
+    idx = None if full else _ranges(near_lo, near_hi)[0]
     starts = np.cumsum(count + 1) - (count + 1)
     n_near = int(count.sum())
     block_lw = np.empty(n_near + n_seg)
@@ -213,9 +286,9 @@ def _near_choice(rng, k: _Segments, near_lo, near_hi, after_lw) -> tuple[np.ndar
     block_lw[is_run] = after_lw
     block, best = segment_gumbel_argmax(rng, block_lw, starts)
     if not n_near:
-        return np.full(n_seg, -1, np.int64), best
+        return np.full(n_seg, -1, np.int64), best, near_lo, near_hi
     near = np.minimum(block - np.arange(n_seg), n_near - 1)      # position among the near keys
-    return np.where(block - starts < count, near if idx is None else idx[near], -1), best
+    return np.where(block - starts < count, near if idx is None else idx[near], -1), best, near_lo, near_hi
 
 
 def _far_bound(h0, h1, m) -> np.ndarray:

@@ -87,7 +87,11 @@ def _quantiles(rng, v, s, e, lo, hi, frac, epsilon, weights=None):
     ranks and the number of each range's values below the position."""
     n = e - s
     offsets = np.r_[0, np.cumsum(n)]
-    idx = np.arange(int(offsets[-1])) - np.repeat(offsets[:-1] - s, n)
-    value, rank, index = private_quantiles(rng, v[idx], offsets, lo, hi, frac, epsilon,
-                                           None if weights is None else weights[idx], with_index=True)
+    if (s[1:] == e[:-1]).all():                 # ranges side by side (most rounds): a view, no gather
+        part = slice(int(s[0]), int(e[-1])) if s.size else slice(0, 0)
+        keys, w = v[part], None if weights is None else weights[part]
+    else:
+        idx = np.arange(int(offsets[-1])) - np.repeat(offsets[:-1] - s, n)
+        keys, w = v[idx], None if weights is None else weights[idx]
+    value, rank, index = private_quantiles(rng, keys, offsets, lo, hi, frac, epsilon, w, with_index=True)
     return value, rank, index - offsets[:-1]

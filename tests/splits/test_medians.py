@@ -88,6 +88,32 @@ def test_far_keys_weighed_only_when_they_may_win_leave_the_law_unchanged(monkeyp
     assert sum(calls) > trials // 10              # the far part was weighed in many draws
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_nodes_sampled_by_rejection_and_by_weighing_in_one_call_both_follow_the_law(weighted):
+    """At epsilon 0.15 a node of 12 points (a n = 1.8) is sampled by rejection and one of 120 points by
+    weighing its keys, in the same call: each follows the exponential mechanism's law, every rank counts
+    the points below the position and every index the keys below it."""
+    from psdviz.splits import quantile
+    rng = np.random.default_rng(21)
+    small, big = np.sort(rng.integers(0, 10, 12)), np.sort(rng.integers(0, 10, 120))
+    assert 0.15 * small.size <= quantile.REJECT_SCALE < 0.15 * big.size
+    trials = 40_000
+    nodes = [small, big] * trials
+    if weighted:
+        parts = [np.unique(x, return_counts=True) for x in nodes]
+        keys, w = np.concatenate([k for k, _ in parts]), np.concatenate([c for _, c in parts])
+        off = np.r_[0, np.cumsum([k.size for k, _ in parts])]
+    else:
+        keys, w, off = np.concatenate(nodes), None, np.r_[0, np.cumsum([x.size for x in nodes])]
+    pos, rank, index = quantile.private_quantiles(rng, keys, off, -2, 14, 0.5, 0.15, weights=w, with_index=True)
+    for i, x in enumerate((small, big)):
+        assert_law(position_frequencies(pos[i::2], -2, 14), em_position_probabilities(x, -2, 14, 0.15), trials)
+        np.testing.assert_array_equal(rank[i::2], np.searchsorted(x, pos[i::2], side="left"))
+    if weighted:
+        below = [np.searchsorted(k, p_, side="left") for (k, _), p_ in zip(parts, pos)]
+        np.testing.assert_array_equal(index - off[:-1], below)
+
+
 def _density_law(x, lo, hi, eps, f=0.5, steps=400_000):
     """Definition 5 written out: the density exp(-a |r(t) - f n|) on [p0 - 1/2, p1 + 1/2), r the
     rank with each cell's points spread evenly over the cell, integrated by the midpoint rule and
