@@ -238,15 +238,22 @@ class _Segments:
         steps; whether the lower half 2k and the upper half 2k + 1 are candidates' half steps). A key's
         lower half is below h1 and its upper half at or above h0 by construction."""
         lo_h, hi_h = per(self.h0), per(self.h1)
+        k2 = 2 * (self.keys if idx is None else self.keys[idx])     # a key's lower half step
         if idx is None:
-            kk, prev = self.keys, np.r_[0, self.keys[:-1]]
-            first = np.zeros(kk.size, bool)
-            first[self.offsets[:-1][np.diff(self.offsets) > 0]] = True
+            run_start = np.empty_like(k2)
+            run_start[1:] = k2[:-1]                              # the previous key's lower half
+            run_start[0] = 0
+            first = self.offsets[:-1][np.diff(self.offsets) > 0]
         else:
-            kk, prev, first = self.keys[idx], self.keys[np.maximum(idx - 1, 0)], idx == per(self.offsets[:-1])
-        run_start = np.maximum(np.where(first, lo_h, 2 * prev + 2), lo_h)    # just past the previous key
-        run_size = np.maximum(np.minimum(2 * kk, hi_h) - run_start, 0)
-        return run_start, (run_size, 2 * kk >= lo_h, 2 * kk + 1 < hi_h)
+            run_start = 2 * self.keys[np.maximum(idx - 1, 0)]
+            first = np.flatnonzero(idx == per(self.offsets[:-1]))
+        run_start += 2                                          # just past the previous key
+        run_start[first] = lo_h[first]                          # a segment's first key: its region's start
+        np.maximum(run_start, lo_h, out=run_start)
+        run_size = np.minimum(k2, hi_h)
+        run_size -= run_start
+        np.maximum(run_size, 0, out=run_size)
+        return run_start, (run_size, k2 >= lo_h, k2 < hi_h - 1)
 
     def log_weights(self, idx: np.ndarray | None, per) -> np.ndarray:
         """log of the summed mass of the items of keys ``idx`` (None: every key)."""
