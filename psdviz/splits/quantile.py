@@ -129,7 +129,7 @@ def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.nd
     k = _Segments(keys, w, cw, offsets, base, frac * total, h0, h1, a)
     easy = a * total <= REJECT_SCALE
     if easy.all() or m[easy].sum() >= keys.size / 2:      # else gathering the rest costs what it saves
-        out = _split_by_rejection(rng, k, np.flatnonzero(easy), lo, hi, frac, score_sensitivity(frac, sensitivity),
+        out = _split_by_rejection(rng, k, easy, lo, hi, frac, score_sensitivity(frac, sensitivity),
                                   epsilon)
         return out if with_index else out[:2]
     # the run after each segment's last key
@@ -161,12 +161,13 @@ def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.nd
 
 
 def _split_by_rejection(rng, k: _Segments, easy: np.ndarray, lo, hi, frac, sensitivity: float, epsilon: float):
-    """(positions, ranks, indices): segments ``easy`` by rejection (:func:`_rejection`), the others by the
+    """(positions, ranks, indices): segments ``easy`` (a mask) by rejection (:func:`_rejection`), the others by the
     weighing path on their keys alone, with the same rate a."""
     n_seg = k.offsets.size - 1
     pos, rank, index = (np.zeros(n_seg, np.int64) for _ in range(3))
+    hard = np.flatnonzero(~easy)
+    easy = np.flatnonzero(easy)
     pos[easy], rank[easy], index[easy] = _rejection(rng, k, easy)
-    hard = np.setdiff1d(np.arange(n_seg), easy)
     if hard.size:
         m = np.diff(k.offsets)[hard]
         idx = _ranges(k.offsets[hard], k.offsets[hard + 1])[0]

@@ -68,7 +68,7 @@ def slice_groups(rng: np.random.Generator, v: np.ndarray, start: np.ndarray, end
         out_v.append(value)
         out_p.append(pos)
         per_round.append(int(g.size))
-        rounds[np.unique(g)] += 1
+        rounds += np.bincount(g, minlength=n_groups) > 0
         r_group = np.r_[g, g]
         r_start, r_end = np.r_[s, pos], np.r_[pos, e]
         r_lo, r_hi = np.r_[a, value], np.r_[value, b]
