@@ -21,7 +21,7 @@ import re
 
 import numpy as np
 
-from .source import Keyer, KeySource, merge_counts
+from .source import Keyer, KeySource, RowIds, merge_counts
 
 # keys (2 x 8 bytes) and counts (8) of a cell, plus a keyer's working arrays in a pass (ids, masks,
 # a sort for the groups): about 128 bytes a cell at the peak of a pass
@@ -82,7 +82,10 @@ class CellTable(KeySource):
         return int(self.cnt.size)
 
     def grouped(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
-        return weighted_groups(keyer(self.kx, self.ky, self.memo), self.weight)
+        got = keyer(self.kx, self.ky, self.memo)
+        if isinstance(got, RowIds):
+            return weighted_groups(got.ids, self.weight[got.rows])
+        return weighted_groups(got, self.weight)
 
     def cells(self) -> tuple[np.ndarray, np.ndarray]:
         return np.column_stack([self.kx, self.ky]), self.cnt

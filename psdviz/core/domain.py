@@ -13,7 +13,7 @@ from functools import cached_property
 import numpy as np
 
 from .grid import DEFAULT_RESOLUTION, Grid, check_resolution
-from .source import Keyer, KeySource, group_counts
+from .source import Keyer, KeySource, RowIds, group_counts
 
 OUTSIDE_MODES = ("drop", "clip")
 NONFINITE_MODES = ("error", "drop")
@@ -97,7 +97,8 @@ class PointSet(KeySource):
 
     def grouped(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
         k = self.keys
-        return group_counts(keyer(k[:, 0], k[:, 1], self.memo))
+        got = keyer(k[:, 0], k[:, 1], self.memo)
+        return group_counts(got.ids if isinstance(got, RowIds) else got)
 
 
 def as_points(points) -> np.ndarray:

@@ -15,7 +15,9 @@ source, so a method is written once:
 
 ``memo`` lets a keyer reuse work between passes where the source keeps the same rows in the same
 order (in memory: e.g. the node each point reached at the previous level); chunked sources pass a fresh
-dict per chunk, so a keyer must give the same ids with or without its memo. Results are a sorted set
+dict per chunk, so a keyer must give the same ids with or without its memo. A keyer whose rows mostly
+count nowhere may return :class:`RowIds` (the ids of some rows, the others uncounted); every source
+reads it (:func:`dense_ids` where a full array is needed). Results are a sorted set
 of group ids with counts, whatever the source and its partitioning: counts of a multiset do not depend
 on row order, which is why every source gives the same release for the same seed.
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -31,6 +34,25 @@ from .grid import Grid
 
 Keyer = Callable[[np.ndarray, np.ndarray, dict], np.ndarray]
 _tokens = itertools.count()
+
+
+@dataclass(frozen=True)
+class RowIds:
+    """A keyer's result for some of the rows: ``ids`` of rows ``rows`` (of ``n``); the other rows are not
+    counted. Saves a full-length array per pass when few rows still count."""
+
+    rows: np.ndarray
+    ids: np.ndarray
+    n: int
+
+
+def dense_ids(result) -> np.ndarray:
+    """A keyer's result as one id per row (-1: not counted)."""
+    if not isinstance(result, RowIds):
+        return result
+    out = np.full(result.n, -1, np.int64)
+    out[result.rows] = result.ids
+    return out
 
 
 def memo_token() -> int:

@@ -29,7 +29,7 @@ from ..core.ledger import Ledger
 from ..core.measure import measure_counts
 from ..core.progress import report
 from ..core.rng import Randomness
-from ..core.source import KeySource, memo_token
+from ..core.source import KeySource, RowIds, memo_token
 from ..core.tree import MAX_NODES
 from ..core.validation import check_fraction, check_int
 from ..publish.factory import make_release
@@ -76,9 +76,9 @@ def _keyer(kx, ky, memo, levels: list, token: int, axis: int | None, bits: int) 
         if live.sum() < 0.75 * node.size:
             rows, node, x, y = rows[live], node[live], x[live], y[live]
     memo[token] = (len(levels), rows, node, x, y)
-    out = np.full(kx.size, -1, np.int64)
-    out[rows] = node if axis is None else np.where(node >= 0, (node << bits) | (x if axis == 0 else y), -1)
-    return out
+    if axis is not None:
+        node = np.where(node >= 0, (node << bits) | (x if axis == 0 else y), -1)
+    return RowIds(rows, node, kx.size) if rows.size < kx.size else node
 
 
 def _pass(src: KeySource, levels: list, token: int, axis: int) -> tuple[np.ndarray, np.ndarray]:

@@ -22,7 +22,7 @@ import numpy as np
 from ..core.cells import check_memory_limit
 from ..core.domain import Domain, check_modes, nonfinite_error
 from ..core.grid import DEFAULT_RESOLUTION, Grid, check_resolution
-from ..core.source import Keyer, KeySource, cell_keys, merge_counts
+from ..core.source import Keyer, KeySource, cell_keys, dense_ids, merge_counts
 
 PARQUET = (".parquet", ".pq", ".parq")
 CSV = (".csv", ".tsv", ".txt", ".csv.gz")
@@ -220,7 +220,7 @@ class DuckDBSource(KeySource):
         from duckdb import sqltypes as t
 
         def udf(kx, ky):
-            return pa.array(keyer(kx.to_numpy(), ky.to_numpy(), {}))
+            return pa.array(dense_ids(keyer(kx.to_numpy(), ky.to_numpy(), {})))
 
         name = f"psdviz_key_{next(_ids)}"
         self.con.create_function(name, udf, [t.BIGINT, t.BIGINT], t.BIGINT, type="arrow", side_effects=False)

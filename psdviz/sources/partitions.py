@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..core.domain import Domain, check_modes, chunk_keys, nonfinite_error
 from ..core.grid import Grid, check_resolution
-from ..core.source import Keyer, group_counts
+from ..core.source import Keyer, dense_ids, group_counts
 
 VALIDATION_COLUMNS = ("rows", "bad", "out", "text")
 
@@ -35,7 +35,7 @@ def partition_counts(part: pd.DataFrame, lon: str, lat: str, grid: Grid, outside
     ok = kx >= 0
     ids = np.full(kx.size, -1, np.int64)
     if ok.any():
-        ids[ok] = keyer(kx[ok], ky[ok], {})
+        ids[ok] = dense_ids(keyer(kx[ok], ky[ok], {}))
     g, c = group_counts(ids)
     return pd.DataFrame({"g": g, "c": c})
 

@@ -36,7 +36,7 @@ from ..core.expmech import segment_gumbel_argmax
 
 WINDOW = 50.0   # score units: keys more than WINDOW / a ranks from a target are weighed only if they may win
 FULL_SHARE = 0.8  # windows holding this share of all keys: every key is weighed (no gather)
-REJECT_SCALE = 2.0  # segments with a * (their points) at most this are sampled by rejection
+REJECT_SCALE = 4.0  # nodes whose density stays above e^-REJECT_SCALE are sampled by rejection
 
 
 def distinct_keys(keys: np.ndarray, offsets: np.ndarray, weights: np.ndarray | None
@@ -127,7 +127,7 @@ def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.nd
     h1 = 2 * np.where(interior, hi - 1, hi) + 1
     a = rate(epsilon, frac, sensitivity)
     k = _Segments(keys, w, cw, offsets, base, frac * total, h0, h1, a)
-    easy = a * total <= REJECT_SCALE
+    easy = a * total * np.maximum(frac, 1.0 - frac) <= REJECT_SCALE     # the density is >= e^-REJECT_SCALE
     if easy.all() or m[easy].sum() >= keys.size / 2:      # else gathering the rest costs what it saves
         out = _split_by_rejection(rng, k, easy, lo, hi, frac, score_sensitivity(frac, sensitivity),
                                   epsilon)
@@ -179,10 +179,11 @@ def _split_by_rejection(rng, k: _Segments, easy: np.ndarray, lo, hi, frac, sensi
 
 
 def _rejection(rng, k: _Segments, segs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Definition 5's density sampled by rejection, for segments whose whole rank range is within
-    REJECT_SCALE / a: x uniform on [p0 - 1/2, p1 + 1/2), kept with probability exp(-a |r(x) - t|) (at most
-    1; at least e^{-REJECT_SCALE}, so a few rounds), the released position the nearest candidate. Exactly
-    the law of the weighing path, in work per segment (a binary search a round) instead of per key."""
+    """Definition 5's density sampled by rejection, for segments where it stays above e^{-REJECT_SCALE}
+    (|r(x) - t| <= max(t, n - t) = n max(f, 1 - f)): x uniform on [p0 - 1/2, p1 + 1/2), kept with
+    probability exp(-a |r(x) - t|) (at most 1, at least e^{-REJECT_SCALE}: a few rounds, at worst some
+    tens), the released position the nearest candidate. Exactly the law of the weighing path, in work per
+    segment (a binary search a round) instead of per key."""
     start, stop, base = k.offsets[segs], k.offsets[segs + 1], k.base[segs]
     x_lo, width = k.h0[segs] / 2.0, (k.h1[segs] - k.h0[segs]) / 2.0
     x = np.empty(segs.size)

@@ -90,13 +90,13 @@ def test_far_keys_weighed_only_when_they_may_win_leave_the_law_unchanged(monkeyp
 
 @pytest.mark.parametrize("weighted", [False, True])
 def test_nodes_sampled_by_rejection_and_by_weighing_in_one_call_both_follow_the_law(weighted):
-    """At epsilon 0.15 a node of 12 points (a n = 1.8) is sampled by rejection and one of 120 points by
+    """At epsilon 0.15 a node of 12 points (a n / 2 = 0.9) is sampled by rejection and one of 120 points by
     weighing its keys, in the same call: each follows the exponential mechanism's law, every rank counts
     the points below the position and every index the keys below it."""
     from psdviz.splits import quantile
     rng = np.random.default_rng(21)
     small, big = np.sort(rng.integers(0, 10, 12)), np.sort(rng.integers(0, 10, 120))
-    assert 0.15 * small.size <= quantile.REJECT_SCALE < 0.15 * big.size
+    assert 0.15 * small.size / 2 <= quantile.REJECT_SCALE < 0.15 * big.size / 2     # a = epsilon for the median
     trials = 40_000
     nodes = [small, big] * trials
     if weighted:
@@ -112,6 +112,19 @@ def test_nodes_sampled_by_rejection_and_by_weighing_in_one_call_both_follow_the_
     if weighted:
         below = [np.searchsorted(k, p_, side="left") for (k, _), p_ in zip(parts, pos)]
         np.testing.assert_array_equal(index - off[:-1], below)
+
+
+def test_rejection_on_a_node_whose_points_share_one_cell_of_a_wide_region_follows_the_law():
+    """The hardest case for rejection: 40 points in one cell of a region 1,000 positions wide, at the
+    largest a n max(f, 1 - f) it takes (the density is e^-REJECT_SCALE almost everywhere)."""
+    from psdviz.splits import quantile
+    x = np.full(40, 500)
+    eps = 2 * quantile.REJECT_SCALE / x.size                   # a = eps for the median: a n / 2 = REJECT_SCALE
+    trials = 40_000
+    vals, off = tiled(x, trials)
+    out, rank = quantile.private_quantiles(np.random.default_rng(8), vals, off, 0, 1000, 0.5, eps)
+    assert_law(position_frequencies(out, 0, 1000), em_position_probabilities(x, 0, 1000, eps), trials)
+    np.testing.assert_array_equal(rank, np.where(out > 500, 40, 0))
 
 
 def _density_law(x, lo, hi, eps, f=0.5, steps=400_000):
