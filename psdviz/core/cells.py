@@ -21,7 +21,7 @@ import re
 
 import numpy as np
 
-from .source import Keyer, KeySource, RowIds, merge_counts
+from .source import Keyer, KeySource, RowIds, dense_group_sums, merge_counts
 
 # keys (2 x 8 bytes) and counts (8) of a cell, plus a keyer's working arrays in a pass (ids, masks,
 # a sort for the groups): about 128 bytes a cell at the peak of a pass
@@ -49,16 +49,12 @@ def memory_bytes(limit: str | None) -> int:
 
 
 def weighted_groups(ids: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted distinct non-negative ids and the sum of their weights (integer counts). A dense id range
-    is one bincount of id + 1 (bin 0 takes the rows with a negative id, dropped), with no copy of the rows."""
+    """Sorted distinct non-negative ids and the sum of their weights (integer counts); a dense id range
+    without copying the rows (:func:`~psdviz.core.source.dense_group_sums`)."""
     ids = np.asarray(ids, dtype=np.int64)
     top = int(ids.max(initial=-1)) + 1
     if 0 < top <= 4 * ids.size + 1024:
-        shifted = ids + 1
-        np.maximum(shifted, 0, out=shifted)                 # every negative id into bin 0
-        c = np.bincount(shifted, weights=weights, minlength=top + 1)[1:]
-        nz = np.flatnonzero(c)
-        return nz.astype(np.int64), np.rint(c[nz]).astype(np.int64)
+        return dense_group_sums(ids, weights, top)
     keep = ids >= 0
     return merge_counts([(ids[keep], np.asarray(weights, dtype=np.int64)[keep])])
 

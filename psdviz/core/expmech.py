@@ -17,6 +17,11 @@ from __future__ import annotations
 import numpy as np
 
 
+def gumbel(rng: np.random.Generator, n: int) -> np.ndarray:
+    """n standard Gumbel(0, 1) draws: -log of standard exponentials."""
+    return -np.log(rng.standard_exponential(n))
+
+
 def segment_gumbel_max(rng: np.random.Generator, log_weights: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Per segment ``log_weights[starts[s]:starts[s+1]]`` (the last runs to the end), the global index
     drawn with probability proportional to exp(log_weight); ``-inf`` entries are never chosen.
@@ -43,7 +48,7 @@ def segment_gumbel_argmax(rng: np.random.Generator, log_weights: np.ndarray, sta
     if not np.isfinite(top).all():
         raise ValueError("exponential mechanism needs at least one candidate with a finite score per segment")
     key = lw - np.repeat(top, lengths)              # shift: Gumbel noise keeps its precision
-    key -= np.log(rng.standard_exponential(lw.size))   # + Gumbel(0, 1)
+    key += gumbel(rng, lw.size)
     best = np.maximum.reduceat(key, starts)
     hit = np.flatnonzero(key == np.repeat(best, lengths))     # every segment has at least one
     owner = np.searchsorted(starts, hit, side="right")

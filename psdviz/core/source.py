@@ -76,6 +76,16 @@ def group_counts(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return u.astype(np.int64), c.astype(np.int64)
 
 
+def dense_group_sums(ids: np.ndarray, weights, top: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted ids in [0, top) with a positive sum of weights, and those sums (integer counts), by one
+    bincount of id + 1: bin 0 takes the negative ids (not counted), so no row is copied to drop them."""
+    shifted = ids + 1
+    np.maximum(shifted, 0, out=shifted)
+    c = np.bincount(shifted, weights=weights, minlength=top + 1)[1:]
+    nz = np.flatnonzero(c)
+    return nz.astype(np.int64), np.rint(c[nz]).astype(np.int64)
+
+
 def merge_counts(parts, distinct: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Sum several (ids, counts) results over the same groups (partitions of one data set).
     ``distinct``: the ids are known to be distinct (one part from one GROUP BY): only sorted."""
@@ -91,9 +101,7 @@ def merge_counts(parts, distinct: bool = False) -> tuple[np.ndarray, np.ndarray]
         nz = np.flatnonzero(dense)
         return nz, dense[nz]
     if 0 < top <= 4 * ids.size + 1024:      # a dense id range: one bincount, no sort
-        c = np.rint(np.bincount(ids, weights=cnt, minlength=top)).astype(np.int64)
-        nz = np.flatnonzero(c)
-        return nz.astype(np.int64), c[nz]
+        return dense_group_sums(ids, cnt, top)
     u, inv = np.unique(ids, return_inverse=True)
     return u, np.bincount(inv, weights=cnt, minlength=u.size).astype(np.int64)
 

@@ -47,19 +47,21 @@ MAX_DEPTH = 40          # safety cap (a node one grid step wide on both axes is 
 
 
 def _step(kx: np.ndarray, ky: np.ndarray, node: np.ndarray, level: tuple) -> np.ndarray:
-    """Node one depth down of rows in nodes ``node`` (>= 0): child 2 r + side of a split parent of rank r,
-    -1 below a leaf (a leaf's thresholds are never reached, so its rows get base -1 + 0)."""
+    """Node one depth down: child 2 r + side of a split parent of rank r, -1 below a leaf (a leaf's
+    thresholds are never reached, so its rows get base -1 + 0) and for rows already at -1 (the cuts' last
+    entry is such a leaf)."""
     base, tx, ty = level
     return base[node] + ((kx >= tx[node]) | (ky >= ty[node]))
 
 
 def _level(rank: np.ndarray, axis: np.ndarray, pos: np.ndarray) -> tuple:
-    """One depth's cuts as (base, x threshold, y threshold) per node: a row of a split node goes to child
-    base + 1 when its key on the cut's axis is at or above the cut, the other axis never deciding."""
+    """One depth's cuts as (base, x threshold, y threshold) per node, plus a last entry for node -1 (rows
+    below a leaf stay there): a row of a split node goes to child base + 1 when its key on the cut's axis
+    is at or above the cut, the other axis never deciding."""
     never = np.iinfo(np.int64).max
     split = rank >= 0
-    return (np.where(split, 2 * rank, -1), np.where(split & (axis == 0), pos, never),
-            np.where(split & (axis == 1), pos, never))
+    return (np.r_[np.where(split, 2 * rank, -1), -1], np.r_[np.where(split & (axis == 0), pos, never), never],
+            np.r_[np.where(split & (axis == 1), pos, never), never])
 
 
 def _keyer(kx, ky, memo, levels: list, token: int, axis: int | None, bits: int) -> np.ndarray:
@@ -70,8 +72,7 @@ def _keyer(kx, ky, memo, levels: list, token: int, axis: int | None, bits: int) 
     if rows is None:
         rows, node = np.arange(kx.size), np.zeros(kx.size, np.int64)
     for level in levels[depth:]:
-        node = _step(x, y, np.maximum(node, 0), level) if (node >= 0).all() else \
-            np.where(node >= 0, _step(x, y, np.maximum(node, 0), level), -1)
+        node = _step(x, y, node, level)
         live = node >= 0
         if live.sum() < 0.75 * node.size:
             rows, node, x, y = rows[live], node[live], x[live], y[live]

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.expmech import segment_gumbel_argmax
+from ..core.expmech import gumbel, segment_gumbel_argmax
 
 WINDOW = 50.0   # score units: keys more than WINDOW / a ranks from a target are weighed only if they may win
 FULL_SHARE = 0.8  # windows holding this share of all keys: every key is weighed (no gather)
@@ -140,7 +140,7 @@ def private_quantiles(rng: np.random.Generator, keys: np.ndarray, offsets: np.nd
         after_lw = np.log(after_size) - a * np.abs(total - k.target)
     near_lo, near_hi = k.window(WINDOW / a)
     chosen, best, near_lo, near_hi = _near_choice(rng, k, near_lo, near_hi, after_lw)
-    far = np.flatnonzero((near_hi - near_lo < m) & (_far_bound(h0, h1, m) + _gumbel(rng, n_seg) >= best))
+    far = np.flatnonzero((near_hi - near_lo < m) & (_far_bound(h0, h1, m) + gumbel(rng, n_seg) >= best))
     if far.size:
         _far_choice(rng, k, far, near_lo, near_hi, best, chosen)
     # stage 2: inside a chosen key, one of its items with probability e^{item_lw - key_lw}
@@ -170,7 +170,7 @@ def _split_by_rejection(rng, k: _Segments, easy: np.ndarray, lo, hi, frac, sensi
     pos[easy], rank[easy], index[easy] = _rejection(rng, k, easy)
     if hard.size:
         m = np.diff(k.offsets)[hard]
-        idx = _ranges(k.offsets[hard], k.offsets[hard + 1])[0]
+        idx = index_ranges(k.offsets[hard], k.offsets[hard + 1])[0]
         sub_off = np.r_[0, np.cumsum(m)]
         pos[hard], rank[hard], sub = private_quantiles(rng, k.keys[idx], sub_off, lo[hard], hi[hard], frac[hard],
                                                        epsilon, k.w[idx], sensitivity, with_index=True)
@@ -192,10 +192,11 @@ def _rejection(rng, k: _Segments, segs: np.ndarray) -> tuple[np.ndarray, np.ndar
         prop = x_lo[todo] + rng.random(todo.size) * width[todo]
         cell = np.floor(prop).astype(np.int64)
         i = _first_at_or_above(k.keys, start[todo], stop[todo], cell)
-        inside = (i < stop[todo]) & (k.keys[np.minimum(i, k.keys.size - 1)] == cell) if k.keys.size else \
-            np.zeros(todo.size, bool)
-        r = k.cw[i] - base[todo] + np.where(inside, k.w[np.minimum(i, max(k.keys.size - 1, 0))] if k.keys.size
-                                            else 0, 0) * (prop - cell)
+        r = (k.cw[i] - base[todo]).astype(float)          # points in cells below x's cell
+        if k.keys.size:                                   # plus x's share of its own cell's points
+            j = np.minimum(i, k.keys.size - 1)
+            inside = (i < stop[todo]) & (k.keys[j] == cell)
+            r += np.where(inside, k.w[j] * (prop - cell), 0.0)
         keep = rng.random(todo.size) < np.exp(-k.a * np.abs(r - k.target[segs[todo]]))
         x[todo[keep]] = prop[keep]
         todo = todo[~keep]
@@ -212,8 +213,8 @@ def _first_at_or_above(keys: np.ndarray, start: np.ndarray, stop: np.ndarray, va
         open_ = lo < hi
         if not open_.any():
             return lo
-        mid = (lo + hi) // 2
-        below = open_ & (keys[np.minimum(mid, max(keys.size - 1, 0))] < value) if keys.size else open_ & False
+        mid = (lo + hi) // 2                              # some range is open: keys is not empty
+        below = open_ & (keys[np.minimum(mid, keys.size - 1)] < value)
         lo = np.where(below, mid + 1, lo)
         hi = np.where(open_ & ~below, mid, hi)
 
@@ -264,15 +265,11 @@ class _Segments:
         return _key_log_weights(self.a, below, w, per(self.target), self.items(idx, per)[1])
 
 
-def _ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def index_ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The concatenated index ranges [lo_s, hi_s) and the segment of each index."""
     n = hi - lo
     seg = np.repeat(np.arange(n.size), n)
     return np.arange(seg.size) - np.repeat(np.cumsum(n) - n, n) + lo[seg], seg
-
-
-def _gumbel(rng: np.random.Generator, n: int) -> np.ndarray:
-    return -np.log(rng.standard_exponential(n))
 
 
 def _near_choice(rng, k: _Segments, near_lo, near_hi, after_lw) -> tuple[np.ndarray, ...]:
@@ -285,7 +282,7 @@ def _near_choice(rng, k: _Segments, near_lo, near_hi, after_lw) -> tuple[np.ndar
     full = (count == np.diff(k.offsets)).all() or count.sum() >= FULL_SHARE * k.keys.size
     if full:
         near_lo, near_hi, count = k.offsets[:-1], k.offsets[1:], np.diff(k.offsets)
-    idx = None if full else _ranges(near_lo, near_hi)[0]
+    idx = None if full else index_ranges(near_lo, near_hi)[0]
     starts = np.cumsum(count + 1) - (count + 1)
     n_near = int(count.sum())
     block_lw = np.empty(n_near + n_seg)
@@ -312,8 +309,8 @@ def _far_choice(rng, k: _Segments, far, near_lo, near_hi, best, chosen) -> None:
     log(total) + Gumbel, beats the window's, choose among them (the far winner is independent of the far
     maximum's value, so a fresh Gumbel-max picks it)."""
     start, stop = k.offsets[:-1][far], k.offsets[1:][far]
-    lo_part, lo_seg = _ranges(start, near_lo[far])
-    hi_part, hi_seg = _ranges(near_hi[far], stop)
+    lo_part, lo_seg = index_ranges(start, near_lo[far])
+    hi_part, hi_seg = index_ranges(near_hi[far], stop)
     idx = np.concatenate([lo_part, hi_part])
     which = np.concatenate([lo_seg, hi_seg])
     order = np.argsort(which, kind="stable")
@@ -321,7 +318,7 @@ def _far_choice(rng, k: _Segments, far, near_lo, near_hi, best, chosen) -> None:
     lw = k.log_weights(idx, lambda v: v[far[which]])
     starts = np.searchsorted(which, np.arange(far.size))
     log_total = _segment_log_sum(lw, starts)
-    wins = np.flatnonzero(log_total + _gumbel(rng, far.size) > best[far])
+    wins = np.flatnonzero(log_total + gumbel(rng, far.size) > best[far])
     if wins.size:
         keep = np.isin(which, wins)
         sub = np.searchsorted(which[keep], wins)

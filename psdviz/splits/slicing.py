@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .quantile import private_quantiles
+from .quantile import index_ranges, private_quantiles
 
 MIN_POINTS = 32
 
@@ -91,7 +91,7 @@ def _quantiles(rng, v, s, e, lo, hi, frac, epsilon, weights=None):
         part = slice(int(s[0]), int(e[-1])) if s.size else slice(0, 0)
         keys, w = v[part], None if weights is None else weights[part]
     else:
-        idx = np.arange(int(offsets[-1])) - np.repeat(offsets[:-1] - s, n)
+        idx = index_ranges(s, e)[0]
         keys, w = v[idx], None if weights is None else weights[idx]
     value, rank, index = private_quantiles(rng, keys, offsets, lo, hi, frac, epsilon, w, with_index=True)
     return value, rank, index - offsets[:-1]
