@@ -84,19 +84,32 @@ def queries() -> np.ndarray:
 
 
 def parse_peers(path: Path = DPBENCH / "peers.md") -> dict:
-    """{dataset: {peer: (mre eps 0.1 or None, mre eps 1.0 or None)}} from peers.md."""
+    """{dataset: {peer: (mre eps 0.1 or None, mre eps 1.0 or None)}} from peers.md: its first tables
+    (one row per peer, a column per epsilon) and the cells added later (one row per peer and epsilon,
+    under "### <file> (<name>)"); a later figure fills or replaces a cell."""
     out, current = {}, None
     for line in path.read_text().splitlines():
-        m = re.match(r"## (\S+)", line)
+        m = re.match(r"#{2,3} (\S+)", line)
         if m:
-            current = m.group(1)
-            out[current] = {}
+            current = m.group(1) if m.group(1) in FILES + [SYNTH] else None
+            if current:
+                out.setdefault(current, {})
             continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if current and len(cells) == 3 and not cells[0].startswith(("peer", "---")):
-            vals = [float(c.split()[0]) if c not in ("-", "") else None for c in cells[1:]]
-            out[current][cells[0]] = tuple(vals)
+        if not current or len(cells) != 3 or cells[0].startswith(("peer", "---")):
+            continue
+        old = out[current].get(cells[0], (None, None))
+        if re.fullmatch(r"[0-9.]+", cells[1]):          # an added cell: peer | eps | MRE (runs)
+            k = EPSILONS.index(float(cells[1]))
+            out[current][cells[0]] = tuple(_mre(cells[2]) if i == k else old[i] for i in range(2))
+        else:
+            out[current][cells[0]] = tuple(_mre(c) if _mre(c) is not None else old[i]
+                                           for i, c in enumerate(cells[1:]))
     return out
+
+
+def _mre(cell: str) -> float | None:
+    return None if cell in ("-", "") else float(cell.split()[0])
 
 
 def run(names: list[str], methods: list[str], runs: int, refresh: set[str]) -> dict:

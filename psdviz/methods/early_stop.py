@@ -22,20 +22,42 @@ import numpy as np
 
 from ..core.ledger import Ledger
 from ..core.noise import geometric_noise, geometric_variance
+from ..core.progress import report
 from ..core.rng import Randomness
 from ..core.tree import FlatTree
 
 STOP_SDS = 1.0   # a node stops when its noisy count <= max(threshold, STOP_SDS * its noise sd)
+PRUNINGS = ("after_ols", "build")   # when a tree's prune threshold applies
+
+
+def check_pruning(pruning: str) -> str:
+    """``pruning`` if it is one of :data:`PRUNINGS`, else a ValueError naming them."""
+    if pruning not in PRUNINGS:
+        raise ValueError(f"pruning must be one of {PRUNINGS} (got {pruning!r})")
+    return pruning
+
+
+def effective_pruning(pruning: str, eps: np.ndarray, prune: float | None) -> tuple[str, str | None]:
+    """The pruning that applies to a tree measured with count epsilon ``eps`` per depth and threshold
+    ``prune``, and a note when it differs from the one asked for: a plan that measures no level above
+    the leaves (budget "leaf") gives the build nothing to stop on, so the threshold applies after least
+    squares."""
+    check_pruning(pruning)
+    if pruning == "build" and prune is not None and not (np.asarray(eps)[:-1] > 0).any():
+        return "after_ols", ("pruning after least squares: the budget plan measures no level above the "
+                             "leaves, so no node can stop during the build")
+    return pruning, None
 
 
 def measure_with_stops(rnd: Randomness, ledger: Ledger, full: FlatTree, level_counts: list[np.ndarray],
                        eps: np.ndarray, threshold: float, split_by_depth: np.ndarray,
-                       sds: float = STOP_SDS) -> FlatTree:
+                       sds: float = STOP_SDS, progress: str | None = None) -> FlatTree:
     """Measure the complete tree ``full`` top-down, stopping below nodes whose noisy count is <=
     max(threshold, sds * noise sd) (module docstring).
 
     ``level_counts``: exact counts per depth (root first, node order of ``full``); ``eps``: count
-    epsilon per depth; ``split_by_depth``: the split epsilon of a node at each depth. Returns the
+    epsilon per depth; ``split_by_depth``: the split epsilon of a node at each depth; ``progress``: the
+    label under which each measured depth is reported (:func:`psdviz.core.progress.report`). Returns the
     measured sub-tree (noisy, noise_var, count_eps, pruned_eps set)."""
     counts = np.concatenate(level_counts).astype(np.int64)
     n, height = counts.size, full.height
@@ -54,6 +76,8 @@ def measure_with_stops(rnd: Randomness, ledger: Ledger, full: FlatTree, level_co
                          "count budget of the depths below them (pruning during the build)")
             noisy[idx] = counts[idx] + geometric_noise(rnd.rng, idx.size, float(eps[d]))
             var[idx], ceps[idx] = geometric_variance(float(eps[d])), eps[d]
+        if progress:
+            report(d + 1, height + 1, progress)
         if d == height:
             break
         limit = np.maximum(threshold, sds * np.sqrt(var[idx])) if sds > 0 else threshold

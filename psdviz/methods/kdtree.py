@@ -37,7 +37,7 @@ from ..publish.release import Release
 from ..splits.kdsplit import exact_median_splits, kd_partition
 from ..splits.medians import MECHANISM, check_median_method, check_sample_rate, expand, private_medians
 from .complete_tree import finish_complete_tree
-from .early_stop import measure_with_stops
+from .early_stop import effective_pruning, measure_with_stops
 from .gls_finish import finish_gls_tree
 from .quadtree import quad_nodes, quad_structure
 
@@ -123,9 +123,6 @@ def median_count_budget(epsilon: float, height: int, median_levels: int, count_f
     return eps_count, (1.0 - count_fraction) * epsilon / median_levels
 
 
-PRUNINGS = ("after_ols", "build")
-
-
 def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, method: str, *,
                      height: int, switch: int, count_fraction: float, budget: str, median: str,
                      sample_rate: float, delta: float, postprocess: bool, prune: float | None,
@@ -137,12 +134,11 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
     (the noisy-count stop while building, :mod:`psdviz.methods.early_stop`)."""
     switch = check_int(switch, "switch", 1, check_int(height, "height", 1, MAX_HEIGHT))
     height, capped = check_common(height, count_fraction, prune, ps.grid.bits)
-    if pruning not in PRUNINGS:
-        raise ValueError(f"pruning must be one of {PRUNINGS} (got {pruning!r})")
     switch = min(switch, height)
     ledger = ledger if ledger is not None else Ledger(epsilon)
     eps_count, eps_binary = median_count_budget(epsilon - eps_n, height, 2 * switch, count_fraction, budget,
                                                 median, sample_rate)
+    pruning, pruning_note = effective_pruning(pruning, eps_count, prune)
     choose = median_chooser(rnd, ledger, eps_binary, switch, median, sample_rate, delta)
     rects, leaf_counts = grid_partition(ps, 2 * height, choose, lambda t: t < 2 * switch)
     s = complete_tree(rects[::2], domain, height)
@@ -162,12 +158,12 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
         tree = measure_with_stops(rnd, ledger, skeleton, level_counts_from_leaves(leaf_counts, height),
                                   eps_count, float(prune), split_by_depth)
         return finish_gls_tree(tree, ps, domain, ledger, rnd, method, params, postprocess=postprocess,
-                               answer="tree", notes=(capped,),   # GLS: the stopped tree is not complete
+                               answer="tree", notes=(capped, pruning_note),   # GLS: the stopped tree is not complete
                                parallel=TreeTiling.of(skeleton, ps.grid))   # its levels were measured whole
     noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]], split_eps=split_eps, **s)
     return finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, method, params, regular=False,
-                                postprocess=postprocess, prune=prune, notes=(capped,))
+                                postprocess=postprocess, prune=prune, notes=(capped, pruning_note))
 
 
 def build_kdtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,

@@ -2,7 +2,7 @@
 engine itself: name, kind and default from the builder's keyword signature, meaning, paper section
 and range from :mod:`.declarations`, choices from the very tuples the builders validate against
 (:data:`psdviz.core.budget.PLANS`, :data:`psdviz.splits.medians.MEDIAN_METHODS`,
-:data:`psdviz.methods.htree.VARIANTS`, :data:`psdviz.methods.kdtree.PRUNINGS`).
+:data:`psdviz.methods.htree.VARIANTS`, :data:`psdviz.methods.early_stop.PRUNINGS`).
 
 :func:`suggested_value` is the value to prefill when a user switches an unset (None) parameter on:
 the engine's effective default where it does not depend on the data (hybrid ``switch`` = height // 4),
@@ -18,9 +18,10 @@ from ..core.budget import PLANS
 from ..core.params import Param, coerce_all, parameters_section
 from ..splits.medians import MEDIAN_METHODS
 from .declarations import doc_for
+from .early_stop import PRUNINGS
 from .htree import VARIANTS
 from .hybrid import default_switch
-from .kdtree import DEFAULT_PRUNE, PRUNINGS
+from .kdtree import DEFAULT_PRUNE
 from .registry import get_builder, summary
 
 CHOICES: dict[str, tuple[str, ...]] = {"budget": PLANS, "median": MEDIAN_METHODS, "variant": VARIANTS,

@@ -5,15 +5,16 @@ are private: geometric noise per level with a per-level budget plan (sequential 
 a path, parallel within a level). Nodes are stored level by level in Morton order, so leaf counts
 come from one ``bincount`` and every coarser level from ``reshape(-1, 4).sum(1)``.
 
-Defaults are the paper's quad-opt (section 7: geometric budget, OLS, pruning after post-processing,
-section 5.3) with the height chosen from N and epsilon: h = ceil(log4(N eps / c)), c = 10, so that
-the expected count of a leaf is about c / eps, a few noise standard deviations (the same balance as
-the uniform grid's m = sqrt(N eps / c), Qardaji et al.). N is the declared public value or a noisy
-count bought with ``n_fraction`` of epsilon. Evidence (benchmarks/bench_dpbench.py protocol, mean
-relative error, resolution 8): the old default (h = 10, no pruning) had 6.98 / 0.69 on STROKE at
-epsilon 0.1 / 1 and 19.0 / 1.89 on ADULT-2D; quad-opt with this rule (h = 4 / 6, pruning m = 32)
-0.39 / 0.10 and 3.09 / 0.46; the ICDE'12 prototype's Quad-opt (h = 8) 1.24 / 0.11 and 5.50 / 0.47.
-The rule was read from sweeps of h = 4..8 on STROKE, ADULT-2D and SF-CABS-S, not fitted to one file.
+Defaults: geometric budget and least squares (section 7's quad-opt), the height chosen from N and
+epsilon: h = ceil(log4(N eps / c)), c = 10, so that the expected count of a leaf is about c / eps, a
+few noise standard deviations (the same balance as the uniform grid's m = sqrt(N eps / c), Qardaji et
+al.); N is the declared public value or a noisy count bought with ``n_fraction`` of epsilon. Pruning
+m = 32 (section 7) applies during the build (``pruning="build"``, :mod:`psdviz.methods.early_stop`,
+as the ICDE'12 authors' code applies it): a node whose noisy count is small is not split and is
+measured again with the budget of the levels below it, then the stopped tree is post-processed by the
+general GLS. ``pruning="after_ols"`` keeps the paper's text (the complete tree, OLS, then pruning).
+The height rule's sweeps and why the build, with the DPBench figures against the prototype's
+Quad-opt: docs/decisions/early-stop.md ("The quadtree").
 Giving ``height`` explicitly needs no N and spends nothing on it.
 Passes over the data (:mod:`psdviz.core.source`): one, the leaf cells' counts; coarser levels are sums of four.
 """
@@ -26,6 +27,7 @@ from ..core.domain import Domain, PointSet
 from ..core.grid import cap_by_resolution
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
+from ..core.parallel import TreeTiling
 from ..core.population import DEFAULT_N_FRACTION, resolve_n
 from ..core.progress import report
 from ..core.rng import Randomness
@@ -36,6 +38,8 @@ from ..publish.release import Release
 from ..splits import morton
 from ..splits.keyers import morton_cells
 from .complete_tree import finish_complete_tree
+from .early_stop import effective_pruning, measure_with_stops
+from .gls_finish import finish_gls_tree
 
 MAX_HEIGHT = 11  # the largest height under the node cap (tree.MAX_NODES)
 QUAD_C = 10.0    # height rule constant: expected leaf count about c / eps
@@ -84,8 +88,10 @@ def quad_structure(domain: Domain, height: int) -> dict:
 
 def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int | None = None,
                    budget: str = "geometric", postprocess: bool = True, prune: float | None = DEFAULT_PRUNE,
-                   n_public: int | None = None, n_fraction: float = DEFAULT_N_FRACTION, c: float = QUAD_C) -> Release:
-    """Private quadtree, quad-opt by default (geometric budget, OLS, pruning m = 32, height from N)."""
+                   n_public: int | None = None, n_fraction: float = DEFAULT_N_FRACTION, c: float = QUAD_C,
+                   pruning: str = "build") -> Release:
+    """Private quadtree: geometric budget, pruning m = 32 during the build, least squares, height from N.
+    ``pruning="after_ols"`` is the paper's text (the complete tree, OLS, then pruning)."""
     ledger = Ledger(epsilon)
     c = check_positive(c, "c")
     eps_n, n_note = 0.0, "not needed (height given)"
@@ -94,17 +100,32 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     height, capped = cap_by_resolution(check_int(height, "height", 1, 64), ps.grid.bits, "height", ps.grid.bits)
     check_node_count(quad_nodes(height), f"a quadtree of height {height} (at most {MAX_HEIGHT} fits)")
     eps = level_epsilons(epsilon - eps_n, height, budget)
+    pruning, pruning_note = effective_pruning(pruning, eps, prune)
+    s = quad_structure(domain, height)
+    split_eps = np.zeros(s["depth"].size)
+    split_eps[0] = eps_n   # the noisy N chose the height: a structural spend at the root
+    params = {"height": height, "budget": budget, "postprocess": bool(postprocess), "prune": prune, "N": n_note,
+              "pruning": pruning}
+    if pruning == "build" and prune is not None:
+        skeleton = FlatTree(noisy=np.zeros(split_eps.size), count_eps=eps[s["depth"]], split_eps=split_eps, **s)
+        tree = measure_with_stops(rnd, ledger, skeleton, level_counts(ps, height), eps, float(prune),
+                                  np.zeros(height + 1), progress="quadtree levels")
+        return finish_gls_tree(tree, ps, domain, ledger, rnd, "quadtree", params, postprocess=postprocess,
+                               answer="tree", notes=(capped, pruning_note),   # GLS: the stopped tree is not complete
+                               parallel=TreeTiling.of(skeleton, ps.grid))   # its levels were measured whole
+    noisy, var = _measure_levels(rnd, ledger, ps, height, eps)
+    tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps[s["depth"]], split_eps=split_eps, **s)
+    return finish_complete_tree(tree, eps, 4, ps, domain, ledger, rnd, "quadtree", params,
+                                regular=True, postprocess=postprocess, prune=prune, notes=(capped, pruning_note))
+
+
+def _measure_levels(rnd: Randomness, ledger: Ledger, ps: KeySource, height: int,
+                    eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Noisy counts and their variances of every node of the complete tree, root first."""
     noisy, var = [], []
-    for d, c in enumerate(level_counts(ps, height)):
-        y, v = measure_counts(rnd, ledger, c, eps[d], level=d)
+    for d, counts in enumerate(level_counts(ps, height)):
+        y, v = measure_counts(rnd, ledger, counts, eps[d], level=d)
         noisy.append(y)
         var.append(v)
         report(d + 1, height + 1, "quadtree levels")
-    s = quad_structure(domain, height)
-    tree = FlatTree(noisy=np.concatenate(noisy), noise_var=np.concatenate(var),
-                    count_eps=eps[s["depth"]], split_eps=np.zeros(s["depth"].size), **s)
-    tree.split_eps[0] = eps_n   # the noisy N chose the height: a structural spend at the root
-    params = {"height": height, "budget": budget, "postprocess": bool(postprocess), "prune": prune, "N": n_note}
-    return finish_complete_tree(tree, eps, 4, ps, domain, ledger, rnd, "quadtree", params,
-                                regular=True, postprocess=postprocess, prune=prune,
-                                notes=(capped,))
+    return np.concatenate(noisy), np.concatenate(var)

@@ -65,10 +65,19 @@ def test_released_tree_is_consistent_after_postprocessing(budget):
     np.testing.assert_allclose(t.est[internal], child_sum, rtol=1e-9, atol=1e-7)
 
 
-def test_no_postprocessing_publishes_raw_noisy_counts():
-    rel = pv.build(points(), DOM, method="quadtree", epsilon=0.5, seed=3, height=3, budget="uniform", postprocess=False)
+@pytest.mark.parametrize("pruning", ["after_ols", "build"])
+def test_no_postprocessing_publishes_raw_noisy_counts(pruning):
+    """Without least squares the leaves publish their raw noisy counts; the complete tree (pruning after
+    OLS) publishes every node's, the tree stopped during the build the sums of its leaves above them."""
+    rel = pv.build(points(), DOM, method="quadtree", epsilon=0.5, seed=3, height=3, budget="uniform",
+                   postprocess=False, pruning=pruning)
     assert not rel.consistent
-    np.testing.assert_array_equal(rel.tree.est, rel.tree.noisy)
+    t = rel.tree
+    np.testing.assert_array_equal(t.est[t.is_leaf], t.noisy[t.is_leaf])
+    if pruning == "after_ols":
+        np.testing.assert_array_equal(t.est, t.noisy)
+    else:
+        np.testing.assert_allclose(t.est, t.subtree_sum(t.noisy))
 
 
 def slow_prune_keep(tree, values, threshold) -> np.ndarray:
@@ -97,7 +106,8 @@ def test_pruned_release_depends_on_released_values_only(postprocess):
     """The pruned tree is the unpruned release (same seed) cut by the rule on its released values:
     the decision uses the estimates (after OLS) or the noisy counts, never the true counts."""
     p = points()
-    kw = dict(method="quadtree", epsilon=0.3, seed=5, height=4, postprocess=postprocess, budget="uniform")
+    kw = dict(method="quadtree", epsilon=0.3, seed=5, height=4, postprocess=postprocess, budget="uniform",
+              pruning="after_ols")
     full = pv.build(p, DOM, prune=None, **kw)
     pruned = pv.build(p, DOM, prune=40.0, **kw)
     values = full.tree.est if postprocess else full.tree.noisy

@@ -213,3 +213,22 @@ def test_kd_privtree_structure_audit():
     events = sorted(set(laws[0]) | set(laws[1]))
     ca, cb = (np.array([law.count(e) for e in events]) for law in laws)
     assert ratio_ok(ca, cb, runs, 0.6 * eps)
+
+
+def test_quadtree_stop_audit():
+    """The quadtree's pruning during the build decides which nodes split from noisy counts only: D holds
+    points in one quadrant, D' adds one in an empty quadrant; the law of the depth-1 split pattern
+    moves by at most e^epsilon (a stop on exact emptiness would never split that quadrant under D)."""
+    runs, eps = 1000, 1.0
+    d = np.array([[0.1, 0.1], [0.2, 0.3], [0.3, 0.2], [0.4, 0.4], [0.15, 0.35], [0.35, 0.15]])
+    laws = []
+    for data in (d, np.vstack([d, [[0.8, 0.8]]])):
+        keys = []
+        for s in range(runs):
+            t = pv.build(data, DOM, "quadtree", eps, seed=s, resolution=BITS, height=2, prune=2.0).tree
+            split = np.zeros(5, bool)
+            split[t.parent[t.depth == 2]] = True
+            keys.append(int(split[1:] @ (1 << np.arange(4))))
+        laws.append(np.bincount(keys, minlength=16))
+    assert laws[0].sum() == runs and laws[1][laws[0] == 0].sum() < runs    # the pattern varies
+    assert ratio_ok(laws[0], laws[1], runs, eps)

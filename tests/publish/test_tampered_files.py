@@ -22,7 +22,8 @@ def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("tamper")
     pts = np.random.default_rng(5).random((4000, 2)) ** 2
     out = {}
-    for name, method, kw in [("quad", "quadtree", {"height": 6, "prune": 20}), ("ug", "ug", {}),
+    # the quadtree pruned after OLS: its query model is the complete tree's (fanout, full_height, var)
+    for name, method, kw in [("quad", "quadtree", {"height": 6, "prune": 20, "pruning": "after_ols"}), ("ug", "ug", {}),
                              ("ag", "ag", {}), ("htree", "htree", {}), ("privtree", "privtree", {})]:
         out[name] = pv.build(pts, DOM, method, 1.0, resolution=12, **kw).save(d / f"{name}.parquet")
     return d, out

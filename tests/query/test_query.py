@@ -6,6 +6,7 @@ import pytest
 import psdviz as pv
 from psdviz.inference.ols import ols_estimate
 from psdviz.inference.prune import prune_mask
+from psdviz.inference.tree_gls import gls_estimate, gls_plan
 from psdviz.query.decompose import answer_tree
 from psdviz.query.pyramid import Pyramid
 
@@ -131,7 +132,9 @@ def linear_map(rel: pv.Release, q: np.ndarray) -> np.ndarray:
                                 dict(budget="uniform", postprocess=False),
                                 dict(budget="leaf", postprocess=False)])
 def test_answer_variance_equals_dense_linear_map(kw):
-    rel = pv.build(points(), DOM, method="quadtree", epsilon=0.5, seed=6, height=2, **kw)
+    """The complete tree's OLS adjoint (pruning after OLS; the tree stopped during the build is checked
+    through the general GLS in tests/inference)."""
+    rel = pv.build(points(), DOM, method="quadtree", epsilon=0.5, seed=6, height=2, pruning="after_ols", **kw)
     q = query_set(seed=7, k=20)
     A = linear_map(rel, q)
     var = np.where(np.isfinite(rel.tree.noise_var), rel.tree.noise_var, 0.0)
@@ -156,7 +159,8 @@ def test_answer_variance_matches_empirical_variance_over_seeds():
 def test_answer_variance_on_a_pruned_tree_equals_dense_linear_map():
     """Pruned release: answers are linear in Y through OLS on the full tree, then the kept nodes."""
     p = points()
-    kw = dict(method="quadtree", epsilon=0.5, seed=8, height=2, budget="geometric")
+    kw = dict(method="quadtree", epsilon=0.5, seed=8, height=2, budget="geometric",
+              pruning="after_ols")
     full = pv.build(p, DOM, prune=None, **kw)
     pruned = pv.build(p, DOM, prune=150.0, **kw)
     keep = prune_mask(full.tree, 150.0)
@@ -173,6 +177,20 @@ def test_answer_variance_on_a_pruned_tree_equals_dense_linear_map():
     A = np.column_stack(cols)
     dense = (A ** 2 * t.noise_var).sum(axis=1)
     np.testing.assert_allclose(pruned.answer_variance(q), dense, rtol=1e-9, atol=1e-9)
+
+
+def test_answer_variance_on_a_tree_stopped_during_the_build_equals_dense_linear_map():
+    """Pruning during the build: answers are linear in the measured counts through the GLS of the
+    stopped tree (each count with its own variance; a stopped node's second count has the budget of
+    the levels below it)."""
+    rel = pv.build(points(), DOM, "quadtree", 0.5, seed=8, height=3, prune=150.0)
+    t = rel.tree
+    assert rel.params["pruning"] == "build" and (t.is_leaf & (t.depth < t.height)).any()
+    plan = gls_plan(t, t.noise_var)
+    q = query_set(seed=9, k=20)
+    A = np.column_stack([answer_tree(t, q, gls_estimate(t, np.eye(t.n_nodes)[v], plan)) for v in range(t.n_nodes)])
+    dense = (A ** 2 * t.noise_var).sum(axis=1)
+    np.testing.assert_allclose(rel.answer_variance(q), dense, rtol=1e-9, atol=1e-9)
 
 
 from hypothesis import given, settings  # noqa: E402

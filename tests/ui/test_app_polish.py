@@ -8,8 +8,8 @@ from test_app_page import RECT, SCRIPT, _drawing
 
 import psdviz as pv
 from psdviz.core.budget import PLANS
+from psdviz.methods.early_stop import PRUNINGS
 from psdviz.methods.htree import VARIANTS
-from psdviz.methods.kdtree import PRUNINGS
 from psdviz.methods.param_info import parameter_info, suggested_value
 from psdviz.splits.medians import MEDIAN_METHODS
 from psdviz.ui import controls
@@ -37,12 +37,13 @@ def test_every_parameter_has_its_own_explanation():
 
 
 def test_choices_come_from_the_engine_and_the_engine_accepts_each():
-    assert parameter_choices("quadtree") == {"budget": PLANS}
+    assert parameter_choices("quadtree") == {"budget": PLANS, "pruning": PRUNINGS}
     assert parameter_choices("kdtree") == {"budget": PLANS, "median": MEDIAN_METHODS, "pruning": PRUNINGS}
     assert parameter_choices("htree") == {"variant": VARIANTS}
     xy = np.random.default_rng(0).uniform(0, 1, (3000, 2))
     dom = pv.Domain(0, 0, 1, 1)
-    for m, name in (("quadtree", "budget"), ("kdtree", "median"), ("kdtree", "pruning"), ("htree", "variant")):
+    for m, name in (("quadtree", "budget"), ("quadtree", "pruning"), ("kdtree", "median"), ("kdtree", "pruning"),
+                    ("htree", "variant")):
         for value in parameter_choices(m)[name]:
             extra = {"height": 4} if m != "htree" else {}
             pv.build(xy, dom, method=m, epsilon=0.9, seed=1, **extra, **{name: value})
