@@ -7,7 +7,7 @@ uniform; gaussian mixtures (k clusters, spread); mixtures with far outliers; zer
 the rest (mutually exclusive attributes: every point on a line through the atom). For each (family,
 N, epsilon) the script reports the exact facts auto estimates with noise (spread; the largest corner
 cell's share of N, of which auto reads a lower bound), the largest cell's share (for the reader), the
-MRE of PrivTree, AG, the kd-tree (build pruning), kd-privtree, the hybrid kd-tree with NNLS and auto
+MRE of PrivTree, AG, the kd-tree (build pruning), kd-privtree, the hybrid kd-tree with NNLS, the quadtree and auto
 itself, the method the rule picks on the exact facts, and auto / best. It writes
 docs/reproduction/auto_rule.md.
 
@@ -36,7 +36,7 @@ from reproduction import publish_section
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "reproduction" / "auto_rule.md"
-METHODS = ("privtree", "ag", "kdtree", "kd-privtree", "hybrid+nnls", "auto")
+METHODS = ("privtree", "ag", "kdtree", "kd-privtree", "hybrid+nnls", "quadtree", "auto")
 CANDIDATES = tuple(m for m in METHODS if m != "auto")
 EPSILONS = (0.1, 1.0)
 

@@ -31,21 +31,23 @@ def _interior_atom(n, rng):
     return zero_inflated(n, DOM, rng, atom=0.6, lines=0.3, corner=False)
 
 
-@pytest.mark.parametrize("make, expect, label", [(_spread, "ag", "ag"), (_concentrated, "privtree", "privtree"),
-                                                 (_atom, "hybrid", "hybrid+nnls"),
-                                                 (_interior_atom, "privtree", "privtree")])
-def test_picks_by_spread_and_records_what_it_cost(make, expect, label):
+@pytest.mark.parametrize("make, eps, expect, label", [(_spread, 0.5, "ag", "ag"),
+                                                      (_concentrated, 0.2, "privtree", "privtree"),
+                                                      (_concentrated, 1.0, "quadtree", "quadtree"),
+                                                      (_atom, 0.5, "hybrid", "hybrid+nnls"),
+                                                      (_interior_atom, 0.2, "privtree", "privtree")])
+def test_picks_by_the_facts_and_records_what_it_cost(make, eps, expect, label):
     pts = make(200_000, np.random.default_rng(0))
-    rel = pv.build(pts, DOM, "auto", 0.5, seed=3, resolution=8)
+    rel = pv.build(pts, DOM, "auto", eps, seed=3, resolution=8)
     assert rel.method == "auto" and rel.params["chosen"] == expect
     assert rel.params["nonnegative"] == (label != expect)
     whats = [s.what for s in rel.ledger.spends]
     assert whats[:3] == ["auto feature: N", "auto feature: occupied cells", "auto feature: largest corner cell"]
-    assert sum(s.epsilon for s in rel.ledger.spends[:3]) == pytest.approx(auto.FEATURE_FRACTION * 0.5)
-    assert rel.ledger.total() == pytest.approx(0.5) and rel.epsilon == 0.5
-    np.testing.assert_allclose(rel.tree.path_epsilons().max(), 0.5)
+    assert sum(s.epsilon for s in rel.ledger.spends[:3]) == pytest.approx(auto.FEATURE_FRACTION * eps)
+    assert rel.ledger.total() == pytest.approx(eps) and rel.epsilon == eps
+    np.testing.assert_allclose(rel.tree.path_epsilons().max(), eps)
     assert rel.notes[0].startswith(f"auto chose {label} (") and "N estimate" not in whats   # N bought once
-    assert rel.params["choice_epsilon"] == pytest.approx(0.01)
+    assert rel.params["choice_epsilon"] == pytest.approx(auto.FEATURE_FRACTION * eps)
 
 
 def test_public_n_puts_the_whole_slice_on_the_cell_facts():
@@ -132,7 +134,8 @@ def test_a_cluster_in_the_corner_of_a_wide_domain_is_not_an_atom():
 def test_rule_table_reads_top_to_bottom():
     f = auto.Facts(epsilon=0.1, resolution=8, n=1e6, spread=0.8)
     assert auto.choose(f).method == "ag"
-    assert auto.choose(auto.Facts(0.1, 8, 1e6, 0.3)).method == "privtree"
+    assert auto.choose(auto.Facts(0.1, 8, 1e6, 0.3)).method == "quadtree"     # N eps = 10^5: many points
+    assert auto.choose(auto.Facts(0.1, 8, 9.9e5, 0.3)).method == "privtree"   # just below
     assert auto.choose(auto.Facts(0.1, 8, 5e4, 0.9)).method == "privtree"     # N eps = 5,000 < 10^4
     corner = auto.choose(auto.Facts(0.1, 8, 1e6, 0.8, corner_share=0.5))      # the corner row first
     assert (corner.method, corner.nonnegative, corner.label) == ("hybrid", True, "hybrid+nnls")
