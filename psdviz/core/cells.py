@@ -21,7 +21,7 @@ import re
 
 import numpy as np
 
-from .source import Keyer, KeySource, RowIds, dense_group_sums, merge_counts
+from .source import Keyer, KeySource, RowIds, dense_group_sums, dense_range, merge_counts
 
 # keys (2 x 8 bytes) and counts (8) of a cell, plus a keyer's working arrays in a pass (ids, masks,
 # a sort for the groups): about 128 bytes a cell at the peak of a pass
@@ -53,7 +53,7 @@ def weighted_groups(ids: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, n
     without copying the rows (:func:`~psdviz.core.source.dense_group_sums`)."""
     ids = np.asarray(ids, dtype=np.int64)
     top = int(ids.max(initial=-1)) + 1
-    if 0 < top <= 4 * ids.size + 1024:
+    if dense_range(top, ids.size):
         return dense_group_sums(ids, weights, top)
     keep = ids >= 0
     return merge_counts([(ids[keep], np.asarray(weights, dtype=np.int64)[keep])])

@@ -61,6 +61,12 @@ def memo_token() -> int:
     return next(_tokens)
 
 
+def dense_range(top: int, n: int) -> bool:
+    """Whether ids in [0, top) from n rows are dense enough to count in an array of ``top`` bins (one
+    bincount or scatter, no sort)."""
+    return 0 < top <= 4 * n + 1024
+
+
 def group_counts(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sorted distinct non-negative ids and their counts (a bincount where the id range is small)."""
     ids = np.asarray(ids, dtype=np.int64)
@@ -68,7 +74,7 @@ def group_counts(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if ids.size == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     top = int(ids.max()) + 1
-    if top <= 4 * ids.size + 1024:
+    if dense_range(top, ids.size):
         c = np.bincount(ids, minlength=top)
         nz = np.flatnonzero(c)
         return nz.astype(np.int64), c[nz].astype(np.int64)
@@ -95,12 +101,12 @@ def merge_counts(parts, distinct: bool = False) -> tuple[np.ndarray, np.ndarray]
     ids = np.concatenate([p[0] for p in parts]).astype(np.int64, copy=False)
     cnt = np.concatenate([p[1] for p in parts])
     top = int(ids.max()) + 1 if ids.min() >= 0 else 0
-    if distinct and 0 < top <= 4 * ids.size + 1024:      # sorted by one integer scatter
+    if distinct and dense_range(top, ids.size):      # sorted by one integer scatter
         dense = np.zeros(top, np.int64)
         dense[ids] = cnt
         nz = np.flatnonzero(dense)
         return nz, dense[nz]
-    if 0 < top <= 4 * ids.size + 1024:      # a dense id range: one bincount, no sort
+    if dense_range(top, ids.size):      # one bincount, no sort
         return dense_group_sums(ids, cnt, top)
     u, inv = np.unique(ids, return_inverse=True)
     return u, np.bincount(inv, weights=cnt, minlength=u.size).astype(np.int64)

@@ -25,7 +25,7 @@ from ..core.budget import level_epsilons
 from ..core.domain import Domain, PointSet
 from ..core.grid import cap_by_resolution
 from ..core.ledger import Ledger
-from ..core.measure import measure_counts
+from ..core.measure import measure_levels
 from ..core.parallel import TreeTiling
 from ..core.rng import Randomness
 from ..core.source import KeySource
@@ -104,12 +104,7 @@ def grid_partition(ps: KeySource, levels: int, choose,
 
 
 def measure_tree(rnd: Randomness, ledger: Ledger, leaf_counts: np.ndarray, height: int, eps: np.ndarray):
-    noisy, var = [], []
-    for d, c in enumerate(level_counts_from_leaves(leaf_counts, height)):
-        y, v = measure_counts(rnd, ledger, c, eps[d], level=d)
-        noisy.append(y)
-        var.append(v)
-    return np.concatenate(noisy), np.concatenate(var)
+    return measure_levels(rnd, ledger, level_counts_from_leaves(leaf_counts, height), eps)
 
 
 def median_count_budget(epsilon: float, height: int, median_levels: int, count_fraction: float,

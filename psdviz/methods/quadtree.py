@@ -26,10 +26,9 @@ from ..core.budget import level_epsilons
 from ..core.domain import Domain, PointSet
 from ..core.grid import cap_by_resolution
 from ..core.ledger import Ledger
-from ..core.measure import measure_counts
+from ..core.measure import measure_levels
 from ..core.parallel import TreeTiling
 from ..core.population import DEFAULT_N_FRACTION, resolve_n
-from ..core.progress import report
 from ..core.rng import Randomness
 from ..core.source import KeySource
 from ..core.tree import FlatTree, check_node_count, complete_links
@@ -113,19 +112,8 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
         return finish_gls_tree(tree, ps, domain, ledger, rnd, "quadtree", params, postprocess=postprocess,
                                answer="tree", notes=(capped, pruning_note),   # GLS: the stopped tree is not complete
                                parallel=TreeTiling.of(skeleton, ps.grid))   # its levels were measured whole
-    noisy, var = _measure_levels(rnd, ledger, ps, height, eps)
+    noisy, var = measure_levels(rnd, ledger, level_counts(ps, height), eps, progress="quadtree levels")
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps[s["depth"]], split_eps=split_eps, **s)
     return finish_complete_tree(tree, eps, 4, ps, domain, ledger, rnd, "quadtree", params,
                                 regular=True, postprocess=postprocess, prune=prune, notes=(capped, pruning_note))
 
-
-def _measure_levels(rnd: Randomness, ledger: Ledger, ps: KeySource, height: int,
-                    eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Noisy counts and their variances of every node of the complete tree, root first."""
-    noisy, var = [], []
-    for d, counts in enumerate(level_counts(ps, height)):
-        y, v = measure_counts(rnd, ledger, counts, eps[d], level=d)
-        noisy.append(y)
-        var.append(v)
-        report(d + 1, height + 1, "quadtree levels")
-    return np.concatenate(noisy), np.concatenate(var)

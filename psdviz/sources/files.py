@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.cells import check_memory_limit
+from ..core.cells import check_memory_limit, weighted_groups
 from ..core.domain import Domain, check_modes, nonfinite_error
 from ..core.grid import DEFAULT_RESOLUTION, Grid, check_resolution
 from ..core.source import Keyer, KeySource, cell_keys, dense_ids, merge_counts
@@ -72,12 +72,6 @@ def _settings(memory_limit, threads) -> dict:
 
 NUMERIC_TYPES = frozenset({"DOUBLE", "FLOAT", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT",
                            "USMALLINT", "UINTEGER", "UBIGINT"})    # column types whose cast to DOUBLE never fails
-
-
-def _merge(ids: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted distinct ids >= 0 with summed counts (a post map may send several groups to one id)."""
-    keep = ids >= 0
-    return merge_counts([(ids[keep], counts[keep])])
 
 
 class DuckDBSource(KeySource):
@@ -213,7 +207,7 @@ class DuckDBSource(KeySource):
             if keep is not None:
                 self.con.unregister(table)
         ids = keyer.apply_post(np.asarray(res["g"], np.int64))
-        return _merge(ids, np.asarray(res["c"], np.int64))
+        return weighted_groups(ids, np.asarray(res["c"], np.int64))
 
     def _grouped_udf(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
         import pyarrow as pa
@@ -228,7 +222,7 @@ class DuckDBSource(KeySource):
             res = self._fetch(f"SELECT {name}(kx, ky) AS g, count(*) AS c FROM ({self._key_sql()}) GROUP BY g")
         finally:
             self.con.remove_function(name)
-        return _merge(np.asarray(res["g"], np.int64), np.asarray(res["c"], np.int64))
+        return weighted_groups(np.asarray(res["g"], np.int64), np.asarray(res["c"], np.int64))
 
     def cells_at_most(self, cap: int | None) -> tuple[np.ndarray, np.ndarray] | None:
         """The occupied cells and their counts (one grouped pass), or None when there are more than
@@ -242,7 +236,7 @@ class DuckDBSource(KeySource):
         ids = np.asarray(res["g"], np.int64)
         if cap is not None and ids.size > cap:
             return None
-        ids, cnt = _merge(ids, np.asarray(res["c"], np.int64))
+        ids, cnt = weighted_groups(ids, np.asarray(res["c"], np.int64))
         return cell_keys(ids, bits), cnt
 
     def _cells_and_counts(self, cap: int | None) -> tuple[np.ndarray, np.ndarray] | None:
