@@ -34,7 +34,7 @@ import numpy as np
 
 from ..core.expmech import gumbel, segment_gumbel_argmax
 
-WINDOW = 50.0   # score units: keys more than WINDOW / a ranks from a target are weighed only if they may win
+WINDOW = 20.0   # score units: keys more than WINDOW / a ranks from a target are weighed only if they may win
 FULL_SHARE = 0.8  # windows holding this share of all keys: every key is weighed (no gather)
 REJECT_SCALE = 4.0  # nodes whose density stays above e^-REJECT_SCALE are sampled by rejection
 
