@@ -13,6 +13,7 @@ docs/reproduction/auto_rule.md.
 
     python benchmarks/bench_auto_rule.py              # N = 3k, 10k, 30k, 300k; 10 runs (about 7 min, 2 cores)
     python benchmarks/bench_auto_rule.py --large      # also N = 2M
+    python benchmarks/bench_auto_rule.py --resolution 20   # psdviz's default grid -> auto_rule_res20.md
 """
 from __future__ import annotations
 
@@ -68,26 +69,38 @@ def corner_share(h: np.ndarray) -> float:
     return float(h[[0, 0, -1, -1], [0, -1, 0, -1]].max() / h.sum())
 
 
-def score(pts: np.ndarray, h: np.ndarray, method: str, eps: float, runs: int, q: np.ndarray) -> float:
+def position_share(pts: np.ndarray, resolution: int) -> float:
+    """The share of N at the fullest corner position of the release grid (its cells of 256 / 2^resolution
+    per side; at resolution 8 the 256 x 256 grid's corner cells themselves)."""
+    w = DOMAIN.width / 2 ** resolution
+    lo, hi = pts < w, pts >= DOMAIN.width - w
+    at = [(a[:, 0] & b[:, 1]).sum() for a in (lo, hi) for b in (lo, hi)]
+    return float(max(at) / len(pts))
+
+
+def score(pts: np.ndarray, h: np.ndarray, method: str, eps: float, runs: int, q: np.ndarray,
+          resolution: int = RESOLUTION) -> float:
     t = histogram_truth(h, q)
     name, extra = method_spec(method)
-    errs = [np.mean(relative_error(pv.build(pts, DOMAIN, name, eps, seed=100 + r, resolution=RESOLUTION,
+    errs = [np.mean(relative_error(pv.build(pts, DOMAIN, name, eps, seed=100 + r, resolution=resolution,
                                             **extra).answer(q),
                                    t, h.sum())) for r in range(runs)]
     return float(np.mean(errs))
 
 
-def rows(sizes: list[int], runs: int) -> list[dict]:
+def rows(sizes: list[int], runs: int, resolution: int = RESOLUTION) -> list[dict]:
     q, out = queries(), []
     for n in sizes:
         for label, pts in families(n, np.random.default_rng(n)):
             h = histogram(pts)
             sp, top, corner = spread(h), top_share(h), corner_share(h)
+            fine = position_share(pts, resolution) if resolution > 8 else corner
             for eps in EPSILONS:
-                mre = {m: score(pts, h, m, eps, runs, q) for m in METHODS}
-                rule = choose(Facts(eps, RESOLUTION, float(n), sp, corner))
+                mre = {m: score(pts, h, m, eps, runs, q, resolution) for m in METHODS}
+                rule = choose(Facts(eps, resolution, float(n), sp, fine, corner))
                 best = min(CANDIDATES, key=mre.get)
                 out.append({"family": label, "n": n, "eps": eps, "spread": sp, "top": top, "corner": corner,
+                            "position": fine,
                             "mre": mre, "rule": rule,
                             "pick": rule.label, "best": best})
                 print(f"{label:40s} N={n:<8,} eps {eps:<4g} spread {sp:.3f} top {top:.3f} corner {corner:.3f} "
@@ -117,13 +130,13 @@ def summary(res: list[dict]) -> list[str]:
 
 
 def table(res: list[dict]) -> list[str]:
-    head = ("| family | N | eps | spread | largest cell | corner cell | " + " | ".join(METHODS)
+    head = ("| family | N | eps | spread | largest cell | corner cell | corner position | " + " | ".join(METHODS)
             + " | rule picks | auto / best |")
-    lines = [head, "|---|---:|---:|---:|---:|---:|" + "---:|" * len(METHODS) + "---|---:|"]
+    lines = [head, "|---|---:|---:|---:|---:|---:|---:|" + "---:|" * len(METHODS) + "---|---:|"]
     for r in res:
         cells = " | ".join(f"**{r['mre'][m]:.4f}**" if m == r["best"] else f"{r['mre'][m]:.4f}" for m in METHODS)
         lines.append(f"| {r['family']} | {r['n']:,} | {r['eps']:g} | {r['spread']:.3f} | {r['top']:.3f} | "
-                     f"{r['corner']:.3f} | {cells} | {r['pick']} | "
+                     f"{r['corner']:.3f} | {r['position']:.3f} | {cells} | {r['pick']} | "
                      f"{r['mre']['auto'] / r['mre'][r['best']]:.2f} |")
     return lines
 
@@ -134,24 +147,33 @@ def main() -> int:
     ap.add_argument("--large", action="store_true", help="also N = 2,000,000")
     ap.add_argument("--sizes", type=int, nargs="*", default=[3_000, 10_000, 30_000, 300_000],
                     help="N of every family (10,000 adds N eps = 10^3 and 10^4 between the others)")
+    ap.add_argument("--resolution", type=int, default=RESOLUTION,
+                    help="bits per axis of the release grid (default 8, the families' precision; 20 is psdviz's "
+                         "default, where the points are spread inside their 256-grid cells as the protocol places "
+                         "them)")
     ap.add_argument("--no-write", action="store_true")
     a = ap.parse_args()
     sizes = a.sizes + ([2_000_000] if a.large else [])
     t0 = time.perf_counter()
-    res = rows(sizes, a.runs)
+    res = rows(sizes, a.runs, a.resolution)
     machine = (f"{platform.processor() or platform.machine()}, Python {platform.python_version()}, "
                f"numpy {np.__version__}")
+    at = "" if a.resolution == RESOLUTION else f" at resolution {a.resolution}"
+    flag = "" if a.resolution == RESOLUTION else f" --resolution {a.resolution}"
     text = "\n".join([
-        "## The auto rule on synthetic families", "",
-        f"_Generated by `python benchmarks/bench_auto_rule.py{' --large' if a.large else ''} --runs {a.runs}` "
+        f"## The auto rule on synthetic families{at}", "",
+        f"_Generated by `python benchmarks/bench_auto_rule.py{' --large' if a.large else ''}{flag} --runs {a.runs}` "
         f"({machine}; {time.perf_counter() - t0:.0f} s); do not edit by hand._ DPBench protocol (200 queries, "
-        f"resolution {RESOLUTION}, MRE), {a.runs} runs per cell; best of {', '.join(CANDIDATES)} in bold. "
+        f"resolution {a.resolution}, MRE), {a.runs} runs per cell; best of {', '.join(CANDIDATES)} in bold. "
         "'largest cell' is the share of N in the fullest cell of the 256 x 256 grid, 'corner cell' in the "
-        "fullest of its four corner cells. 'rule picks' applies "
+        "fullest of its four corner cells, 'corner position' in the fullest corner cell of the release grid (the "
+        "same cells at resolution 8; at finer resolutions the points, placed uniformly inside their 256-grid "
+        "cells, rarely fill it). 'rule picks' applies "
         "`psdviz.methods.auto.RULES` to the exact facts; the auto column is the real method, which reads noisy "
         f"facts and spends {FEATURE_FRACTION:.0%} of epsilon on them.", "",
         "#### Summary by rule row", "", *summary(res), "", "#### Every cell", "", *table(res), ""])
-    publish_section(text, OUT, not a.no_write)
+    out = OUT if a.resolution == RESOLUTION else OUT.with_name(f"auto_rule_res{a.resolution}.md")
+    publish_section(text, out, not a.no_write)
     return 0
 
 

@@ -1,16 +1,20 @@
 """``method="auto"``: the recommended private method, chosen from public facts and three noisy ones.
 
-Rule (``RULES``, first match wins): a corner cell holding at least 0.2 of N -> the hybrid kd-tree with
-non-negative least squares; spread >= 0.6 and N eps >= 10^4 -> AG; N eps >= 10^5 -> the quadtree;
-anything else -> PrivTree.
+Rule (``RULES``, first match wins): a corner cell of the release's grid holding at least 0.2 of N -> the
+hybrid kd-tree with non-negative least squares; a corner cell of the 256 x 256 grid holding at least 0.2
+of N (the atom spread inside it, finer than the data) -> kd-privtree; spread >= 0.6 and N eps >= 10^4 ->
+AG; N eps >= 10^5 -> the quadtree; anything else -> PrivTree.
 The facts come from one pass over a public 256 x 256 grid (coarser if the resolution is coarser):
 N (public if declared, else a noisy count), *spread* (noisy occupied cells over the number a uniform
-spread of N points would occupy, C (1 - exp(-N / C))) and *corner share* (a lower bound, three noise
+spread of N points would occupy, C (1 - exp(-N / C))), *corner share* (a lower bound, three noise
 scales below the noisy value, of the share of N in the fullest of the four corner cells of the
-release's own grid).
+release's own grid) and, when the release's grid is finer than the 256 x 256 grid, *coarse corner
+share* (the same bound for the four corner cells of the 256 x 256 grid; at 256 or coarser it is the
+corner share itself, bought once).
 
 Privacy: the facts cost ``FEATURE_FRACTION`` (2 %) of epsilon, geometric noise with sensitivity 1
-each, recorded as three ledger lines "auto feature: ..."; the choice reads only those released values
+each (a point lies in at most one corner cell of a grid, so the largest of the four counts moves by at
+most 1), recorded as three or four ledger lines "auto feature: ..."; the choice reads only those released values
 (post-processing); the chosen method gets the rest of epsilon and reuses the noisy N when it needs
 one. The release keeps method = "auto" with ``params["chosen"]``, ``params["nonnegative"]`` and the
 facts. Passes over the data: one for the facts, then those of the chosen method.
@@ -39,6 +43,7 @@ from ..splits.keyers import cells_and_corners, split_cells_and_corners
 FEATURE_FRACTION = 0.02    # of epsilon, for the noisy facts (N, occupied cells, largest corner cell)
 FEATURE_SIDE = 256         # cells per axis of the public grid the cell facts are read from
 CELL_FACTS = 2             # occupied cells and the largest corner cell share what N leaves of the slice
+COARSE_FACTS = 1           # plus the largest corner cell of the 256 x 256 grid when the release grid is finer
 SPREAD_MIN = 0.6
 N_EPS_MIN = 1e4
 CORNER_SHARE_MIN = 0.2
@@ -54,6 +59,7 @@ class Facts:
     n: float          # public N or a noisy count
     spread: float     # noisy occupied cells / cells a uniform spread of n points would occupy
     corner_share: float = 0.0   # (noisy largest corner cell - 3 noise scales) / n: a lower bound of its share
+    coarse_corner_share: float = 0.0   # the same for the corner cells of the 256 x 256 grid
 
 
 @dataclass(frozen=True)
@@ -78,6 +84,16 @@ RULES = (
          "over the empty rest (docs/reproduction/auto_rule.md)",
          "Many points sit in one corner of the map, so auto used the hybrid tree, which cuts that corner out, and "
          "cleared the noise spread over the empty rest.", nonnegative=True),
+    Rule(f"a corner cell of the {FEATURE_SIDE} x {FEATURE_SIDE} grid >= {CORNER_SHARE_MIN:g} of N",
+         lambda f: f.coarse_corner_share >= CORNER_SHARE_MIN, "kd-privtree",
+         "an atom spread inside a corner cell of the 256 x 256 grid rather than at one position of the release's "
+         "finer grid (values recorded at a coarser precision than the grid, such as DPBench's histograms placed "
+         "uniformly in their cells): the hybrid's medians then cut the atom's cell and leave leaves that straddle "
+         "its edge, while kd-privtree keeps splitting those leaves while they hold many points; at resolution 20 it "
+         "is the best method in 27 of the 32 corner-atom cells of the synthetic families and the hybrid with NNLS "
+         "is 4.3x worse (median; docs/reproduction/auto_rule_res20.md, docs/decisions/auto-rule.md)",
+         "Many points sit in one corner cell of the map, spread inside it, so auto used kd-privtree, which keeps "
+         "cutting around them until the pieces are small."),
     Rule(f"spread >= {SPREAD_MIN:g} and N eps >= {N_EPS_MIN:g}",
          lambda f: f.spread >= SPREAD_MIN and f.n * f.epsilon >= N_EPS_MIN, "ag",
          "the points fill most of the domain (like a smooth mixture), where AG's adaptive grid is ahead of "
@@ -136,22 +152,40 @@ def share_bound(noisy: int, epsilon: float, n: float) -> float:
     return max(noisy - 3.0 / epsilon, 0.0) / n
 
 
+def cell_facts(ps: PointSet) -> int:
+    """How many cell facts share the slice: the coarse corner fact only when the grid is finer than 256."""
+    return CELL_FACTS + (COARSE_FACTS if ps.grid.size > FEATURE_SIDE else 0)
+
+
+def coarse_corners(counts: np.ndarray, side: int) -> np.ndarray:
+    """The four corner counts of the side x side grid (row-major: the corners are the same four entries
+    whichever axis runs fastest)."""
+    return counts[[0, side - 1, side * (side - 1), side * side - 1]]
+
+
 def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
                   n_public: int | None) -> tuple[Facts, PopulationSize]:
-    """One pass (:func:`feature_counts`), three noisy facts, all in ``ledger``."""
+    """One pass (:func:`feature_counts`), three or four noisy facts, all in ``ledger``."""
     eps_f = FEATURE_FRACTION * epsilon
     side = min(FEATURE_SIDE, ps.grid.size)
     counts, corners = feature_counts(ps, side)
     pop = noisy_n(int(counts.sum()), eps_f / 2, rnd, ledger, n_public)
-    eps_cells = (eps_f - pop.epsilon) / CELL_FACTS
+    eps_cells = (eps_f - pop.epsilon) / cell_facts(ps)
     occupied = _noisy_fact(int((counts > 0).sum()), eps_cells, rnd, ledger, "occupied cells",
                            f"cells of a public {side} x {side} grid holding at least one point")
     corner = _noisy_fact(int(corners.max()), eps_cells, rnd, ledger, "largest corner cell",
                          f"the largest count of the four corner cells of the resolution-{ps.grid.bits} grid "
                          f"(one position: both coordinates at an extreme)")
     n = max(pop.value, 1.0)
+    fine = share_bound(corner, eps_cells, n)
+    coarse = fine
+    if ps.grid.size > side:
+        noisy = _noisy_fact(int(coarse_corners(counts, side).max()), eps_cells, rnd, ledger,
+                            "largest coarse corner cell",
+                            f"the largest count of the four corner cells of the public {side} x {side} grid")
+        coarse = share_bound(noisy, eps_cells, n)
     spread = max(occupied, 0) / max(uniform_occupancy(pop.value, side * side), 1.0)
-    return Facts(float(epsilon), int(ps.grid.bits), pop.value, spread, share_bound(corner, eps_cells, n)), pop
+    return Facts(float(epsilon), int(ps.grid.bits), pop.value, spread, fine, coarse), pop
 
 
 def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
@@ -169,13 +203,17 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
         rel = nonnegative(rel)
     split_eps = rel.tree.split_eps.copy()
     split_eps[0] += cost               # the facts are spent once, on every root-to-leaf path
-    corner = ("no corner cell holds a noticeable share of them" if facts.corner_share < 0.01 else
-              f"one corner cell holds at least {facts.corner_share:.0%} of them")
+    corner = ("no corner cell holds a noticeable share of them" if facts.coarse_corner_share < 0.01 else
+              f"one corner cell holds at least {facts.corner_share:.0%} of them"
+              if facts.corner_share >= facts.coarse_corner_share else
+              f"one corner cell of the {FEATURE_SIDE} x {FEATURE_SIDE} grid holds at least "
+              f"{facts.coarse_corner_share:.0%} of them")
     why = (f"auto chose {rule.label} (N {pop.source}: about {facts.n:,.0f} points; they fill {facts.spread:.0%} of "
            f"the cells an even spread would; {corner}): {rule.plain} Finding this out cost epsilon {cost:g}. "
            f"Rule: {rule.when}; evidence: {rule.why}.")
     params = {"chosen": rule.method, "nonnegative": rule.nonnegative, "why": rule.why, "rule": rule.when,
               "choice_epsilon": cost, "spread": round(facts.spread, 4),
-              "corner_share": round(facts.corner_share, 4), **rel.params}
+              "corner_share": round(facts.corner_share, 4),
+              "coarse_corner_share": round(facts.coarse_corner_share, 4), **rel.params}
     return rel.evolve(method="auto", params=params, notes=(why, *rel.notes), ledger=ledger.then(rel.ledger),
                       tree=dataclasses.replace(rel.tree, split_eps=split_eps))

@@ -1,4 +1,4 @@
-"""method="auto": three noisy facts, a rule table, the rest of epsilon to the chosen method."""
+"""method="auto": three or four noisy facts, a rule table, the rest of epsilon to the chosen method."""
 import numpy as np
 import pytest
 
@@ -59,8 +59,8 @@ def test_public_n_puts_the_whole_slice_on_the_cell_facts():
     assert rel.params["chosen"] == "ag" and "declared public" in rel.notes[0]
 
 
-def _eps_cells(eps):
-    return auto.FEATURE_FRACTION * eps / 2 / auto.CELL_FACTS
+def _eps_cells(eps, facts=auto.CELL_FACTS):
+    return auto.FEATURE_FRACTION * eps / 2 / facts
 
 
 def test_spread_is_near_one_for_uniform_points_within_its_noise():
@@ -96,16 +96,47 @@ def test_corner_share_is_a_lower_bound_read_from_the_four_corner_cells_only(corn
 @pytest.mark.parametrize("atom, expect", [("point", 0.4), ("cell", 0.0)])
 def test_corner_fact_reads_the_corner_positions_of_the_release_grid(atom, expect):
     """At resolution 12 a 40 % atom at exactly (0, 0) is a corner atom; the same points spread over the
-    256 x 256 grid's corner cell [0, 1)^2 (16 x 16 positions at this resolution) are not."""
+    256 x 256 grid's corner cell [0, 1)^2 (16 x 16 positions at this resolution) are not. Both are in
+    that coarse corner cell, which the fourth fact reads (the slice then has three cell facts)."""
     n, eps = 100_000, 1.0
     rng = np.random.default_rng(8)
     corner = np.zeros((40_000, 2)) if atom == "point" else rng.uniform(0, 1, (40_000, 2))
     ps = prepare_points(np.vstack([corner, _spread(n - 40_000, rng)]), DOM, resolution=12)
-    facts, _ = auto.measure_facts(ps, eps, make_randomness(9), Ledger(eps), None)
-    e = _eps_cells(eps)
+    ledger = Ledger(eps)
+    facts, _ = auto.measure_facts(ps, eps, make_randomness(9), ledger, None)
+    e = _eps_cells(eps, auto.CELL_FACTS + auto.COARSE_FACTS)
     sd = (np.sqrt(geometric_variance(e)) + 0.4 * np.sqrt(geometric_variance(auto.FEATURE_FRACTION * eps / 2))) / n
     want = expect - 3 / (e * n) if expect else 0.0
     assert abs(facts.corner_share - want) < 6 * sd
+    assert abs(facts.coarse_corner_share - (0.4 - 3 / (e * n))) < 6 * sd
+    assert [s.what for s in ledger.spends][-1] == "auto feature: largest coarse corner cell"
+    assert ledger.total() == pytest.approx(auto.FEATURE_FRACTION * eps)
+
+
+def test_coarse_corner_is_the_corner_fact_itself_at_256_cells_or_coarser():
+    """At resolution 8 the release grid is the 256 x 256 grid: no fourth fact is bought, the coarse share
+    is the corner share."""
+    pts = zero_inflated(20_000, DOM, np.random.default_rng(5), atom=0.6, lines=0.3, corner=True)
+    ledger = Ledger(1.0)
+    facts, _ = auto.measure_facts(prepare_points(pts, DOM, resolution=8), 1.0, make_randomness(2), ledger, None)
+    assert facts.coarse_corner_share == facts.corner_share > 0.4
+    assert len(ledger.spends) == 1 + auto.CELL_FACTS
+
+
+def test_an_atom_spread_inside_a_coarse_corner_cell_gets_kd_privtree():
+    """DPBench's way of turning a histogram into points (uniform inside the 256-grid cells) at the default
+    resolution: the release grid's corner position is nearly empty, the 256-grid's corner cell holds the
+    atom; the second row picks kd-privtree, every path still sums to epsilon."""
+    pts = zero_inflated(30_000, DOM, np.random.default_rng(2), atom=0.87, lines=0.13, corner=True)
+    rel = pv.build(pts, DOM, "auto", 1.0, seed=4)
+    assert rel.grid.bits == 20 and rel.params["chosen"] == "kd-privtree" and not rel.params["nonnegative"]
+    assert rel.params["corner_share"] == 0.0 and rel.params["coarse_corner_share"] > 0.8
+    whats = [s.what for s in rel.ledger.spends]
+    assert whats[:4] == ["auto feature: N", "auto feature: occupied cells", "auto feature: largest corner cell",
+                         "auto feature: largest coarse corner cell"]
+    assert "256 x 256 grid holds at least" in rel.notes[0]
+    assert rel.ledger.total() == pytest.approx(1.0)
+    np.testing.assert_allclose(rel.tree.path_epsilons().max(), 1.0)
 
 
 def test_feature_pass_gives_the_coarse_grid_and_the_four_corner_positions():
@@ -121,14 +152,15 @@ def test_feature_pass_gives_the_coarse_grid_and_the_four_corner_positions():
     assert corners[0] >= 2 and corners[1:].min() >= 1
 
 
-def test_a_cluster_in_the_corner_of_a_wide_domain_is_not_an_atom():
+def test_a_cluster_in_the_corner_of_a_wide_domain_is_not_a_corner_position_atom():
     """Data filling [0, 0.3]^2 of a public domain [0, 100]^2 fill the 256 x 256 grid's corner cell, but
-    no corner position of the release grid: auto keeps PrivTree (the corner row's hybrid+NNLS was 13x
-    worse there, benchmarks/repro_grids.py)."""
+    no corner position of the release grid: not the hybrid+NNLS row (13x worse there than PrivTree,
+    benchmarks/repro_grids.py) but the coarse-corner row's kd-privtree (within 0.93-1.09x of PrivTree on
+    such a cluster, docs/decisions/auto-rule.md)."""
     wide = Domain(0, 0, 100, 100)
     pts = np.random.default_rng(3).uniform(0, 0.3, (50_000, 2))
     rel = pv.build(pts, wide, "auto", 1.0, seed=2)
-    assert rel.params["chosen"] == "privtree" and rel.params["corner_share"] == 0.0
+    assert rel.params["chosen"] == "kd-privtree" and rel.params["corner_share"] == 0.0
 
 
 def test_rule_table_reads_top_to_bottom():
@@ -142,6 +174,11 @@ def test_rule_table_reads_top_to_bottom():
     assert auto.choose(auto.Facts(1.0, 8, 3e3, 0.1, corner_share=0.2)).label == "hybrid+nnls"
     assert auto.choose(auto.Facts(0.1, 8, 1e6, 0.8, corner_share=0.19)).method == "ag"
     assert auto.choose(auto.Facts(0.1, 8, 3e4, 0.1, corner_share=0.1)).method == "privtree"
+    coarse = auto.Facts(1.0, 20, 3e4, 0.1, corner_share=0.0, coarse_corner_share=0.2)   # the second row
+    assert auto.choose(coarse).label == "kd-privtree"
+    both = auto.Facts(1.0, 20, 3e4, 0.1, corner_share=0.3, coarse_corner_share=0.5)     # the position first
+    assert auto.choose(both).label == "hybrid+nnls"
+    assert auto.choose(auto.Facts(1.0, 20, 3e4, 0.1, coarse_corner_share=0.19)).method == "privtree"
     assert not auto.RULES[-1].nonnegative and auto.RULES[-1].applies(f)       # the last row always applies
 
 

@@ -1,0 +1,77 @@
+"""auto's facts, D vs D': the coarse corner fact is one sensitivity-1 count with geometric noise.
+
+D has 100 points spread inside the 256 x 256 grid's corner cell [0, 1)^2 (no point at the release
+grid's corner position) and some elsewhere; D' adds one point inside that cell, so N, the occupied cells
+and the fine corner fact are the same for both (N declared public) and only the coarse corner count
+moves by 1. With N public the released share is a one-to-one function of the noisy count above its
+clamp, so the law of the share is the law of the noisy count: no value may be more likely under one
+dataset than e^eps_cells times under the other (5 binomial standard errors). Reading the count without
+noise, or with a third of the noise, fails it."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from psdviz.core.domain import Domain, prepare_points
+from psdviz.core.ledger import Ledger
+from psdviz.core.rng import make_randomness
+from psdviz.methods import auto
+
+DOM = Domain(0, 0, 256, 256)
+RUNS = 4000
+Z = 5.0
+
+
+def _points(extra: int) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    inside = rng.uniform(0.05, 0.95, (100 + extra, 2))                 # the coarse corner cell, not its (0, 0)
+    elsewhere = rng.uniform(10, 200, (50, 2))
+    return np.vstack([inside[:100], elsewhere, inside[100:]])
+
+
+def _shares(pts: np.ndarray, eps: float, seed0: int) -> np.ndarray:
+    ps = prepare_points(pts, DOM, resolution=12)
+    out = np.empty(RUNS)
+    for r in range(RUNS):
+        facts, _ = auto.measure_facts(ps, eps, make_randomness(seed0 + r), Ledger(eps), n_public=1000)
+        out[r] = facts.coarse_corner_share
+    return out
+
+
+def _ratio_ok(a: np.ndarray, b: np.ndarray, eps: float) -> bool:
+    values = np.union1d(a, b)
+    pa = np.array([(a == v).mean() for v in values])
+    pb = np.array([(b == v).mean() for v in values])
+    se = lambda p: np.sqrt(np.maximum(p * (1 - p), 1.0 / RUNS) / RUNS)
+    bound = math.exp(eps)
+    return bool(((pa <= bound * pb + Z * (se(pa) + bound * se(pb)))
+                 & (pb <= bound * pa + Z * (se(pb) + bound * se(pa)))).all())
+
+
+@pytest.fixture(scope="module")
+def laws():
+    eps = 50.0                      # 2 % of it on the facts; N public: a third of that per cell fact
+    return eps, _shares(_points(0), eps, 0), _shares(_points(1), eps, 10 * RUNS)
+
+
+def test_coarse_corner_fact_law_within_e_eps(laws):
+    eps, d, d2 = laws
+    e_cells = auto.FEATURE_FRACTION * eps / (auto.CELL_FACTS + auto.COARSE_FACTS)
+    assert d.min() > 0 and np.unique(d).size > 10        # above the clamp, many values: the test can see
+    assert _ratio_ok(d, d2, e_cells)
+
+
+def test_the_audit_sees_a_count_read_without_enough_noise(laws, monkeypatch):
+    eps = laws[0]
+    e_cells = auto.FEATURE_FRACTION * eps / (auto.CELL_FACTS + auto.COARSE_FACTS)
+    real = auto._noisy_fact
+
+    def weak(value, epsilon, rnd, ledger, what, note):     # three times less noise on the coarse fact
+        return real(value, epsilon * (3 if "coarse" in what else 1), rnd, ledger, what, note)
+
+    monkeypatch.setattr(auto, "_noisy_fact", weak)
+    d2_weak = _shares(_points(1), eps, 10 * RUNS)
+    d_weak = _shares(_points(0), eps, 0)
+    assert not _ratio_ok(d_weak, d2_weak, e_cells)
