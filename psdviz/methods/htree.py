@@ -75,7 +75,9 @@ class _Builder:
         """Cells sorted by (node of the last level, coordinate): the coordinate sort is done once per
         dimension and reused; grouping by node is then a stable integer (radix) sort."""
         if axis not in self._by_axis:
-            self._by_axis[axis] = np.argsort(self.xy[:, axis])
+            col = self.xy[:, axis]
+            small = self.grid.size <= np.iinfo(np.uint16).max   # grid positions fit 16 bits: numpy's radix sort
+            self._by_axis[axis] = np.argsort(col.astype(np.uint16) if small else col, kind="stable")
         base = self._by_axis[axis]
         n_groups = self.rect[-1].shape[0]
         if n_groups == 1:
