@@ -16,7 +16,8 @@ from .core.progress import report, reporting
 from .core.rng import make_randomness
 from .core.validation import check_epsilon
 from .methods.param_info import coerce_params
-from .methods.registry import get_builder, methods, references
+from .methods.registry import accepts_workload, get_builder, methods, references
+from .methods.workload_budget import check_workload
 from .publish.group_privacy import to_user_level, user_unit
 from .publish.nonnegative import nonnegative as make_nonnegative
 from .publish.release import Release
@@ -34,7 +35,7 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
           *, outside: str = "drop", nonfinite: str = "error", resolution: int = DEFAULT_RESOLUTION,
           user=None, max_points_per_user: int | None = None, progress=None, lon: str | None = None,
           lat: str | None = None, memory_limit: str | None = None, passes: str = "auto",
-          nonnegative: bool = False, **params) -> Release:
+          nonnegative: bool = False, workload=None, **params) -> Release:
     """Build a private spatial decomposition of ``points`` over the public ``domain``.
 
     Every method reads every source through the same grouped counts (:mod:`psdviz.core.source`),
@@ -81,6 +82,11 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
     nonnegative : bool
         Replace the estimates by non-negative least squares over the released counts
         (post-processing, no epsilon; :mod:`psdviz.publish.nonnegative`).
+    workload : array (k, 4), optional
+        The queries the publisher will ask ([xmin, ymin, xmax, ymax] per rectangle, public input, clipped
+        to the domain): the quadtree plans its per-level budget for them
+        (:mod:`psdviz.methods.workload_budget`), and ``auto`` passes them on when it picks the quadtree
+        (its note says when it does not). The release records them and still answers any rectangle.
     **params
         The method's parameters (defaults from its paper).
 
@@ -105,11 +111,16 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
         raise ValueError(f"method must be a method name, one of {sorted(METHODS_AND_REFERENCES)} (got {method!r})")
     builder = get_builder(method)
     params = coerce_params(method, params)
+    if workload is not None and not accepts_workload(method):
+        raise ValueError(f"workload= is planned for by the quadtree (and auto when it picks it); {method!r} "
+                         "does not plan its measurements for queries: use method='quadtree' or drop workload")
     rnd = make_randomness(seed)
     with reporting(progress):
         report(0, 1, f"{method}: quantising the points to the public grid")
         with _source(points, domain, rnd, user, max_points_per_user, outside, nonfinite, resolution, lon, lat,
                      memory_limit, passes) as (ps, k, dropped):
+            if workload is not None:   # the domain is checked by now
+                params["workload"] = check_workload(workload, domain)
             release = builder(ps, domain, epsilon / k, rnd, **params)
         report(1, 1, f"{method}: done")
     if dropped is not None:

@@ -87,6 +87,9 @@ def parser() -> argparse.ArgumentParser:
                    help="a method parameter, e.g. --param height=6 (repeatable)")
     b.add_argument("--nonnegative", action="store_true",
                    help="estimates by non-negative least squares over the released counts (no epsilon)")
+    b.add_argument("--workload", default=None, metavar="FILE",
+                   help="the queries you will ask: a CSV or Parquet file with columns xmin, ymin, xmax, ymax (in the "
+                        "domain's units); the quadtree (or auto, when it picks it) plans its budget for them")
     b.add_argument("--crs", default=None, help='coordinate reference system of the domain, e.g. "EPSG:4326"')
     r = sub.add_parser("regions", help="private counts for every region of a public layer (counties, states, ...)")
     _input_arguments(r, "the region release (.json, opens with psdviz info) or its counts table (.csv, .parquet)")
@@ -283,6 +286,24 @@ def check_input_options(a: argparse.Namespace) -> None:
                          "write a teaching file labelled NOT private")
 
 
+WORKLOAD_COLUMNS = ("xmin", "ymin", "xmax", "ymax")
+
+
+def read_workload(path: str) -> np.ndarray:
+    """The rectangles of a workload file (CSV or Parquet, columns xmin, ymin, xmax, ymax)."""
+    import pandas as pd
+    if not Path(path).is_file():
+        raise ValueError(f"--workload: no file {path!r}")
+    frame = pd.read_parquet(path) if path.lower().endswith(".parquet") else pd.read_csv(path)
+    missing = [c for c in WORKLOAD_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(f"--workload {path!r} has no column {missing[0]!r} (it needs {', '.join(WORKLOAD_COLUMNS)})")
+    values = frame[list(WORKLOAD_COLUMNS)].apply(pd.to_numeric, errors="coerce").to_numpy(float)
+    if not np.isfinite(values).all():
+        raise ValueError(f"--workload {path!r}: every xmin, ymin, xmax, ymax must be a finite number")
+    return values
+
+
 def run_build(a: argparse.Namespace) -> int:
     if not a.out.lower().endswith(".parquet"):
         raise ValueError(f"--out must be a .parquet release file (got {a.out!r})")
@@ -294,6 +315,8 @@ def run_build(a: argparse.Namespace) -> int:
         extra["resolution"] = a.resolution
     if a.nonnegative:
         extra["nonnegative"] = True
+    if a.workload is not None:
+        extra["workload"] = read_workload(a.workload)
     with _input(a, extra) as points, warnings.catch_warnings():
         warnings.simplefilter("ignore", EmptyReleaseWarning)     # said below, with the counts
         bar, update = _progress_bar()

@@ -57,6 +57,27 @@ def test_nonnegative_flag_gives_the_engine_release(data, capsys):
     np.testing.assert_array_equal(rel.answer(q), same.answer(q))
 
 
+def test_workload_file_gives_the_engine_release(data, capsys):
+    d, df = data
+    w = np.array([[-5, 40, 0, 45], [10, 50, 12, 52], [0, 36, 29, 59]])
+    pd.DataFrame(w, columns=["xmin", "ymin", "xmax", "ymax"]).to_csv(d / "w.csv", index=False)
+    out = d / "w.parquet"
+    assert main(["build", str(d / "points.csv"), "--lon", "lon", "--lat", "lat", "--domain", *DOMAIN,
+                 "--method", "quadtree", "--epsilon", "0.5", "--seed", "6", "--allow-seeded", "--workload",
+                 str(d / "w.csv"), "--out", str(out)]) == 0
+    rel = pv.load_release(out)
+    same = pv.build(df[["lon", "lat"]].to_numpy(), pv.Domain(-10, 35, 30, 60), "quadtree", 0.5, seed=6,
+                    nonfinite="drop", workload=w)
+    assert rel.params["budget"] == "workload" and np.allclose(rel.params["workload"], w)
+    np.testing.assert_array_equal(rel.answer(w), same.answer(w))
+    capsys.readouterr()
+    pd.DataFrame(w[:, :3], columns=["xmin", "ymin", "xmax"]).to_csv(d / "bad.csv", index=False)
+    code = main(["build", str(d / "points.csv"), "--lon", "lon", "--lat", "lat", "--domain", *DOMAIN,
+                 "--method", "quadtree", "--workload", str(d / "bad.csv"), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "has no column 'ymax'" in err and err.count("\n") == 1
+
+
 def test_auto_from_csv_with_user_level_privacy(data, capsys):
     d, _ = data
     out = d / "u.parquet"

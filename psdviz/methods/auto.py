@@ -189,15 +189,22 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
 
 
 def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
-               n_public: int | None = None) -> Release:
-    """Buy the facts, build the method the rule picks with its defaults and the rest of epsilon."""
-    from .registry import get_builder, parameters  # the registry lists this module too
+               n_public: int | None = None, workload: np.ndarray | None = None) -> Release:
+    """Buy the facts, build the method the rule picks with its defaults and the rest of epsilon (and the
+    workload, when the pick plans for one)."""
+    from .registry import accepts_workload, get_builder, parameters  # the registry lists this module too
 
     ledger = Ledger(epsilon)
     facts, pop = measure_facts(ps, epsilon, rnd, ledger, n_public)
     cost = ledger.total()
     rule = choose(facts)
     kw = {"n_public": pop} if "n_public" in parameters(rule.method) else {}
+    unused = None
+    if workload is not None and accepts_workload(rule.method):
+        kw["workload"] = workload
+    elif workload is not None:
+        unused = (f"The workload was not used: auto chose {rule.label}, which does not plan its measurements for "
+                  "queries (build method='quadtree' to plan for them).")
     rel = get_builder(rule.method)(ps, domain, epsilon - cost, rnd, **kw)
     if rule.nonnegative:
         rel = nonnegative(rel)
@@ -215,5 +222,8 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
               "choice_epsilon": cost, "spread": round(facts.spread, 4),
               "corner_share": round(facts.corner_share, 4),
               "coarse_corner_share": round(facts.coarse_corner_share, 4), **rel.params}
-    return rel.evolve(method="auto", params=params, notes=(why, *rel.notes), ledger=ledger.then(rel.ledger),
+    if unused:
+        params["workload"] = np.asarray(workload, float).tolist()
+    notes = (why, *rel.notes) if unused is None else (why, unused, *rel.notes)
+    return rel.evolve(method="auto", params=params, notes=notes, ledger=ledger.then(rel.ledger),
                       tree=dataclasses.replace(rel.tree, split_eps=split_eps))

@@ -22,7 +22,7 @@ from .early_stop import PRUNINGS
 from .htree import VARIANTS
 from .hybrid import default_switch
 from .kdtree import DEFAULT_PRUNE
-from .registry import get_builder, summary
+from .registry import BUILD_INPUTS, get_builder, summary
 
 CHOICES: dict[str, tuple[str, ...]] = {"budget": PLANS, "median": MEDIAN_METHODS, "variant": VARIANTS,
                                       "pruning": PRUNINGS}
@@ -53,7 +53,7 @@ def parameter_info(method: str) -> dict[str, Param]:
     sig = inspect.signature(get_builder(method))
     out = {}
     for n, p in sig.parameters.items():
-        if p.kind is not inspect.Parameter.KEYWORD_ONLY:
+        if p.kind is not inspect.Parameter.KEYWORD_ONLY or n in BUILD_INPUTS:
             continue
         names = _type_names(p.annotation)
         out[n] = dataclasses.replace(doc_for(method, n), name=n, kind=_kind(n, names), default=p.default,

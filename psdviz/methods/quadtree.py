@@ -39,6 +39,7 @@ from ..splits.keyers import morton_cells
 from .complete_tree import finish_complete_tree
 from .early_stop import effective_pruning, measure_with_stops
 from .gls_finish import finish_gls_tree
+from .workload_budget import workload_epsilons
 
 MAX_HEIGHT = 11  # the largest height under the node cap (tree.MAX_NODES)
 QUAD_C = 10.0    # height rule constant: expected leaf count about c / eps
@@ -88,9 +89,11 @@ def quad_structure(domain: Domain, height: int) -> dict:
 def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int | None = None,
                    budget: str = "geometric", postprocess: bool = True, prune: float | None = DEFAULT_PRUNE,
                    n_public: int | None = None, n_fraction: float = DEFAULT_N_FRACTION, c: float = QUAD_C,
-                   pruning: str = "build") -> Release:
+                   pruning: str = "build", workload: np.ndarray | None = None) -> Release:
     """Private quadtree: geometric budget, pruning m = 32 during the build, least squares, height from N.
-    ``pruning="after_ols"`` is the paper's text (the complete tree, OLS, then pruning)."""
+    ``pruning="after_ols"`` is the paper's text (the complete tree, OLS, then pruning). A ``workload``
+    (public query rectangles, checked by ``pv.build``) replaces the geometric plan by the plan for those
+    queries (:mod:`psdviz.methods.workload_budget`)."""
     ledger = Ledger(epsilon)
     c = check_positive(c, "c")
     eps_n, n_note = 0.0, "not needed (height given)"
@@ -98,22 +101,39 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
         height, eps_n, n_note = height_from_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction, c)
     height, capped = cap_by_resolution(check_int(height, "height", 1, 64), ps.grid.bits, "height", ps.grid.bits)
     check_node_count(quad_nodes(height), f"a quadtree of height {height} (at most {MAX_HEIGHT} fits)")
-    eps = level_epsilons(epsilon - eps_n, height, budget)
+    if workload is None:
+        eps, plan_note = level_epsilons(epsilon - eps_n, height, budget), None
+    else:
+        eps, budget, plan_note = _workload_plan(epsilon - eps_n, height, budget, workload, domain)
     pruning, pruning_note = effective_pruning(pruning, eps, prune)
     s = quad_structure(domain, height)
     split_eps = np.zeros(s["depth"].size)
     split_eps[0] = eps_n   # the noisy N chose the height: a structural spend at the root
     params = {"height": height, "budget": budget, "postprocess": bool(postprocess), "prune": prune, "N": n_note,
               "pruning": pruning}
+    if workload is not None:
+        params["workload"] = np.asarray(workload, float).tolist()   # public input: the queries planned for
     if pruning == "build" and prune is not None:
         skeleton = FlatTree(noisy=np.zeros(split_eps.size), count_eps=eps[s["depth"]], split_eps=split_eps, **s)
         tree = measure_with_stops(rnd, ledger, skeleton, level_counts(ps, height), eps, float(prune),
                                   np.zeros(height + 1), progress="quadtree levels")
         return finish_gls_tree(tree, ps, domain, ledger, rnd, "quadtree", params, postprocess=postprocess,
-                               answer="tree", notes=(capped, pruning_note),   # GLS: the stopped tree is not complete
+                               answer="tree", notes=(capped, pruning_note, plan_note),   # GLS: stopped tree
                                parallel=TreeTiling.of(skeleton, ps.grid))   # its levels were measured whole
     noisy, var = measure_levels(rnd, ledger, level_counts(ps, height), eps, progress="quadtree levels")
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps[s["depth"]], split_eps=split_eps, **s)
     return finish_complete_tree(tree, eps, 4, ps, domain, ledger, rnd, "quadtree", params,
-                                regular=True, postprocess=postprocess, prune=prune, notes=(capped, pruning_note))
+                                regular=True, postprocess=postprocess, prune=prune,
+                                notes=(capped, pruning_note, plan_note))
+
+
+def _workload_plan(epsilon: float, height: int, budget: str, workload: np.ndarray,
+                   domain: Domain) -> tuple[np.ndarray, str, str]:
+    """The per-level plan for a workload (eps per depth, the plan's name, a note for the release)."""
+    if budget != "geometric":
+        raise ValueError(f"budget={budget!r} and a workload: the workload sets the budget plan; drop one of them")
+    eps = workload_epsilons(epsilon, height, workload, domain)
+    shares = ", ".join(f"{e / epsilon:.0%}" for e in eps)
+    return eps, "workload", (f"budget planned for a workload of {len(workload):,} rectangles (epsilon per level "
+                             f"proportional to the cube root of its canonical nodes there; root to leaves: {shares})")
 

@@ -60,7 +60,18 @@ def summary(method: str) -> str:
     return get_builder(method).summary
 
 
+# Keyword inputs a builder may take that ``pv.build`` passes itself (not method parameters: no form, no
+# ``--param``): the publisher's query workload.
+BUILD_INPUTS = ("workload",)
+
+
 def parameters(method: str) -> dict[str, object]:
     """The method's parameters and their defaults (for forms and documentation)."""
     sig = inspect.signature(get_builder(method))
-    return {n: p.default for n, p in sig.parameters.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    return {n: p.default for n, p in sig.parameters.items()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY and n not in BUILD_INPUTS}
+
+
+def accepts_workload(method: str) -> bool:
+    """Whether ``method`` plans its measurements for a workload (``pv.build(..., workload=...)``)."""
+    return "workload" in inspect.signature(get_builder(method)).parameters

@@ -273,7 +273,8 @@ class Release:
         return {
             "method": self.method, "private": self.private, "epsilon": self.epsilon,
             "epsilon_spent": self.ledger.total(), "delta": self.ledger.delta(),
-            "parameters": {k: (v if isinstance(v, (int, float, str, bool, type(None))) else str(v))
+            "parameters": {k: (v if isinstance(v, (int, float, str, bool, type(None)))
+                               else f"{len(v):,} rectangles (recorded in the release)" if k == "workload" else str(v))
                            for k, v in self.params.items()},
             "domain": [self.domain.xmin, self.domain.ymin, self.domain.xmax, self.domain.ymax],
             "resolution": self.grid.describe() if self.grid is not None else None,

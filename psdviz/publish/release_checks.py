@@ -58,6 +58,13 @@ def _typed(value, kind) -> bool:
     return isinstance(value, kind)
 
 
+def _rects(value) -> bool:
+    """A recorded workload: a non-empty list of [xmin, ymin, xmax, ymax] with finite numbers."""
+    return (isinstance(value, list) and 0 < len(value) <= 100_000
+            and all(isinstance(r, list) and len(r) == 4 and all(is_number(x) and math.isfinite(x) for x in r)
+                    for r in value))
+
+
 def check_metadata(meta) -> None:
     """Types and ranges of every metadata field the loader reads."""
     if not isinstance(meta, dict):
@@ -69,8 +76,10 @@ def check_metadata(meta) -> None:
             raise bad(f"the release metadata's {key!r} is not a {kind.__name__} (got {type(meta[key]).__name__})")
     if not _METHOD.match(meta["method"]):
         raise bad(f"unknown method {meta['method']!r} (a psdviz method name: lower-case letters, digits, '-')")
-    if not all(isinstance(v, (str, int, float, bool, type(None))) for v in meta["parameters"].values()):
-        raise bad("the release parameters must be plain values (numbers, strings, booleans)")
+    if not all(isinstance(v, (str, int, float, bool, type(None))) or (k == "workload" and _rects(v))
+               for k, v in meta["parameters"].items()):
+        raise bad("the release parameters must be plain values (numbers, strings, booleans; a workload: a list of "
+                  "[xmin, ymin, xmax, ymax])")
     dom = meta["domain"]
     if len(dom) != 4 or not all(is_number(v) and math.isfinite(v) for v in dom):
         raise bad(f"the domain must be four finite numbers (got {dom!r})")

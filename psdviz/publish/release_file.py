@@ -40,9 +40,12 @@ _COLUMNS, _RECT = checks.NODE_COLUMNS, checks.RECT_COLUMNS
 
 
 def _json_value(v):
-    """Parameters as JSON values (numbers, strings, booleans, None); anything else as its text."""
+    """Parameters as JSON values (numbers, strings, booleans, None, lists of them such as a workload's
+    rectangles); anything else as its text."""
     if isinstance(v, (bool, str, type(None))):
         return v
+    if isinstance(v, (list, tuple)):
+        return [_json_value(x) for x in v]
     if isinstance(v, (int, float, np.integer, np.floating)):
         v = v.item() if hasattr(v, "item") else v
         return v if not (isinstance(v, float) and not math.isfinite(v)) else str(v)

@@ -232,3 +232,29 @@ def test_quadtree_stop_audit():
         laws.append(np.bincount(keys, minlength=16))
     assert laws[0].sum() == runs and laws[1][laws[0] == 0].sum() < runs    # the pattern varies
     assert ratio_ok(laws[0], laws[1], runs, eps)
+
+
+def _workload_leaf_law(data: np.ndarray, runs: int, eps: float) -> np.ndarray:
+    """The released noisy count of the depth-2 cell holding (0.8, 0.8), the quadtree's budget planned for
+    a workload of that level's cells (seeded runs)."""
+    cells = np.array([[x, y, x + 0.25, y + 0.25] for x in (0, 0.25, 0.5, 0.75) for y in (0, 0.25, 0.5, 0.75)])
+    out = []
+    for s in range(runs):
+        t = pv.build(data, DOM, "quadtree", eps, seed=s, resolution=BITS, height=2, prune=None, workload=cells).tree
+        leaf = np.flatnonzero((t.depth == 2) & (t.rect[:, 0] == 0.75) & (t.rect[:, 1] == 0.75))[0]
+        out.append(t.noisy[leaf])
+    return np.asarray(out)
+
+
+def test_quadtree_workload_plan_audit():
+    """The workload sets only where epsilon goes; the plan sums to epsilon (the ledger refuses more), so
+    a point added in the cell moves the law of its released count by at most e^epsilon. The check has
+    power: the leaf level holds about 0.9 of epsilon here, and claiming 0.3 fails it."""
+    runs, eps = 1000, 1.0
+    d = np.array([[0.1, 0.1], [0.2, 0.3], [0.8, 0.8], [0.85, 0.9]])
+    a, b = _workload_leaf_law(d, runs, eps), _workload_leaf_law(np.vstack([d, [[0.8, 0.9]]]), runs, eps)
+    lo = int(min(a.min(), b.min()))
+    n = int(max(a.max(), b.max())) - lo + 1
+    ca, cb = np.bincount((a - lo).astype(int), minlength=n), np.bincount((b - lo).astype(int), minlength=n)
+    assert ratio_ok(ca, cb, runs, eps)
+    assert not ratio_ok(ca, cb, runs, 0.3)

@@ -1,0 +1,93 @@
+"""A quadtree's per-level budget for a known workload (ICDE'12 section 4.2's derivation, given the queries).
+
+Rule. A query's answer from the complete tree without consistency is the sum of its canonical nodes
+(the largest nodes inside it, none inside another) plus a share f of each leaf it cuts; with count
+noise of variance 2 / eps_l^2 at depth l its variance is sum_l n_l 2 / eps_l^2, n_l the canonical nodes
+at depth l (the cut leaves counting f^2 each). Summed over the workload, sum_l N_l / eps_l^2 under
+sum_l eps_l = epsilon is smallest at eps_l proportional to N_l^(1/3) (Lagrange). The paper does this
+for every query at random, where N_l grows as 2^l and the answer is its geometric plan; here N_l is
+counted on the publisher's own queries, which DAWA's second stage also does for its hierarchy (its
+greedy weights). Least squares then runs as usual; the plan is only where the epsilon goes.
+
+Counting, per query and depth, without visiting nodes: F_l, the depth-l cells inside the query, is a
+product of whole cell spans per axis; the canonical ones are F_l - 4 F_(l-1) (the children of a cell
+inside are inside). The cut leaves' f^2 sum to S_x S_y - F_h, S_x the sum over the leaf columns the
+query meets of (its share of the column's width)^2.
+
+Privacy: the workload is public input and the plan is a function of it, the domain and the height
+(itself from public values or the noisy N); the counts are measured exactly as under any other plan
+(geometric noise per level, sequential along a path, the plan summing to epsilon). A level no query
+uses directly gets nothing; see :func:`workload_epsilons`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.domain import Domain, validate_rects
+from ..core.validation import check_epsilon
+
+MAX_RECTS = 100_000
+FLOOR_SHARE = 0.05   # every level keeps at least this share of the plan's largest level (see workload_epsilons)
+
+
+def check_workload(rects, domain: Domain) -> np.ndarray:
+    """The workload as a (k, 4) array clipped to the domain; a ValueError names what to fix."""
+    arr = validate_rects(rects)
+    if not 1 <= arr.shape[0] <= MAX_RECTS:
+        raise ValueError(f"workload must hold between 1 and {MAX_RECTS:,} rectangles (got {arr.shape[0]:,})")
+    clipped = np.column_stack([np.clip(arr[:, 0], domain.xmin, domain.xmax), np.clip(arr[:, 1], domain.ymin,
+                               domain.ymax), np.clip(arr[:, 2], domain.xmin, domain.xmax),
+                               np.clip(arr[:, 3], domain.ymin, domain.ymax)])
+    empty = (clipped[:, 2] <= clipped[:, 0]) | (clipped[:, 3] <= clipped[:, 1])
+    if empty.any():
+        raise ValueError(f"workload rectangle {int(np.flatnonzero(empty)[0])} has no area inside the domain "
+                         f"[{domain.xmin:g}, {domain.xmax:g}] x [{domain.ymin:g}, {domain.ymax:g}]; drop it or fix "
+                         "its corners")
+    return clipped
+
+
+def _axis(lo: np.ndarray, hi: np.ndarray, cells: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per query on one axis (in cell units of a level with ``cells`` cells): whole cells inside, and the
+    sum over the cells it meets of (its share of the cell)^2."""
+    whole = np.maximum(np.floor(hi) - np.ceil(lo), 0.0)
+    first, last = np.floor(lo), np.minimum(np.ceil(hi) - 1, cells - 1)
+    same = first == last
+    f_first = np.where(same, hi - lo, first + 1 - lo)
+    f_last = np.where(same, 0.0, hi - last)
+    inner = np.maximum(last - first - 1, 0.0)
+    return whole, f_first ** 2 + f_last ** 2 + inner
+
+
+def canonical_counts(rects: np.ndarray, domain: Domain, height: int) -> np.ndarray:
+    """N_l per depth l = 0..height: canonical nodes of the workload at depth l, the cut leaves counting
+    their share squared at the leaves (module docstring)."""
+    x0 = (rects[:, 0] - domain.xmin) / domain.width
+    x1 = (rects[:, 2] - domain.xmin) / domain.width
+    y0 = (rects[:, 1] - domain.ymin) / domain.height
+    y1 = (rects[:, 3] - domain.ymin) / domain.height
+    inside = []
+    for d in range(height + 1):
+        m = 1 << d
+        wx, _ = _axis(x0 * m, x1 * m, m)
+        wy, _ = _axis(y0 * m, y1 * m, m)
+        inside.append(wx * wy)
+    n = np.array([inside[0].sum()] + [(inside[d] - 4 * inside[d - 1]).sum() for d in range(1, height + 1)])
+    m = 1 << height
+    _, sx = _axis(x0 * m, x1 * m, m)
+    _, sy = _axis(y0 * m, y1 * m, m)
+    n[-1] += (sx * sy - inside[-1]).sum()
+    return n
+
+
+def workload_epsilons(epsilon: float, height: int, rects: np.ndarray, domain: Domain) -> np.ndarray:
+    """eps per depth, proportional to N_l^(1/3), summing to ``epsilon``.
+
+    A level that no query uses directly would get nothing, which leaves least squares without that
+    level and the build's early stop without a count to stop on; every level keeps at least
+    ``FLOOR_SHARE`` of the largest level's epsilon (the plan then still sums to epsilon)."""
+    epsilon = check_epsilon(epsilon)
+    weight = np.cbrt(np.maximum(canonical_counts(rects, domain, height), 0.0))
+    if weight.max() <= 0:
+        weight = np.ones(height + 1)
+    weight = np.maximum(weight, FLOOR_SHARE * weight.max())
+    return epsilon * weight / weight.sum()
