@@ -144,6 +144,9 @@ def choose_build() -> BuildSpec:
                 params[name] = value
         resolution = int(st.number_input("resolution (bits per axis)", 1, MAX_RESOLUTION, DEFAULT_RESOLUTION,
                                          step=1, key="resolution", help=build_help("resolution")))
+    workload = drawn_workload(method)
+    if workload:
+        params["workload"] = workload
     mode = st.radio("Randomness", ["fresh", "seed"], horizontal=True, key="rand_mode", help=build_help("seed"))
     seed = None
     if mode == "seed":
@@ -173,6 +176,21 @@ def choose_randomness(prefix: str, what: str) -> tuple[int | None, int]:
     st.caption(f"Fresh: noise from OS entropy, as a real release would use; the {what} is kept until you draw "
                "new noise.")
     return None, nonce
+
+
+def drawn_workload(method: str) -> list[list[float]] | None:
+    """The rectangles queried so far on this data, as the quadtree's workload when the user asks for it
+    (``pv.build(..., workload=...)``: the budget planned for them; public input, recorded in the release)."""
+    if method not in ("quadtree", "auto"):
+        return None
+    drawn = {(h["xmin"], h["ymin"], h["xmax"], h["ymax"]) for h in st.session_state.get(keys.COMPARISONS, [])}
+    if not drawn:
+        return None
+    text = (f"Plan the quadtree's budget for the {len(drawn)} rectangle{'s' * (len(drawn) > 1)} queried so far: "
+            "epsilon goes to the levels those queries use (the release records them and answers any other).")
+    if not st.checkbox(f"Plan for my {len(drawn)} queries", key="plan_workload", help=text):
+        return None
+    return [list(map(float, r)) for r in sorted(drawn)]
 
 
 def check_spec(spec: BuildSpec) -> str | None:

@@ -212,3 +212,21 @@ def test_a_500k_cell_release_is_drawn_as_one_raster_and_answers_a_click():
     at.session_state["fake_map_value"] = {"all_drawings": None, "last_object_clicked": {"lat": 40.0, "lng": 10.0}}
     at.run()
     assert any(s.value == "Clicked cell" for s in at.subheader)
+
+
+def test_plan_for_my_queries_rebuilds_the_quadtree_for_the_drawn_rectangles(points):
+    """After a query, the sidebar offers to plan the quadtree's budget for the rectangles queried so far;
+    checked, the release is the engine's build with that workload and the query is answered from it."""
+    at = _app()
+    assert not [c for c in at.checkbox if c.key == "plan_workload"]          # nothing queried yet
+    at.session_state["fake_map_value"] = {"all_drawings": [_drawing(RECT)], "last_object_clicked": None}
+    at.run()
+    at.run()                               # the sidebar, drawn before the map, now sees the recorded query
+    at.checkbox(key="plan_workload").check().run()
+    assert not at.exception and not at.error
+    rel = pv.build(points, pv.Domain.world(), method="quadtree", epsilon=0.5, seed=7, nonfinite="drop", height=6,
+                   prune=None, workload=[RECT])
+    assert rel.params["budget"] == "workload"
+    assert _metric(at, "Private answer") == f"{float(rel.answer([RECT])[0]):,.1f}"
+    se = float(np.sqrt(rel.answer_variance([RECT])[0]))
+    assert _metric(at, "Standard error") == f"± {se:,.1f}"
