@@ -191,6 +191,9 @@ def nonfinite_error(n_bad: int, n_input: int) -> ValueError:
     return ValueError(f"{n_bad} of {n_input} rows contain NaN or inf; remove them or pass nonfinite='drop'")
 
 
+MAX_WORKLOAD_RECTS = 100_000   # a workload's rectangles (pv.build(..., workload=...), and as a file records it)
+
+
 def validate_rects(rects) -> np.ndarray:
     """Query rectangles as a (k, 4) float array [xmin, ymin, xmax, ymax] with xmin <= xmax, ymin <= ymax."""
     arr = np.array(rects, dtype=float, copy=True)

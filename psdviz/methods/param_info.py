@@ -12,7 +12,6 @@ the kd family's pruning threshold for ``prune``, and None where the engine deriv
 from __future__ import annotations
 
 import dataclasses
-import inspect
 
 from ..core.budget import PLANS
 from ..core.params import Param, coerce_all, parameters_section
@@ -22,7 +21,7 @@ from .early_stop import PRUNINGS
 from .htree import VARIANTS
 from .hybrid import default_switch
 from .kdtree import DEFAULT_PRUNE
-from .registry import BUILD_INPUTS, get_builder, summary
+from .registry import keyword_parameters, summary
 
 CHOICES: dict[str, tuple[str, ...]] = {"budget": PLANS, "median": MEDIAN_METHODS, "variant": VARIANTS,
                                       "pruning": PRUNINGS}
@@ -50,12 +49,9 @@ def _kind(name: str, names: set[str]) -> str:
 def parameter_info(method: str) -> dict[str, Param]:
     """name -> :class:`~psdviz.core.params.Param` for every keyword parameter of ``method``'s builder,
     in signature order (``pv.method_parameters``)."""
-    sig = inspect.signature(get_builder(method))
     out = {}
-    for n, p in sig.parameters.items():
-        if p.kind is not inspect.Parameter.KEYWORD_ONLY or n in BUILD_INPUTS:
-            continue
-        names = _type_names(p.annotation)
+    for p in keyword_parameters(method):
+        n, names = p.name, _type_names(p.annotation)
         out[n] = dataclasses.replace(doc_for(method, n), name=n, kind=_kind(n, names), default=p.default,
                                      optional="None" in names or p.default is None, choices=CHOICES.get(n, ()))
     return out

@@ -65,11 +65,17 @@ def summary(method: str) -> str:
 BUILD_INPUTS = ("workload",)
 
 
+def keyword_parameters(method: str) -> list[inspect.Parameter]:
+    """The builder's keyword-only parameters that are method parameters (``BUILD_INPUTS`` aside), in
+    signature order."""
+    sig = inspect.signature(get_builder(method))
+    return [p for n, p in sig.parameters.items()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY and n not in BUILD_INPUTS]
+
+
 def parameters(method: str) -> dict[str, object]:
     """The method's parameters and their defaults (for forms and documentation)."""
-    sig = inspect.signature(get_builder(method))
-    return {n: p.default for n, p in sig.parameters.items()
-            if p.kind is inspect.Parameter.KEYWORD_ONLY and n not in BUILD_INPUTS}
+    return {p.name: p.default for p in keyword_parameters(method)}
 
 
 def accepts_workload(method: str) -> bool:

@@ -23,21 +23,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.domain import Domain, validate_rects
+from ..core.domain import MAX_WORKLOAD_RECTS, Domain, validate_rects
 from ..core.validation import check_epsilon
 
-MAX_RECTS = 100_000
 FLOOR_SHARE = 0.05   # every level keeps at least this share of the plan's largest level (see workload_epsilons)
 
 
 def check_workload(rects, domain: Domain) -> np.ndarray:
     """The workload as a (k, 4) array clipped to the domain; a ValueError names what to fix."""
     arr = validate_rects(rects)
-    if not 1 <= arr.shape[0] <= MAX_RECTS:
-        raise ValueError(f"workload must hold between 1 and {MAX_RECTS:,} rectangles (got {arr.shape[0]:,})")
-    clipped = np.column_stack([np.clip(arr[:, 0], domain.xmin, domain.xmax), np.clip(arr[:, 1], domain.ymin,
-                               domain.ymax), np.clip(arr[:, 2], domain.xmin, domain.xmax),
-                               np.clip(arr[:, 3], domain.ymin, domain.ymax)])
+    if not 1 <= arr.shape[0] <= MAX_WORKLOAD_RECTS:
+        raise ValueError(f"workload must hold between 1 and {MAX_WORKLOAD_RECTS:,} rectangles (got {arr.shape[0]:,})")
+    lo, hi = [domain.xmin, domain.ymin] * 2, [domain.xmax, domain.ymax] * 2
+    clipped = np.clip(arr, lo, hi)
     empty = (clipped[:, 2] <= clipped[:, 0]) | (clipped[:, 3] <= clipped[:, 1])
     if empty.any():
         raise ValueError(f"workload rectangle {int(np.flatnonzero(empty)[0])} has no area inside the domain "
@@ -68,14 +66,11 @@ def canonical_counts(rects: np.ndarray, domain: Domain, height: int) -> np.ndarr
     inside = []
     for d in range(height + 1):
         m = 1 << d
-        wx, _ = _axis(x0 * m, x1 * m, m)
-        wy, _ = _axis(y0 * m, y1 * m, m)
+        wx, sx = _axis(x0 * m, x1 * m, m)
+        wy, sy = _axis(y0 * m, y1 * m, m)
         inside.append(wx * wy)
     n = np.array([inside[0].sum()] + [(inside[d] - 4 * inside[d - 1]).sum() for d in range(1, height + 1)])
-    m = 1 << height
-    _, sx = _axis(x0 * m, x1 * m, m)
-    _, sy = _axis(y0 * m, y1 * m, m)
-    n[-1] += (sx * sy - inside[-1]).sum()
+    n[-1] += (sx * sy - inside[-1]).sum()          # sx, sy: the leaf level's, from the last round
     return n
 
 

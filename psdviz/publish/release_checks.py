@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..core.domain import MAX_WORKLOAD_RECTS
 from ..core.grid import Grid, check_resolution
 from ..core.ledger import MAX_TOTAL_DELTA, TOLERANCE, Ledger, Spend
 from ..core.privacy_unit import PrivacyUnit
@@ -60,7 +61,7 @@ def _typed(value, kind) -> bool:
 
 def _rects(value) -> bool:
     """A recorded workload: a non-empty list of [xmin, ymin, xmax, ymax] with finite numbers."""
-    return (isinstance(value, list) and 0 < len(value) <= 100_000
+    return (isinstance(value, list) and 0 < len(value) <= MAX_WORKLOAD_RECTS
             and all(isinstance(r, list) and len(r) == 4 and all(is_number(x) and math.isfinite(x) for x in r)
                     for r in value))
 
