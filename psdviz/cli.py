@@ -294,7 +294,10 @@ def read_workload(path: str) -> np.ndarray:
     import pandas as pd
     if not Path(path).is_file():
         raise ValueError(f"--workload: no file {path!r}")
-    frame = pd.read_parquet(path) if path.lower().endswith(".parquet") else pd.read_csv(path)
+    try:
+        frame = pd.read_parquet(path) if path.lower().endswith(".parquet") else pd.read_csv(path)
+    except (ValueError, OSError) as exc:     # pandas' and pyarrow's read errors
+        raise ValueError(f"--workload {path!r} cannot be read as CSV or Parquet ({exc})") from None
     missing = [c for c in WORKLOAD_COLUMNS if c not in frame.columns]
     if missing:
         raise ValueError(f"--workload {path!r} has no column {missing[0]!r} (it needs {', '.join(WORKLOAD_COLUMNS)})")

@@ -76,6 +76,11 @@ def test_workload_file_gives_the_engine_release(data, capsys):
                  "--method", "quadtree", "--workload", str(d / "bad.csv"), "--out", str(out)])
     err = capsys.readouterr().err
     assert code == 2 and "has no column 'ymax'" in err and err.count("\n") == 1
+    (d / "empty.csv").write_text("")
+    code = main(["build", str(d / "points.csv"), "--lon", "lon", "--lat", "lat", "--domain", *DOMAIN,
+                 "--method", "quadtree", "--workload", str(d / "empty.csv"), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "--workload" in err and "cannot be read" in err and err.count("\n") == 1
 
 
 def test_auto_from_csv_with_user_level_privacy(data, capsys):
