@@ -179,7 +179,8 @@ def _warn_if_empty(release: Release, domain: Domain) -> None:
 def build_regions(points, regions, method: str = "regions", epsilon: float = 0.5, seed: int | None = None, *,
                   domain: Domain | None = None, resolution: int = DEFAULT_RESOLUTION, user=None,
                   max_points_per_user: int | None = None, lon: str | None = None, lat: str | None = None,
-                  memory_limit: str | None = None, nonfinite: str = "drop", passes: str = "auto"):
+                  memory_limit: str | None = None, nonfinite: str = "drop", passes: str = "auto",
+                  pooling: str = "sparse"):
     """Private counts for every region of a public layer, consistent over its tree.
 
     Parameters
@@ -201,6 +202,11 @@ def build_regions(points, regions, method: str = "regions", epsilon: float = 0.5
         from a border that may misplace it).
     user, max_points_per_user, lon, lat, memory_limit, nonfinite, passes
         As for :func:`build`.
+    pooling : {"sparse", "none"}
+        "sparse": a region whose noisy count is at most its number of children times one noise
+        standard deviation of a child's count is measured again with the budget of the levels below
+        it, and its descendants get area shares of its count instead of noisy counts of their own
+        (``counts()["source"]`` says which); "none": every region of every level is measured.
 
     Returns
     -------
@@ -209,6 +215,7 @@ def build_regions(points, regions, method: str = "regions", epsilon: float = 0.5
         children), standard error; the release protocol (report, audit, save, ledger).
     """
     from .regions import Regions, measure_regions
+    from .regions.build import check_pooling
     if not isinstance(regions, Regions):
         raise ValueError("regions must be a psdviz.regions.Regions (Regions.from_file, Regions.from_frame, "
                          "us_counties(), ...)")
@@ -218,9 +225,10 @@ def build_regions(points, regions, method: str = "regions", epsilon: float = 0.5
     domain = domain if domain is not None else Domain(*regions.bounds())
     rnd = make_randomness(seed)
     check_passes(passes)
+    check_pooling(pooling)
     with _source(points, domain, rnd, user, max_points_per_user, "drop", nonfinite, resolution, lon, lat,
                  memory_limit, passes) as (ps, k, dropped):
-        rel = measure_regions(ps, regions, epsilon / k, rnd)
+        rel = measure_regions(ps, regions, epsilon / k, rnd, pooling)
     if dropped is not None:
         rel = dataclasses.replace(rel, ledger=rel.ledger.per_user(k, epsilon), privacy_unit=user_unit(k),
                                   input_report={**rel.input_report, "rows_dropped_by_user_bound": dropped})

@@ -33,6 +33,7 @@ from .core.domain import Domain
 from .core.source import rows_read
 from .methods.param_info import method_help
 from .methods.registry import methods, references
+from .regions.build import POOLINGS
 from .releases import load_release
 from .sources.files import expand_paths, file_kind
 
@@ -99,6 +100,9 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--parent", default=None, help="the layer's parent id column: levels from the parent links")
     r.add_argument("--name", default=None, help="the layer's region name column")
     r.add_argument("--layer", default=None, help="the TopoJSON object or GeoPackage layer to read")
+    r.add_argument("--pooling", choices=POOLINGS, default="sparse",
+                   help="sparse (default): a region whose private count is too small for its children is measured "
+                        "again and its descendants get area shares of it; none: measure every region")
     p = sub.add_parser("params", help="a method's parameters: accepted values, defaults, meaning, paper section")
     p.add_argument("method", nargs="?", choices=list(methods()) + list(references()), help="a spatial method")
     p.add_argument("--reference", action="store_true", help="print the whole API reference (docs/api.md)")
@@ -354,7 +358,7 @@ def run_regions(a: argparse.Namespace) -> int:
     layer = load_layer(a)
     extra = {} if a.resolution is None else {"resolution": a.resolution}
     with _input(a, extra) as points:
-        rel = build_regions(points, layer, epsilon=a.epsilon, seed=a.seed, **extra)
+        rel = build_regions(points, layer, epsilon=a.epsilon, seed=a.seed, pooling=a.pooling, **extra)
     print(input_counts(rel), file=sys.stderr)
     if suffix == ".json":
         path = rel.save(a.out, allow_seeded=a.allow_seeded)

@@ -11,6 +11,7 @@ import numpy as np
 from .validation import check_epsilon
 
 PLANS = ("uniform", "geometric", "leaf")
+STOP_SDS = 1.0   # stopping rules read a noisy count as small when it is within this many noise sds
 
 
 def level_epsilons(epsilon: float, height: int, plan: str = "geometric") -> np.ndarray:

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.budget import STOP_SDS  # a node stops when its noisy count <= max(threshold, STOP_SDS * sd)
 from ..core.ledger import Ledger
 from ..core.noise import geometric_noise, geometric_variance
 from ..core.progress import report
 from ..core.rng import Randomness
 from ..core.tree import FlatTree
 
-STOP_SDS = 1.0   # a node stops when its noisy count <= max(threshold, STOP_SDS * its noise sd)
 PRUNINGS = ("after_ols", "build")   # when a tree's prune threshold applies
 
 

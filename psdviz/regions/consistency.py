@@ -65,6 +65,32 @@ def ancestors(tree: FlatTree) -> np.ndarray:
     return anc
 
 
+def up_sums(values: np.ndarray, parent: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """Leaf values summed into every ancestor (children into parents, deepest level first)."""
+    out = np.asarray(values, dtype=float).copy()
+    for d in range(int(levels.max(initial=0)), 0, -1):
+        at = np.flatnonzero((levels == d) & (parent >= 0))
+        out += np.bincount(parent[at], weights=out[at], minlength=parent.size)
+    return out
+
+
+def area_shares(parent: np.ndarray, levels: np.ndarray, leaf_area: np.ndarray) -> np.ndarray:
+    """Each region's share of its parent (1 at the top): the area of its leaf regions over its
+    parent's, so a parent's children share all of it even where the layer has gaps; equal shares
+    among siblings whose areas sum to zero."""
+    area = up_sums(leaf_area, parent, levels)
+    has = parent >= 0
+    total = np.ones(parent.size)
+    total[has] = area[parent[has]]
+    siblings = np.bincount(parent[has], minlength=parent.size)
+    share = np.ones(parent.size)
+    ok = has & (total > 0)
+    share[ok] = area[ok] / total[ok]
+    flat = has & ~(total > 0)
+    share[flat] = 1.0 / siblings[parent[flat]]
+    return share
+
+
 def simplex_project(y: np.ndarray, group: np.ndarray, target: np.ndarray) -> np.ndarray:
     """Per group, the closest non-negative values (Euclidean) to ``y`` that sum to the group's
     ``target`` (given per element): x = max(y - tau, 0) with tau fixed by the sum. Vectorised: one sort

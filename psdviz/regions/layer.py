@@ -114,6 +114,17 @@ class Regions:
         out.setflags(write=False)
         return out
 
+    def leaf_areas(self) -> np.ndarray:
+        """Area of every region without child regions in the layer's coordinates (0 for the others):
+        public, like the layer; what area shares below a pooled region are taken from."""
+        import shapely
+
+        from .assign import leaf_rows
+        out = np.zeros(len(self.frame))
+        rows = leaf_rows(self.parent_index())
+        out[rows] = shapely.area(self.geometry[rows])
+        return out
+
     def raster(self, grid):
         """The leaf regions drawn on ``grid`` (:class:`~psdviz.regions.raster.LeafRaster`), made once per
         grid (the last few are kept): public, like the layer."""

@@ -21,6 +21,8 @@ from ..publish.release import freeze
 from ..publish.release_checks import bad
 
 FORMAT = "psdviz-regions"
+MEASURED, STOPPED, SHARED = 0, 1, 2       # how a region's count was obtained
+SOURCES = ("measured", "measured twice, children pooled", "area share of a pooled region")
 
 
 @dataclass(frozen=True)
@@ -38,9 +40,12 @@ class RegionRelease:
     notes: tuple[str, ...] = ()
     privacy_unit: PrivacyUnit = field(default_factory=PrivacyUnit)
     input_report: dict = field(default_factory=dict)   # the owner's exact input counts: audit() only
+    status: np.ndarray | None = None   # MEASURED, STOPPED or SHARED per region (None: every region measured)
 
     def __post_init__(self) -> None:
-        freeze(self, arrays=("noisy", "estimate", "least_squares", "standard_error"), tuples=("notes",),
+        if self.status is None:
+            object.__setattr__(self, "status", np.full(self.estimate.size, MEASURED, dtype=np.int8))
+        freeze(self, arrays=("noisy", "estimate", "least_squares", "standard_error", "status"), tuples=("notes",),
                dicts=("params", "input_report"))
         object.__setattr__(self, "table", self.table.reset_index(drop=True).copy())
 
@@ -49,8 +54,11 @@ class RegionRelease:
         return self.ledger.budget
 
     def counts(self) -> pd.DataFrame:
-        """id, name, level, parent, estimate (released integer), standard_error, noisy (as measured)."""
-        return self.table.assign(estimate=self.estimate, standard_error=self.standard_error, noisy=self.noisy)
+        """id, name, level, parent, estimate (released integer), standard_error, noisy (as measured; NaN
+        where not measured), source (measured; measured twice with its children pooled; area share of a
+        pooled region)."""
+        return self.table.assign(estimate=self.estimate, standard_error=self.standard_error, noisy=self.noisy,
+                                 source=np.asarray(SOURCES, dtype=object)[self.status])
 
     def report(self) -> dict:
         """Publishable facts: method, parameters, epsilon, ledger, randomness, privacy unit, notes."""
@@ -74,7 +82,8 @@ class RegionRelease:
             "regions": {"id": t["id"].tolist(), "name": t["name"].tolist(), "level": t["level"].tolist(),
                         "parent": [None if p is None or p != p else str(p) for p in t["parent"]]},
             "noisy": self.noisy.tolist(), "estimate": self.estimate.tolist(),
-            "least_squares": self.least_squares.tolist(), "standard_error": self.standard_error.tolist()})
+            "least_squares": self.least_squares.tolist(), "standard_error": self.standard_error.tolist(),
+            "status": self.status.tolist()})
 
 
 def load_regions(path) -> RegionRelease:
@@ -105,6 +114,9 @@ def load_regions(path) -> RegionRelease:
     params = doc["report"].get("parameters")
     if not isinstance(params, dict):
         raise bad("parameters must be an object")
+    status = jr.int_array(doc.get("status", [MEASURED] * n), "status", MEASURED, SHARED + 1)
+    if status.size != n or not np.array_equal(np.isnan(arrays[0]), status == SHARED):
+        raise bad("status must name one source per region, and exactly the pooled regions have no noisy count")
     return RegionRelease(table, arrays[0], est, arrays[1], arrays[2], params, ledger, rnd,
                          tuple(jr.text_list(doc["report"].get("notes"), "notes")),
-                         PrivacyUnit.parse(str(doc.get("privacy_unit"))))
+                         PrivacyUnit.parse(str(doc.get("privacy_unit"))), status=status.astype(np.int8))

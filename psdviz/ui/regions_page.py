@@ -12,6 +12,7 @@ import psdviz as pv
 from psdviz import regions as rg
 from psdviz.io.samples import sample_points
 from psdviz.regions.build import true_counts
+from psdviz.regions.release import SOURCES
 
 from . import data_input, export, keys, mapview, words
 from . import regions_view as view
@@ -34,8 +35,9 @@ def _uploaded(digest: str, _data: bytes, filename: str, id_col: str, parent: str
 
 
 @st.cache_resource(max_entries=4, show_spinner="Counting the regions privately...")
-def _build(key: str, _xy: np.ndarray, _layer: rg.Regions, epsilon: float, seed: int | None, nonce: int):
-    return pv.build_regions(_xy, _layer, epsilon=epsilon, seed=seed)
+def _build(key: str, _xy: np.ndarray, _layer: rg.Regions, epsilon: float, seed: int | None, nonce: int,
+           pooling: str = "sparse"):
+    return pv.build_regions(_xy, _layer, epsilon=epsilon, seed=seed, pooling=pooling)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -90,6 +92,19 @@ def _pick_region(frame, counts: pd.DataFrame, level: int) -> str | None:
     return st.selectbox("Region", ids, key=keys.REGION, format_func=lambda i: f"{names.get(i, i)} ({i})")
 
 
+def _source_words(counts: pd.DataFrame, r: pd.Series) -> str:
+    """How a pooled region's count was made, in words."""
+    if r["source"] == SOURCES[1]:
+        return ("Pooled: this region's private count was too small for the regions inside it at this epsilon, so "
+                "it was measured twice and the regions inside it get shares of it by area.")
+    by_id = counts.set_index("id")
+    up = r["parent"]
+    while by_id.loc[up, "source"] == SOURCES[2]:     # a shared region's pooled ancestor
+        up = by_id.loc[up, "parent"]
+    return (f"Not measured: an area share of the count of {by_id.loc[up, 'name']}, which was pooled (uniform density "
+            "assumed inside it; the standard error covers the noise, not that assumption).")
+
+
 def _region_panel(counts: pd.DataFrame, rid: str, truth: np.ndarray | None) -> None:
     row = counts.index[counts["id"] == rid][0]
     r = counts.loc[row]
@@ -100,6 +115,8 @@ def _region_panel(counts: pd.DataFrame, rid: str, truth: np.ndarray | None) -> N
     st.caption(f"95 % interval for the noise: {view.interval(float(r['estimate']), float(r['standard_error']))} "
                "(from the standard error of the least-squares step, before the counts are made non-negative whole "
                "numbers).")
+    if r.get("source", SOURCES[0]) != SOURCES[0]:
+        st.caption(_source_words(counts, r))
     if truth is not None and st.toggle("Show the true count (owner's view, NOT private)", key="rg_truth"):
         st.metric("True count (NOT private)", f"{int(truth[row]):,}")
     kids = counts[counts["parent"] == rid]
@@ -145,10 +162,14 @@ def render() -> None:
         data_name, xy = _points()
         epsilon = st.select_slider("Epsilon", [0.01, 0.03, 0.1, 0.3, 1.0, 3.0], value=1.0, key="rg_eps",
                                    help="Split evenly across the layer's levels.")
+        pool = st.checkbox("Pool sparse regions", value=True, key="rg_pool",
+                           help="A region whose private count is too small for its children at this epsilon is "
+                                "measured again instead, and the regions inside it get shares of its count by area "
+                                "(their noise would be larger than their counts). Off: every region is measured.")
         seed, nonce = choose_randomness("rg", "region release")
     key = f"{data_name}|{layer_name}|{len(layer.frame)}"
     try:
-        rel = _build(key, xy, layer, float(epsilon), seed, nonce)
+        rel = _build(key, xy, layer, float(epsilon), seed, nonce, "sparse" if pool else "none")
     except ValueError as exc:
         st.error(f"Cannot build: {exc}")
         return
@@ -156,7 +177,7 @@ def render() -> None:
     audit = rel.audit()
     st.caption(f"{audit['rows_used']:,} points used; {audit['rows_in_no_region']:,} fall in no region and "
                f"{audit['rows_outside_domain']:,} outside the layer (exact counts: for the data owner only). "
-               f"{rel.notes[0][0].upper()}{rel.notes[0][1:]}.")
+               + " ".join(f"{n[0].upper()}{n[1:]}." for n in rel.notes))
     drill = st.session_state.pop(keys.REGIONS_DRILL, None)
     if drill is not None:
         st.session_state["rg_level"], st.session_state[keys.REGION] = drill

@@ -52,6 +52,22 @@ def test_a_state_lists_its_counties_and_drills_down():
     assert at.radio(key="rg_level").value == 1 and at.selectbox(key=keys.REGION).value.startswith("08")
 
 
+def test_a_pooled_county_says_whose_share_it_is_and_pooling_can_be_turned_off():
+    """At epsilon 0.1 the sample's states hold too few points for their counties: a county's panel says
+    it is an area share of its state's count; with pooling off every county is measured."""
+    at = _app()
+    at.radio(key="rg_rand").set_value("seed").run()
+    at.select_slider(key="rg_eps").set_value(0.1).run()
+    at.radio(key="rg_level").set_value(1).run()
+    at.session_state[keys.REGIONS_MAP] = {"last_object_clicked": {"lat": 39.0, "lng": -105.5}}      # Colorado
+    at.run()
+    assert at.selectbox(key=keys.REGION).value.startswith("08")
+    words = " ".join(c.value for c in at.caption)
+    assert "Not measured: an area share of the count of Colorado" in words and "were not measured" in words
+    at.checkbox(key="rg_pool").uncheck().run()
+    assert not at.exception and "Not measured" not in " ".join(c.value for c in at.caption)
+
+
 def test_seeded_exports_need_the_opt_in():
     at = _app()
     at.radio(key="rg_rand").set_value("seed").run()
