@@ -114,6 +114,23 @@ class Regions:
         out.setflags(write=False)
         return out
 
+    @cached_property
+    def area_km2(self) -> np.ndarray | None:
+        """Every region's area in square kilometres (an equal-area projection, EPSG:6933, for a layer in
+        longitude/latitude; the layer's own units for one in metres), None when the layer's units are
+        unknown (no CRS, or a projected CRS not in metres). Public, like the layer."""
+        crs = self.frame.crs
+        if crs is None:
+            return None
+        if crs.is_geographic:
+            out = self.frame.geometry.to_crs("EPSG:6933").area.to_numpy() / 1e6
+        elif crs.axis_info and crs.axis_info[0].unit_name in ("metre", "meter"):
+            out = self.frame.geometry.area.to_numpy() / 1e6
+        else:
+            return None
+        out.setflags(write=False)
+        return out
+
     def leaf_areas(self) -> np.ndarray:
         """Area of every region without child regions in the layer's coordinates (0 for the others):
         public, like the layer; what area shares below a pooled region are taken from."""

@@ -181,15 +181,21 @@ def render() -> None:
     drill = st.session_state.pop(keys.REGIONS_DRILL, None)
     if drill is not None:
         st.session_state["rg_level"], st.session_state[keys.REGION] = drill
-    level = st.radio("Level", list(range(layer.n_levels)), key="rg_level", horizontal=True,
-                     format_func=lambda lv: f"level {lv}")
+    c_level, c_colour = st.columns(2)
+    level = c_level.radio("Level", list(range(layer.n_levels)), key="rg_level", horizontal=True,
+                          format_func=lambda lv: f"level {lv}")
+    area = layer.area_km2
+    by = c_colour.radio("Colour by", ["private count", "density per km²"] if area is not None else ["private count"],
+                        key="rg_colour", horizontal=True,
+                        help="Density: each region's private count over its area (equal-area projection), so "
+                             "large regions do not look full only because they are large.")
     col_map, col_panel = st.columns([3, 2])
     with col_panel:
         rid = _pick_region(layer.frame, counts, level)
         if rid is not None:
             _region_panel(counts, rid, _truth(key, xy, layer))
     with col_map:
-        fmap, text = view.choropleth(layer.frame, counts, level, rid)
+        fmap, text = view.choropleth(layer.frame, counts, level, rid, area if by != "private count" else None)
         mapview.show_map(fmap, key=keys.REGIONS_MAP, height=520)
         st.caption(text)
     with st.expander("Ledger"):

@@ -1,10 +1,12 @@
 """Region views without Streamlit: honest colour classes, the choropleth and the click lookup.
 
 Colours must not turn noise into structure: the classes of a level are equal steps of the private
-count no narrower than two standard errors of a count at that level (two regions within noise of each
-other share a colour or sit in neighbouring classes), at most seven of them, starting at zero; regions
-whose count is within two standard errors of zero are drawn pale. The legend states the step and the
-noise.
+count (or of the private count per km2) no narrower than two standard errors at that level (two regions
+within noise of each other share a colour or sit in neighbouring classes), at most seven of them,
+starting at zero; regions within two standard errors of zero are drawn pale. Regions that were not
+measured (area shares of a pooled region above them) have a dashed outline: their colour is their
+share of that region's count, not a count of their own. The legend states the step, the noise and the
+dashed outline.
 """
 from __future__ import annotations
 
@@ -15,50 +17,67 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from ..regions.release import SOURCES
 from .assets import use_local_leaflet
 
 PALETTE = ["#fff5eb", "#fdd0a2", "#fdae6b", "#fd8d3c", "#f16913", "#d94801", "#8c2d04"]
 PALE = "#f2f2f2"
 
 
-def classes(estimate: np.ndarray, se: np.ndarray) -> tuple[np.ndarray, float]:
+def classes(estimate: np.ndarray, se: np.ndarray, floor: float = 1.0) -> tuple[np.ndarray, float]:
     """(class index per region, -1 for "within noise of zero"; the step): equal steps from zero, each at
-    least two typical standard errors wide, at most len(PALETTE) classes."""
+    least two typical standard errors wide (and at least ``floor``: one for counts), at most
+    len(PALETTE) classes."""
     noise = 2.0 * float(np.median(se)) if se.size else 1.0
     top = float(estimate.max(initial=0.0))
-    step = max(noise, top / len(PALETTE), 1.0)
+    step = max(noise, top / len(PALETTE), floor) or 1.0
     cls = np.minimum((estimate // step).astype(int), len(PALETTE) - 1)
     return np.where(estimate <= 2.0 * se, -1, cls), step
 
 
-def legend(step: float, n_classes: int, noise: float) -> str:
+def number(v: float) -> str:
+    """A value rounded for people: whole numbers from 100, three significant digits below."""
+    return f"{v:,.0f}" if abs(v) >= 100 or v == int(v) else f"{v:.3g}"
+
+
+def legend(step: float, n_classes: int, noise: float, unit: str = "", pooled: bool = False) -> str:
     """The classes and the noise, in words a reader can check."""
-    parts = [f"{int(i * step):,}-{int((i + 1) * step):,}" for i in range(n_classes)]
-    return (f"Colour classes of {step:,.0f} (at least two standard errors, {noise:,.1f}, wide): "
-            + ", ".join(parts) + "; pale: within two standard errors of zero.")
+    parts = [f"{number(i * step)}-{number((i + 1) * step)}" for i in range(n_classes)]
+    return (f"Colour classes of {number(step)}{unit} (at least two standard errors, {number(noise)}, wide): "
+            + ", ".join(parts) + "; pale: within two standard errors of zero."
+            + (" Dashed outline: not measured, an area share of the pooled region above it (uniform density "
+               "assumed there)." if pooled else ""))
 
 
-def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None) -> tuple[folium.Map, str]:
-    """A folium map of one level's regions coloured by :func:`classes`, the selected one outlined;
-    returns the map and its legend."""
+def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
+               area_km2: np.ndarray | None = None) -> tuple[folium.Map, str]:
+    """A folium map of one level's regions coloured by :func:`classes` of their private counts, or of
+    their private counts per km2 when ``area_km2`` (one per row of ``counts``) is given; the selected
+    one outlined, pooled ones dashed; returns the map and its legend."""
     rows = counts["level"].to_numpy() == level
     sub = counts[rows].reset_index(drop=True)
     geoms = frame.geometry.to_numpy()[rows]
-    cls, step = classes(sub["estimate"].to_numpy(float), sub["standard_error"].to_numpy(float))
+    est, se = sub["estimate"].to_numpy(float), sub["standard_error"].to_numpy(float)
+    per = np.ones(len(sub)) if area_km2 is None else np.maximum(np.asarray(area_km2, float)[rows], 1e-9)
+    cls, step = classes(est / per, se / per, floor=1.0 if area_km2 is None else 0.0)
+    pooled = (sub["source"] == SOURCES[2]).to_numpy() if "source" in sub else np.zeros(len(sub), bool)
     fmap = folium.Map(tiles=None, zoom_control=True)
     use_local_leaflet(fmap)
     feats = []
     simple = shapely.simplify(geoms, 0.01, preserve_topology=True)
-    for (rid, name, est, se), c, g in zip(sub[["id", "name", "estimate", "standard_error"]].itertuples(index=False),
-                                          cls, simple):
+    for (rid, name), e, s, a, c, g, p in zip(sub[["id", "name"]].itertuples(index=False), est, se, per, cls, simple,
+                                             pooled):
+        label = f"{name}: {int(e):,} (± {1.96 * s:,.0f})" + ("" if area_km2 is None else f", {number(e / a)} per km²")
         feats.append({"type": "Feature", "geometry": shapely.geometry.mapping(g),
-                      "properties": {"id": rid, "label": f"{name}: {int(est):,} (± {1.96 * se:,.0f})",
-                                     "fill": PALE if c < 0 else PALETTE[c], "chosen": rid == selected}})
+                      "properties": {"id": rid, "label": label + (" (area share)" if p else ""),
+                                     "fill": PALE if c < 0 else PALETTE[c], "chosen": rid == selected,
+                                     "pooled": bool(p)}})
 
     def style(f):
         p = f["properties"]
-        return {"color": "#b30000" if p["chosen"] else "#555555", "weight": 3 if p["chosen"] else 0.4,
-                "fillColor": p["fill"], "fillOpacity": 0.85}
+        line = "#b30000" if p["chosen"] else "#999999" if p["pooled"] else "#555555"
+        return {"color": line, "weight": 3 if p["chosen"] else 0.6 if p["pooled"] else 0.4, "fillColor": p["fill"],
+                "fillOpacity": 0.85, **({"dashArray": "2 3"} if p["pooled"] and not p["chosen"] else {})}
 
     folium.GeoJson({"type": "FeatureCollection", "features": feats}, style_function=style,
                    tooltip=folium.GeoJsonTooltip(["label"], labels=False)).add_to(fmap)
@@ -69,7 +88,8 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None) ->
     fmap.fit_bounds([[max(ymin - pad_y, -85), max(xmin - pad_x, -180)],
                      [min(ymax + pad_y, 85), min(xmax + pad_x, 180)]])
     used = int(cls.max(initial=-1)) + 1
-    return fmap, legend(step, max(used, 1), 2.0 * float(np.median(sub["standard_error"])) if len(sub) else 0.0)
+    noise = 2.0 * float(np.median(se / per)) if len(sub) else 0.0
+    return fmap, legend(step, max(used, 1), noise, "" if area_km2 is None else " per km²", bool(pooled.any()))
 
 
 def region_at(frame, counts: pd.DataFrame, level: int, lat: float, lng: float) -> str | None:

@@ -48,3 +48,20 @@ def test_a_region_release_opens_on_the_release_page(pg, server, tmp_path):  # no
     _wait_idle(pg)
     assert pg.get_by_text(re.compile("regions")).count() >= 1
     assert pg.get_by_text(re.compile("a region equals the sum of the regions inside it")).count() == 1
+
+
+def test_counties_by_density_with_pooled_ones_dashed(pg, server):  # noqa: F811
+    pg.goto(f"{server}/regions")
+    frame = pg.frame_locator(MAP_IFRAME).last
+    frame.locator("path.leaflet-interactive").first.wait_for()
+    _wait_idle(pg)
+    pg.get_by_text("level 1", exact=True).click()
+    _wait_idle(pg)
+    pg.get_by_text("density per km²", exact=True).click()
+    _wait_idle(pg)
+    pg.get_by_text(re.compile("Colour classes of .* per km²")).wait_for()
+    frame = pg.frame_locator(MAP_IFRAME).last
+    frame.locator("path.leaflet-interactive").first.wait_for()
+    assert frame.locator("path.leaflet-interactive[stroke-dasharray]").count() > 0      # pooled counties
+    assert pg.get_by_text(re.compile("Dashed outline: not measured")).count() == 1
+    pg.screenshot(path=str(ARTIFACTS / "08_regions_density.png"), full_page=True)

@@ -3,6 +3,7 @@ test puts in session state (streamlit-folium stores its value under the map's ke
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -138,3 +139,46 @@ def test_an_uploaded_layer_name_never_becomes_a_path(tmp_path, monkeypatch):
     gdf = gpd.GeoDataFrame({"code": ["x"]}, geometry=[box(0, 0, 1, 1)], crs="EPSG:4326")
     assert "code" in data_input.layer_columns("../../escaped.geojson", gdf.to_json().encode())
     assert not list(Path(tmp_path).rglob("escaped.geojson"))
+
+
+def test_density_colours_give_a_pooled_states_counties_one_colour_and_dashed_outlines():
+    """Under area shares a pooled state's counties have one density: by density they share a class
+    (by count a large county would look fuller); pooled regions are dashed and the legend says so."""
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    from psdviz.regions.release import SOURCES
+    frame = gpd.GeoDataFrame({"id": ["a", "b", "c"]}, geometry=[box(0, 0, 3, 1), box(3, 0, 4, 1), box(4, 0, 5, 1)],
+                             crs="EPSG:4326")
+    counts = pd.DataFrame({"id": ["a", "b", "c"], "name": ["a", "b", "c"], "level": [1, 1, 1],
+                           "estimate": [300, 100, 900], "standard_error": [3.0, 1.0, 20.0],
+                           "source": [SOURCES[2], SOURCES[2], SOURCES[0]]})
+    area = np.array([3000.0, 1000.0, 1000.0])
+    fmap, text = view.choropleth(frame, counts, 1, None, area)
+    feats = next(c for c in fmap._children.values() if type(c).__name__ == "GeoJson").data["features"]
+    fills = [f["properties"]["fill"] for f in feats]
+    assert fills[0] == fills[1] != fills[2]
+    assert [f["properties"]["pooled"] for f in feats] == [True, True, False]
+    assert "per km²" in text and "Dashed outline" in text and "0.1 per km²" in feats[0]["properties"]["label"]
+    _, by_count = view.choropleth(frame, counts, 1, None)
+    assert "per km²" not in by_count
+
+
+def test_the_page_colours_by_density_on_request():
+    at = _app()
+    at.radio(key="rg_colour").set_value("density per km²").run()
+    assert not at.exception and any("per km²" in c.value for c in at.caption)
+
+
+def test_areas_in_square_kilometres():
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    from psdviz.regions import Regions, us_counties
+    layer = us_counties()
+    colorado = layer.area_km2[np.flatnonzero(layer.ids == "08")[0]]
+    assert abs(colorado / 269_837 - 1) < 0.01                       # Census: 269,837 km2 in all
+    metres = gpd.GeoDataFrame({"id": ["a"]}, geometry=[box(0, 0, 2000, 3000)], crs="EPSG:3857")
+    assert Regions.from_frame(metres, id="id", crs=None).area_km2.tolist() == [6.0]
+    bare = gpd.GeoDataFrame({"id": ["a"]}, geometry=[box(0, 0, 2, 3)])
+    assert Regions.from_frame(bare, id="id", crs=None).area_km2 is None
