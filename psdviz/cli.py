@@ -94,8 +94,9 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--crs", default=None, help='coordinate reference system of the domain, e.g. "EPSG:4326"')
     r = sub.add_parser("regions", help="private counts for every region of a public layer (counties, states, ...)")
     _input_arguments(r, "the region release (.json, opens with psdviz info) or its counts table (.csv, .parquet)")
-    r.add_argument("--regions", required=True,
-                   help=f"a layer file (GeoJSON, GeoPackage, zipped Shapefile, TopoJSON) or one of {BUNDLED}")
+    r.add_argument("--regions", required=True, nargs="+", metavar="FILE",
+                   help=f"a layer file (GeoJSON, GeoPackage, zipped Shapefile, TopoJSON), several files one level "
+                        f"each (top level first; parents from the geometry), or one of {BUNDLED}")
     r.add_argument("--id", default=None, help="the layer's region id column (not for bundled layers)")
     r.add_argument("--parent", default=None, help="the layer's parent id column: levels from the parent links")
     r.add_argument("--name", default=None, help="the layer's region name column")
@@ -343,11 +344,19 @@ def run_build(a: argparse.Namespace) -> int:
 def load_layer(a: argparse.Namespace):
     """The region layer: a bundled one by name, or a file with its id (and parent, name) columns."""
     from . import regions as rg
-    if a.regions in BUNDLED:
-        return {"us-states": rg.us_states, "us-counties": rg.us_counties, "world": rg.world_countries}[a.regions]()
+    files = a.regions
+    if len(files) == 1 and files[0] in BUNDLED:
+        return {"us-states": rg.us_states, "us-counties": rg.us_counties, "world": rg.world_countries}[files[0]]()
+    if any(f in BUNDLED for f in files):
+        raise ValueError(f"a bundled layer ({', '.join(BUNDLED)}) is given alone: --regions us-counties")
     if a.id is None:
         raise ValueError("--regions FILE needs --id COL (the layer's region id column)")
-    return rg.Regions.from_file(a.regions, id=a.id, parent=a.parent, name=a.name, layer=a.layer)
+    if len(files) == 1:
+        return rg.Regions.from_file(files[0], id=a.id, parent=a.parent, name=a.name, layer=a.layer)
+    if a.parent is not None:
+        raise ValueError("--parent is for one file; with several files (top level first) each region's parent is "
+                         "the region of the file before that covers it")
+    return rg.Regions.from_levels([rg.Regions.from_file(f, id=a.id, name=a.name, layer=a.layer) for f in files])
 
 
 def run_regions(a: argparse.Namespace) -> int:

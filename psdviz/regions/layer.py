@@ -78,6 +78,34 @@ class Regions:
                 raise ValueError(f"cannot read regions from {path.name}: {exc}") from None
         return cls.from_frame(gdf, id=id, parent=parent, name=name, crs=crs, tolerance=tolerance)
 
+    @classmethod
+    def from_levels(cls, layers, *, within: float | None = None, tolerance: float = OVERLAP_TOLERANCE) -> Regions:
+        """One layer from single-level layers, top level first (states from one file, counties from
+        another): each region's parent is the region of the level above covering most of its area
+        (:mod:`.nesting`); a region with less than ``within`` (default 0.99) of its area inside one
+        region of the level above is refused. Ids must be unique across the levels and the layers must
+        share one coordinate reference system."""
+        from .nesting import WITHIN, parents_by_area
+        layers = list(layers)
+        if len(layers) < 2 or not all(isinstance(x, Regions) for x in layers):
+            raise ValueError("from_levels needs two or more Regions, one level each, top level first")
+        for k, x in enumerate(layers):
+            if x.n_levels != 1:
+                raise ValueError(f"layer {k} has {x.n_levels} levels; from_levels takes one level per layer")
+            if x.frame.crs != layers[0].frame.crs:
+                raise ValueError(f"layer {k} is in {x.frame.crs}, layer 0 in {layers[0].frame.crs}; give them one "
+                                 "coordinate reference system")
+        frames = [layers[0].frame.assign(parent=None)]
+        for k in range(1, len(layers)):
+            up, down = layers[k - 1].frame, layers[k].frame
+            best = parents_by_area(down.geometry.to_numpy(), up.geometry.to_numpy(), down["id"].to_numpy(),
+                                   up["id"].to_numpy(), k, WITHIN if within is None else within)
+            frames.append(down.assign(parent=up["id"].to_numpy()[best]))
+        both = pd.concat([f[["id", "name", "parent", "geometry"]] for f in frames], ignore_index=True)
+        import geopandas as gpd
+        gdf = gpd.GeoDataFrame(both, geometry="geometry", crs=layers[0].frame.crs)
+        return cls.from_frame(gdf, id="id", parent="parent", name="name", crs=None, tolerance=tolerance)
+
     @cached_property
     def disjointness(self) -> Checked:
         """The proof the ledger asks for (parallel composition within a level): the layer's no-overlap

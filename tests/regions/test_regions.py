@@ -83,6 +83,37 @@ def test_files_and_crs(tmp_path):
         Regions.from_file(tmp_path / "missing.geojson", id="code")
 
 
+def test_levels_from_single_level_layers_take_parents_from_the_geometry():
+    r = layer()
+    f = r.frame
+    top = Regions.from_frame(f[f["level"] == 0][["id", "name", "geometry"]], id="id", name="name")
+    low = Regions.from_frame(f[f["level"] == 1][["id", "name", "geometry"]], id="id", name="name")
+    both = Regions.from_levels([top, low])
+    pd.testing.assert_frame_equal(both.table(), r.table())
+
+
+def test_levels_from_layers_refuse_what_would_miscount():
+    top = Regions.from_frame(gpd.GeoDataFrame({"id": ["A", "B"]}, geometry=[box(0, 0, 1, 1), box(1, 0, 2, 1)],
+                                              crs="EPSG:4326"), id="id")
+    straddling = Regions.from_frame(gpd.GeoDataFrame({"id": ["c"]}, geometry=[box(0.5, 0, 1.5, 1)], crs="EPSG:4326"),
+                                    id="id")
+    with pytest.raises(ValueError, match=r"region 'c' of level 1 has 50.0% of its area inside 'A'"):
+        Regions.from_levels([top, straddling])
+    assert Regions.from_levels([top, straddling], within=0.5).table()["parent"].tolist()[-1] == "A"
+    outside = Regions.from_frame(gpd.GeoDataFrame({"id": ["c"]}, geometry=[box(5, 5, 6, 6)], crs="EPSG:4326"), id="id")
+    with pytest.raises(ValueError, match="no part of it inside a region of level 0"):
+        Regions.from_levels([top, outside])
+    twice = Regions.from_frame(gpd.GeoDataFrame({"id": ["A"]}, geometry=[box(0, 0, 0.5, 1)], crs="EPSG:4326"), id="id")
+    with pytest.raises(ValueError, match="unique"):
+        Regions.from_levels([top, twice])
+    with pytest.raises(ValueError, match="one level per layer"):
+        Regions.from_levels([layer(), top])
+    metres = Regions.from_frame(gpd.GeoDataFrame({"id": ["m"]}, geometry=[box(0, 0, 1, 1)], crs="EPSG:3857"), id="id",
+                                crs=None)
+    with pytest.raises(ValueError, match="one coordinate reference system"):
+        Regions.from_levels([top, metres])
+
+
 def test_the_bundled_counties_hang_under_their_states():
     r = us_counties()
     t = r.table()

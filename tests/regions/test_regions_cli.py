@@ -42,8 +42,28 @@ def test_counts_table_and_release_file(us, capsys):
     (["--regions", "nope.geojson", "--id", "x"], "regions file not found"),
     (["--regions", "nope.geojson"], "needs --id COL"),
     (["--regions", "us-states", "--seed", "3"], "NOT private"),
+    (["--regions", "us-states", "us-counties"], "is given alone"),
+    (["--regions", "a.geojson", "b.geojson", "--id", "x", "--parent", "p"], "--parent is for one file"),
 ])
 def test_bad_options_are_one_line_errors(us, capsys, args, message):
     code = main(["regions", str(us / "p.parquet"), "--lon", "lon", "--lat", "lat", *args, "--out", str(us / "x.json")])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and message in err[0]
+
+
+def test_levels_from_two_files(us, tmp_path, capsys):
+    """States from one file, counties from another: each county's parent comes from the geometry and
+    equals its FIPS state."""
+    from psdviz.regions import us_counties
+    c = us_counties().frame
+    keep = c["id"].isin(["08", "49"]) | c["id"].str[:2].isin(["08", "49"])
+    c[keep & (c["level"] == 0)][["id", "name", "geometry"]].to_file(tmp_path / "states.geojson", driver="GeoJSON")
+    c[keep & (c["level"] == 1)][["id", "name", "geometry"]].to_file(tmp_path / "counties.geojson", driver="GeoJSON")
+    assert main(["regions", str(us / "p.parquet"), "--lon", "lon", "--lat", "lat", "--regions",
+                 str(tmp_path / "states.geojson"), str(tmp_path / "counties.geojson"), "--id", "id", "--name", "name",
+                 "--out", str(tmp_path / "c.csv")]) == 0
+    capsys.readouterr()
+    table = pd.read_csv(tmp_path / "c.csv", dtype={"id": str, "parent": str})
+    counties = table[table["level"] == 1]
+    assert len(counties) == int((keep & (c["level"] == 1)).sum())
+    assert (counties["parent"] == counties["id"].str[:2]).all()
