@@ -30,7 +30,7 @@ class RegionRelease:
     """Noisy and consistent counts of the regions of a public layer (immutable once built)."""
 
     table: pd.DataFrame          # id, name, level, parent: the public layer, in tree order
-    noisy: np.ndarray            # the measured noisy counts, one per region
+    noisy: np.ndarray            # the measured noisy counts, one per region (NaN: not measured, an area share)
     estimate: np.ndarray         # non-negative integers, parent = sum of children
     least_squares: np.ndarray    # the consistent real-valued estimate before non-negativity and rounding
     standard_error: np.ndarray   # of the least-squares estimate (exact for that linear step)
@@ -54,9 +54,9 @@ class RegionRelease:
         return self.ledger.budget
 
     def counts(self) -> pd.DataFrame:
-        """id, name, level, parent, estimate (released integer), standard_error, noisy (as measured; NaN
-        where not measured), source (measured; measured twice with its children pooled; area share of a
-        pooled region)."""
+        """id, name, level, parent, estimate (released integer), standard_error, noisy (as measured; for
+        a region measured twice the inverse-variance mean of its two counts; NaN where not measured),
+        source (measured; measured twice with its children pooled; area share of a pooled region)."""
         return self.table.assign(estimate=self.estimate, standard_error=self.standard_error, noisy=self.noisy,
                                  source=np.asarray(SOURCES, dtype=object)[self.status])
 
