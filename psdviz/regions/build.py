@@ -115,8 +115,8 @@ def measure_regions(source: KeySource, regions: Regions, epsilon: float, rnd: Ra
     notes = (f"points are placed by the centre of their cell of the resolution-{source.grid.bits} grid: one within "
              f"{step:.3g} (domain units) of a border may be counted in the neighbouring region",)
     if n_shared:
-        notes += (f"{int((status == STOPPED).sum())} regions held too few points for their children at this epsilon: "
-                  f"their {n_shared} descendants were not measured and get area shares of their count (uniform "
+        notes += (f"{int((status == STOPPED).sum()):,} regions held too few points for their children at this epsilon: "
+                  f"their {n_shared:,} descendants were not measured and get area shares of their count (uniform "
                   "density assumed; the standard error covers the noise, not that assumption)",)
     report = {**source.report(), "rows_in_no_region": outside}
     return RegionRelease(regions.table(), noisy, est[1:], ls, se, params, ledger, rnd, notes,
