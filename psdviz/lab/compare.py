@@ -9,6 +9,12 @@ Engine only (no UI imports). The app calls :func:`make_queries` once and :func:`
 (variant, epsilon) so that each cell can be cached on its own and a progress bar advanced between
 cells; :func:`run_experiment` does the whole grid with an optional progress callback.
 
+A variant with ``planned=True`` is given the experiment's own query rectangles as its workload
+(``pv.build(..., workload=...)``: the quadtree plans its budget for them), as DPBench gives DAWA-2D its
+test queries. Where those queries were drawn from the data (centred on data points, or kept for a
+non-zero true answer) the rectangles depend on the data, so such a build shows what planning for known
+queries is worth but is not a private release of the data; the app says so.
+
 Randomness: with an integer ``seed`` the workload and every build are reproducible; the seed of a
 build is derived from (seed, variant label, epsilon, trial) so adding a method or an epsilon does
 not change the other cells. ``seed=None`` draws everything from OS entropy.
@@ -27,7 +33,7 @@ from ..api import build
 from ..core.domain import Domain, prepare_points
 from ..core.validation import check_epsilon, check_int
 from ..methods.param_info import coerce_params
-from ..methods.registry import get_builder, methods, references
+from ..methods.registry import accepts_workload, get_builder, methods, references
 from ..query.truth import PointIndex
 from .metrics import absolute_error, relative_error
 from .workloads import centered_queries, grid_queries, nonempty, shape_queries
@@ -51,23 +57,28 @@ class Variant:
     label: str
     method: str
     params: tuple[tuple[str, object], ...] = ()
+    planned: bool = False   # given the experiment's own query rectangles as its workload (``workload=``)
 
     @property
     def kwargs(self) -> dict:
         return dict(self.params)
 
     def check(self) -> None:
-        """ValueError if the method is unknown or a parameter does not belong to it or is out of range."""
+        """ValueError if the method is unknown, a parameter does not belong to it or is out of range, or
+        the variant is planned for the queries and the method plans for none."""
         get_builder(self.method)
         coerce_params(self.method, self.kwargs)
+        if self.planned and not accepts_workload(self.method):
+            raise ValueError(f"{self.label}: {self.method} does not plan its measurements for queries "
+                             "(the quadtree, or auto when it picks the quadtree, does)")
 
     @property
     def private(self) -> bool:
         return self.method not in references()
 
 
-def variant(label: str, method: str, **params) -> Variant:
-    return Variant(label, method, tuple(sorted(params.items())))
+def variant(label: str, method: str, planned: bool = False, **params) -> Variant:
+    return Variant(label, method, tuple(sorted(params.items())), planned)
 
 
 @dataclass(frozen=True)
@@ -187,9 +198,10 @@ def run_cell(points, domain: Domain, var: Variant, epsilon: float, queries: Quer
     frames = []
     for t in range(trials):
         start = time.perf_counter()
+        plan = {"workload": queries.rects} if var.planned else {}
         rel = build(points, domain, var.method, epsilon, seed=build_seed(seed, var.label, epsilon, t),
                     outside="drop", nonfinite="drop", progress=None if progress is None else
-                    (lambda d, n, w, t=t: progress(t, d, n, w)), **var.kwargs)
+                    (lambda d, n, w, t=t: progress(t, d, n, w)), **var.kwargs, **plan)
         seconds = time.perf_counter() - start
         est = rel.answer(queries.rects)
         if reports is not None:

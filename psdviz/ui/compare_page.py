@@ -209,6 +209,13 @@ def _custom_controls(domain: Domain, fp: str):
     q = st.slider("Queries per shape", 10, 1000, 200, 10, key="cmp_q")
     st.caption("Only queries with a non-zero true answer are kept (as in the ICDE'12 protocol).")
     variants = [C.variant(m, m) for m in picked]
+    if st.checkbox("Also the quadtree planned for these queries (quadtree+W)", key="cmp_planned",
+                   help="The quadtree given this workload's rectangles: its budget per level is planned for them "
+                        "(as DPBench gives DAWA-2D its test queries)."):
+        variants.append(C.variant("quadtree+W", "quadtree", planned=True))
+        st.caption("quadtree+W is given the queries themselves. They were drawn from the data (kept for a non-zero "
+                   "answer, or centred on data points), so it shows what planning for known queries is worth; it is "
+                   "not a private release of the data. A publisher plans for queries chosen without the data.")
     return variants, sorted(eps), C.Workload(kind_code, sizes, q)
 
 

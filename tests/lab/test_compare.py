@@ -68,6 +68,24 @@ def test_estimates_are_the_release_answers_and_seeded_runs_repeat():
     assert not np.array_equal(other.estimate, df.estimate)
 
 
+def test_a_planned_variant_is_the_quadtree_given_the_experiment_queries():
+    """quadtree+W answers as ``pv.build(..., workload=<the experiment's rectangles>)`` with the cell's
+    seed, and records the workload; a method that plans for no queries is refused by name."""
+    xy = _points()
+    wl = C.Workload("shape", ((0.5, 0.5), (4.0, 2.0)), queries=20)
+    v = C.variant("quadtree+W", "quadtree", planned=True)
+    reports: list = []
+    qs = C.make_queries(xy, DOM, wl, seed=5)
+    df = C.run_cell(xy, DOM, v, 0.5, qs, trials=1, seed=5, reports=reports)
+    rel = pv.build(xy, DOM, "quadtree", 0.5, seed=C.build_seed(5, "quadtree+W", 0.5, 0), workload=qs.rects)
+    np.testing.assert_allclose(df.estimate, rel.answer(qs.rects))
+    assert reports[0]["parameters"]["workload"] == f"{len(qs.rects)} rectangles (recorded in the release)"
+    plain = C.run_cell(xy, DOM, C.variant("quadtree+W", "quadtree"), 0.5, qs, trials=1, seed=5)
+    assert not np.allclose(plain.estimate, df.estimate)                    # the plan changed the budget
+    with pytest.raises(ValueError, match="ug does not plan its measurements for queries"):
+        C.variant("ug+W", "ug", planned=True).check()
+
+
 def test_trials_are_independent_draws_with_the_known_noise_variance():
     # Whole-domain query on a height-1 quadtree, uniform budget, no OLS: the answer is the root's
     # noisy count with two-sided geometric noise at eps/2, variance V = 2a/(1-a)^2, a = exp(-1).

@@ -100,6 +100,15 @@ def test_centred_workload_runs():
     assert len(at.get("plotly_chart")) == 2    # one epsilon: no lines against epsilon
 
 
+def test_the_quadtree_planned_for_the_queries_runs_beside_the_others_and_is_labelled():
+    at = _small_custom(_app())
+    at.checkbox(key="cmp_planned").check().run()
+    assert "it is not a private release of the data" in " ".join(c.value for c in at.caption)
+    at.button(key="cmp_run_btn").click().run()
+    assert not at.exception and not at.error
+    assert set(at.dataframe[0].value["method"]) == {"quadtree", "ug", "quadtree+W"}
+
+
 def test_preset_runs_and_names_what_it_left_out():
     at = _app()
     at.selectbox(key="cmp_preset").select("icde12-fig3").run()
