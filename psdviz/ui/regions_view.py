@@ -24,11 +24,20 @@ PALETTE = ["#fff5eb", "#fdd0a2", "#fdae6b", "#fd8d3c", "#f16913", "#d94801", "#8
 PALE = "#f2f2f2"
 
 
-def classes(estimate: np.ndarray, se: np.ndarray, floor: float = 1.0) -> tuple[np.ndarray, float]:
+def noise_width(se: np.ndarray, measured: np.ndarray | None = None) -> float:
+    """Two typical standard errors: the median over the regions measured on their own when there are
+    any (an area share's standard error is a fraction of its pooled region's, so counting the shares
+    would narrow the classes below the measured regions' noise), else over all; 1 for no region."""
+    pick = se[measured] if measured is not None and measured.any() else se
+    return 2.0 * float(np.median(pick)) if pick.size else 1.0
+
+
+def classes(estimate: np.ndarray, se: np.ndarray, floor: float = 1.0,
+            measured: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """(class index per region, -1 for "within noise of zero"; the step): equal steps from zero, each at
-    least two typical standard errors wide (and at least ``floor``: one for counts), at most
-    len(PALETTE) classes."""
-    noise = 2.0 * float(np.median(se)) if se.size else 1.0
+    least :func:`noise_width` wide (and at least ``floor``: one for counts), at most len(PALETTE)
+    classes."""
+    noise = noise_width(se, measured)
     top = float(estimate.max(initial=0.0))
     step = max(noise, top / len(PALETTE), floor) or 1.0
     cls = np.minimum((estimate // step).astype(int), len(PALETTE) - 1)
@@ -59,8 +68,8 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
     geoms = frame.geometry.to_numpy()[rows]
     est, se = sub["estimate"].to_numpy(float), sub["standard_error"].to_numpy(float)
     per = np.ones(len(sub)) if area_km2 is None else np.maximum(np.asarray(area_km2, float)[rows], 1e-9)
-    cls, step = classes(est / per, se / per, floor=1.0 if area_km2 is None else 0.0)
     pooled = (sub["source"] == SOURCES[2]).to_numpy() if "source" in sub else np.zeros(len(sub), bool)
+    cls, step = classes(est / per, se / per, floor=1.0 if area_km2 is None else 0.0, measured=~pooled)
     fmap = folium.Map(tiles=None, zoom_control=True)
     use_local_leaflet(fmap)
     feats = []
@@ -88,7 +97,7 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
     fmap.fit_bounds([[max(ymin - pad_y, -85), max(xmin - pad_x, -180)],
                      [min(ymax + pad_y, 85), min(xmax + pad_x, 180)]])
     used = int(cls.max(initial=-1)) + 1
-    noise = 2.0 * float(np.median(se / per)) if len(sub) else 0.0
+    noise = noise_width(se / per, ~pooled) if len(sub) else 0.0
     return fmap, legend(step, max(used, 1), noise, "" if area_km2 is None else " per km²", bool(pooled.any()))
 
 

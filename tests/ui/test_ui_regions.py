@@ -164,6 +164,18 @@ def test_density_colours_give_a_pooled_states_counties_one_colour_and_dashed_out
     assert "per km²" not in by_count
 
 
+def test_area_shares_do_not_narrow_the_colour_classes_below_the_measured_regions_noise():
+    """Most regions are area shares (standard error a fraction of their pooled region's), a few are
+    measured with standard error 10: the classes are at least two of the measured regions' standard
+    errors wide, and the legend states that width."""
+    est = np.r_[np.linspace(0, 60, 90), [40, 45, 50, 55, 60, 38, 41, 52, 47, 58]]
+    se = np.r_[np.full(90, 0.1), np.full(10, 10.0)]
+    measured = np.r_[np.zeros(90, bool), np.ones(10, bool)]
+    _, step = view.classes(est, se, measured=measured)
+    assert step >= 20.0 and view.classes(est, se)[1] < 20.0          # all regions' median would be 0.2 wide
+    assert view.noise_width(se, measured) == 20.0 and view.noise_width(se, np.zeros(100, bool)) == 0.2
+
+
 def test_the_page_colours_by_density_on_request():
     at = _app()
     at.radio(key="rg_colour").set_value("density per km²").run()
