@@ -17,6 +17,7 @@ import psdviz as pv
 from psdviz.core.grid import DEFAULT_RESOLUTION, MAX_RESOLUTION
 from psdviz.methods.declarations import BUILD
 from psdviz.methods.param_info import ParamInfo, parameter_info, suggested_value
+from psdviz.methods.registry import accepts_workload
 
 from . import keys
 
@@ -181,7 +182,7 @@ def choose_randomness(prefix: str, what: str) -> tuple[int | None, int]:
 def drawn_workload(method: str) -> list[list[float]] | None:
     """The rectangles queried so far on this data, as the quadtree's workload when the user asks for it
     (``pv.build(..., workload=...)``: the budget planned for them; public input, recorded in the release)."""
-    if method not in ("quadtree", "auto"):
+    if not accepts_workload(method):
         return None
     drawn = {(h["xmin"], h["ymin"], h["xmax"], h["ymax"]) for h in st.session_state.get(keys.COMPARISONS, [])}
     if not drawn:
