@@ -33,9 +33,11 @@ def build_hybrid(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, 
                  switch: int | None = None, count_fraction: float = DEFAULT_COUNT_FRACTION,
                  budget: str = "geometric", median: str = "em", sample_rate: float = 1.0, delta: float = 1e-5,
                  postprocess: bool = True, prune: float | None = DEFAULT_PRUNE, n_public: int | None = None,
-                 n_fraction: float = DEFAULT_N_FRACTION, pruning: str = "build") -> Release:
+                 n_fraction: float = DEFAULT_N_FRACTION, pruning: str = "build",
+                 split_grid: int | None = None) -> Release:
     """``height`` None: min(8, ceil(log4(N eps / 10))) from a public or noisy N (module docstring);
-    ``switch`` = number of fanout-4 levels split by private medians (default height // 4)."""
+    ``switch`` = number of fanout-4 levels split by private medians (default height // 4);
+    ``split_grid``: medians and midpoints on that coarser public grid first (:mod:`psdviz.splits.coarse_grid`)."""
     ledger, eps_n, n_note = Ledger(epsilon), 0.0, None
     if height is None:
         height, eps_n, n_note = height_from_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction,
@@ -45,4 +47,4 @@ def build_hybrid(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, 
     return build_private_kd(ps, domain, epsilon, rnd, "hybrid", height=height, switch=switch,
                             count_fraction=count_fraction, budget=budget, median=median,
                             sample_rate=sample_rate, delta=delta, postprocess=postprocess, prune=prune,
-                            pruning=pruning, ledger=ledger, eps_n=eps_n, n_note=n_note)
+                            pruning=pruning, ledger=ledger, eps_n=eps_n, n_note=n_note, split_grid=split_grid)

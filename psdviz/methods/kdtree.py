@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.budget import level_epsilons
 from ..core.domain import Domain, PointSet
-from ..core.grid import cap_by_resolution
+from ..core.grid import MAX_RESOLUTION, cap_by_resolution
 from ..core.ledger import Ledger
 from ..core.measure import measure_levels
 from ..core.parallel import TreeTiling
@@ -34,6 +34,7 @@ from ..core.validation import check_fraction, check_int
 from ..inference.prune import prune_tree
 from ..publish.factory import make_release
 from ..publish.release import Release
+from ..splits.coarse_grid import coarse_first
 from ..splits.kdsplit import exact_median_splits, kd_partition
 from ..splits.medians import MECHANISM, check_median_method, check_sample_rate, expand, private_medians
 from .complete_tree import finish_complete_tree
@@ -94,6 +95,16 @@ def median_chooser(rnd: Randomness, ledger: Ledger, eps_binary: float, switch: i
     return choose
 
 
+def check_split_grid(split_grid: int | None) -> int | None:
+    """Bits of the coarse split grid (None: the release grid); a power of two from 2 to 2^MAX_RESOLUTION."""
+    if split_grid is None:
+        return None
+    g = check_int(split_grid, "split_grid", 2, 1 << MAX_RESOLUTION)
+    if g & (g - 1):
+        raise ValueError(f"split_grid must be a power of two (cells per side of a coarser public grid), got {g}")
+    return g.bit_length() - 1
+
+
 def grid_partition(ps: KeySource, levels: int, choose,
                    reads_data=lambda t: True) -> tuple[list[np.ndarray], np.ndarray]:
     """kd partition of the source's grid keys; rectangles of every binary depth as grid coordinates.
@@ -122,11 +133,13 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
                      height: int, switch: int, count_fraction: float, budget: str, median: str,
                      sample_rate: float, delta: float, postprocess: bool, prune: float | None,
                      pruning: str = "after_ols", ledger: Ledger | None = None, eps_n: float = 0.0,
-                     n_note: str | None = None) -> Release:
+                     n_note: str | None = None, split_grid: int | None = None) -> Release:
     """Shared builder of kdtree, hybrid and kd-noisymean. ``ledger``/``eps_n``: a ledger that
     already holds the N estimate that chose the height (hybrid), and its epsilon; the counts and
     medians share the rest. ``pruning``: "after_ols" (section 7 as the paper applies it) or "build"
-    (the noisy-count stop while building, :mod:`psdviz.methods.early_stop`)."""
+    (the noisy-count stop while building, :mod:`psdviz.methods.early_stop`). ``split_grid``: splits on
+    that public grid first (:mod:`psdviz.splits.coarse_grid`)."""
+    coarse_bits = check_split_grid(split_grid)
     switch = check_int(switch, "switch", 1, check_int(height, "height", 1, MAX_HEIGHT))
     height, capped = check_common(height, count_fraction, prune, ps.grid.bits)
     switch = min(switch, height)
@@ -134,7 +147,8 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
     eps_count, eps_binary = median_count_budget(epsilon - eps_n, height, 2 * switch, count_fraction, budget,
                                                 median, sample_rate)
     pruning, pruning_note = effective_pruning(pruning, eps_count, prune)
-    choose = median_chooser(rnd, ledger, eps_binary, switch, median, sample_rate, delta)
+    choose = coarse_first(median_chooser(rnd, ledger, eps_binary, switch, median, sample_rate, delta),
+                          ps.grid.bits, coarse_bits)
     rects, leaf_counts = grid_partition(ps, 2 * height, choose, lambda t: t < 2 * switch)
     s = complete_tree(rects[::2], domain, height)
     split_by_depth = np.where(np.arange(height + 1) < switch, 2 * eps_binary, 0.0)
@@ -145,6 +159,8 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
               "pruning": pruning}
     if n_note is not None:
         params["N"] = n_note
+    if split_grid is not None:
+        params["split_grid"] = int(split_grid)
     if median == "smooth":
         params["delta"] = delta
     if pruning == "build" and prune is not None:
@@ -164,13 +180,15 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
 def build_kdtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
                  count_fraction: float = DEFAULT_COUNT_FRACTION, budget: str = "geometric", median: str = "em",
                  sample_rate: float = 1.0, delta: float = 1e-5, postprocess: bool = True,
-                 prune: float | None = DEFAULT_PRUNE, pruning: str = "build") -> Release:
+                 prune: float | None = DEFAULT_PRUNE, pruning: str = "build",
+                 split_grid: int | None = None) -> Release:
     """kd-standard of section 8: EM medians on every level, geometric counts, pruning m = 32 during the
-    build (:mod:`psdviz.methods.early_stop`), then GLS; ``pruning="after_ols"`` is the paper's text."""
+    build (:mod:`psdviz.methods.early_stop`), then GLS; ``pruning="after_ols"`` is the paper's text.
+    ``split_grid``: split on that coarser public grid first (:mod:`psdviz.splits.coarse_grid`)."""
     return build_private_kd(ps, domain, epsilon, rnd, "kdtree", height=height, switch=height,
                             count_fraction=count_fraction, budget=budget, median=median,
                             sample_rate=sample_rate, delta=delta, postprocess=postprocess, prune=prune,
-                            pruning=pruning)
+                            pruning=pruning, split_grid=split_grid)
 
 
 def build_kd_noisymean(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,

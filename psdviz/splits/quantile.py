@@ -45,11 +45,22 @@ def distinct_keys(keys: np.ndarray, offsets: np.ndarray, weights: np.ndarray | N
     the keys are already distinct within each segment)."""
     if weights is not None:
         return keys, offsets, np.asarray(weights, np.int64)
+    return merge_keys(keys, offsets)
+
+
+def merge_keys(keys: np.ndarray, offsets: np.ndarray, weights: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per segment (keys sorted within each), equal consecutive keys merged: the distinct keys, their
+    offsets and multiplicities (the sum of their ``weights``; one each if None)."""
     seg = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))
     new = np.ones(keys.size, bool)
     new[1:] = (keys[1:] != keys[:-1]) | (seg[1:] != seg[:-1])
     starts = np.flatnonzero(new)
-    return keys[starts], np.searchsorted(starts, offsets), np.diff(np.r_[starts, keys.size]).astype(np.int64)
+    if weights is None:
+        counts = np.diff(np.r_[starts, keys.size]).astype(np.int64)
+    else:
+        counts = np.add.reduceat(np.asarray(weights, np.int64), starts) if starts.size else np.zeros(0, np.int64)
+    return keys[starts], np.searchsorted(starts, offsets), counts
 
 
 def half_cell_log_mass(a: float, below, w, target) -> tuple[np.ndarray, np.ndarray]:
