@@ -96,7 +96,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
         "dpbench", "DPBench protocol (Hay et al. SIGMOD'16; docs/reproduction/dpbench.md)",
         "Hay, Machanavajjhala, Miklau, Chen, Zhang, Principled evaluation of differentially private algorithms "
         "using DPBench, SIGMOD 2016: 2-D protocol (200 grid-aligned random queries, epsilon 0.1 and 1)",
-        "PrivTree is psdviz's best method on most cells; auto picks it on four real files, kd-privtree on "
+        "PrivTree is psdviz's best method on most cells; auto picks it on four real files, the hybrid with NNLS on "
         "ADULT-2D (an atom cell) and AG on the spread synthetic set.",
         (variant("auto", "auto"), variant("PrivTree", "privtree"), variant("kd-privtree", "kd-privtree"),
          variant("AG", "ag"), variant("UG", "ug"),

@@ -2,7 +2,8 @@
 
 Rule (``RULES``, first match wins): a corner cell of the release's grid holding at least 0.2 of N -> the
 hybrid kd-tree with non-negative least squares; a corner cell of the 256 x 256 grid holding at least 0.2
-of N (the atom spread inside it, finer than the data) -> kd-privtree; spread >= 0.6 and N eps >= 10^4 ->
+of N (the atom spread inside it, finer than the data) -> the same tree splitting on the 256 x 256 grid
+first (``split_grid=256``, :mod:`psdviz.splits.coarse_grid`); spread >= 0.6 and N eps >= 10^4 ->
 AG; N eps >= 10^5 -> the quadtree; anything else -> PrivTree.
 The facts come from one pass over a public 256 x 256 grid (coarser if the resolution is coarser):
 N (public if declared, else a noisy count), *spread* (noisy occupied cells over the number a uniform
@@ -12,12 +13,15 @@ release's own grid) and, when the release's grid is finer than the 256 x 256 gri
 share* (the same bound for the four corner cells of the 256 x 256 grid; at 256 or coarser it is the
 corner share itself, bought once).
 
-Privacy: the facts cost ``FEATURE_FRACTION`` (2 %) of epsilon, geometric noise with sensitivity 1
-each (a point lies in at most one corner cell of a grid, so the largest of the four counts moves by at
-most 1), recorded as three or four ledger lines "auto feature: ..."; the choice reads only those released values
-(post-processing); the chosen method gets the rest of epsilon and reuses the noisy N when it needs
-one. The release keeps method = "auto" with ``params["chosen"]``, ``params["nonnegative"]`` and the
-facts. Passes over the data: one for the facts, then those of the chosen method.
+Privacy: the facts cost ``FEATURE_FRACTION`` (2 %) of epsilon (half for N, half shared by the occupied
+cells and the corner cell), and the coarse corner fact, when bought, as much again as each cell fact
+(0.5 %: the other facts keep the noise they have at 256 x 256, so a finer grid does not make them worse);
+geometric noise with sensitivity 1 each (a point lies in at most one corner cell of a grid, so the largest
+of the four counts moves by at most 1), recorded as three or four ledger lines "auto feature: ..."; the
+choice reads only those released values (post-processing); the chosen method gets the rest of epsilon
+and reuses the noisy N when it needs one. The release keeps method = "auto" with ``params["chosen"]``,
+``params["nonnegative"]`` and the facts. Passes over the data: one for the facts, then those of the
+chosen method.
 
 The evidence for each row and threshold (synthetic families, DPBench cells) is in
 docs/decisions/auto-rule.md.
@@ -43,7 +47,8 @@ from ..splits.keyers import cells_and_corners, split_cells_and_corners
 FEATURE_FRACTION = 0.02    # of epsilon, for the noisy facts (N, occupied cells, largest corner cell)
 FEATURE_SIDE = 256         # cells per axis of the public grid the cell facts are read from
 CELL_FACTS = 2             # occupied cells and the largest corner cell share what N leaves of the slice
-COARSE_FACTS = 1           # plus the largest corner cell of the 256 x 256 grid when the release grid is finer
+# the largest corner cell of the 256 x 256 grid, when the release grid is finer: bought on top of the slice
+# with the epsilon of one cell fact
 SPREAD_MIN = 0.6
 N_EPS_MIN = 1e4
 CORNER_SHARE_MIN = 0.2
@@ -70,10 +75,11 @@ class Rule:
     why: str
     plain: str                  # the choice in one sentence a teacher can read out
     nonnegative: bool = False   # apply NNLS over the chosen method's released counts (post-processing)
+    split_grid: int | None = None   # the chosen method splits on this public grid first
 
     @property
     def label(self) -> str:
-        return self.method + ("+nnls" if self.nonnegative else "")
+        return self.method + ("+nnls" if self.nonnegative else "") + (f"/{self.split_grid}" if self.split_grid else "")
 
 
 RULES = (
@@ -85,15 +91,17 @@ RULES = (
          "Many points sit in one corner of the map, so auto used the hybrid tree, which cuts that corner out, and "
          "cleared the noise spread over the empty rest.", nonnegative=True),
     Rule(f"a corner cell of the {FEATURE_SIDE} x {FEATURE_SIDE} grid >= {CORNER_SHARE_MIN:g} of N",
-         lambda f: f.coarse_corner_share >= CORNER_SHARE_MIN, "kd-privtree",
+         lambda f: f.coarse_corner_share >= CORNER_SHARE_MIN, "hybrid",
          "an atom spread inside a corner cell of the 256 x 256 grid rather than at one position of the release's "
          "finer grid (values recorded at a coarser precision than the grid, such as DPBench's histograms placed "
-         "uniformly in their cells): the hybrid's medians then cut the atom's cell and leave leaves that straddle "
-         "its edge, while kd-privtree keeps splitting those leaves while they hold many points; at resolution 20 it "
-         "is the best method in 27 of the 32 corner-atom cells of the synthetic families and the hybrid with NNLS "
-         "is 4.3x worse (median; docs/reproduction/auto_rule_res20.md, docs/decisions/auto-rule.md)",
-         "Many points sit in one corner cell of the map, spread inside it, so auto used kd-privtree, which keeps "
-         "cutting around them until the pieces are small."),
+         "uniformly in their cells): the hybrid tree with its medians and midpoints on the 256 x 256 grid while a "
+         "node spans more than one of its cells cuts out that cell and its two edges as it does at resolution 8 "
+         "(with the release grid's own medians it cuts the atom's cell and leaves leaves that straddle its edge), "
+         "then splits finer inside the cells; non-negative least squares clears the noise over the empty rest "
+         "(docs/reproduction/auto_rule_res20.md, docs/decisions/auto-rule.md)",
+         "Many points sit in one corner cell of the map, so auto used the hybrid tree on the 256 x 256 grid, which "
+         "cuts that cell out, and cleared the noise spread over the empty rest.",
+         nonnegative=True, split_grid=FEATURE_SIDE),
     Rule(f"spread >= {SPREAD_MIN:g} and N eps >= {N_EPS_MIN:g}",
          lambda f: f.spread >= SPREAD_MIN and f.n * f.epsilon >= N_EPS_MIN, "ag",
          "the points fill most of the domain (like a smooth mixture), where AG's adaptive grid is ahead of "
@@ -152,11 +160,6 @@ def share_bound(noisy: int, epsilon: float, n: float) -> float:
     return max(noisy - 3.0 / epsilon, 0.0) / n
 
 
-def cell_facts(ps: PointSet) -> int:
-    """How many cell facts share the slice: the coarse corner fact only when the grid is finer than 256."""
-    return CELL_FACTS + (COARSE_FACTS if ps.grid.size > FEATURE_SIDE else 0)
-
-
 def coarse_corners(counts: np.ndarray, side: int) -> np.ndarray:
     """The four corner counts of the side x side grid (row-major: the corners are the same four entries
     whichever axis runs fastest)."""
@@ -165,12 +168,13 @@ def coarse_corners(counts: np.ndarray, side: int) -> np.ndarray:
 
 def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
                   n_public: int | None) -> tuple[Facts, PopulationSize]:
-    """One pass (:func:`feature_counts`), three or four noisy facts, all in ``ledger``."""
+    """One pass (:func:`feature_counts`), three or four noisy facts, all in ``ledger``; each cell fact gets
+    half of what N leaves of the slice, the coarse corner fact (grids finer than 256) as much again."""
     eps_f = FEATURE_FRACTION * epsilon
     side = min(FEATURE_SIDE, ps.grid.size)
     counts, corners = feature_counts(ps, side)
     pop = noisy_n(int(counts.sum()), eps_f / 2, rnd, ledger, n_public)
-    eps_cells = (eps_f - pop.epsilon) / cell_facts(ps)
+    eps_cells = (eps_f - pop.epsilon) / CELL_FACTS
     occupied = _noisy_fact(int((counts > 0).sum()), eps_cells, rnd, ledger, "occupied cells",
                            f"cells of a public {side} x {side} grid holding at least one point")
     corner = _noisy_fact(int(corners.max()), eps_cells, rnd, ledger, "largest corner cell",
@@ -199,6 +203,8 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
     cost = ledger.total()
     rule = choose(facts)
     kw = {"n_public": pop} if "n_public" in parameters(rule.method) else {}
+    if rule.split_grid is not None:
+        kw["split_grid"] = rule.split_grid
     unused = None
     if workload is not None and accepts_workload(rule.method):
         kw["workload"] = workload

@@ -64,10 +64,11 @@ def auto_rule_text() -> str:
     only after the build; the release's first note says what it picked and why)."""
     from psdviz.methods.auto import FEATURE_FRACTION, RULES
     rows = "; ".join(f"{r.label} when {r.when}" for r in RULES)
-    return (f"auto spends {FEATURE_FRACTION:.0%} of epsilon on three or four noisy facts (N, how spread the "
-            "points are, the fullest corner cell's count on the release grid and, on grids finer than 256 x 256, "
-            f"on the 256 x 256 grid) and picks {rows} ('+nnls': non-negative least squares "
-            "over its counts, no epsilon). The release says which it picked and why.")
+    return (f"auto spends {FEATURE_FRACTION:.0%} of epsilon on three noisy facts (N, how spread the points are, "
+            "the fullest corner cell's count on the release grid) and, on grids finer than 256 x 256, a quarter "
+            f"of that again on a fourth (the same on the 256 x 256 grid), and picks {rows} ('+nnls': non-negative "
+            "least squares over its counts, no epsilon; '/256': splits on the 256 x 256 grid first). The release "
+            "says which it picked and why.")
 
 
 def _number(name: str, kind: str, value, key: str, text: str, label: str | None = None):

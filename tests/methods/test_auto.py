@@ -97,20 +97,22 @@ def test_corner_share_is_a_lower_bound_read_from_the_four_corner_cells_only(corn
 def test_corner_fact_reads_the_corner_positions_of_the_release_grid(atom, expect):
     """At resolution 12 a 40 % atom at exactly (0, 0) is a corner atom; the same points spread over the
     256 x 256 grid's corner cell [0, 1)^2 (16 x 16 positions at this resolution) are not. Both are in
-    that coarse corner cell, which the fourth fact reads (the slice then has three cell facts)."""
+    that coarse corner cell, which the fourth fact reads, bought on top of the slice with the epsilon of
+    one cell fact (the other facts keep their resolution-8 noise)."""
     n, eps = 100_000, 1.0
     rng = np.random.default_rng(8)
     corner = np.zeros((40_000, 2)) if atom == "point" else rng.uniform(0, 1, (40_000, 2))
     ps = prepare_points(np.vstack([corner, _spread(n - 40_000, rng)]), DOM, resolution=12)
     ledger = Ledger(eps)
     facts, _ = auto.measure_facts(ps, eps, make_randomness(9), ledger, None)
-    e = _eps_cells(eps, auto.CELL_FACTS + auto.COARSE_FACTS)
+    e = _eps_cells(eps)
     sd = (np.sqrt(geometric_variance(e)) + 0.4 * np.sqrt(geometric_variance(auto.FEATURE_FRACTION * eps / 2))) / n
     want = expect - 3 / (e * n) if expect else 0.0
     assert abs(facts.corner_share - want) < 6 * sd
     assert abs(facts.coarse_corner_share - (0.4 - 3 / (e * n))) < 6 * sd
     assert [s.what for s in ledger.spends][-1] == "auto feature: largest coarse corner cell"
-    assert ledger.total() == pytest.approx(auto.FEATURE_FRACTION * eps)
+    assert [s.epsilon for s in ledger.spends][1:] == [pytest.approx(e)] * 3
+    assert ledger.total() == pytest.approx(auto.FEATURE_FRACTION * eps + e)
 
 
 def test_coarse_corner_is_the_corner_fact_itself_at_256_cells_or_coarser():
@@ -123,13 +125,15 @@ def test_coarse_corner_is_the_corner_fact_itself_at_256_cells_or_coarser():
     assert len(ledger.spends) == 1 + auto.CELL_FACTS
 
 
-def test_an_atom_spread_inside_a_coarse_corner_cell_gets_kd_privtree():
+def test_an_atom_spread_inside_a_coarse_corner_cell_gets_the_hybrid_on_the_coarse_grid():
     """DPBench's way of turning a histogram into points (uniform inside the 256-grid cells) at the default
     resolution: the release grid's corner position is nearly empty, the 256-grid's corner cell holds the
-    atom; the second row picks kd-privtree, every path still sums to epsilon."""
+    atom; the second row picks the hybrid with NNLS splitting on the 256 x 256 grid first, every path still
+    sums to epsilon."""
     pts = zero_inflated(30_000, DOM, np.random.default_rng(2), atom=0.87, lines=0.13, corner=True)
     rel = pv.build(pts, DOM, "auto", 1.0, seed=4)
-    assert rel.grid.bits == 20 and rel.params["chosen"] == "kd-privtree" and not rel.params["nonnegative"]
+    assert rel.grid.bits == 20 and rel.params["chosen"] == "hybrid" and rel.params["nonnegative"]
+    assert rel.params["split_grid"] == 256 and "hybrid+nnls/256" in rel.notes[0]
     assert rel.params["corner_share"] == 0.0 and rel.params["coarse_corner_share"] > 0.8
     whats = [s.what for s in rel.ledger.spends]
     assert whats[:4] == ["auto feature: N", "auto feature: occupied cells", "auto feature: largest corner cell",
@@ -152,15 +156,20 @@ def test_feature_pass_gives_the_coarse_grid_and_the_four_corner_positions():
     assert corners[0] >= 2 and corners[1:].min() >= 1
 
 
-def test_a_cluster_in_the_corner_of_a_wide_domain_is_not_a_corner_position_atom():
-    """Data filling [0, 0.3]^2 of a public domain [0, 100]^2 fill the 256 x 256 grid's corner cell, but
-    no corner position of the release grid: not the hybrid+NNLS row (13x worse there than PrivTree,
-    benchmarks/repro_grids.py) but the coarse-corner row's kd-privtree (within 0.93-1.09x of PrivTree on
-    such a cluster, docs/decisions/auto-rule.md)."""
+def test_a_cluster_in_the_corner_of_a_wide_domain_is_cut_out_then_split_finely():
+    """Data filling [0, 0.3]^2 of a public domain [0, 100]^2 fill the 256 x 256 grid's corner cell, but no
+    corner position of the release grid: the coarse-corner row, whose hybrid cuts that cell out on the 256
+    grid and then splits inside it on the release grid (within 1.0-1.5x of PrivTree on such clusters,
+    docs/decisions/auto-rule.md)."""
     wide = Domain(0, 0, 100, 100)
     pts = np.random.default_rng(3).uniform(0, 0.3, (50_000, 2))
     rel = pv.build(pts, wide, "auto", 1.0, seed=2)
-    assert rel.params["chosen"] == "kd-privtree" and rel.params["corner_share"] == 0.0
+    assert rel.params["chosen"] == "hybrid" and rel.params["split_grid"] == 256 and rel.params["corner_share"] == 0.0
+    cell = 100 / 256
+    rect = rel.tree.rect
+    assert np.any(np.all(np.isclose(rect, [0, 0, cell, cell]), axis=1))     # the coarse cell is a node
+    inside = rel.tree.is_leaf & (rect[:, 2] <= cell) & (rect[:, 3] <= cell) & (rect[:, 2] > rect[:, 0])
+    assert inside.sum() >= 64                                              # and it is split finely
 
 
 def test_rule_table_reads_top_to_bottom():
@@ -175,7 +184,7 @@ def test_rule_table_reads_top_to_bottom():
     assert auto.choose(auto.Facts(0.1, 8, 1e6, 0.8, corner_share=0.19)).method == "ag"
     assert auto.choose(auto.Facts(0.1, 8, 3e4, 0.1, corner_share=0.1)).method == "privtree"
     coarse = auto.Facts(1.0, 20, 3e4, 0.1, corner_share=0.0, coarse_corner_share=0.2)   # the second row
-    assert auto.choose(coarse).label == "kd-privtree"
+    assert auto.choose(coarse).label == "hybrid+nnls/256" and auto.choose(coarse).split_grid == 256
     both = auto.Facts(1.0, 20, 3e4, 0.1, corner_share=0.3, coarse_corner_share=0.5)     # the position first
     assert auto.choose(both).label == "hybrid+nnls"
     assert auto.choose(auto.Facts(1.0, 20, 3e4, 0.1, coarse_corner_share=0.19)).method == "privtree"

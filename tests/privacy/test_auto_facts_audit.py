@@ -59,20 +59,20 @@ def _ratio_ok(a: np.ndarray, b: np.ndarray, eps: float) -> bool:
 
 @pytest.fixture(scope="module")
 def laws():
-    eps = 50.0                      # 2 % of it on the facts; N public: a third of that per cell fact
+    eps = 50.0                      # 2 % of it on the facts; N public: half of that per cell fact
     return eps, _shares(_points(0), eps, 0), _shares(_points(1), eps, 10 * RUNS)
 
 
 def test_coarse_corner_fact_law_within_e_eps(laws):
     eps, d, d2 = laws
-    e_cells = auto.FEATURE_FRACTION * eps / (auto.CELL_FACTS + auto.COARSE_FACTS)
+    e_cells = auto.FEATURE_FRACTION * eps / auto.CELL_FACTS
     assert d.min() > 0 and np.unique(d).size > 10        # above the clamp, many values: the test can see
     assert _ratio_ok(d, d2, e_cells)
 
 
 def test_the_audit_sees_a_count_read_without_enough_noise(laws, monkeypatch):
     eps = laws[0]
-    e_cells = auto.FEATURE_FRACTION * eps / (auto.CELL_FACTS + auto.COARSE_FACTS)
+    e_cells = auto.FEATURE_FRACTION * eps / auto.CELL_FACTS
     real = auto._noisy_fact
 
     def weak(value, epsilon, rnd, ledger, what, note):     # three times less noise on the coarse fact
