@@ -39,7 +39,7 @@ from ..splits.keyers import morton_cells
 from .complete_tree import finish_complete_tree
 from .early_stop import effective_pruning, measure_with_stops
 from .gls_finish import finish_gls_tree
-from .workload_budget import workload_epsilons
+from .workload_budget import workload_epsilons, workload_height
 
 MAX_HEIGHT = 11  # the largest height under the node cap (tree.MAX_NODES)
 QUAD_C = 10.0    # height rule constant: expected leaf count about c / eps
@@ -96,10 +96,12 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     queries (:mod:`psdviz.methods.workload_budget`)."""
     ledger = Ledger(epsilon)
     c = check_positive(c, "c")
-    eps_n, n_note = 0.0, "not needed (height given)"
-    if height is None:
+    eps_n, n_note, by_rule = 0.0, "not needed (height given)", height is None
+    if by_rule:
         height, eps_n, n_note = height_from_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction, c)
     height, capped = cap_by_resolution(check_int(height, "height", 1, 64), ps.grid.bits, "height", ps.grid.bits)
+    if by_rule and workload is not None:
+        height, capped = _workload_depth(height, workload, domain, capped)
     check_node_count(quad_nodes(height), f"a quadtree of height {height} (at most {MAX_HEIGHT} fits)")
     if workload is None:
         eps, plan_note = level_epsilons(epsilon - eps_n, height, budget), None
@@ -125,6 +127,16 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     return finish_complete_tree(tree, eps, 4, ps, domain, ledger, rnd, "quadtree", params,
                                 regular=True, postprocess=postprocess, prune=prune,
                                 notes=(capped, pruning_note, plan_note))
+
+
+def _workload_depth(height: int, workload: np.ndarray, domain: Domain, capped: str | None) -> tuple[int, str | None]:
+    """The height rule's tree cut at the deepest level the workload uses (:func:`workload_height`), and the note."""
+    used = workload_height(height, workload, domain)
+    if used >= height:
+        return height, capped
+    note = (f"height {height} (from N and epsilon) cut to {used}: no query of the workload uses a deeper level "
+            "(its rectangles' edges lie on that level's lines)")
+    return used, note if capped is None else f"{capped}; {note}"
 
 
 def _workload_plan(epsilon: float, height: int, budget: str, workload: np.ndarray,

@@ -74,6 +74,14 @@ def canonical_counts(rects: np.ndarray, domain: Domain, height: int) -> np.ndarr
     return n
 
 
+def workload_height(height: int, rects: np.ndarray, domain: Domain) -> int:
+    """The deepest level of a ``height``-level quadtree that the workload uses (canonical nodes, or leaves it
+    cuts): levels below it answer none of the queries, so a tree whose height came from the height rule
+    stops there (its budget goes to the levels the queries use instead of a floor on unused ones)."""
+    used = np.flatnonzero(canonical_counts(rects, domain, height) > 1e-9)
+    return int(used[-1]) if used.size else height
+
+
 def workload_epsilons(epsilon: float, height: int, rects: np.ndarray, domain: Domain) -> np.ndarray:
     """eps per depth, proportional to N_l^(1/3), summing to ``epsilon``.
 

@@ -4,7 +4,13 @@ import pytest
 
 import psdviz as pv
 from psdviz.methods.quadtree import quad_structure
-from psdviz.methods.workload_budget import FLOOR_SHARE, canonical_counts, check_workload, workload_epsilons
+from psdviz.methods.workload_budget import (
+    FLOOR_SHARE,
+    canonical_counts,
+    check_workload,
+    workload_epsilons,
+    workload_height,
+)
 
 DOM = pv.Domain(0, 0, 8, 4)
 
@@ -55,6 +61,24 @@ def test_one_scale_workload_puts_its_level_first():
     eps = workload_epsilons(1.0, 5, cells, DOM)
     assert eps.argmax() == 3
     np.testing.assert_allclose(np.delete(eps, 3), FLOOR_SHARE * eps[3])
+
+
+def test_height_rule_tree_stops_at_the_deepest_level_the_workload_uses():
+    """Rectangles on the depth-3 lines use no deeper level: a tree whose height came from N and epsilon
+    stops at 3 (and says so), every path still costs epsilon; one rectangle off those lines cuts leaves,
+    which keeps the full height; a height the user gives is kept."""
+    xs, ys = np.meshgrid(np.arange(8) * 1.0, np.arange(8) * 0.5, indexing="ij")
+    on_lines = np.column_stack([xs.ravel(), ys.ravel(), xs.ravel() + 2, ys.ravel() + 0.5]).clip(0, [8, 4, 8, 4])
+    assert workload_height(6, on_lines, DOM) == 3
+    off = np.vstack([on_lines, [[0.3, 0.3, 1.7, 1.1]]])
+    assert workload_height(6, off, DOM) == 6
+    pts = np.random.default_rng(7).uniform([0, 0], [8, 4], (200_000, 2))
+    rel = pv.build(pts, DOM, "quadtree", 1.0, seed=3, workload=on_lines)
+    assert rel.params["height"] == 3 and any("cut to 3: no query of the workload" in n for n in rel.notes)
+    assert rel.ledger.total() == pytest.approx(1.0)
+    np.testing.assert_allclose(rel.tree.path_epsilons(), 1.0)
+    assert pv.build(pts, DOM, "quadtree", 1.0, seed=3, workload=off).params["height"] > 3
+    assert pv.build(pts, DOM, "quadtree", 1.0, seed=3, workload=on_lines, height=5).params["height"] == 5
 
 
 def test_planned_tree_has_lower_exact_variance_on_its_workload():
