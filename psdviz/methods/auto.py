@@ -15,13 +15,13 @@ corner share itself, bought once).
 
 Privacy: the facts cost ``FEATURE_FRACTION`` (2 %) of epsilon (half for N, half shared by the occupied
 cells and the corner cell), and the coarse corner fact, when bought, as much again as each cell fact
-(0.5 %: the other facts keep the noise they have at 256 x 256, so a finer grid does not make them worse);
-geometric noise with sensitivity 1 each (a point lies in at most one corner cell of a grid, so the largest
-of the four counts moves by at most 1), recorded as three or four ledger lines "auto feature: ..."; the
-choice reads only those released values (post-processing); the chosen method gets the rest of epsilon
-and reuses the noisy N when it needs one. The release keeps method = "auto" with ``params["chosen"]``,
-``params["nonnegative"]`` and the facts. Passes over the data: one for the facts, then those of the
-chosen method.
+(0.5 % of epsilon, 1 % when N is public: the other facts keep the noise they have at 256 x 256, so a finer
+grid does not make them worse); geometric noise with sensitivity 1 each (a point lies in at most one corner
+cell of a grid, so the largest of the four counts moves by at most 1), recorded as three or four ledger
+lines "auto feature: ..."; the choice reads only those released values (post-processing); the chosen
+method gets the rest of epsilon and reuses the noisy N when it needs one. The release keeps method =
+"auto" with ``params["chosen"]``, ``params["nonnegative"]`` and the facts. Passes over the data: one for
+the facts, then those of the chosen method.
 
 The evidence for each row and threshold (synthetic families, DPBench cells) is in
 docs/decisions/auto-rule.md.

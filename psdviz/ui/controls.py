@@ -65,10 +65,10 @@ def auto_rule_text() -> str:
     from psdviz.methods.auto import FEATURE_FRACTION, RULES
     rows = "; ".join(f"{r.label} when {r.when}" for r in RULES)
     return (f"auto spends {FEATURE_FRACTION:.0%} of epsilon on three noisy facts (N, how spread the points are, "
-            "the fullest corner cell's count on the release grid) and, on grids finer than 256 x 256, a quarter "
-            f"of that again on a fourth (the same on the 256 x 256 grid), and picks {rows} ('+nnls': non-negative "
-            "least squares over its counts, no epsilon; '/256': splits on the 256 x 256 grid first). The release "
-            "says which it picked and why.")
+            "the fullest corner cell's count on the release grid) and, on grids finer than 256 x 256, one more "
+            "fact with the epsilon of each cell fact (the same count on the 256 x 256 grid), and picks "
+            f"{rows} ('+nnls': non-negative least squares over its counts, no epsilon; '/256': splits on the "
+            "256 x 256 grid first). The release says which it picked and why.")
 
 
 def _number(name: str, kind: str, value, key: str, text: str, label: str | None = None):
