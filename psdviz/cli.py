@@ -82,7 +82,7 @@ def parser() -> argparse.ArgumentParser:
                    help="public bounds (never read from the data)")
     b.add_argument("--method", default="auto", choices=list(methods()), help="default: auto (recommended)")
     b.add_argument("--allow-outside", action="store_true",
-                   help=f"write the release even when fewer than {MIN_INSIDE_SHARE:.0%} of the rows lie inside "
+                   help=f"write the release even when fewer than {MIN_INSIDE_SHARE:.0%}% of the rows lie inside "
                         "the domain (by default that is refused as a likely wrong --domain or column order)")
     b.add_argument("--param", action="append", type=_param, default=[], metavar="NAME=VALUE",
                    help="a method parameter, e.g. --param height=6 (repeatable)")

@@ -119,6 +119,14 @@ def test_missing_input_and_help():
     assert res.returncode == 0 and "build" in res.stdout and "info" in res.stdout
 
 
+@pytest.mark.parametrize("command", ["build", "regions", "params", "info"])
+def test_every_command_prints_its_help(command):
+    """Each command's --help prints (a '%' in an option's help once made argparse raise in `build --help`)."""
+    res = subprocess.run([sys.executable, "-c", "from psdviz.cli import main; main()", command, "--help"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0 and res.stdout.startswith("usage: ") and not res.stderr
+
+
 def test_dask_cluster_and_duckdb_builds_are_the_same_release(data, tmp_path):
     """--scheduler local runs the passes on a LocalCluster (a fresh process, as a user would) and writes
     the release the DuckDB path writes for the same seed."""

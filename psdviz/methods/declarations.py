@@ -41,10 +41,10 @@ GENERAL: dict[str, Param] = {
     "switch": doc("Hybrid tree: the top levels split at private medians, the levels below at midpoints (free). "
                   "None: a quarter of the height.", "ICDE'12 sections 6.2, 8", 1, KD_MAX_HEIGHT,
                   when_none="a quarter of the height"),
-    "split_grid": doc("Cells per side of a coarser public grid the splits use first: a node spanning two or more "
-                      "of its cells is split on its lines, a node one cell wide splits the other axis first, and "
-                      "only inside one cell are splits finer. For values recorded at that precision and spread "
-                      "inside their cells. None: the release grid.", "", 2, None,
+    "split_grid": doc("Cells per side (a power of two) of a coarser public grid the splits use first: a node "
+                      "spanning two or more of its cells is split on its lines, a node one cell wide splits the "
+                      "other axis first, and only inside one cell are splits finer. For values recorded at that "
+                      "precision and spread inside their cells. None: the release grid.", "", 2, None,
                       when_none="the release grid"),
     "median": doc("How each private median is chosen: em (exponential mechanism, the paper's choice), smooth "
                   "(smooth sensitivity, needs delta) or noisymean (a noisy average).", "ICDE'12 section 6.1",
