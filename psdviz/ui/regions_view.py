@@ -19,6 +19,7 @@ import shapely
 
 from ..regions.release import SOURCES
 from .assets import use_local_leaflet
+from .words import counted
 
 PALETTE = ["#fff5eb", "#fdd0a2", "#fdae6b", "#fd8d3c", "#f16913", "#d94801", "#8c2d04"]
 PALE = "#f2f2f2"
@@ -44,15 +45,10 @@ def classes(estimate: np.ndarray, se: np.ndarray, floor: float = 1.0,
     return np.where(estimate <= 2.0 * se, -1, cls), step
 
 
-def number(v: float) -> str:
-    """A value rounded for people: whole numbers from 100, three significant digits below."""
-    return f"{v:,.0f}" if abs(v) >= 100 or v == int(v) else f"{v:.3g}"
-
-
 def legend(step: float, n_classes: int, noise: float, unit: str = "", pooled: bool = False) -> str:
     """The classes and the noise, in words a reader can check."""
-    parts = [f"{number(i * step)}-{number((i + 1) * step)}" for i in range(n_classes)]
-    return (f"Colour classes of {number(step)}{unit} (at least two standard errors, {number(noise)}, wide): "
+    parts = [f"{counted(i * step)}-{counted((i + 1) * step)}" for i in range(n_classes)]
+    return (f"Colour classes of {counted(step)}{unit} (at least two standard errors, {counted(noise)}, wide): "
             + ", ".join(parts) + "; pale: within two standard errors of zero."
             + (" Dashed outline: not measured, an area share of the pooled region above it (uniform density "
                "assumed there)." if pooled else ""))
@@ -76,7 +72,7 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
     simple = shapely.simplify(geoms, 0.01, preserve_topology=True)
     for (rid, name), e, s, a, c, g, p in zip(sub[["id", "name"]].itertuples(index=False), est, se, per, cls, simple,
                                              pooled):
-        label = f"{name}: {int(e):,} (± {1.96 * s:,.0f})" + ("" if area_km2 is None else f", {number(e / a)} per km²")
+        label = f"{name}: {int(e):,} (± {1.96 * s:,.0f})" + ("" if area_km2 is None else f", {counted(e / a)} per km²")
         feats.append({"type": "Feature", "geometry": shapely.geometry.mapping(g),
                       "properties": {"id": rid, "label": label + (" (area share)" if p else ""),
                                      "fill": PALE if c < 0 else PALETTE[c], "chosen": rid == selected,

@@ -9,6 +9,12 @@ def short(v) -> str:
     return f"{v:.4g}" if isinstance(v, float) else str(v)
 
 
+def counted(v: float) -> str:
+    """A count or a density rounded for people: whole numbers with separators from 100 (and for whole
+    values), three significant digits below (12,345; 42; 0.0371)."""
+    return f"{v:,.0f}" if abs(v) >= 100 or v == int(v) else f"{v:.3g}"
+
+
 def params_text(params: dict) -> str:
     """A release's parameters as "name = value" pairs, numbers rounded."""
     return ", ".join(f"{k} = {short(v)}" for k, v in params.items())
