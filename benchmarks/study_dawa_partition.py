@@ -13,6 +13,26 @@ once each, under four calibrations of the interval costs (eps1 = eps / 4, eps2 =
 - ``unclamped``: median-deviation cost (moves by at most 1 per point), Laplace(2 / eps1), no clamp;
 - ``leaky``: the same with the cost passed through max(v, v / 4) and Laplace(5 / eps1).
 
+Three more partitions whose privacy can be argued without the clamp (eps1 = eps / 2 for the first two,
+the better of the shares 1/4 and 1/2 measured):
+
+- ``em``: the exponential mechanism over all dyadic partitions, utility -(sum of median deviations +
+  lam per bucket), lam = max(1/eps2, 4/eps1); a point moves one bucket's deviation by at most 1, so
+  weights exp(-eps1 cost / 2) give eps1-DP; sampled exactly (partition functions bottom-up, then each
+  node kept with its weight over its partition function);
+- ``l1-privtree``: PrivTree's biased test on the median deviation over the binary tree of dyadic
+  intervals, split while max(dev - depth delta, theta - delta) + Lap(lam) > theta, theta = 1/eps2; the
+  deviation never grows from parent to child and moves by at most 1 per point, in either direction, so
+  PrivTree's series plus one more 1/lam for the leaf gives eps1 = (2 + e^(1/lam) beta / (beta - 1)) / lam;
+- ``privtree-merge``: psdviz's PrivTree leaves (quadtree nodes are Hilbert intervals; tree 0.4 eps),
+  their counts measured once with 0.2 eps, runs of leaves whose noisy count is below 2 / (0.2 eps)
+  merged into one bucket (post-processing), the buckets measured again with 0.4 eps.
+
+``--audit`` instead checks the clamp's privacy on two neighbouring 16-cell vectors (x = 0, ..., 0, 4 and the
+same with 5): it draws the ``published`` selection (eps1 = 1, 1/eps2 = 2) 1,500,000 times for each with
+common noise and prints the partition whose probability moves most, with binomial standard errors, beside
+the same selection without the clamp. An eps1-DP selection keeps every such log-ratio at or below 1.
+
 It prints the DPBench-protocol MRE (resolution 8, the 200 queries) of each beside psdviz's own methods on
 ADULT-2D and on sparse synthetic families. The arguments and the reading are in docs/accuracy-notes.md
 ("DAWA-2D: why psdviz does not ship it"); nothing here is part of the engine.
@@ -26,6 +46,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from scipy.optimize import brentq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_dpbench import DOMAIN, load_hist, method_spec, place, queries, truth
@@ -35,7 +56,8 @@ from psdviz.lab.metrics import relative_error
 from psdviz.lab.synthetic import zero_inflated
 from psdviz.splits.hilbert_curve import encode
 
-CALIBRATIONS = ("published", "path-sum", "unclamped", "leaky")
+CALIBRATIONS = ("published", "path-sum", "unclamped", "leaky", "em", "l1-privtree", "privtree-merge")
+EPS1_SHARE = {"em": 0.5, "l1-privtree": 0.5, "privtree-merge": 0.4}   # 1/4 otherwise, as DAWA
 PSDVIZ = ("auto", "privtree", "kd-privtree", "kdtree", "hybrid+nnls")
 
 
@@ -77,12 +99,86 @@ def dyadic_partition(x: np.ndarray, how: str, eps1: float, eps2: float, rng) -> 
     return starts, size[starts]
 
 
+def median_deviations(x: np.ndarray) -> list[np.ndarray]:
+    """Median deviation of every dyadic interval, by depth (root first)."""
+    out = []
+    for depth in range(int(np.log2(x.size)) + 1):
+        blk = x.reshape(2 ** depth, -1)
+        out.append(np.abs(blk - np.median(blk, 1, keepdims=True)).sum(1))
+    return out
+
+
+def covering(keep: list[np.ndarray], fanout: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Bucket starts and sizes: the shallowest kept node on each root-to-cell path (keep[d]: depth d)."""
+    size, covered = np.zeros(n, np.int64), np.zeros(1, bool)
+    for depth, k in enumerate(keep):
+        span = n // fanout ** depth
+        chosen = k & ~covered
+        size[np.flatnonzero(chosen) * span] = span
+        covered = np.repeat(covered | chosen, fanout)
+    starts = np.flatnonzero(size)
+    return starts, size[starts]
+
+
+def em_partition(x: np.ndarray, eps1: float, eps2: float, rng) -> tuple[np.ndarray, np.ndarray]:
+    """A dyadic partition drawn with probability proportional to exp(-eps1 cost / 2)."""
+    lam, devs = max(1 / eps2, 4 / eps1), median_deviations(x)
+    log_w = [-eps1 / 2 * (d + lam) for d in devs]
+    log_z = log_w[-1]
+    keep_log_p = [np.zeros(log_z.size)]                      # a cell is always kept when reached
+    for depth in range(len(devs) - 2, -1, -1):
+        log_z = np.logaddexp(log_w[depth], log_z.reshape(-1, 2).sum(1))
+        keep_log_p.append(log_w[depth] - log_z)
+    keep = [np.log(rng.random(p.size)) < p for p in keep_log_p[::-1]]
+    return covering(keep, 2, x.size)
+
+
+def l1_privtree_partition(x: np.ndarray, eps1: float, eps2: float, rng) -> tuple[np.ndarray, np.ndarray]:
+    """PrivTree's biased split test on the median deviation, binary tree of dyadic intervals."""
+    lam = brentq(lambda v: (2 + np.exp(min(1 / v, 50)) * 2) / v - eps1, 1e-9, 1e12)
+    delta, theta, devs = lam * np.log(2), 1 / eps2, median_deviations(x)
+    keep, live = [], np.ones(1, bool)
+    for depth, d in enumerate(devs):
+        biased = np.maximum(d - depth * delta, theta - delta)
+        split = live & (biased + rng.laplace(0, lam, d.size) > theta) & (depth < len(devs) - 1)
+        keep.append(live & ~split)
+        live = np.repeat(split, 2)
+    return covering(keep, 2, x.size)
+
+
+def privtree_merge_buckets(x: np.ndarray, eps: float, rng) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """PrivTree (fanout 4, 0.4 eps) leaves, counted with 0.2 eps; runs of leaves below 2 / (0.2 eps) merged;
+    the buckets measured with 0.4 eps. Returns bucket starts, sizes and noisy counts."""
+    lam = 7 / (3 * 0.4 * eps)
+    delta, depths = lam * np.log(4), int(round(np.log(x.size) / np.log(4)))
+    keep, live = [], np.ones(1, bool)
+    for depth in range(depths + 1):
+        c = x.reshape(4 ** depth, -1).sum(1)
+        split = live & (np.maximum(c - depth * delta, -delta) + rng.laplace(0, lam, c.size) > 0) & (depth < depths)
+        keep.append(live & ~split)
+        live = np.repeat(split, 4)
+    starts, sizes = covering(keep, 4, x.size)
+    counts = np.add.reduceat(x, starts)
+    low = counts + rng.laplace(0, 1 / (0.2 * eps), counts.size) < 2 / (0.2 * eps)
+    new = np.ones(starts.size, bool)
+    new[1:] = ~(low[1:] & low[:-1])
+    bucket = np.cumsum(new) - 1
+    b_counts = np.bincount(bucket, weights=counts)
+    return starts[new], np.bincount(bucket, weights=sizes).astype(np.int64), \
+        b_counts + rng.laplace(0, 1 / (0.4 * eps), b_counts.size)
+
+
 def dawa_estimate(hist: np.ndarray, eps: float, how: str, rng) -> np.ndarray:
     order = hilbert_order(hist.shape[0])
     x = hist.ravel()[order]
-    eps1, eps2 = eps / 4, 3 * eps / 4
-    starts, sizes = dyadic_partition(x, how, eps1, eps2, rng)
-    noisy = np.add.reduceat(x, starts) + rng.laplace(0, 1 / eps2, starts.size)
+    eps1 = EPS1_SHARE.get(how, 0.25) * eps
+    eps2 = eps - eps1
+    if how == "privtree-merge":
+        starts, sizes, noisy = privtree_merge_buckets(x, eps, rng)
+    else:
+        part = {"em": em_partition, "l1-privtree": l1_privtree_partition}.get(how)
+        starts, sizes = part(x, eps1, eps2, rng) if part else dyadic_partition(x, how, eps1, eps2, rng)
+        noisy = np.add.reduceat(x, starts) + rng.laplace(0, 1 / eps2, starts.size)
     est = np.empty(x.size)
     est[order] = np.repeat(noisy / sizes, sizes)
     return est.reshape(hist.shape)
@@ -113,11 +209,58 @@ def families(n: int, rng: np.random.Generator) -> list[tuple[str, np.ndarray]]:
     return out
 
 
+def selection_codes(x: np.ndarray, eps1: float, eps2: float, noise: np.ndarray, clamp: bool) -> np.ndarray:
+    """The ``published`` dyadic selection for every row of ``noise`` (draws x intervals, root first, then
+    depth by depth), each chosen partition coded as the bit set of its intervals."""
+    draws, levels = noise.shape[0], int(np.log2(x.size))
+    scores, col = [], 0
+    for depth in range(levels + 1):
+        blk = x.reshape(2 ** depth, -1)
+        v = np.abs(blk - blk.mean(1, keepdims=True)).sum(1) + noise[:, col:col + 2 ** depth] * 2 / eps1
+        scores.append((np.maximum(v, 0.0) if clamp else v) + 1 / eps2)
+        col += 2 ** depth
+    best, keep = scores[levels], [np.ones((draws, x.size), bool)]
+    for depth in range(levels - 1, -1, -1):
+        split = best[:, 0::2] + best[:, 1::2]
+        keep.append(scores[depth] <= split)
+        best = np.minimum(scores[depth], split)
+    keep = keep[::-1]
+    code, covered, bit = np.zeros(draws, np.int64), np.zeros((draws, 1), bool), 0
+    for k in keep:
+        chosen = k & ~covered
+        code |= (chosen.astype(np.int64) << (bit + np.arange(k.shape[1]))).sum(1)
+        covered = np.repeat(covered | chosen, 2, axis=1)
+        bit += k.shape[1]
+    return code
+
+
+def audit(draws: int = 1_500_000) -> None:
+    """The clamp's privacy on neighbouring 16-cell vectors (module docstring)."""
+    x = np.zeros(16)
+    x[-1] = 4
+    x2 = x.copy()
+    x2[-1] += 1
+    for clamp in (True, False):
+        noise = np.random.default_rng(4).laplace(0, 1, (draws, 31))
+        a, b = (np.unique(selection_codes(v, 1.0, 0.5, noise, clamp), return_counts=True) for v in (x, x2))
+        pa, pb = dict(zip(*a)), dict(zip(*b))
+        worst = max((abs(np.log(pa[k] / pb[k])), k) for k in pa.keys() & pb.keys() if min(pa[k], pb[k]) > 1000)
+        p, q = sorted([pa[worst[1]] / draws, pb[worst[1]] / draws])
+        low = np.log((q - 5 * np.sqrt(q / draws)) / (p + 5 * np.sqrt(p / draws)))
+        print(f"{'clamped' if clamp else 'not clamped'}: partition {worst[1]:#x}: probabilities {p:.5f} and {q:.5f} "
+              f"(se {np.sqrt(p / draws):.5f}, {np.sqrt(q / draws):.5f}), |log ratio| = {worst[0]:.3f}, at least "
+              f"{low:.3f} at 5 standard errors, against eps1 = 1")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--n", type=int, default=70_000)
+    ap.add_argument("--audit", action="store_true", help="check the clamp's privacy on two 16-cell vectors")
     a = ap.parse_args()
+    if a.audit:
+        audit()
+        return 0
     q = queries()
     sets = [("ADULT-2D", load_hist("Adult_2D_256_256"))] + families(a.n, np.random.default_rng(a.n))
     print("| data | eps | " + " | ".join(CALIBRATIONS + PSDVIZ) + " |")
