@@ -28,10 +28,10 @@ the better of the shares 1/4 and 1/2 measured):
   their counts measured once with 0.2 eps, runs of leaves whose noisy count is below 2 / (0.2 eps)
   merged into one bucket (post-processing), the buckets measured again with 0.4 eps.
 
-``--audit`` instead checks the clamp's privacy on two neighbouring 16-cell vectors (x = 0, ..., 0, 4 and the
-same with 5): it draws the ``published`` selection (eps1 = 1, 1/eps2 = 2) 1,500,000 times for each with
-common noise and prints the partition whose probability moves most, with binomial standard errors, beside
-the same selection without the clamp. An eps1-DP selection keeps every such log-ratio at or below 1.
+``--audit`` instead checks the clamp's privacy on two neighbouring vectors of 16 and of 32 cells (x = 0, ..., 0, 4
+and the same with 5): it draws the ``published`` selection (eps1 = 1, 1/eps2 = 2) 1,500,000 (600,000) times for
+each with common noise and prints the partition whose probability moves most, with binomial standard errors,
+beside the same selection without the clamp. An eps1-DP selection keeps every such log-ratio at or below 1.
 
 It prints the DPBench-protocol MRE (resolution 8, the 200 queries) of each beside psdviz's own methods on
 ADULT-2D and on sparse synthetic families. The arguments and the reading are in docs/accuracy-notes.md
@@ -234,14 +234,20 @@ def selection_codes(x: np.ndarray, eps1: float, eps2: float, noise: np.ndarray, 
     return code
 
 
-def audit(draws: int = 1_500_000) -> None:
-    """The clamp's privacy on neighbouring 16-cell vectors (module docstring)."""
-    x = np.zeros(16)
+def audit() -> None:
+    """The clamp's privacy on neighbouring 16- and 32-cell vectors (module docstring)."""
+    for cells, draws in ((16, 1_500_000), (32, 600_000)):
+        print(f"{cells} cells, {draws:,} draws:")
+        audit_cells(cells, draws)
+
+
+def audit_cells(cells: int, draws: int) -> None:
+    x = np.zeros(cells)
     x[-1] = 4
     x2 = x.copy()
     x2[-1] += 1
     for clamp in (True, False):
-        noise = np.random.default_rng(4).laplace(0, 1, (draws, 31))
+        noise = np.random.default_rng(cells).laplace(0, 1, (draws, 2 * cells - 1))
         a, b = (np.unique(selection_codes(v, 1.0, 0.5, noise, clamp), return_counts=True) for v in (x, x2))
         pa, pb = dict(zip(*a)), dict(zip(*b))
         worst = max((abs(np.log(pa[k] / pb[k])), k) for k in pa.keys() & pb.keys() if min(pa[k], pb[k]) > 1000)
