@@ -91,14 +91,7 @@ def dyadic_partition(x: np.ndarray, how: str, eps1: float, eps2: float, rng) -> 
         k = np.ones(c.size, bool) if best is None else c <= best.reshape(-1, 2).sum(1)
         best = c if lev == 0 else np.where(k, c, best.reshape(-1, 2).sum(1))
         keep.append(k)
-    size = np.zeros(x.size, np.int64)
-    covered = np.zeros(1, bool)
-    for lev in range(levels, -1, -1):
-        chosen = keep[lev] & ~covered
-        size[np.flatnonzero(chosen) * 2 ** lev] = 2 ** lev
-        covered = np.repeat(covered | chosen, 2) if lev else covered
-    starts = np.flatnonzero(size)
-    return starts, size[starts]
+    return covering(keep[::-1], 2, x.size)
 
 
 def median_deviations(x: np.ndarray) -> list[np.ndarray]:
