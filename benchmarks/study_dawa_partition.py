@@ -229,6 +229,26 @@ def selection_codes(x: np.ndarray, eps1: float, eps2: float, noise: np.ndarray, 
     return code
 
 
+def neighbours(cells: int, at: int, atom: float) -> tuple[np.ndarray, np.ndarray]:
+    """x with ``atom`` points in cell ``at`` of ``cells``, and x' with one point more there."""
+    x = np.zeros(cells)
+    x[at] = atom
+    x2 = x.copy()
+    x2[at] += 1
+    return x, x2
+
+
+def worst_ratio(codes: np.ndarray, codes2: np.ndarray, least: int) -> tuple[float, int, float, float, float]:
+    """Over the outcomes drawn at least ``least`` times under both vectors: the largest |log ratio| of their
+    frequencies, its outcome, the two probabilities (smaller first) and the ratio's lower bound at 5 binomial
+    standard errors."""
+    a, b = (dict(zip(*np.unique(c, return_counts=True))) for c in (codes, codes2))
+    ratio, k = max((abs(np.log(a[k] / b[k])), k) for k in a.keys() & b.keys() if min(a[k], b[k]) > least)
+    p, q = sorted([a[k] / codes.size, b[k] / codes.size])
+    low = np.log((q - 5 * np.sqrt(q / codes.size)) / (p + 5 * np.sqrt(p / codes.size)))
+    return ratio, k, p, q, low
+
+
 def audit() -> None:
     """The clamp's privacy on neighbouring 16- and 32-cell vectors (module docstring)."""
     for cells, draws in ((16, 1_500_000), (32, 600_000)):
@@ -237,19 +257,12 @@ def audit() -> None:
 
 
 def audit_cells(cells: int, draws: int) -> None:
-    x = np.zeros(cells)
-    x[-1] = 4
-    x2 = x.copy()
-    x2[-1] += 1
+    x, x2 = neighbours(cells, cells - 1, 4)
     for clamp in (True, False):
         noise = np.random.default_rng(cells).laplace(0, 1, (draws, 2 * cells - 1))
-        a, b = (np.unique(selection_codes(v, 1.0, 0.5, noise, clamp), return_counts=True) for v in (x, x2))
-        pa, pb = dict(zip(*a)), dict(zip(*b))
-        worst = max((abs(np.log(pa[k] / pb[k])), k) for k in pa.keys() & pb.keys() if min(pa[k], pb[k]) > 1000)
-        p, q = sorted([pa[worst[1]] / draws, pb[worst[1]] / draws])
-        low = np.log((q - 5 * np.sqrt(q / draws)) / (p + 5 * np.sqrt(p / draws)))
-        print(f"{'clamped' if clamp else 'not clamped'}: partition {worst[1]:#x}: probabilities {p:.5f} and {q:.5f} "
-              f"(se {np.sqrt(p / draws):.5f}, {np.sqrt(q / draws):.5f}), |log ratio| = {worst[0]:.3f}, at least "
+        ratio, k, p, q, low = worst_ratio(*(selection_codes(v, 1.0, 0.5, noise, clamp) for v in (x, x2)), 1000)
+        print(f"{'clamped' if clamp else 'not clamped'}: partition {k:#x}: probabilities {p:.5f} and {q:.5f} "
+              f"(se {np.sqrt(p / draws):.5f}, {np.sqrt(q / draws):.5f}), |log ratio| = {ratio:.3f}, at least "
               f"{low:.3f} at 5 standard errors, against eps1 = 1")
 
 
@@ -297,28 +310,16 @@ def audit_scales(scales: tuple[float, ...] = (1.0, 2.0, 3.0)) -> None:
                 noise = np.random.default_rng(cells + atom).laplace(0, 1, (draws, 2 * cells - 1))
                 for inv2 in (1.0, 2.0, 4.0):
                     for j in (cells - 1, cells // 2):
-                        x = np.zeros(cells)
-                        x[j] = atom
-                        x2 = x.copy()
-                        x2[j] += 1
-                        a, b = (dict(zip(*np.unique(selection_codes(v, 1 / k, 1 / inv2, noise, True),
-                                                    return_counts=True))) for v in (x, x2))
-                        worst = max([worst] + [abs(np.log(a[c] / b[c])) for c in a.keys() & b.keys()
-                                               if min(a[c], b[c]) > 300])
+                        pair = neighbours(cells, j, atom)
+                        codes = [selection_codes(v, 1 / k, 1 / inv2, noise, True) for v in pair]
+                        worst = max(worst, worst_ratio(*codes, 300)[0])
         print(f"clamped, noise x {k:g}: worst |log ratio| {worst:.3f} against eps1 = 1")
 
 
 def audit_dpcomp(cells: int = 32, draws: int = 400_000) -> None:
     """DAWA-2D's own selection (eps1 = 1, 1/eps2 = 2) on x with 4 points in its middle cell and a fifth."""
-    x = np.zeros(cells)
-    x[cells // 2] = 4
-    x2 = x.copy()
-    x2[cells // 2] += 1
     u = np.random.default_rng(cells + 4).random((draws, cells, int(np.log2(cells)) + 1))
-    a, b = (dict(zip(*np.unique(approx_codes(v, 1.0, 0.5, u), return_counts=True))) for v in (x, x2))
-    ratio, k = max((abs(np.log(a[k] / b[k])), k) for k in a.keys() & b.keys() if min(a[k], b[k]) > 400)
-    p, q = sorted([a[k] / draws, b[k] / draws])
-    low = np.log((q - 5 * np.sqrt(q / draws)) / (p + 5 * np.sqrt(p / draws)))
+    ratio, k, p, q, low = worst_ratio(*(approx_codes(v, 1.0, 0.5, u) for v in neighbours(cells, cells // 2, 4)), 400)
     print(f"DAWA-2D's own selection, {cells} cells, {draws:,} draws: bucket starts {k:#x}: probabilities {p:.5f} and "
           f"{q:.5f}, |log ratio| = {ratio:.3f}, at least {low:.3f} at 5 standard errors, against eps1 = 1")
 
