@@ -47,8 +47,6 @@ from ..splits.keyers import cells_and_corners, split_cells_and_corners
 FEATURE_FRACTION = 0.02    # of epsilon, for the noisy facts (N, occupied cells, largest corner cell)
 FEATURE_SIDE = 256         # cells per axis of the public grid the cell facts are read from
 CELL_FACTS = 2             # occupied cells and the largest corner cell share what N leaves of the slice
-# the largest corner cell of the 256 x 256 grid, when the release grid is finer: bought on top of the slice
-# with the epsilon of one cell fact
 SPREAD_MIN = 0.6
 N_EPS_MIN = 1e4
 CORNER_SHARE_MIN = 0.2
