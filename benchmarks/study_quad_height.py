@@ -19,7 +19,8 @@ rectangles with corners on the 256 grid. Exact truth from the points, MRE with r
 
 With ``--file checkin_256_256 --epsilon 1`` it runs one DPBench file instead (the protocol's placement, fresh
 per run, heights 8-11 or ``--heights``, both query sets, ``--resolution`` 20 or given): the cell where the
-rule's height trails Quad-opt.
+rule's height trails Quad-opt. ``--method ag --resolutions 8 20`` compares another method with its defaults
+at two resolutions on the same points and queries.
 
     python benchmarks/study_quad_height.py [--runs 5]                          # about 10 minutes
     python benchmarks/study_quad_height.py --file checkin_256_256 --epsilon 1 --runs 6   # about 2 minutes
@@ -120,9 +121,9 @@ def sweep(xy: np.ndarray, domain: pv.Domain, runs: int, n_eps=N_EPS, offsets=OFF
     return out
 
 
-def file_sweep(name: str, eps: float, runs: int, heights=(8, 9, 10, 11), resolution: int = RESOLUTION) -> dict:
-    """{(query set, height): [MRE per run]} on one DPBench file (or bench_dpbench's synthetic1M), its points
-    placed afresh per run."""
+def file_sweep(name: str, eps: float, runs: int, configs: dict[str, dict]) -> dict:
+    """{(query set, label): [MRE per run]} on one DPBench file (or bench_dpbench's synthetic1M), its points
+    placed afresh per run; ``configs`` maps a column label to ``pv.build`` arguments (method included)."""
     hist = load_hist(name)
     n = int(hist.sum())
     out: dict = {}
@@ -130,18 +131,17 @@ def file_sweep(name: str, eps: float, runs: int, heights=(8, 9, 10, 11), resolut
         xy = histogram_points(hist, np.random.default_rng(500 + r))
         index = PointIndex(xy)
         loads = {q: (rects, index.count(rects)) for q, rects in ((q, make(UNIT)) for q, make in QUERIES.items())}
-        for h in heights:
-            rel = pv.build(xy, UNIT, "quadtree", eps, seed=900 + r, resolution=resolution, height=h, n_public=n)
+        for label, kw in configs.items():
+            rel = pv.build(xy, UNIT, epsilon=eps, seed=900 + r, **kw)
             for q, (rects, truth) in loads.items():
-                out.setdefault((q, h), []).append(float(relative_error(rel.answer(rects), truth, n).mean()))
+                out.setdefault((q, label), []).append(float(relative_error(rel.answer(rects), truth, n).mean()))
     return out
 
 
-def file_table(res: dict) -> list[str]:
-    heights = sorted({h for _, h in res})
-    lines = ["| queries | " + " | ".join(f"height {h}" for h in heights) + " |", "|---|" + "---:|" * len(heights)]
+def file_table(res: dict, labels) -> list[str]:
+    lines = ["| queries | " + " | ".join(labels) + " |", "|---|" + "---:|" * len(labels)]
     for q in QUERIES:
-        cells = [np.array(res[(q, h)]) for h in heights]
+        cells = [np.array(res[(q, label)]) for label in labels]
         lines.append(f"| {q} | " + " | ".join(f"{c.mean():.6f} (se {c.std() / np.sqrt(c.size):.6f})" for c in cells)
                      + " |")
     return lines
@@ -168,17 +168,29 @@ def main() -> int:
     ap.add_argument("--file", help="one DPBench file of ../shared/dpbench (name without .npy) or synthetic1M")
     ap.add_argument("--heights", type=int, nargs="+", default=(8, 9, 10, 11), help="with --file: heights tried")
     ap.add_argument("--resolution", type=int, default=RESOLUTION, help="with --file: the release grid's bits")
+    ap.add_argument("--method", help="with --file: this method with its defaults at each of --resolutions instead")
+    ap.add_argument("--resolutions", type=int, nargs="+", default=(8, RESOLUTION))
     ap.add_argument("--epsilon", type=float, default=1.0)
     ap.add_argument("--n-eps", type=float, nargs="+", default=N_EPS, help="the products N eps to sweep")
     ap.add_argument("--offsets", type=int, nargs="+", default=OFFSETS, help="heights tried, relative to the rule's")
     args = ap.parse_args()
     t0 = time.time()
+    if args.file and args.method:
+        configs = {f"resolution {r}": {"method": args.method, "resolution": r} for r in args.resolutions}
+        res = file_sweep(args.file, args.epsilon, args.runs, configs)
+        print(f"{args.file}, epsilon {args.epsilon:g}, {args.method} with its defaults, {args.runs} runs "
+              f"({time.time() - t0:.0f} s)\n")
+        print("\n".join(file_table(res, list(configs))))
+        return 0
     if args.file:
-        res = file_sweep(args.file, args.epsilon, args.runs, args.heights, args.resolution)
-        rule = min(args.resolution, quad_height(int(load_hist(args.file).sum()), args.epsilon))
+        n = int(load_hist(args.file).sum())
+        configs = {f"height {h}": {"method": "quadtree", "resolution": args.resolution, "height": h, "n_public": n}
+                   for h in args.heights}
+        res = file_sweep(args.file, args.epsilon, args.runs, configs)
+        rule = min(args.resolution, quad_height(n, args.epsilon))
         print(f"{args.file}, epsilon {args.epsilon:g}, quadtree at resolution {args.resolution} "
               f"(the rule's height: {rule}), {args.runs} runs, N public ({time.time() - t0:.0f} s)\n")
-        print("\n".join(file_table(res)))
+        print("\n".join(file_table(res, list(configs))))
         return 0
     placements = {"recorded at full precision": [], "binned to 256 x 256 cells, spread evenly inside them "
                   "(the DPBench placement)": []}
