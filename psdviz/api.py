@@ -82,11 +82,14 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
     nonnegative : bool
         Replace the estimates by non-negative least squares over the released counts
         (post-processing, no epsilon; :mod:`psdviz.publish.nonnegative`).
-    workload : array (k, 4), optional
-        The queries the publisher will ask ([xmin, ymin, xmax, ymax] per rectangle, public input, clipped
-        to the domain): the quadtree plans its per-level budget for them
-        (:mod:`psdviz.methods.workload_budget`), and ``auto`` passes them on when it picks the quadtree
-        (its note says when it does not). The release records them and still answers any rectangle.
+    workload : array (k, 4) or psdviz.regions.Regions, optional
+        The queries the publisher will ask, public input: rectangles ([xmin, ymin, xmax, ymax] each,
+        clipped to the domain) or a region layer in the release's coordinates (every region of every
+        level one query). The quadtree plans its per-level budget for them
+        (:mod:`psdviz.methods.workload_budget`) and, for a layer, grows deep enough that its borders cut
+        little of each region (:mod:`psdviz.methods.workload_regions`); ``auto`` passes them on when it
+        picks the quadtree (its note says when it does not). The release records them (a layer by its
+        size and a SHA-256 of its ids and shapes) and still answers any rectangle or region.
     **params
         The method's parameters (defaults from its paper).
 

@@ -43,6 +43,7 @@ from ..core.rng import Randomness
 from ..publish.nonnegative import nonnegative
 from ..publish.release import Release
 from ..splits.keyers import cells_and_corners, split_cells_and_corners
+from .workload_budget import workload_record
 
 FEATURE_FRACTION = 0.02    # of epsilon, for the noisy facts (N, occupied cells, largest corner cell)
 FEATURE_SIDE = 256         # cells per axis of the public grid the cell facts are read from
@@ -191,7 +192,7 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
 
 
 def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
-               n_public: int | None = None, workload: np.ndarray | None = None) -> Release:
+               n_public: int | None = None, workload=None) -> Release:
     """Buy the facts, build the method the rule picks with its defaults and the rest of epsilon (and the
     workload, when the pick plans for one)."""
     from .registry import accepts_workload, get_builder, parameters  # the registry lists this module too
@@ -227,7 +228,7 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
               "corner_share": round(facts.corner_share, 4),
               "coarse_corner_share": round(facts.coarse_corner_share, 4), **rel.params}
     if unused:
-        params["workload"] = np.asarray(workload, float).tolist()
+        params.update(workload_record(workload))
     notes = (why, *rel.notes) if unused is None else (why, unused, *rel.notes)
     return rel.evolve(method="auto", params=params, notes=notes, ledger=ledger.then(rel.ledger),
                       tree=dataclasses.replace(rel.tree, split_eps=split_eps))

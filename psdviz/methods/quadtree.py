@@ -39,7 +39,15 @@ from ..splits.keyers import morton_cells
 from .complete_tree import finish_complete_tree
 from .early_stop import effective_pruning, measure_with_stops
 from .gls_finish import finish_gls_tree
-from .workload_budget import workload_epsilons, workload_height
+from .workload_budget import (
+    deepest_used,
+    is_layer,
+    workload_counts,
+    workload_epsilons,
+    workload_record,
+    workload_size,
+)
+from .workload_regions import layer_plan
 
 MAX_HEIGHT = 11  # the largest height under the node cap (tree.MAX_NODES)
 QUAD_C = 10.0    # height rule constant: expected leaf count about c / eps
@@ -89,7 +97,7 @@ def quad_structure(domain: Domain, height: int) -> dict:
 def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int | None = None,
                    budget: str = "geometric", postprocess: bool = True, prune: float | None = DEFAULT_PRUNE,
                    n_public: int | None = None, n_fraction: float = DEFAULT_N_FRACTION, c: float = QUAD_C,
-                   pruning: str = "build", workload: np.ndarray | None = None) -> Release:
+                   pruning: str = "build", workload=None) -> Release:
     """Private quadtree: geometric budget, pruning m = 32 during the build, least squares, height from N.
     ``pruning="after_ols"`` is the paper's text (the complete tree, OLS, then pruning). A ``workload``
     (public query rectangles, checked by ``pv.build``) replaces the geometric plan by the plan for those
@@ -100,13 +108,19 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     if by_rule:
         height, eps_n, n_note = height_from_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction, c)
     height, capped = cap_by_resolution(check_int(height, "height", 1, 64), ps.grid.bits, "height", ps.grid.bits)
-    if by_rule and workload is not None:
-        height, capped = _workload_depth(height, workload, domain, capped)
+    counts = None
+    if by_rule and workload is not None and is_layer(workload):
+        height, counts, capped = _layer_depth(height, workload, domain, ps.grid.bits, capped)
+    elif workload is not None:
+        counts = workload_counts(workload, domain, height)
+        if by_rule:
+            height, capped = _workload_depth(height, counts, capped)
+            counts = counts[:height + 1]      # cut at the deepest level used: no query cuts a leaf there
     check_node_count(quad_nodes(height), f"a quadtree of height {height} (at most {MAX_HEIGHT} fits)")
     if workload is None:
         eps, plan_note = level_epsilons(epsilon - eps_n, height, budget), None
     else:
-        eps, budget, plan_note = _workload_plan(epsilon - eps_n, height, budget, workload, domain)
+        eps, budget, plan_note = _workload_plan(epsilon - eps_n, height, budget, workload, counts, domain)
     pruning, pruning_note = effective_pruning(pruning, eps, prune)
     s = quad_structure(domain, height)
     split_eps = np.zeros(s["depth"].size)
@@ -114,7 +128,7 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     params = {"height": height, "budget": budget, "postprocess": bool(postprocess), "prune": prune, "N": n_note,
               "pruning": pruning}
     if workload is not None:
-        params["workload"] = np.asarray(workload, float).tolist()   # public input: the queries planned for
+        params.update(workload_record(workload))   # public input: the queries planned for
     if pruning == "build" and prune is not None:
         skeleton = FlatTree(noisy=np.zeros(split_eps.size), count_eps=eps[s["depth"]], split_eps=split_eps, **s)
         tree = measure_with_stops(rnd, ledger, skeleton, level_counts(ps, height), eps, float(prune),
@@ -129,9 +143,10 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
                                 notes=(capped, pruning_note, plan_note))
 
 
-def _workload_depth(height: int, workload: np.ndarray, domain: Domain, capped: str | None) -> tuple[int, str | None]:
-    """The height rule's tree cut at the deepest level the workload uses (:func:`workload_height`), and the note."""
-    used = workload_height(height, workload, domain)
+def _workload_depth(height: int, counts: np.ndarray, capped: str | None) -> tuple[int, str | None]:
+    """The height rule's tree cut at the deepest level the workload uses (its counts ``counts`` at the rule's
+    height; :func:`.workload_budget.workload_height`), and the note."""
+    used = deepest_used(counts)
     if used >= height:
         return height, capped
     note = (f"height {height} (from N and epsilon) cut to {used}: no query of the workload uses a deeper level "
@@ -139,13 +154,28 @@ def _workload_depth(height: int, workload: np.ndarray, domain: Domain, capped: s
     return used, note if capped is None else f"{capped}; {note}"
 
 
-def _workload_plan(epsilon: float, height: int, budget: str, workload: np.ndarray,
+def _layer_depth(height: int, layer, domain: Domain, bits: int,
+                 capped: str | None) -> tuple[int, np.ndarray, str | None]:
+    """The height rule's tree deepened to resolve a region layer (:func:`.workload_regions.layer_plan`),
+    within the node cap and the release grid: the height, the layer's counts for it, and the note."""
+    limit = min(MAX_HEIGHT, bits)
+    deep, counts = layer_plan(layer.geometry, domain, min(height, limit), limit)
+    if deep == height:
+        return height, counts, capped
+    note = (f"height {height} (from N and epsilon) deepened to {deep} for the region workload, so that on average "
+            "at most half of a region's area lies in leaves its border cuts" if deep < limit else
+            f"height {height} (from N and epsilon) deepened to {deep}, the deepest tree that fits, for the region "
+            "workload (its borders still cut more than half of a region's area into leaves there, on average)")
+    return deep, counts, note if capped is None else f"{capped}; {note}"
+
+
+def _workload_plan(epsilon: float, height: int, budget: str, workload, counts: np.ndarray,
                    domain: Domain) -> tuple[np.ndarray, str, str]:
-    """The per-level plan for a workload (eps per depth, the plan's name, a note for the release)."""
+    """The per-level plan for a workload whose counts at ``height`` are ``counts`` (eps per depth, the plan's
+    name, a note for the release)."""
     if budget != "geometric":
         raise ValueError(f"budget={budget!r} and a workload: the workload sets the budget plan; drop one of them")
-    eps = workload_epsilons(epsilon, height, workload, domain)
+    eps = workload_epsilons(epsilon, height, workload, domain, counts=counts)
     shares = ", ".join(f"{e / epsilon:.0%}" for e in eps)
-    return eps, "workload", (f"budget planned for a workload of {len(workload):,} rectangles (epsilon per level "
+    return eps, "workload", (f"budget planned for a workload of {workload_size(workload)} (epsilon per level "
                              f"proportional to the cube root of its canonical nodes there; root to leaves: {shares})")
-

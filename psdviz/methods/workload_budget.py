@@ -29,9 +29,14 @@ from ..core.validation import check_epsilon
 FLOOR_SHARE = 0.05   # every level keeps at least this share of the plan's largest level (see workload_epsilons)
 
 
-def check_workload(rects, domain: Domain) -> np.ndarray:
-    """The workload as a (k, 4) array clipped to the domain; a ValueError names what to fix."""
-    arr = validate_rects(rects)
+def check_workload(workload, domain: Domain):
+    """The workload checked against the domain, a ValueError naming what to fix: rectangles as a (k, 4) array
+    clipped to the domain, or a region layer (:class:`psdviz.regions.Regions`, every region of every level
+    one query) that meets the domain."""
+    from ..regions.layer import Regions
+    if isinstance(workload, Regions):
+        return _check_layer(workload, domain)
+    arr = validate_rects(workload)
     if not 1 <= arr.shape[0] <= MAX_WORKLOAD_RECTS:
         raise ValueError(f"workload must hold between 1 and {MAX_WORKLOAD_RECTS:,} rectangles (got {arr.shape[0]:,})")
     lo, hi = [domain.xmin, domain.ymin] * 2, [domain.xmax, domain.ymax] * 2
@@ -42,6 +47,56 @@ def check_workload(rects, domain: Domain) -> np.ndarray:
                          f"[{domain.xmin:g}, {domain.xmax:g}] x [{domain.ymin:g}, {domain.ymax:g}]; drop it or fix "
                          "its corners")
     return clipped
+
+
+def _check_layer(regions, domain: Domain):
+    """A region layer as a workload: at most MAX_WORKLOAD_RECTS regions, all of them meeting the domain."""
+    import shapely
+    if not 1 <= len(regions.geometry) <= MAX_WORKLOAD_RECTS:
+        raise ValueError(f"a region workload must hold between 1 and {MAX_WORKLOAD_RECTS:,} regions "
+                         f"(got {len(regions.geometry):,})")
+    box = shapely.box(domain.xmin, domain.ymin, domain.xmax, domain.ymax)
+    outside = ~shapely.intersects(regions.geometry, box)
+    if outside.any():
+        raise ValueError(f"workload region {regions.ids[np.flatnonzero(outside)[0]]!r} lies outside the domain "
+                         f"[{domain.xmin:g}, {domain.xmax:g}] x [{domain.ymin:g}, {domain.ymax:g}]; use a layer in "
+                         "the release's coordinates or a domain that covers it")
+    return regions
+
+
+def is_layer(workload) -> bool:
+    """Whether a checked workload is a region layer (else a rectangle array)."""
+    return not isinstance(workload, np.ndarray)
+
+
+def workload_size(workload) -> str:
+    """'12 rectangles' or '3,286 regions': how the release describes its workload."""
+    return f"{len(workload.geometry):,} regions" if is_layer(workload) else f"{len(workload):,} rectangles"
+
+
+def workload_record(workload) -> dict:
+    """The release parameters recording a workload (public input): the rectangles themselves, or for a
+    region layer its size, levels and a SHA-256 of its ids and geometry (WKB), which names the layer
+    without copying it into the release."""
+    if not is_layer(workload):
+        return {"workload": np.asarray(workload, float).tolist()}
+    import hashlib
+
+    import shapely
+    digest = hashlib.sha256()
+    for rid, wkb in zip(workload.ids, shapely.to_wkb(workload.geometry)):
+        digest.update(str(rid).encode() + b"\0" + wkb)
+    return {"workload_regions": f"{workload_size(workload)} in {workload.n_levels} level(s), sha256 "
+                                f"{digest.hexdigest()}"}
+
+
+def workload_counts(workload, domain: Domain, height: int) -> np.ndarray:
+    """N_l per depth for either kind of workload (:func:`canonical_counts` or
+    :func:`psdviz.methods.workload_regions.region_canonical_counts`)."""
+    if is_layer(workload):
+        from .workload_regions import region_canonical_counts
+        return region_canonical_counts(workload.geometry, domain, height)
+    return canonical_counts(workload, domain, height)
 
 
 def _axis(lo: np.ndarray, hi: np.ndarray, cells: int) -> tuple[np.ndarray, np.ndarray]:
@@ -74,22 +129,31 @@ def canonical_counts(rects: np.ndarray, domain: Domain, height: int) -> np.ndarr
     return n
 
 
-def workload_height(height: int, rects: np.ndarray, domain: Domain) -> int:
+def deepest_used(counts: np.ndarray) -> int:
+    """The deepest depth with a canonical node or a cut leaf in ``counts`` (the last depth if none has)."""
+    used = np.flatnonzero(counts > 1e-9)
+    return int(used[-1]) if used.size else counts.size - 1
+
+
+def workload_height(height: int, workload, domain: Domain) -> int:
     """The deepest level of a ``height``-level quadtree that the workload uses (canonical nodes, or leaves it
     cuts): levels below it answer none of the queries, so a tree whose height came from the height rule
-    stops there (its budget goes to the levels the queries use instead of a floor on unused ones)."""
-    used = np.flatnonzero(canonical_counts(rects, domain, height) > 1e-9)
-    return int(used[-1]) if used.size else height
+    stops there (its budget goes to the levels the queries use instead of a floor on unused ones). Cut
+    there, the tree has no leaf a query cuts, so its counts are the first ``used + 1`` of these."""
+    return deepest_used(workload_counts(workload, domain, height))
 
 
-def workload_epsilons(epsilon: float, height: int, rects: np.ndarray, domain: Domain) -> np.ndarray:
-    """eps per depth, proportional to N_l^(1/3), summing to ``epsilon``.
+def workload_epsilons(epsilon: float, height: int, workload, domain: Domain,
+                      counts: np.ndarray | None = None) -> np.ndarray:
+    """eps per depth, proportional to N_l^(1/3), summing to ``epsilon`` (``counts``: the workload's N_l for
+    this height when already counted).
 
     A level that no query uses directly would get nothing, which leaves least squares without that
     level and the build's early stop without a count to stop on; every level keeps at least
     ``FLOOR_SHARE`` of the largest level's epsilon (the plan then still sums to epsilon)."""
     epsilon = check_epsilon(epsilon)
-    weight = np.cbrt(np.maximum(canonical_counts(rects, domain, height), 0.0))
+    counts = workload_counts(workload, domain, height) if counts is None else counts
+    weight = np.cbrt(np.maximum(counts, 0.0))
     if weight.max() <= 0:
         weight = np.ones(height + 1)
     weight = np.maximum(weight, FLOOR_SHARE * weight.max())

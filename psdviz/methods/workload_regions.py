@@ -1,0 +1,120 @@
+"""A region layer as a quadtree's workload: its canonical nodes per depth, counted top down.
+
+Rule. A region answered from a consistent quadtree release is the sum of the nodes wholly inside it
+(the largest ones, none inside another) plus its area share of each leaf its border cuts
+(``Release.answer_regions`` takes shares of the leaves; least squares makes a node's estimate the sum of
+its leaves', so the two agree). That is the canonical decomposition the rectangle workload counts
+(:mod:`.workload_budget`), with polygons for rectangles: N_l is the number of (region, node) pairs at
+depth l where the node is inside the region and its parent is not, and at the leaves each cut pair adds
+its share squared. Every region of every level of the layer is one query.
+
+Counting without visiting every node: start from the root paired with every region; at each depth a
+pair is inside (the region contains the node's box), cut (they overlap otherwise) or apart, and only the
+cut pairs are split into their four children for the next depth, so the work follows the borders
+(shapely's vectorised predicates on prepared polygons; areas only for the leaves that borders cut).
+
+Height. A rectangle workload can only cut a tree short (:func:`.workload_budget.workload_height`); a layer
+asks for depth: a region's answer takes the leaves its border cuts by area, spreading their points evenly
+over them, and on county-sized regions that error, not the count noise, is most of it. The planned tree
+for a layer is therefore at least as deep as :func:`region_depth` (on average at most half of a region's
+area in cut leaves), within the node cap and the release grid; pruning during the build keeps it shallow
+where the data are sparse. Measured: docs/decisions/workload-budget.md.
+
+Privacy: the layer is public input and the counts are a function of it, the domain and the height; the
+plan they give is then exactly a rectangle workload's (:func:`.workload_budget.workload_epsilons`).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..core.domain import Domain
+
+CUT_SHARE = 0.5     # a layer's tree is deep enough when at most this share of a region's area lies in cut leaves
+CHILD_X = np.array([0, 1, 0, 1])
+CHILD_Y = np.array([0, 0, 1, 1])
+
+
+def _boxes(ix: np.ndarray, iy: np.ndarray, depth: int, domain: Domain):
+    import shapely
+    w, h = domain.width / (1 << depth), domain.height / (1 << depth)
+    x0, y0 = domain.xmin + ix * w, domain.ymin + iy * h
+    return shapely.box(x0, y0, x0 + w, y0 + h), w * h
+
+
+class Depth(NamedTuple):
+    """One depth of the top-down count: the open (region, node) pairs, their boxes, the node area, and
+    which pairs are inside and which cut."""
+    depth: int
+    reg: np.ndarray
+    boxes: np.ndarray
+    area: float
+    inside: np.ndarray
+    cut: np.ndarray
+
+    def cut_area(self, geometry: np.ndarray) -> np.ndarray:
+        """The area of each cut pair's region inside its node."""
+        import shapely
+        return shapely.area(shapely.intersection(geometry[self.reg[self.cut]], self.boxes[self.cut]))
+
+
+def _pairs(geometry: np.ndarray, domain: Domain, height: int):
+    """Top down to ``height``: per depth, the (region, node) pairs still open (the node's parent was cut by
+    the region), as a :class:`Depth`."""
+    import shapely
+    reg = np.arange(geometry.size)
+    ix = iy = np.zeros(geometry.size, np.int64)
+    for d in range(height + 1):
+        boxes, area = _boxes(ix, iy, d, domain)
+        inside = shapely.contains(geometry[reg], boxes)
+        cut = ~inside & shapely.intersects(geometry[reg], boxes)
+        yield Depth(d, reg, boxes, area, inside, cut)
+        if d == height:
+            return
+        k = int(cut.sum())
+        reg = np.repeat(reg[cut], 4)
+        ix = 2 * np.repeat(ix[cut], 4) + np.tile(CHILD_X, k)
+        iy = 2 * np.repeat(iy[cut], 4) + np.tile(CHILD_Y, k)
+
+
+def _prepared(geometry) -> np.ndarray:
+    import shapely
+    geometry = np.asarray(geometry, dtype=object)
+    shapely.prepare(geometry)
+    return geometry
+
+
+def layer_plan(geometry: np.ndarray, domain: Domain, height: int, limit: int,
+               share: float = CUT_SHARE) -> tuple[int, np.ndarray]:
+    """One top-down pass for a layer: the tree's depth, at least ``height`` and at most ``limit``, the
+    first at which on average at most ``share`` of a region's area lies in nodes its border cuts
+    (``share`` < 0: ``limit``), and the layer's N_l for that depth (module docstring)."""
+    import shapely
+    geometry = _prepared(geometry)
+    region_area = np.maximum(shapely.area(geometry), 1e-300)
+    n = np.zeros(limit + 1)
+    for step in _pairs(geometry, domain, limit):
+        n[step.depth] += step.inside.sum()
+        if step.depth < height:
+            continue
+        in_cut = step.cut_area(geometry)
+        spread = np.bincount(step.reg[step.cut], weights=in_cut, minlength=geometry.size) / region_area
+        if step.depth == limit or spread.mean() <= share:
+            n[step.depth] += float((np.minimum(in_cut / step.area, 1.0) ** 2).sum())
+            return step.depth, n[:step.depth + 1]
+    raise AssertionError("unreachable: the pass ends at its limit")
+
+
+def region_canonical_counts(geometry: np.ndarray, domain: Domain, height: int) -> np.ndarray:
+    """N_l per depth l = 0..height for the regions ``geometry`` (shapely polygons in the domain's
+    coordinates): (region, node) pairs with the node inside the region and its parent not, and at the
+    leaves the cut pairs' area shares squared (module docstring)."""
+    return layer_plan(geometry, domain, height, height, share=-1.0)[1]
+
+
+def region_depth(geometry: np.ndarray, domain: Domain, max_height: int, share: float = CUT_SHARE) -> int:
+    """The smallest depth (at most ``max_height``) at which, on average over the regions, at most ``share``
+    of a region's area lies in nodes its border cuts: a region's answer takes those leaves' estimates by
+    area, which spreads their points evenly, so the tree for a layer goes at least that deep."""
+    return layer_plan(geometry, domain, 0, max_height, share)[0]
