@@ -90,7 +90,8 @@ def parser() -> argparse.ArgumentParser:
                    help="estimates by non-negative least squares over the released counts (no epsilon)")
     b.add_argument("--workload", default=None, metavar="FILE",
                    help="the queries you will ask: a CSV or Parquet file with columns xmin, ymin, xmax, ymax (in the "
-                        "domain's units); the quadtree (or auto, when it picks it) plans its budget for them")
+                        f"domain's units), or a bundled region layer ({', '.join(BUNDLED)}: every region one query, "
+                        "the domain in lon/lat); the quadtree (or auto, when it picks it) plans its budget for them")
     b.add_argument("--crs", default=None, help='coordinate reference system of the domain, e.g. "EPSG:4326"')
     r = sub.add_parser("regions", help="private counts for every region of a public layer (counties, states, ...)")
     _input_arguments(r, "the region release (.json, opens with psdviz info) or its counts table (.csv, .parquet)")
@@ -324,7 +325,7 @@ def run_build(a: argparse.Namespace) -> int:
     if a.nonnegative:
         extra["nonnegative"] = True
     if a.workload is not None:
-        extra["workload"] = read_workload(a.workload)
+        extra["workload"] = bundled_layer(a.workload) if a.workload in BUNDLED else read_workload(a.workload)
     with _input(a, extra) as points, warnings.catch_warnings():
         warnings.simplefilter("ignore", EmptyReleaseWarning)     # said below, with the counts
         bar, update = _progress_bar()
@@ -341,12 +342,18 @@ def run_build(a: argparse.Namespace) -> int:
     return 0
 
 
+def bundled_layer(name: str):
+    """One of the bundled layers by its command-line name (:data:`BUNDLED`)."""
+    from . import regions as rg
+    return {"us-states": rg.us_states, "us-counties": rg.us_counties, "world": rg.world_countries}[name]()
+
+
 def load_layer(a: argparse.Namespace):
     """The region layer: a bundled one by name, or a file with its id (and parent, name) columns."""
     from . import regions as rg
     files = a.regions
     if len(files) == 1 and files[0] in BUNDLED:
-        return {"us-states": rg.us_states, "us-counties": rg.us_counties, "world": rg.world_countries}[files[0]]()
+        return bundled_layer(files[0])
     if any(f in BUNDLED for f in files):
         raise ValueError(f"a bundled layer ({', '.join(BUNDLED)}) is given alone: --regions us-counties")
     if a.id is None:

@@ -140,3 +140,24 @@ def test_dask_cluster_and_duckdb_builds_are_the_same_release(data, tmp_path):
     a, b = pv.load_release(tmp_path / "dask.parquet"), pv.load_release(tmp_path / "duck.parquet")
     np.testing.assert_array_equal(a.tree.noisy, b.tree.noisy)
     np.testing.assert_array_equal(a.tree.rect, b.tree.rect)
+
+
+def test_a_bundled_layer_as_the_workload(data, tmp_path, capsys):
+    """--workload us-states plans the quadtree for the states (recorded by size and digest); a layer that
+    misses the domain is one line and exit 2."""
+    rng = np.random.default_rng(1)
+    pts = pd.DataFrame({"lon": rng.uniform(-120, -75, 2000), "lat": rng.uniform(30, 48, 2000)})
+    pts.to_csv(tmp_path / "us.csv", index=False)
+    out = tmp_path / "us.parquet"
+    assert main(["build", str(tmp_path / "us.csv"), "--lon", "lon", "--lat", "lat", "--domain", "-180", "-90", "180",
+                 "90", "--method", "quadtree", "--param", "height=5", "--epsilon", "0.5", "--seed", "2",
+                 "--allow-seeded", "--workload", "us-states", "--out", str(out)]) == 0
+    rel = pv.load_release(out)
+    assert rel.params["budget"] == "workload" and rel.params["workload_regions"].startswith("5")
+    assert "regions in 1 level(s), sha256 " in rel.params["workload_regions"]
+    capsys.readouterr()
+    d, _ = data
+    code = main(["build", str(d / "points.csv"), "--lon", "lon", "--lat", "lat", "--domain", *DOMAIN,
+                 "--method", "quadtree", "--workload", "us-states", "--out", str(tmp_path / "eu.parquet")])
+    err = capsys.readouterr().err
+    assert code == 2 and "lies outside the domain" in err and err.count("\n") == 1

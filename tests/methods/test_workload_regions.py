@@ -63,7 +63,7 @@ def test_rectangles_given_as_polygons_count_as_the_rectangle_workload(h):
                                canonical_counts(rects, dom, h), atol=1e-9)
 
 
-def test_a_layer_workload_plans_the_quadtree_and_is_recorded():
+def test_a_layer_workload_plans_the_quadtree_and_is_recorded(tmp_path):
     layer = _layer()
     pts = np.random.default_rng(0).random((5_000, 2))
     rel = pv.build(pts, DOM, "quadtree", 1.0, seed=2, height=5, workload=layer)
@@ -73,6 +73,8 @@ def test_a_layer_workload_plans_the_quadtree_and_is_recorded():
     record = rel.params["workload_regions"]
     assert record.startswith("5 regions in 2 level(s), sha256 ") and "workload" not in rel.params
     assert any("workload of 5 regions" in n for n in rel.notes)
+    back = pv.load_release(rel.save(tmp_path / "r.parquet", allow_seeded=True))
+    assert back.params["workload_regions"] == record
     est = rel.answer_regions(layer).set_index("id")["estimate"]
     assert est["A"] + est["B"] == pytest.approx(rel.answer([[0, 0, 1, 1]])[0], rel=1e-6)
     assert est["A0"] + est["A1"] + est["A2"] == pytest.approx(est["A"], rel=1e-6)
