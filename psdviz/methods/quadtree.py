@@ -100,8 +100,9 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
                    pruning: str = "build", workload=None) -> Release:
     """Private quadtree: geometric budget, pruning m = 32 during the build, least squares, height from N.
     ``pruning="after_ols"`` is the paper's text (the complete tree, OLS, then pruning). A ``workload``
-    (public query rectangles, checked by ``pv.build``) replaces the geometric plan by the plan for those
-    queries (:mod:`psdviz.methods.workload_budget`)."""
+    (public query rectangles or a region layer, checked by ``pv.build``) replaces the geometric plan by the
+    plan for those queries (:mod:`psdviz.methods.workload_budget`); a layer also deepens the rule's tree
+    (:mod:`psdviz.methods.workload_regions`)."""
     ledger = Ledger(epsilon)
     c = check_positive(c, "c")
     eps_n, n_note, by_rule = 0.0, "not needed (height given)", height is None
@@ -165,7 +166,7 @@ def _layer_depth(height: int, layer, domain: Domain, bits: int,
     note = (f"height {height} (from N and epsilon) deepened to {deep} for the region workload, so that on average "
             "at most half of a region's area lies in leaves its border cuts" if deep < limit else
             f"height {height} (from N and epsilon) deepened to {deep}, the deepest tree that fits, for the region "
-            "workload (its borders still cut more than half of a region's area into leaves there, on average)")
+            "workload (its borders cut leaves at every depth above)")
     return deep, counts, note if capped is None else f"{capped}; {note}"
 
 
