@@ -33,8 +33,7 @@ def check_workload(workload, domain: Domain):
     """The workload checked against the domain, a ValueError naming what to fix: rectangles as a (k, 4) array
     clipped to the domain, or a region layer (:class:`psdviz.regions.Regions`, every region of every level
     one query) that meets the domain."""
-    from ..regions.layer import Regions
-    if isinstance(workload, Regions):
+    if is_layer(workload):
         return _check_layer(workload, domain)
     arr = validate_rects(workload)
     if not 1 <= arr.shape[0] <= MAX_WORKLOAD_RECTS:
@@ -65,8 +64,9 @@ def _check_layer(regions, domain: Domain):
 
 
 def is_layer(workload) -> bool:
-    """Whether a checked workload is a region layer (else a rectangle array)."""
-    return not isinstance(workload, np.ndarray)
+    """Whether a workload is a region layer (a :class:`psdviz.regions.Regions`, read through its ``geometry``,
+    ``ids`` and ``n_levels``; the regions package sits beside this one, so it is not imported here)."""
+    return all(hasattr(workload, a) for a in ("geometry", "ids", "n_levels"))
 
 
 def workload_size(workload) -> str:
