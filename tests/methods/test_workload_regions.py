@@ -145,3 +145,10 @@ def test_a_layer_deepens_the_rules_tree_and_a_given_height_stays():
     assert rel.params["height"] == 3 and any("deepened to 3" in n for n in rel.notes)   # the rule gives 2
     assert rel.tree.path_epsilons().max() == pytest.approx(0.1)
     assert pv.build(pts, DOM, "quadtree", 0.1, seed=3, workload=_cells(8), height=2).params["height"] == 2
+
+
+def test_auto_records_a_layer_it_did_not_plan_for():
+    pts = np.random.default_rng(5).random((2_000, 2))
+    rel = pv.build(pts, DOM, "auto", 0.5, seed=1, workload=_layer())
+    assert rel.params["chosen"] != "quadtree" and rel.params["workload_regions"].startswith("5 regions")
+    assert any("The workload was not used" in n for n in rel.notes)
