@@ -90,8 +90,14 @@ def parser() -> argparse.ArgumentParser:
                    help="estimates by non-negative least squares over the released counts (no epsilon)")
     b.add_argument("--workload", default=None, metavar="FILE",
                    help="the queries you will ask: a CSV or Parquet file with columns xmin, ymin, xmax, ymax (in the "
-                        f"domain's units), or a bundled region layer ({', '.join(BUNDLED)}: every region one query, "
-                        "the domain in lon/lat); the quadtree (or auto, when it picks it) plans its budget for them")
+                        f"domain's units), a bundled region layer ({', '.join(BUNDLED)}: every region one query, "
+                        "the domain in lon/lat) or a layer file with --workload-id; the quadtree (or auto, when it "
+                        "picks it) plans its budget for them")
+    b.add_argument("--workload-id", default=None, metavar="COL",
+                   help="--workload is a region layer file (GeoJSON, GeoPackage, zipped Shapefile, TopoJSON): its "
+                        "region id column")
+    b.add_argument("--workload-parent", default=None, metavar="COL",
+                   help="with --workload-id: the layer's parent id column (levels from the parent links)")
     b.add_argument("--crs", default=None, help='coordinate reference system of the domain, e.g. "EPSG:4326"')
     r = sub.add_parser("regions", help="private counts for every region of a public layer (counties, states, ...)")
     _input_arguments(r, "the region release (.json, opens with psdviz info) or its counts table (.csv, .parquet)")
@@ -295,6 +301,25 @@ def check_input_options(a: argparse.Namespace) -> None:
 WORKLOAD_COLUMNS = ("xmin", "ymin", "xmax", "ymax")
 
 
+LAYER_SUFFIXES = (".geojson", ".gpkg", ".zip", ".topojson", ".shp")
+
+
+def workload_of(a: argparse.Namespace):
+    """``--workload``: a bundled layer by name, a layer file (with ``--workload-id``) or a rectangle file."""
+    from . import regions as rg
+    if a.workload in BUNDLED:
+        return bundled_layer(a.workload)
+    if a.workload_id is not None:
+        crs = {} if a.crs is None else {"crs": a.crs}     # the layer in the domain's coordinates
+        return rg.Regions.from_file(a.workload, id=a.workload_id, parent=a.workload_parent, **crs)
+    if a.workload_parent is not None:
+        raise ValueError("--workload-parent needs --workload-id (the layer's region id column)")
+    if Path(a.workload).suffix.lower() in LAYER_SUFFIXES:
+        raise ValueError(f"--workload {a.workload!r} looks like a region layer: give its id column with "
+                         "--workload-id COL (or pass rectangles as CSV or Parquet)")
+    return read_workload(a.workload)
+
+
 def read_workload(path: str) -> np.ndarray:
     """The rectangles of a workload file (CSV or Parquet, columns xmin, ymin, xmax, ymax)."""
     import pandas as pd
@@ -325,7 +350,7 @@ def run_build(a: argparse.Namespace) -> int:
     if a.nonnegative:
         extra["nonnegative"] = True
     if a.workload is not None:
-        extra["workload"] = bundled_layer(a.workload) if a.workload in BUNDLED else read_workload(a.workload)
+        extra["workload"] = workload_of(a)
     with _input(a, extra) as points, warnings.catch_warnings():
         warnings.simplefilter("ignore", EmptyReleaseWarning)     # said below, with the counts
         bar, update = _progress_bar()

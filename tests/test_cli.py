@@ -161,3 +161,24 @@ def test_a_bundled_layer_as_the_workload(data, tmp_path, capsys):
                  "--method", "quadtree", "--workload", "us-states", "--out", str(tmp_path / "eu.parquet")])
     err = capsys.readouterr().err
     assert code == 2 and "lies outside the domain" in err and err.count("\n") == 1
+
+
+def test_a_layer_file_as_the_workload(tmp_path, capsys):
+    """--workload FILE --workload-id COL reads a region layer; a layer file without its id column is one line."""
+    import geopandas as gpd
+    from shapely.geometry import box
+    layer = gpd.GeoDataFrame({"code": ["w", "e"]}, geometry=[box(-10, 35, 10, 60), box(10, 35, 30, 60)],
+                             crs="EPSG:4326")
+    layer.to_file(tmp_path / "halves.geojson", driver="GeoJSON")
+    rng = np.random.default_rng(3)
+    pd.DataFrame({"lon": rng.uniform(-10, 30, 1000), "lat": rng.uniform(35, 60, 1000)}).to_csv(tmp_path / "p.csv",
+                                                                                              index=False)
+    args = ["build", str(tmp_path / "p.csv"), "--lon", "lon", "--lat", "lat", "--domain", *DOMAIN, "--method",
+            "quadtree", "--param", "height=4", "--seed", "1", "--allow-seeded", "--out", str(tmp_path / "r.parquet"),
+            "--workload", str(tmp_path / "halves.geojson")]
+    assert main(args + ["--workload-id", "code"]) == 0
+    assert pv.load_release(tmp_path / "r.parquet").params["workload_regions"].startswith("2 regions in 1 level(s)")
+    capsys.readouterr()
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "looks like a region layer" in err and "--workload-id" in err and err.count("\n") == 1
