@@ -146,7 +146,7 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
 
 def _workload_depth(height: int, counts: np.ndarray, capped: str | None) -> tuple[int, str | None]:
     """The height rule's tree cut at the deepest level the workload uses (its counts ``counts`` at the rule's
-    height; :func:`.workload_budget.workload_height`), and the note."""
+    height; :func:`.workload_budget.deepest_used`), and the note."""
     used = deepest_used(counts)
     if used >= height:
         return height, capped

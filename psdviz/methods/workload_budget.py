@@ -130,17 +130,12 @@ def canonical_counts(rects: np.ndarray, domain: Domain, height: int) -> np.ndarr
 
 
 def deepest_used(counts: np.ndarray) -> int:
-    """The deepest depth with a canonical node or a cut leaf in ``counts`` (the last depth if none has)."""
-    used = np.flatnonzero(counts > 1e-9)
-    return int(used[-1]) if used.size else counts.size - 1
-
-
-def workload_height(height: int, workload, domain: Domain) -> int:
-    """The deepest level of a ``height``-level quadtree that the workload uses (canonical nodes, or leaves it
-    cuts): levels below it answer none of the queries, so a tree whose height came from the height rule
+    """The deepest depth with a canonical node or a cut leaf in a workload's ``counts`` (the last depth if
+    none has): levels below it answer none of the queries, so a tree whose height came from the height rule
     stops there (its budget goes to the levels the queries use instead of a floor on unused ones). Cut
     there, the tree has no leaf a query cuts, so its counts are the first ``used + 1`` of these."""
-    return deepest_used(workload_counts(workload, domain, height))
+    used = np.flatnonzero(counts > 1e-9)
+    return int(used[-1]) if used.size else counts.size - 1
 
 
 def workload_epsilons(epsilon: float, height: int, workload, domain: Domain,

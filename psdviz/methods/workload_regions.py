@@ -11,13 +11,15 @@ its share squared. Every region of every level of the layer is one query.
 Counting without visiting every node: start from the root paired with every region; at each depth a
 pair is inside (the region contains the node's box), cut (they overlap otherwise) or apart, and only the
 cut pairs are split into their four children for the next depth, so the work follows the borders
-(shapely's vectorised predicates on prepared polygons; areas only for the leaves that borders cut).
+(shapely's vectorised predicates on prepared polygons; areas only for the cut pairs, from the depth the
+height rule gives down).
 
-Height. A rectangle workload can only cut a tree short (:func:`.workload_budget.workload_height`); a layer
+Height. A rectangle workload can only cut a tree short (:func:`.workload_budget.deepest_used`); a layer
 asks for depth: a region's answer takes the leaves its border cuts by area, spreading their points evenly
 over them, and on county-sized regions that error, not the count noise, is most of it. The planned tree
-for a layer is therefore at least as deep as :func:`region_depth` (on average at most half of a region's
-area in cut leaves), within the node cap and the release grid; pruning during the build keeps it shallow
+for a layer is therefore at least as deep as the first depth at which on average at most half of a
+region's area lies in leaves its border cuts (:func:`layer_plan`, which counts the nodes in the same pass),
+within the node cap and the release grid; pruning during the build keeps it shallow
 where the data are sparse. Measured: docs/decisions/workload-budget.md.
 
 Privacy: the layer is public input and the counts are a function of it, the domain and the height; the
@@ -67,8 +69,9 @@ def _pairs(geometry: np.ndarray, domain: Domain, height: int):
     ix = iy = np.zeros(geometry.size, np.int64)
     for d in range(height + 1):
         boxes, area = _boxes(ix, iy, d, domain)
-        inside = shapely.contains(geometry[reg], boxes)
-        cut = ~inside & shapely.intersects(geometry[reg], boxes)
+        regions = geometry[reg]
+        inside = shapely.contains(regions, boxes)
+        cut = ~inside & shapely.intersects(regions, boxes)
         yield Depth(d, reg, boxes, area, inside, cut)
         if d == height:
             return
@@ -112,9 +115,3 @@ def region_canonical_counts(geometry: np.ndarray, domain: Domain, height: int) -
     leaves the cut pairs' area shares squared (module docstring)."""
     return layer_plan(geometry, domain, height, height, share=-1.0)[1]
 
-
-def region_depth(geometry: np.ndarray, domain: Domain, max_height: int, share: float = CUT_SHARE) -> int:
-    """The smallest depth (at most ``max_height``) at which, on average over the regions, at most ``share``
-    of a region's area lies in nodes its border cuts: a region's answer takes those leaves' estimates by
-    area, which spreads their points evenly, so the tree for a layer goes at least that deep."""
-    return layer_plan(geometry, domain, 0, max_height, share)[0]

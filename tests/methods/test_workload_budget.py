@@ -8,8 +8,8 @@ from psdviz.methods.workload_budget import (
     FLOOR_SHARE,
     canonical_counts,
     check_workload,
+    deepest_used,
     workload_epsilons,
-    workload_height,
 )
 
 DOM = pv.Domain(0, 0, 8, 4)
@@ -69,9 +69,9 @@ def test_height_rule_tree_stops_at_the_deepest_level_the_workload_uses():
     which keeps the full height; a height the user gives is kept."""
     xs, ys = np.meshgrid(np.arange(8) * 1.0, np.arange(8) * 0.5, indexing="ij")
     on_lines = np.column_stack([xs.ravel(), ys.ravel(), xs.ravel() + 2, ys.ravel() + 0.5]).clip(0, [8, 4, 8, 4])
-    assert workload_height(6, on_lines, DOM) == 3
+    assert deepest_used(canonical_counts(on_lines, DOM, 6)) == 3
     off = np.vstack([on_lines, [[0.3, 0.3, 1.7, 1.1]]])
-    assert workload_height(6, off, DOM) == 6
+    assert deepest_used(canonical_counts(off, DOM, 6)) == 6
     pts = np.random.default_rng(7).uniform([0, 0], [8, 4], (200_000, 2))
     rel = pv.build(pts, DOM, "quadtree", 1.0, seed=3, workload=on_lines)
     assert rel.params["height"] == 3 and any("cut to 3: no query of the workload" in n for n in rel.notes)

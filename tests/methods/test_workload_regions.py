@@ -11,7 +11,7 @@ from shapely.geometry import Polygon, box
 import psdviz as pv
 from psdviz.methods.quadtree import quad_structure
 from psdviz.methods.workload_budget import canonical_counts, check_workload, workload_epsilons
-from psdviz.methods.workload_regions import region_canonical_counts, region_depth
+from psdviz.methods.workload_regions import layer_plan, region_canonical_counts
 from psdviz.regions import Regions
 
 DOM = pv.Domain(0, 0, 1, 1)
@@ -125,8 +125,8 @@ def _cells(k: int) -> Regions:
 
 
 def test_the_depth_for_a_layer_is_where_half_a_region_lies_in_whole_nodes():
-    assert region_depth(_cells(8).geometry, DOM, 11) == 3          # the cells are the depth-3 nodes
-    assert region_depth(_cells(8).geometry, DOM, 2) == 2           # capped
+    assert layer_plan(_cells(8).geometry, DOM, 0, 11)[0] == 3         # the cells are the depth-3 nodes
+    assert layer_plan(_cells(8).geometry, DOM, 0, 2)[0] == 2          # capped
     geometry = _layer().geometry                                    # brute force: the first depth with a mean
     s = quad_structure(DOM, 7)                                      # cut share of at most 1/2
     boxes = shapely.box(*s["rect"].T)
@@ -136,7 +136,7 @@ def test_the_depth_for_a_layer_is_where_half_a_region_lies_in_whole_nodes():
                for g in geometry]
         if np.mean(cut) <= 0.5:
             break
-    assert region_depth(geometry, DOM, 11) == d
+    assert layer_plan(geometry, DOM, 0, 11)[0] == d
 
 
 def test_a_layer_deepens_the_rules_tree_and_a_given_height_stays():
