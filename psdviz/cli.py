@@ -308,6 +308,10 @@ def workload_of(a: argparse.Namespace):
     """``--workload``: a bundled layer by name, a layer file (with ``--workload-id``) or a rectangle file."""
     from . import regions as rg
     if a.workload in BUNDLED:
+        given = [f for f, v in (("--workload-id", a.workload_id), ("--workload-parent", a.workload_parent)) if v]
+        if given:
+            raise ValueError(f"--workload {a.workload} is a bundled layer with its own ids and levels: drop "
+                             f"{' and '.join(given)} (they name the columns of a layer file)")
         return bundled_layer(a.workload)
     if a.workload_id is not None:
         crs = {} if a.crs is None else {"crs": a.crs}     # the layer in the domain's coordinates

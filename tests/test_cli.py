@@ -144,7 +144,7 @@ def test_dask_cluster_and_duckdb_builds_are_the_same_release(data, tmp_path):
 
 def test_a_bundled_layer_as_the_workload(data, tmp_path, capsys):
     """--workload us-states plans the quadtree for the states (recorded by size and digest); a layer that
-    misses the domain is one line and exit 2."""
+    misses the domain, or a bundled layer given a layer file's id column, is one line and exit 2."""
     rng = np.random.default_rng(1)
     pts = pd.DataFrame({"lon": rng.uniform(-120, -75, 2000), "lat": rng.uniform(30, 48, 2000)})
     pts.to_csv(tmp_path / "us.csv", index=False)
@@ -156,6 +156,12 @@ def test_a_bundled_layer_as_the_workload(data, tmp_path, capsys):
     assert rel.params["budget"] == "workload" and rel.params["workload_regions"].startswith("5")
     assert "regions in 1 level(s), sha256 " in rel.params["workload_regions"]
     capsys.readouterr()
+    code = main(["build", str(tmp_path / "us.csv"), "--lon", "lon", "--lat", "lat", "--domain", "-180", "-90",
+                 "180", "90", "--method", "quadtree", "--workload", "us-states", "--workload-id", "GEOID",
+                 "--out", str(tmp_path / "id.parquet")])
+    err = capsys.readouterr().err
+    assert code == 2 and "bundled layer" in err and "--workload-id" in err and err.count("\n") == 1
+    assert not (tmp_path / "id.parquet").exists()
     d, _ = data
     code = main(["build", str(d / "points.csv"), "--lon", "lon", "--lat", "lat", "--domain", *DOMAIN,
                  "--method", "quadtree", "--workload", "us-states", "--out", str(tmp_path / "eu.parquet")])
