@@ -1,5 +1,8 @@
-"""Regions page: private counts for places (``pv.build_regions``) on a choropleth that does not turn
-noise into structure; click a region for its value, standard error, 95 % interval and children."""
+"""Regions page: private counts for places on a choropleth that does not turn noise into structure;
+click a region for its value, standard error, 95 % interval and children. The counts come from a region
+release (``pv.build_regions``, every region measured) or from a spatial release whose budget and depth
+are planned for the layer (``pv.build(..., "quadtree", workload=layer)``), which answers the regions by
+area shares of its cells and any other shape as well."""
 from __future__ import annotations
 
 import hashlib
@@ -21,6 +24,11 @@ from .uploads import open_upload
 
 LAYERS = {"US states > counties": rg.us_counties, "US states": rg.us_states, "World countries": rg.world_countries}
 UPLOAD = "Upload a layer"
+REGION_RELEASE, PLANNED = "Region release", "Spatial release planned for these regions"
+ROUTE_HELP = ("Region release: every region of every level measured and made consistent (whole numbers, a region "
+              "equals the sum of the regions inside it). Spatial release: a quadtree whose budget and depth are "
+              "planned for this layer's regions; a region's answer is the area share of each released cell it "
+              "covers, and the same release answers rectangles or any other layer.")
 
 
 @st.cache_resource(max_entries=4, show_spinner="Reading the region layer...")
@@ -38,6 +46,13 @@ def _uploaded(digest: str, _data: bytes, filename: str, id_col: str, parent: str
 def _build(key: str, _xy: np.ndarray, _layer: rg.Regions, epsilon: float, seed: int | None, nonce: int,
            pooling: str = "sparse"):
     return pv.build_regions(_xy, _layer, epsilon=epsilon, seed=seed, pooling=pooling)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Building a quadtree planned for the regions...")
+def _build_planned(key: str, _xy: np.ndarray, _layer: rg.Regions, epsilon: float, seed: int | None, nonce: int):
+    rel = pv.build(_xy, pv.Domain(*_layer.bounds()), "quadtree", epsilon, seed=seed, workload=_layer,
+                   outside="drop", nonfinite="drop")
+    return rel, rel.answer_regions(_layer)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -105,36 +120,43 @@ def _source_words(counts: pd.DataFrame, r: pd.Series) -> str:
             "assumed inside it; the standard error covers the noise, not that assumption).")
 
 
-def _region_panel(counts: pd.DataFrame, rid: str, truth: np.ndarray | None) -> None:
+NOISE_SOURCE = {
+    REGION_RELEASE: "from the standard error of the least-squares step, before the counts are made non-negative "
+                    "whole numbers",
+    PLANNED: "from the exact variance of the released cells' noise; not included: the error of assuming points "
+             "spread evenly inside the cells the region's border cuts"}
+
+
+def _region_panel(counts: pd.DataFrame, rid: str, truth: np.ndarray | None, route: str) -> None:
     row = counts.index[counts["id"] == rid][0]
     r = counts.loc[row]
     st.subheader(str(r["name"]))
     c1, c2 = st.columns(2)
-    c1.metric("Private count", f"{int(r['estimate']):,}")
+    c1.metric("Private count", f"{round(float(r['estimate'])):,}")
     c2.metric("Standard error", f"{r['standard_error']:,.1f}")
     st.caption(f"95 % interval for the noise: {view.interval(float(r['estimate']), float(r['standard_error']))} "
-               "(from the standard error of the least-squares step, before the counts are made non-negative whole "
-               "numbers).")
+               f"({NOISE_SOURCE[route]}).")
     if r.get("source", SOURCES[0]) != SOURCES[0]:
         st.caption(_source_words(counts, r))
     if truth is not None and st.toggle("Show the true count (owner's view, NOT private)", key="rg_truth"):
         st.metric("True count (NOT private)", f"{int(truth[row]):,}")
     kids = counts[counts["parent"] == rid]
     if len(kids):
-        st.caption(f"{len(kids)} regions inside; their counts add up to {int(kids['estimate'].sum()):,}.")
-        st.dataframe(kids[["id", "name", "estimate", "standard_error"]].round({"standard_error": 1}),
+        st.caption(f"{len(kids)} regions inside; their counts add up to {round(float(kids['estimate'].sum())):,}.")
+        st.dataframe(kids[["id", "name", "estimate", "standard_error"]].round({"estimate": 0, "standard_error": 1}),
                      hide_index=True, height=220)
         if st.button("Drill down a level", key="rg_drill"):     # applied before the widgets of the next run
             st.session_state[keys.REGIONS_DRILL] = (int(r["level"]) + 1, str(kids["id"].iloc[0]))
             st.rerun()
 
 
-def _exports(rel, counts: pd.DataFrame, frame) -> None:
+def _exports(rel, counts: pd.DataFrame, frame, route: str) -> None:
     allow = export.allow_seeded_export(rel.randomness, "rg_allow_seeded")
     if allow is None:
         return
     c1, c2, c3, c4 = st.columns(4)
-    c1.download_button("Release file (JSON)", export.release_bytes(rel, ".json", allow), "regions_release.json",
+    name = "regions_release.json" if route == REGION_RELEASE else "spatial_release.json"
+    c1.download_button("Release file (JSON)", export.release_bytes(rel, ".json", allow), name,
                        "application/json", key="rg_json")
     c2.download_button("Counts (CSV)", counts.to_csv(index=False), "region_counts.csv", "text/csv", key="rg_csv")
     geo = frame[["id", "geometry"]].merge(counts, on="id")
@@ -145,10 +167,25 @@ def _exports(rel, counts: pd.DataFrame, frame) -> None:
                        on_click="ignore")
 
 
+def _counts(route: str, key: str, xy: np.ndarray, layer: rg.Regions, epsilon: float, seed: int | None,
+            nonce: int, pool: bool):
+    """(release, one row per region: id, name, level, parent, estimate, standard_error[, source])."""
+    if route == PLANNED:
+        return _build_planned(key, xy, layer, epsilon, seed, nonce)
+    rel = _build(key, xy, layer, epsilon, seed, nonce, "sparse" if pool else "none")
+    return rel, rel.counts()
+
+
+def _used_words(rel, route: str) -> str:
+    """The points used, in words (exact counts: the data owner's view), and the release's notes."""
+    audit = rel.audit()
+    where = (f"{audit['rows_in_no_region']:,} fall in no region and " if route == REGION_RELEASE else "")
+    return (f"{audit['rows_used']:,} points used; {where}{audit['rows_outside_domain']:,} outside the layer "
+            "(exact counts: for the data owner only). " + " ".join(f"{n[0].upper()}{n[1:]}." for n in rel.notes))
+
+
 def render() -> None:
     st.title("Regions")
-    st.caption("Private counts for places: every region of a public layer, consistent from the top level down "
-               "(non-negative whole numbers; a region equals the sum of the regions inside it).")
     with st.sidebar:
         st.header("Regions")
         try:
@@ -160,24 +197,30 @@ def render() -> None:
             return
         layer_name, layer = picked
         data_name, xy = _points()
+        route = st.radio("Counts from", [REGION_RELEASE, PLANNED], key="rg_route", help=ROUTE_HELP)
         epsilon = st.select_slider("Epsilon", [0.01, 0.03, 0.1, 0.3, 1.0, 3.0], value=1.0, key="rg_eps",
-                                   help="Split evenly across the layer's levels.")
-        pool = st.checkbox("Pool sparse regions", value=True, key="rg_pool",
-                           help="A region whose private count is too small for its children at this epsilon is "
-                                "measured again instead, and the regions inside it get shares of its count by area "
-                                "(their noise would be larger than their counts). Off: every region is measured.")
-        seed, nonce = choose_randomness("rg", "region release")
+                                   help="Split evenly across the layer's levels." if route == REGION_RELEASE else
+                                   "Split over the quadtree's levels by a plan for these regions.")
+        pool = route == REGION_RELEASE and st.checkbox(
+            "Pool sparse regions", value=True, key="rg_pool",
+            help="A region whose private count is too small for its children at this epsilon is measured again "
+                 "instead, and the regions inside it get shares of its count by area (their noise would be larger "
+                 "than their counts). Off: every region is measured.")
+        seed, nonce = choose_randomness("rg", "region release" if route == REGION_RELEASE else "spatial release")
+    st.caption("Private counts for places: every region of a public layer, consistent from the top level down "
+               "(non-negative whole numbers; a region equals the sum of the regions inside it)."
+               if route == REGION_RELEASE else
+               "Private counts for places from a spatial release: a quadtree whose budget and depth were planned for "
+               "this layer's regions (the layer is public input, recorded in the release). Each region's answer is "
+               "the area share of every released cell it covers, so counts are not whole numbers and can be below "
+               "zero; the same release answers rectangles and other layers too.")
     key = f"{data_name}|{layer_name}|{len(layer.frame)}"
     try:
-        rel = _build(key, xy, layer, float(epsilon), seed, nonce, "sparse" if pool else "none")
+        rel, counts = _counts(route, key, xy, layer, float(epsilon), seed, nonce, pool)
     except ValueError as exc:
         st.error(f"Cannot build: {exc}")
         return
-    counts = rel.counts()
-    audit = rel.audit()
-    st.caption(f"{audit['rows_used']:,} points used; {audit['rows_in_no_region']:,} fall in no region and "
-               f"{audit['rows_outside_domain']:,} outside the layer (exact counts: for the data owner only). "
-               + " ".join(f"{n[0].upper()}{n[1:]}." for n in rel.notes))
+    st.caption(_used_words(rel, route))
     drill = st.session_state.pop(keys.REGIONS_DRILL, None)
     if drill is not None:
         st.session_state["rg_level"], st.session_state[keys.REGION] = drill
@@ -193,11 +236,11 @@ def render() -> None:
     with col_panel:
         rid = _pick_region(layer.frame, counts, level)
         if rid is not None:
-            _region_panel(counts, rid, _truth(key, xy, layer))
+            _region_panel(counts, rid, _truth(key, xy, layer), route)
     with col_map:
         fmap, text = view.choropleth(layer.frame, counts, level, rid, area if by != "private count" else None)
         mapview.show_map(fmap, key=keys.REGIONS_MAP, height=520)
         st.caption(text)
     with st.expander("Ledger"):
         st.dataframe(words.ledger_frame(rel.ledger.records()), hide_index=True)
-    _exports(rel, counts, layer.frame)
+    _exports(rel, counts, layer.frame, route)

@@ -194,3 +194,34 @@ def test_areas_in_square_kilometres():
     assert Regions.from_frame(metres, id="id", crs=None).area_km2.tolist() == [6.0]
     bare = gpd.GeoDataFrame({"id": ["a"]}, geometry=[box(0, 0, 2, 3)])
     assert Regions.from_frame(bare, id="id", crs=None).area_km2 is None
+
+
+def test_a_spatial_release_planned_for_the_layer_answers_the_regions():
+    """Counts from a quadtree planned for the layer: the panel shows the engine's area-share answer for
+    the clicked region, the words say where the numbers and their noise come from, pooling is not
+    offered, and the ledger and exports are the spatial release's."""
+    import psdviz as pv
+    from psdviz import regions as rg
+    from psdviz.io.samples import sample_points
+    from psdviz.ui.regions_page import PLANNED
+    at = _app()
+    at.selectbox(key="rg_layer").set_value("US states").run()
+    at.radio(key="rg_rand").set_value("seed").run()
+    at.radio(key="rg_route").set_value(PLANNED).run()
+    assert not at.exception and not at.error, (at.exception, at.error)
+    assert not [c for c in at.checkbox if c.key == "rg_pool"]
+    at.session_state[keys.REGIONS_MAP] = {"last_object_clicked": {"lat": 39.0, "lng": -105.5}}      # Colorado
+    at.run()
+    assert at.subheader[0].value == "Colorado"
+    layer = rg.us_states()
+    rel = pv.build(sample_points("geonames"), pv.Domain(*layer.bounds()), "quadtree", 1.0, seed=0, workload=layer,
+                   outside="drop", nonfinite="drop")
+    want = rel.answer_regions(layer).set_index("id").loc["08"]
+    m = _metrics(at)
+    assert m["Private count"] == f"{round(want['estimate']):,}"
+    assert m["Standard error"] == f"{want['standard_error']:,.1f}"
+    words = " ".join(c.value for c in at.caption)
+    assert "planned for this layer's regions" in words and "area share" in words and "not included" in words
+    assert "fall in no region" not in words
+    at.checkbox(key="rg_allow_seeded").check().run()
+    assert len(at.get("download_button")) == 4 and not at.exception
