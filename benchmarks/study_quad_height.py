@@ -121,10 +121,9 @@ def sweep(xy: np.ndarray, domain: pv.Domain, runs: int, n_eps=N_EPS, offsets=OFF
     return out
 
 
-def file_sweep(name: str, eps: float, runs: int, configs: dict[str, dict]) -> dict:
-    """{(query set, label): [MRE per run]} on one DPBench file (or bench_dpbench's synthetic1M), its points
-    placed afresh per run; ``configs`` maps a column label to ``pv.build`` arguments (method included)."""
-    hist = load_hist(name)
+def file_sweep(hist: np.ndarray, eps: float, runs: int, configs: dict[str, dict]) -> dict:
+    """{(query set, label): [MRE per run]} on one DPBench histogram (or bench_dpbench's synthetic1M), its
+    points placed afresh per run; ``configs`` maps a column label to ``pv.build`` arguments (method included)."""
     n = int(hist.sum())
     out: dict = {}
     for r in range(runs):
@@ -175,18 +174,19 @@ def main() -> int:
     ap.add_argument("--offsets", type=int, nargs="+", default=OFFSETS, help="heights tried, relative to the rule's")
     args = ap.parse_args()
     t0 = time.time()
+    hist = load_hist(args.file) if args.file else None
     if args.file and args.method:
         configs = {f"resolution {r}": {"method": args.method, "resolution": r} for r in args.resolutions}
-        res = file_sweep(args.file, args.epsilon, args.runs, configs)
+        res = file_sweep(hist, args.epsilon, args.runs, configs)
         print(f"{args.file}, epsilon {args.epsilon:g}, {args.method} with its defaults, {args.runs} runs "
               f"({time.time() - t0:.0f} s)\n")
         print("\n".join(file_table(res, list(configs))))
         return 0
     if args.file:
-        n = int(load_hist(args.file).sum())
+        n = int(hist.sum())
         configs = {f"height {h}": {"method": "quadtree", "resolution": args.resolution, "height": h, "n_public": n}
                    for h in args.heights}
-        res = file_sweep(args.file, args.epsilon, args.runs, configs)
+        res = file_sweep(hist, args.epsilon, args.runs, configs)
         rule = min(args.resolution, quad_height(n, args.epsilon))
         print(f"{args.file}, epsilon {args.epsilon:g}, quadtree at resolution {args.resolution} "
               f"(the rule's height: {rule}), {args.runs} runs, N public ({time.time() - t0:.0f} s)\n")
