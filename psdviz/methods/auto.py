@@ -1,4 +1,4 @@
-"""``method="auto"``: the recommended private method, chosen from public facts and three noisy ones.
+"""``method="auto"``: the recommended private method, chosen from public facts and two to four noisy ones.
 
 Rule (``RULES``, first match wins): a corner cell of the release's grid holding at least 0.2 of N -> the
 hybrid kd-tree with non-negative least squares; a corner cell of the 256 x 256 grid holding at least 0.2
@@ -11,14 +11,17 @@ spread of N points would occupy, C (1 - exp(-N / C))), *corner share* (a lower b
 scales below the noisy value, of the share of N in the fullest of the four corner cells of the
 release's own grid) and, when the release's grid is finer than the 256 x 256 grid, *coarse corner
 share* (the same bound for the four corner cells of the 256 x 256 grid; at 256 or coarser it is the
-corner share itself, bought once).
+corner share itself, bought once). Below N eps = 10^4 no rule reads the spread, so it is not bought and
+its epsilon goes to the corner facts, which decide the first rows there.
 
 Privacy: the facts cost ``FEATURE_FRACTION`` (2 %) of epsilon (half for N, half shared by the occupied
 cells and the corner cell), and the coarse corner fact, when bought, as much again as each cell fact
 (0.5 % of epsilon, 1 % when N is public: the other facts keep the noise they have at 256 x 256, so a finer
-grid does not make them worse); geometric noise with sensitivity 1 each (a point lies in at most one corner
-cell of a grid, so the largest of the four counts moves by at most 1), recorded as three or four ledger
-lines "auto feature: ..."; the choice reads only those released values (post-processing); the chosen
+grid does not make them worse); when the spread is not bought (decided from the noisy N, a released
+value) its share is split equally over the corner facts, so the total is the same on either branch;
+geometric noise with sensitivity 1 each (a point lies in at most one corner cell of a grid, so the
+largest of the four counts moves by at most 1), recorded as two to four ledger lines "auto feature: ...";
+the choice reads only those released values (post-processing); the chosen
 method gets the rest of epsilon and reuses the noisy N when it needs one. The release keeps method =
 "auto" with ``params["chosen"]``, ``params["nonnegative"]`` and the facts. Passes over the data: one for
 the facts, then those of the chosen method.
@@ -61,7 +64,7 @@ class Facts:
     epsilon: float
     resolution: int
     n: float          # public N or a noisy count
-    spread: float     # noisy occupied cells / cells a uniform spread of n points would occupy
+    spread: float     # noisy occupied cells / cells a uniform spread of n points would occupy (NaN: not bought)
     corner_share: float = 0.0   # (noisy largest corner cell - 3 noise scales) / n: a lower bound of its share
     coarse_corner_share: float = 0.0   # the same for the corner cells of the 256 x 256 grid
 
@@ -165,29 +168,39 @@ def coarse_corners(counts: np.ndarray, side: int) -> np.ndarray:
     return counts[[0, side - 1, side * (side - 1), side * side - 1]]
 
 
+def reads_spread(n: float, epsilon: float) -> bool:
+    """Whether any rule can read the spread: only the AG row does, and only from N eps = 10^4."""
+    return n * epsilon >= N_EPS_MIN
+
+
 def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
                   n_public: int | None) -> tuple[Facts, PopulationSize]:
-    """One pass (:func:`feature_counts`), three or four noisy facts, all in ``ledger``; each cell fact gets
-    half of what N leaves of the slice, the coarse corner fact (grids finer than 256) as much again."""
+    """One pass (:func:`feature_counts`), two to four noisy facts, all in ``ledger``; each cell fact gets
+    half of what N leaves of the slice, the coarse corner fact (grids finer than 256) as much again. Below
+    N eps = 10^4 (the noisy N) no rule reads the spread, so it is not bought and its share goes to the
+    corner facts in equal parts; the spread is then NaN."""
     eps_f = FEATURE_FRACTION * epsilon
     side = min(FEATURE_SIDE, ps.grid.size)
     counts, corners = feature_counts(ps, side)
     pop = noisy_n(int(counts.sum()), eps_f / 2, rnd, ledger, n_public)
     eps_cells = (eps_f - pop.epsilon) / CELL_FACTS
-    occupied = _noisy_fact(int((counts > 0).sum()), eps_cells, rnd, ledger, "occupied cells",
-                           f"cells of a public {side} x {side} grid holding at least one point")
-    corner = _noisy_fact(int(corners.max()), eps_cells, rnd, ledger, "largest corner cell",
+    n_corner_facts = 1 + (ps.grid.size > side)
+    spread, eps_corner = float("nan"), eps_cells * (1 + 1 / n_corner_facts)
+    if reads_spread(pop.value, epsilon):
+        occupied = _noisy_fact(int((counts > 0).sum()), eps_cells, rnd, ledger, "occupied cells",
+                               f"cells of a public {side} x {side} grid holding at least one point")
+        spread, eps_corner = max(occupied, 0) / max(uniform_occupancy(pop.value, side * side), 1.0), eps_cells
+    corner = _noisy_fact(int(corners.max()), eps_corner, rnd, ledger, "largest corner cell",
                          f"the largest count of the four corner cells of the resolution-{ps.grid.bits} grid "
                          f"(one position: both coordinates at an extreme)")
     n = max(pop.value, 1.0)
-    fine = share_bound(corner, eps_cells, n)
+    fine = share_bound(corner, eps_corner, n)
     coarse = fine
-    if ps.grid.size > side:
-        noisy = _noisy_fact(int(coarse_corners(counts, side).max()), eps_cells, rnd, ledger,
+    if n_corner_facts == 2:
+        noisy = _noisy_fact(int(coarse_corners(counts, side).max()), eps_corner, rnd, ledger,
                             "largest coarse corner cell",
                             f"the largest count of the four corner cells of the public {side} x {side} grid")
-        coarse = share_bound(noisy, eps_cells, n)
-    spread = max(occupied, 0) / max(uniform_occupancy(pop.value, side * side), 1.0)
+        coarse = share_bound(noisy, eps_corner, n)
     return Facts(float(epsilon), int(ps.grid.bits), pop.value, spread, fine, coarse), pop
 
 
@@ -220,11 +233,13 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
               if facts.corner_share >= facts.coarse_corner_share else
               f"one corner cell of the {FEATURE_SIDE} x {FEATURE_SIDE} grid holds at least "
               f"{facts.coarse_corner_share:.0%} of them")
-    why = (f"auto chose {rule.label} (N {pop.source}: about {facts.n:,.0f} points; they fill {facts.spread:.0%} of "
-           f"the cells an even spread would; {corner}): {rule.plain} Finding this out cost epsilon {cost:g}. "
+    filled = ("how evenly they fill the map was not measured, as no rule reads it at this N and epsilon"
+              if math.isnan(facts.spread) else f"they fill {facts.spread:.0%} of the cells an even spread would")
+    why = (f"auto chose {rule.label} (N {pop.source}: about {facts.n:,.0f} points; {filled}; {corner}): "
+           f"{rule.plain} Finding this out cost epsilon {cost:g}. "
            f"Rule: {rule.when}; evidence: {rule.why}.")
     params = {"chosen": rule.method, "nonnegative": rule.nonnegative, "why": rule.why, "rule": rule.when,
-              "choice_epsilon": cost, "spread": round(facts.spread, 4),
+              "choice_epsilon": cost, "spread": None if math.isnan(facts.spread) else round(facts.spread, 4),
               "corner_share": round(facts.corner_share, 4),
               "coarse_corner_share": round(facts.coarse_corner_share, 4), **rel.params}
     if unused:

@@ -64,9 +64,10 @@ def auto_rule_text() -> str:
     only after the build; the release's first note says what it picked and why)."""
     from psdviz.methods.auto import FEATURE_FRACTION, RULES
     rows = "; ".join(f"{r.label} when {r.when}" for r in RULES)
-    return (f"auto spends {FEATURE_FRACTION:.0%} of epsilon on three noisy facts (N, how spread the points are, "
-            "the fullest corner cell's count on the release grid) and, on grids finer than 256 x 256, one more "
-            "fact with the epsilon of each cell fact (the same count on the 256 x 256 grid), and picks "
+    return (f"auto spends {FEATURE_FRACTION:.0%} of epsilon on noisy facts (N, how spread the points are, "
+            "the fullest corner cell's count on the release grid; the spread only from N eps = 10^4, where a "
+            "rule reads it, its share otherwise going to the corner counts) and, on grids finer than 256 x 256, "
+            "one more fact with the epsilon of each cell fact (the same count on the 256 x 256 grid), and picks "
             f"{rows} ('+nnls': non-negative least squares over its counts, no epsilon; '/256': splits on the "
             "256 x 256 grid first). The release says which it picked and why.")
 

@@ -1,4 +1,4 @@
-"""method="auto": three or four noisy facts, a rule table, the rest of epsilon to the chosen method."""
+"""method="auto": two to four noisy facts, a rule table, the rest of epsilon to the chosen method."""
 import numpy as np
 import pytest
 
@@ -123,6 +123,42 @@ def test_coarse_corner_is_the_corner_fact_itself_at_256_cells_or_coarser():
     facts, _ = auto.measure_facts(prepare_points(pts, DOM, resolution=8), 1.0, make_randomness(2), ledger, None)
     assert facts.coarse_corner_share == facts.corner_share > 0.4
     assert len(ledger.spends) == 1 + auto.CELL_FACTS
+
+
+@pytest.mark.parametrize("resolution, corner_facts", [(8, 1), (12, 2)])
+def test_below_n_eps_10_4_the_spread_is_not_bought_and_its_share_goes_to_the_corner_facts(resolution, corner_facts):
+    """N eps = 6,000 (noisy N): no rule reads the spread there, so there is no "occupied cells" line, the
+    spread is NaN, and each corner fact has (1 + 1 / corner facts) times a cell fact's epsilon; the facts
+    cost what they cost above the threshold; the corner share keeps its law (a 40 % atom at (0, 0) read
+    as 0.4 less three of the larger fact's noise scales, within 6 sd)."""
+    n, eps = 60_000, 0.1
+    rng = np.random.default_rng(3)
+    pts = np.vstack([np.zeros((24_000, 2)), _spread(n - 24_000, rng)])
+    ledger = Ledger(eps)
+    facts, pop = auto.measure_facts(prepare_points(pts, DOM, resolution=resolution), eps, make_randomness(4), ledger,
+                                    None)
+    assert pop.value * eps < auto.N_EPS_MIN and np.isnan(facts.spread)
+    whats = [s.what for s in ledger.spends]
+    assert "auto feature: occupied cells" not in whats and len(whats) == 1 + corner_facts
+    e = _eps_cells(eps) * (1 + 1 / corner_facts)
+    assert [s.epsilon for s in ledger.spends][1:] == [pytest.approx(e)] * corner_facts
+    bought = auto.FEATURE_FRACTION * eps + (_eps_cells(eps) if corner_facts == 2 else 0.0)
+    assert ledger.total() == pytest.approx(bought)
+    sd = (np.sqrt(geometric_variance(e)) + 0.4 * np.sqrt(geometric_variance(auto.FEATURE_FRACTION * eps / 2))) / n
+    assert abs(facts.corner_share - (0.4 - 3 / (e * n))) < 6 * sd
+
+
+def test_a_release_without_the_spread_says_so_and_saves(tmp_path):
+    """The note says the spread was not measured, params record it as None, the file round-trips, and
+    every root-to-leaf path still sums to epsilon."""
+    pts = _concentrated(3_000, np.random.default_rng(2))
+    rel = pv.build(pts, DOM, "auto", 0.5, seed=1, resolution=8)
+    assert rel.params["spread"] is None and rel.params["chosen"] == "privtree"
+    assert "was not measured, as no rule reads it" in rel.notes[0]
+    np.testing.assert_allclose(rel.tree.path_epsilons().max(), 0.5)
+    assert rel.ledger.total() == pytest.approx(0.5)
+    back = pv.load_release(rel.save(tmp_path / "r.json", allow_seeded=True))
+    assert back.params["spread"] is None and back.notes[0] == rel.notes[0]
 
 
 def test_an_atom_spread_inside_a_coarse_corner_cell_gets_the_hybrid_on_the_coarse_grid():

@@ -5,8 +5,9 @@ grid's corner position) and some elsewhere; D' adds one point inside that cell, 
 and the fine corner fact are the same for both (N declared public) and only the coarse corner count
 moves by 1. With N public the released share is a one-to-one function of the noisy count above its
 clamp, so the law of the share is the law of the noisy count: no value may be more likely under one
-dataset than e^eps_cells times under the other (5 binomial standard errors). Reading the count without
-noise, or with a third of the noise, fails it."""
+dataset than e^eps times under the other, eps the fact's own epsilon (5 binomial standard errors):
+eps_cells when the spread is bought (N eps >= 10^4), 1.5 eps_cells when it is not and its share goes to
+the two corner facts. Reading the count without noise, or with a third of the noise, fails it."""
 from __future__ import annotations
 
 import math
@@ -31,7 +32,7 @@ def _points(extra: int) -> np.ndarray:
     return np.vstack([inside[:100], elsewhere, inside[100:]])
 
 
-def _shares(pts: np.ndarray, eps: float, seed0: int) -> np.ndarray:
+def _shares(pts: np.ndarray, eps: float, seed0: int, n_public: int) -> np.ndarray:
     """RUNS releases of the fact (the feature pass is the same every time: counted once)."""
     ps = prepare_points(pts, DOM, resolution=12)
     counted = auto.feature_counts(ps, auto.FEATURE_SIDE)
@@ -40,7 +41,7 @@ def _shares(pts: np.ndarray, eps: float, seed0: int) -> np.ndarray:
     auto.feature_counts = lambda _ps, _side: counted
     try:
         for r in range(RUNS):
-            facts, _ = auto.measure_facts(ps, eps, make_randomness(seed0 + r), Ledger(eps), n_public=1000)
+            facts, _ = auto.measure_facts(ps, eps, make_randomness(seed0 + r), Ledger(eps), n_public=n_public)
             out[r] = facts.coarse_corner_share
     finally:
         auto.feature_counts = real
@@ -57,28 +58,32 @@ def _ratio_ok(a: np.ndarray, b: np.ndarray, eps: float) -> bool:
                  & (pb <= bound * pa + Z * (se(pb) + bound * se(pa)))).all())
 
 
-@pytest.fixture(scope="module")
-def laws():
+@pytest.fixture(scope="module", params=[(1000, 1.0), (150, 1.5)], ids=["spread bought", "spread not bought"])
+def laws(request):
+    """eps, the coarse fact's epsilon and its laws on D and D': N public 1,000 (N eps >= 10^4: the spread
+    is bought) or 150 (below: its share goes to the corner facts)."""
+    n_public, factor = request.param
     eps = 50.0                      # 2 % of it on the facts; N public: half of that per cell fact
-    return eps, _shares(_points(0), eps, 0), _shares(_points(1), eps, 10 * RUNS)
+    e_fact = factor * auto.FEATURE_FRACTION * eps / auto.CELL_FACTS
+    assert auto.reads_spread(n_public, eps) == (factor == 1.0)
+    return (eps, e_fact, n_public, _shares(_points(0), eps, 0, n_public),
+            _shares(_points(1), eps, 10 * RUNS, n_public))
 
 
 def test_coarse_corner_fact_law_within_e_eps(laws):
-    eps, d, d2 = laws
-    e_cells = auto.FEATURE_FRACTION * eps / auto.CELL_FACTS
+    eps, e_fact, _, d, d2 = laws
     assert d.min() > 0 and np.unique(d).size > 10        # above the clamp, many values: the test can see
-    assert _ratio_ok(d, d2, e_cells)
+    assert _ratio_ok(d, d2, e_fact)
 
 
 def test_the_audit_sees_a_count_read_without_enough_noise(laws, monkeypatch):
-    eps = laws[0]
-    e_cells = auto.FEATURE_FRACTION * eps / auto.CELL_FACTS
+    eps, e_fact, n_public = laws[:3]
     real = auto._noisy_fact
 
     def weak(value, epsilon, rnd, ledger, what, note):     # three times less noise on the coarse fact
         return real(value, epsilon * (3 if "coarse" in what else 1), rnd, ledger, what, note)
 
     monkeypatch.setattr(auto, "_noisy_fact", weak)
-    d2_weak = _shares(_points(1), eps, 10 * RUNS)
-    d_weak = _shares(_points(0), eps, 0)
-    assert not _ratio_ok(d_weak, d2_weak, e_cells)
+    d2_weak = _shares(_points(1), eps, 10 * RUNS, n_public)
+    d_weak = _shares(_points(0), eps, 0, n_public)
+    assert not _ratio_ok(d_weak, d2_weak, e_fact)
