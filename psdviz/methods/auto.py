@@ -11,20 +11,18 @@ spread of N points would occupy, C (1 - exp(-N / C))), *corner share* (a lower b
 scales below the noisy value, of the share of N in the fullest of the four corner cells of the
 release's own grid) and, when the release's grid is finer than the 256 x 256 grid, *coarse corner
 share* (the same bound for the four corner cells of the 256 x 256 grid; at 256 or coarser it is the
-corner share itself, bought once). Below N eps = 10^4 no rule reads the spread, so it is not bought and
-its epsilon goes to the corner facts, which decide the first rows there.
+corner share itself, bought once). Below N eps = 10^4 no rule reads the spread: it is not bought.
 
 Privacy: the facts cost ``FEATURE_FRACTION`` (2 %) of epsilon (half for N, half shared by the occupied
 cells and the corner cell), and the coarse corner fact, when bought, as much again as each cell fact
 (0.5 % of epsilon, 1 % when N is public: the other facts keep the noise they have at 256 x 256, so a finer
-grid does not make them worse); when the spread is not bought (decided from the noisy N, a released
-value) its share is split equally over the corner facts, so the total is the same on either branch;
-geometric noise with sensitivity 1 each (a point lies in at most one corner cell of a grid, so the
-largest of the four counts moves by at most 1), recorded as two to four ledger lines "auto feature: ...";
-the choice reads only those released values (post-processing); the chosen
-method gets the rest of epsilon and reuses the noisy N when it needs one. The release keeps method =
-"auto" with ``params["chosen"]``, ``params["nonnegative"]`` and the facts. Passes over the data: one for
-the facts, then those of the chosen method.
+grid does not make them worse); an unbought spread's share (decided from the noisy N, a released value)
+is split equally over the corner facts, so the total is the same on either branch; geometric noise with
+sensitivity 1 each (a point lies in at most one corner cell of a grid, so the largest of the four counts
+moves by at most 1), recorded as two to four ledger lines "auto feature: ..."; the choice reads only
+those released values (post-processing); the chosen method gets the rest of epsilon and reuses the noisy
+N when it needs one. The release keeps method = "auto" with ``params["chosen"]``, ``params["nonnegative"]``
+and the facts. Passes over the data: one for the facts, then those of the chosen method.
 
 The evidence for each row and threshold (synthetic families, DPBench cells) is in
 docs/decisions/auto-rule.md.

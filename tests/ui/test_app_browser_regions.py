@@ -65,3 +65,27 @@ def test_counties_by_density_with_pooled_ones_dashed(pg, server):  # noqa: F811
     assert frame.locator("path.leaflet-interactive[stroke-dasharray]").count() > 0      # pooled counties
     assert pg.get_by_text(re.compile("Dashed outline: not measured")).count() == 1
     pg.screenshot(path=str(ARTIFACTS / "08_regions_density.png"), full_page=True)
+
+
+def test_counties_from_a_spatial_release_planned_for_them(pg, server):  # noqa: F811
+    """"Counts from" the quadtree planned for the layer: the choropleth renders, the page says where the
+    numbers come from, and a click on a county answers it with the spatial release's noise words."""
+    pg.goto(f"{server}/regions")
+    pg.frame_locator(MAP_IFRAME).last.locator("path.leaflet-interactive").first.wait_for()
+    _wait_idle(pg)
+    pg.get_by_text("Spatial release planned for these regions", exact=True).click()
+    _wait_idle(pg)
+    pg.get_by_text(re.compile("Private counts for places from a spatial release")).wait_for()
+    pg.get_by_text("level 1", exact=True).click()
+    _wait_idle(pg)
+    frame = pg.frame_locator(MAP_IFRAME).last
+    frame.locator("path.leaflet-interactive").first.wait_for()
+    before = pg.locator("[data-testid='stHeading'] h3").first.inner_text()
+    box = pg.locator(MAP_IFRAME).last.bounding_box()
+    pg.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)
+    pg.wait_for_function(f"() => ![...document.querySelectorAll('[data-testid=stHeading] h3')]"
+                         f".some(e => e.innerText === {before!r})", timeout=60_000)
+    _wait_idle(pg)
+    assert pg.get_by_text(re.compile("not included: the error of assuming points spread evenly")).count() == 1
+    assert pg.get_by_text(re.compile("deepened to")).count() >= 1          # the release's note on its depth
+    pg.screenshot(path=str(ARTIFACTS / "08_regions_planned.png"), full_page=True)
