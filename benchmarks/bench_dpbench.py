@@ -77,16 +77,20 @@ def method_spec(label: str) -> tuple[str, dict]:
     return label, {}
 
 
-def synthetic_hist() -> np.ndarray:
-    """The synthetic1M set of the README, as a 256 x 256 histogram (points * 256, binned)."""
-    rs = np.random.RandomState(7)
-    n = 1_000_000
+def synthetic_points(n: int = 1_000_000, seed: int = 7) -> np.ndarray:
+    """The README's synthetic mixture drawn continuously on [0, 256)^2 (six gaussians and 5 % uniform)."""
+    rs = np.random.RandomState(seed)
     n_u = int(0.05 * n)
     centres = np.array([(.2, .3), (.7, .75), (.55, .2), (.85, .4), (.3, .8), (.5, .5)])
     sds = np.array([(.02, .03), (.05, .02), (.01, .01), (.08, .04), (.03, .06), (.15, .15)])
     comp = rs.choice(6, n - n_u, p=[.30, .20, .15, .15, .10, .10])
     pts = rs.randn(n - n_u, 2) * sds[comp] + centres[comp]
-    pts = np.clip(np.vstack([pts, rs.rand(n_u, 2)]), 0, 1 - 1e-9) * 256
+    return np.clip(np.vstack([pts, rs.rand(n_u, 2)]), 0, 1 - 1e-9) * 256
+
+
+def synthetic_hist() -> np.ndarray:
+    """The synthetic1M set of the README, as a 256 x 256 histogram (:func:`synthetic_points`, binned)."""
+    pts = synthetic_points()
     return np.histogram2d(pts[:, 0], pts[:, 1], bins=256, range=[[0, 256], [0, 256]])[0]
 
 

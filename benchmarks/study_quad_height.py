@@ -38,7 +38,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from bench_dpbench import load_hist  # noqa: E402  (the DPBench files and synthetic1M, read as that bench does)
+from bench_dpbench import load_hist, synthetic_points  # noqa: E402  (the DPBench files and synthetic1M, as that bench reads them)
 
 import psdviz as pv  # noqa: E402
 from psdviz.io.samples import sample_points  # noqa: E402
@@ -52,17 +52,6 @@ N_EPS = (3e3, 1e4, 3e4, 1e5, 3e5, 1e6, 3e6)
 OFFSETS = (-1, 0, 1)     # heights tried, relative to the rule's
 RESOLUTION = 20
 UNIT = pv.Domain(0.0, 0.0, 256.0, 256.0)
-
-
-def dpbench_mixture(n: int, seed: int = 7) -> np.ndarray:
-    """The DPBench synthetic set's recipe (its README), drawn continuously on [0, 256)^2."""
-    rs = np.random.RandomState(seed)
-    centres = np.array([(.2, .3), (.7, .75), (.55, .2), (.85, .4), (.3, .8), (.5, .5)])
-    sds = np.array([(.02, .03), (.05, .02), (.01, .01), (.08, .04), (.03, .06), (.15, .15)])
-    n_u = n // 20
-    which = rs.choice(6, n - n_u, p=[.30, .20, .15, .15, .10, .10])
-    pts = np.vstack([rs.randn(n - n_u, 2) * sds[which] + centres[which], rs.rand(n_u, 2)])
-    return np.clip(pts, 0.0, 1 - 1e-9) * 256.0
 
 
 def binned(xy: np.ndarray, domain: pv.Domain, rng: np.random.Generator) -> np.ndarray:
@@ -92,10 +81,16 @@ def grid_rects(domain: pv.Domain) -> np.ndarray:
 QUERIES = {"corners anywhere": random_rects, "corners on the 256 grid": grid_rects}
 
 
+def query_loads(index: PointIndex, domain: pv.Domain) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """{query set: (its rectangles on ``domain``, their exact counts in ``index``)}."""
+    rects = {name: make(domain) for name, make in QUERIES.items()}
+    return {name: (r, index.count(r)) for name, r in rects.items()}
+
+
 def families() -> list[tuple[str, np.ndarray, pv.Domain]]:
     places = sample_points("geonames")
     return [("GeoNames places", places, pv.Domain(-180.0, -90.0, 180.0, 90.0)),
-            ("DPBench mixture, 1M", dpbench_mixture(1_000_000), UNIT),
+            ("DPBench mixture, 1M", synthetic_points(), UNIT),
             ("skewed mixture, 1M", skewed(1_000_000, UNIT, np.random.default_rng(3)), UNIT),
             ("uniform, 1M", np.random.default_rng(4).uniform(0.0, 256.0, (1_000_000, 2)), UNIT)]
 
@@ -103,9 +98,7 @@ def families() -> list[tuple[str, np.ndarray, pv.Domain]]:
 def sweep(xy: np.ndarray, domain: pv.Domain, runs: int, n_eps=N_EPS, offsets=OFFSETS) -> dict:
     """{query set: {(N eps, rule's height, height): [MRE per run]}} at heights rule + offset (N declared
     public, so every height has the same budget for its counts); each build answers both query sets."""
-    index = PointIndex(xy)
-    loads = {name: (make(domain), None) for name, make in QUERIES.items()}
-    loads = {name: (rects, index.count(rects)) for name, (rects, _) in loads.items()}
+    loads = query_loads(PointIndex(xy), domain)
     n = xy.shape[0]
     out: dict = {name: {} for name in QUERIES}
     for ne in n_eps:
@@ -128,8 +121,7 @@ def file_sweep(hist: np.ndarray, eps: float, runs: int, configs: dict[str, dict]
     out: dict = {}
     for r in range(runs):
         xy = histogram_points(hist, np.random.default_rng(500 + r))
-        index = PointIndex(xy)
-        loads = {q: (rects, index.count(rects)) for q, rects in ((q, make(UNIT)) for q, make in QUERIES.items())}
+        loads = query_loads(PointIndex(xy), UNIT)
         for label, kw in configs.items():
             rel = pv.build(xy, UNIT, epsilon=eps, seed=900 + r, **kw)
             for q, (rects, truth) in loads.items():
