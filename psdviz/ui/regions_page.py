@@ -6,6 +6,7 @@ area shares of its cells and any other shape as well."""
 from __future__ import annotations
 
 import hashlib
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -25,6 +26,35 @@ from .uploads import open_upload
 LAYERS = {"US states > counties": rg.us_counties, "US states": rg.us_states, "World countries": rg.world_countries}
 UPLOAD = "Upload a layer"
 REGION_RELEASE, PLANNED = "Region release", "Spatial release planned for these regions"
+
+
+class Route(NamedTuple):
+    """How the page speaks of the release the counts come from."""
+    what: str            # the release, in words
+    caption: str         # what the counts are
+    epsilon_help: str    # how epsilon is spent
+    noise: str           # where the standard error comes from (and what it leaves out)
+    export_name: str     # the release file's download name
+
+
+ROUTES = {
+    REGION_RELEASE: Route(
+        "region release",
+        "Private counts for places: every region of a public layer, consistent from the top level down "
+        "(non-negative whole numbers; a region equals the sum of the regions inside it).",
+        "Split evenly across the layer's levels.",
+        "from the standard error of the least-squares step, before the counts are made non-negative whole numbers",
+        "regions_release.json"),
+    PLANNED: Route(
+        "spatial release",
+        "Private counts for places from a spatial release: a quadtree whose budget and depth were planned for "
+        "this layer's regions (the layer is public input, recorded in the release). Each region's answer is the "
+        "area share of every released cell it covers, so counts are not whole numbers and can be below zero; the "
+        "same release answers rectangles and other layers too.",
+        "Split over the quadtree's levels by a plan for these regions.",
+        "from the exact variance of the released cells' noise; not included: the error of assuming points spread "
+        "evenly inside the cells the region's border cuts",
+        "spatial_release.json")}
 ROUTE_HELP = ("Region release: every region of every level measured and made consistent (whole numbers, a region "
               "equals the sum of the regions inside it). Spatial release: a quadtree whose budget and depth are "
               "planned for this layer's regions; a region's answer is the area share of each released cell it "
@@ -120,14 +150,7 @@ def _source_words(counts: pd.DataFrame, r: pd.Series) -> str:
             "assumed inside it; the standard error covers the noise, not that assumption).")
 
 
-NOISE_SOURCE = {
-    REGION_RELEASE: "from the standard error of the least-squares step, before the counts are made non-negative "
-                    "whole numbers",
-    PLANNED: "from the exact variance of the released cells' noise; not included: the error of assuming points "
-             "spread evenly inside the cells the region's border cuts"}
-
-
-def _region_panel(counts: pd.DataFrame, rid: str, truth: np.ndarray | None, route: str) -> None:
+def _region_panel(counts: pd.DataFrame, rid: str, truth: np.ndarray | None, noise: str) -> None:
     row = counts.index[counts["id"] == rid][0]
     r = counts.loc[row]
     st.subheader(str(r["name"]))
@@ -135,7 +158,7 @@ def _region_panel(counts: pd.DataFrame, rid: str, truth: np.ndarray | None, rout
     c1.metric("Private count", f"{round(float(r['estimate'])):,}")
     c2.metric("Standard error", f"{r['standard_error']:,.1f}")
     st.caption(f"95 % interval for the noise: {view.interval(float(r['estimate']), float(r['standard_error']))} "
-               f"({NOISE_SOURCE[route]}).")
+               f"({noise}).")
     if r.get("source", SOURCES[0]) != SOURCES[0]:
         st.caption(_source_words(counts, r))
     if truth is not None and st.toggle("Show the true count (owner's view, NOT private)", key="rg_truth"):
@@ -150,12 +173,11 @@ def _region_panel(counts: pd.DataFrame, rid: str, truth: np.ndarray | None, rout
             st.rerun()
 
 
-def _exports(rel, counts: pd.DataFrame, frame, route: str) -> None:
+def _exports(rel, counts: pd.DataFrame, frame, name: str) -> None:
     allow = export.allow_seeded_export(rel.randomness, "rg_allow_seeded")
     if allow is None:
         return
     c1, c2, c3, c4 = st.columns(4)
-    name = "regions_release.json" if route == REGION_RELEASE else "spatial_release.json"
     c1.download_button("Release file (JSON)", export.release_bytes(rel, ".json", allow), name,
                        "application/json", key="rg_json")
     c2.download_button("Counts (CSV)", counts.to_csv(index=False), "region_counts.csv", "text/csv", key="rg_csv")
@@ -176,10 +198,11 @@ def _counts(route: str, key: str, xy: np.ndarray, layer: rg.Regions, epsilon: fl
     return rel, rel.counts()
 
 
-def _used_words(rel, route: str) -> str:
-    """The points used, in words (exact counts: the data owner's view), and the release's notes."""
+def _used_words(rel) -> str:
+    """The points used, in words (exact counts: the data owner's view), and the release's notes; a region
+    release also counts the points that fall in no region."""
     audit = rel.audit()
-    where = (f"{audit['rows_in_no_region']:,} fall in no region and " if route == REGION_RELEASE else "")
+    where = (f"{audit['rows_in_no_region']:,} fall in no region and " if "rows_in_no_region" in audit else "")
     return (f"{audit['rows_used']:,} points used; {where}{audit['rows_outside_domain']:,} outside the layer "
             "(exact counts: for the data owner only). " + " ".join(f"{n[0].upper()}{n[1:]}." for n in rel.notes))
 
@@ -197,30 +220,24 @@ def render() -> None:
             return
         layer_name, layer = picked
         data_name, xy = _points()
-        route = st.radio("Counts from", [REGION_RELEASE, PLANNED], key="rg_route", help=ROUTE_HELP)
+        route = st.radio("Counts from", list(ROUTES), key="rg_route", help=ROUTE_HELP)
+        words_for = ROUTES[route]
         epsilon = st.select_slider("Epsilon", [0.01, 0.03, 0.1, 0.3, 1.0, 3.0], value=1.0, key="rg_eps",
-                                   help="Split evenly across the layer's levels." if route == REGION_RELEASE else
-                                   "Split over the quadtree's levels by a plan for these regions.")
+                                   help=words_for.epsilon_help)
         pool = route == REGION_RELEASE and st.checkbox(
             "Pool sparse regions", value=True, key="rg_pool",
             help="A region whose private count is too small for its children at this epsilon is measured again "
                  "instead, and the regions inside it get shares of its count by area (their noise would be larger "
                  "than their counts). Off: every region is measured.")
-        seed, nonce = choose_randomness("rg", "region release" if route == REGION_RELEASE else "spatial release")
-    st.caption("Private counts for places: every region of a public layer, consistent from the top level down "
-               "(non-negative whole numbers; a region equals the sum of the regions inside it)."
-               if route == REGION_RELEASE else
-               "Private counts for places from a spatial release: a quadtree whose budget and depth were planned for "
-               "this layer's regions (the layer is public input, recorded in the release). Each region's answer is "
-               "the area share of every released cell it covers, so counts are not whole numbers and can be below "
-               "zero; the same release answers rectangles and other layers too.")
+        seed, nonce = choose_randomness("rg", words_for.what)
+    st.caption(words_for.caption)
     key = f"{data_name}|{layer_name}|{len(layer.frame)}"
     try:
         rel, counts = _counts(route, key, xy, layer, float(epsilon), seed, nonce, pool)
     except ValueError as exc:
         st.error(f"Cannot build: {exc}")
         return
-    st.caption(_used_words(rel, route))
+    st.caption(_used_words(rel))
     drill = st.session_state.pop(keys.REGIONS_DRILL, None)
     if drill is not None:
         st.session_state["rg_level"], st.session_state[keys.REGION] = drill
@@ -236,11 +253,11 @@ def render() -> None:
     with col_panel:
         rid = _pick_region(layer.frame, counts, level)
         if rid is not None:
-            _region_panel(counts, rid, _truth(key, xy, layer), route)
+            _region_panel(counts, rid, _truth(key, xy, layer), words_for.noise)
     with col_map:
         fmap, text = view.choropleth(layer.frame, counts, level, rid, area if by != "private count" else None)
         mapview.show_map(fmap, key=keys.REGIONS_MAP, height=520)
         st.caption(text)
     with st.expander("Ledger"):
         st.dataframe(words.ledger_frame(rel.ledger.records()), hide_index=True)
-    _exports(rel, counts, layer.frame, route)
+    _exports(rel, counts, layer.frame, words_for.export_name)
