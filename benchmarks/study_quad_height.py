@@ -20,14 +20,10 @@ rectangles with corners on the 256 grid. Exact truth from the points, MRE with r
 With ``--file checkin_256_256 --epsilon 1`` it runs one DPBench file instead (the protocol's placement, fresh
 per run, heights 8-11 or ``--heights``, both query sets, ``--resolution`` 20 or given): the cell where the
 rule's height trails Quad-opt. ``--method ag --resolutions 8 20`` compares another method with its defaults
-at two resolutions on the same points and queries. ``--structure`` builds the quadtree with its defaults
-(the rule's height, then the structure test of psdviz/methods/fine_structure.py) with the test on and off,
-on both placements of every point set at the N eps where the test is bought, and prints the heights kept
-and the MRE of both: the test's cost on data with detail at every level, its gain where there is none.
+at two resolutions on the same points and queries.
 
     python benchmarks/study_quad_height.py [--runs 5]                          # about 10 minutes
     python benchmarks/study_quad_height.py --file checkin_256_256 --epsilon 1 --runs 6   # about 2 minutes
-    python benchmarks/study_quad_height.py --structure --runs 3                # about 6 minutes
 
 Prints the tables; the figures are quoted in docs/decisions/early-stop.md.
 """
@@ -118,42 +114,6 @@ def sweep(xy: np.ndarray, domain: pv.Domain, runs: int, n_eps=N_EPS, offsets=OFF
     return out
 
 
-STRUCTURE_N_EPS = (1e6, 3e6)   # where the structure test is bought (N eps >= 7.2e5)
-SWITCH = {"test on": True, "test off": False}
-
-
-def structure_sweep(xy: np.ndarray, domain: pv.Domain, runs: int, n_eps=STRUCTURE_N_EPS) -> dict:
-    """{(N eps, label): ([MRE per run] per query set, heights kept)} for the quadtree with its defaults (N
-    declared public) with the structure test on and off, the same seeds."""
-    loads = query_loads(PointIndex(xy), domain)
-    n = xy.shape[0]
-    out: dict = {}
-    for ne in n_eps:
-        for label, on in SWITCH.items():
-            errs, heights = {q: [] for q in QUERIES}, []
-            for r in range(runs):
-                rel = pv.build(xy, domain, "quadtree", ne / n, seed=1000 + r, resolution=RESOLUTION, n_public=n,
-                               structure_test=on)
-                heights.append(rel.params["height"])
-                for q, (rects, truth) in loads.items():
-                    errs[q].append(float(relative_error(rel.answer(rects), truth, n).mean()))
-            out[(ne, label)] = (errs, heights)
-    return out
-
-
-def structure_table(rows: list[tuple[str, dict]]) -> list[str]:
-    heads = [f"{label}: {q}" for label in SWITCH for q in QUERIES]
-    lines = ["| data | N eps | heights (on / off) | " + " | ".join(heads) + " |",
-             "|---|---:|---|" + "---:|" * len(heads)]
-    for name, res in rows:
-        for ne in sorted({k[0] for k in res}):
-            on, off = (res[(ne, label)] for label in SWITCH)
-            kept = f"{'/'.join(map(str, sorted(set(on[1]))))} / {'/'.join(map(str, sorted(set(off[1]))))}"
-            cells = [f"{np.mean(errs[q]):.5f}" for errs, _ in (on, off) for q in QUERIES]
-            lines.append(f"| {name} | {ne:.2g} | {kept} | " + " | ".join(cells) + " |")
-    return lines
-
-
 def file_sweep(hist: np.ndarray, eps: float, runs: int, configs: dict[str, dict]) -> dict:
     """{(query set, label): [MRE per run]} on one DPBench histogram (or bench_dpbench's synthetic1M), its
     points placed afresh per run; ``configs`` maps a column label to ``pv.build`` arguments (method included)."""
@@ -204,19 +164,8 @@ def main() -> int:
     ap.add_argument("--epsilon", type=float, default=1.0)
     ap.add_argument("--n-eps", type=float, nargs="+", default=N_EPS, help="the products N eps to sweep")
     ap.add_argument("--offsets", type=int, nargs="+", default=OFFSETS, help="heights tried, relative to the rule's")
-    ap.add_argument("--structure", action="store_true", help="the quadtree's structure test on and off instead")
     args = ap.parse_args()
     t0 = time.time()
-    if args.structure:
-        rows = []
-        for name, xy, domain in families():
-            rows.append((f"{name}, full precision", structure_sweep(xy, domain, args.runs)))
-            rows.append((f"{name}, binned to 256", structure_sweep(binned(xy, domain, np.random.default_rng(11)),
-                                                                    domain, args.runs)))
-        print(f"Quadtree with its defaults, the structure test on and off, resolution {RESOLUTION}, {args.runs} runs, "
-              f"N public, MRE ({time.time() - t0:.0f} s)\n")
-        print("\n".join(structure_table(rows)))
-        return 0
     hist = load_hist(args.file) if args.file else None
     if args.file and args.method:
         configs = {f"resolution {r}": {"method": args.method, "resolution": r} for r in args.resolutions}

@@ -82,7 +82,6 @@ def plan_epsilon(method: str, domain: Domain, rect, *, n: int, target: float | N
         params = {"n_public": int(n), **params}
     if method == "quadtree":
         params["prune"] = None    # the plan is for the tree without pruning (its structure is public)
-        params["structure_test"] = False   # nor cut by a test of the (absent) points
     ag_params = coerce_params("ag", params) if method == "ag" else {}   # checked once, before any evaluation
     empty = np.zeros((0, 2))
     ps = prepare_points(empty, domain, resolution=resolution)

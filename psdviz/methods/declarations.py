@@ -46,10 +46,6 @@ GENERAL: dict[str, Param] = {
                       "other axis first, and only inside one cell are splits finer. For values recorded at that "
                       "precision and spread inside their cells. None: the release grid.", "", 2, None,
                       when_none="the release grid"),
-    "structure_test": doc("Quadtree with the height from N: test privately whether the points show structure inside "
-                          "the cells of the rule's deepest levels, and drop levels they fill evenly (a grid finer "
-                          "than the data's precision). Spends 1 % of epsilon, and only where N epsilon is large "
-                          "enough for the test to see 1 % of N.", "", label="test for structure in deep levels"),
     "median": doc("How each private median is chosen: em (exponential mechanism, the paper's choice), smooth "
                   "(smooth sensitivity, needs delta) or noisymean (a noisy average).", "ICDE'12 section 6.1",
                   label="private median method"),

@@ -38,7 +38,6 @@ from ..splits import morton
 from ..splits.keyers import morton_cells
 from .complete_tree import finish_complete_tree
 from .early_stop import effective_pruning, measure_with_stops
-from .fine_structure import cut_note, test_levels, worth_testing
 from .gls_finish import finish_gls_tree
 from .workload_budget import (
     deepest_used,
@@ -98,29 +97,19 @@ def quad_structure(domain: Domain, height: int) -> dict:
 def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int | None = None,
                    budget: str = "geometric", postprocess: bool = True, prune: float | None = DEFAULT_PRUNE,
                    n_public: int | None = None, n_fraction: float = DEFAULT_N_FRACTION, c: float = QUAD_C,
-                   pruning: str = "build", workload=None, structure_test: bool = True) -> Release:
+                   pruning: str = "build", workload=None) -> Release:
     """Private quadtree: geometric budget, pruning m = 32 during the build, least squares, height from N.
-    ``pruning="after_ols"`` is the paper's text (the complete tree, OLS, then pruning). With the height from
-    the rule and no workload, ``structure_test`` drops deepest levels the points fill evenly
-    (:mod:`psdviz.methods.fine_structure`; bought only where it has power). A ``workload``
+    ``pruning="after_ols"`` is the paper's text (the complete tree, OLS, then pruning). A ``workload``
     (public query rectangles or a region layer, checked by ``pv.build``) replaces the geometric plan by the
     plan for those queries (:mod:`psdviz.methods.workload_budget`); a layer also deepens the rule's tree
     (:mod:`psdviz.methods.workload_regions`)."""
     ledger = Ledger(epsilon)
     c = check_positive(c, "c")
-    eps_n, n_note, by_rule, pop = 0.0, "not needed (height given)", height is None, None
+    eps_n, n_note, by_rule = 0.0, "not needed (height given)", height is None
     if by_rule:
-        pop = resolve_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction)
-        eps_n, n_note = pop.epsilon, pop.source
-        height = min(MAX_HEIGHT, quad_height(pop.value, epsilon - eps_n, c))
+        height, eps_n, n_note = height_from_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction, c)
     height, capped = cap_by_resolution(check_int(height, "height", 1, 64), ps.grid.bits, "height", ps.grid.bits)
-    counts, levels, eps_test = None, None, 0.0
-    if by_rule and workload is None and structure_test and worth_testing(pop.value, epsilon, height):
-        levels = level_counts(ps, height)
-        spent = ledger.total()
-        kept, tests = test_levels(levels, height, pop.value, epsilon, rnd, ledger)
-        eps_test, levels, note = ledger.total() - spent, levels[:kept + 1], cut_note(height, kept, tests)
-        height, capped = kept, capped if note is None else "; ".join(filter(None, (capped, note)))
+    counts = None
     if by_rule and workload is not None and is_layer(workload):
         height, counts, capped = _layer_depth(height, workload, domain, ps.grid.bits, capped)
     elif workload is not None:
@@ -130,26 +119,25 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
             counts = counts[:height + 1]      # cut at the deepest level used: no query cuts a leaf there
     check_node_count(quad_nodes(height), f"a quadtree of height {height} (at most {MAX_HEIGHT} fits)")
     if workload is None:
-        eps, plan_note = level_epsilons(epsilon - eps_n - eps_test, height, budget), None
+        eps, plan_note = level_epsilons(epsilon - eps_n, height, budget), None
     else:
         eps, budget, plan_note = _workload_plan(epsilon - eps_n, height, budget, workload, counts, domain)
     pruning, pruning_note = effective_pruning(pruning, eps, prune)
     s = quad_structure(domain, height)
     split_eps = np.zeros(s["depth"].size)
-    split_eps[0] = eps_n + eps_test   # the noisy N and the structure test chose the height: spent at the root
+    split_eps[0] = eps_n   # the noisy N chose the height: a structural spend at the root
     params = {"height": height, "budget": budget, "postprocess": bool(postprocess), "prune": prune, "N": n_note,
-              "pruning": pruning, "structure_test": bool(structure_test)}
-    levels = level_counts(ps, height) if levels is None else levels
+              "pruning": pruning}
     if workload is not None:
         params.update(workload_record(workload))   # public input: the queries planned for
     if pruning == "build" and prune is not None:
         skeleton = FlatTree(noisy=np.zeros(split_eps.size), count_eps=eps[s["depth"]], split_eps=split_eps, **s)
-        tree = measure_with_stops(rnd, ledger, skeleton, levels, eps, float(prune),
+        tree = measure_with_stops(rnd, ledger, skeleton, level_counts(ps, height), eps, float(prune),
                                   np.zeros(height + 1), progress="quadtree levels")
         return finish_gls_tree(tree, ps, domain, ledger, rnd, "quadtree", params, postprocess=postprocess,
                                answer="tree", notes=(capped, pruning_note, plan_note),   # GLS: stopped tree
                                parallel=TreeTiling.of(skeleton, ps.grid))   # its levels were measured whole
-    noisy, var = measure_levels(rnd, ledger, levels, eps, progress="quadtree levels")
+    noisy, var = measure_levels(rnd, ledger, level_counts(ps, height), eps, progress="quadtree levels")
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps[s["depth"]], split_eps=split_eps, **s)
     return finish_complete_tree(tree, eps, 4, ps, domain, ledger, rnd, "quadtree", params,
                                 regular=True, postprocess=postprocess, prune=prune,
