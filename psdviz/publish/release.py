@@ -198,7 +198,9 @@ class Release:
 
         A region takes each published cell's estimate in proportion to the share of the cell's area it
         covers (the uniformity assumption, as for rectangles); the answer is linear in the released
-        values, so its variance is exact in the same way as :meth:`answer_variance`.
+        values, so its noise variance is exact in the same way as :meth:`answer_variance`. The error of
+        the assumption itself in the cells the border cuts is modelled (:mod:`psdviz.query.uniformity`:
+        the cut cells' points scattered as unevenly as the release's leaves are inside their parents).
 
         Parameters
         ----------
@@ -208,9 +210,11 @@ class Release:
         Returns
         -------
         DataFrame
-            id, name, level, parent, estimate, standard_error: one row per region.
+            id, name, level, parent, estimate, standard_error (of the noise), uniformity_error (the model's
+            standard deviation of the cut cells' error): one row per region.
         """
         from ..query.overlap import cell_shares
+        from ..query.uniformity import cut_cell_variance, overdispersion
         t = self.tree
         leaves = t.leaf_index()
         reg, cell, share = cell_shares(t.rect[leaves], np.asarray(regions.geometry))
@@ -225,7 +229,10 @@ class Release:
             var[s:s + w.shape[1]] = (self.leaf_variance(w) if self.leaf_variance is not None
                                      else (w ** 2 * np.where(np.isfinite(t.noise_var), t.noise_var, 0.0)[:, None])
                                      .sum(axis=0))
-        return regions.table().assign(estimate=est, standard_error=np.sqrt(np.maximum(var, 0.0)))
+        kappa = overdispersion(t, self._values())[leaves]
+        cut = cut_cell_variance(reg, share, values[cell], kappa[cell], n)
+        return regions.table().assign(estimate=est, standard_error=np.sqrt(np.maximum(var, 0.0)),
+                                      uniformity_error=np.sqrt(cut))
 
     def nodes(self, max_depth: int | None = None) -> pd.DataFrame:
         """Node table (no true counts) down to ``max_depth``; ``is_leaf`` marks published cells."""

@@ -52,9 +52,11 @@ ROUTES = {
         "area share of every released cell it covers, so counts are not whole numbers and can be below zero; the "
         "same release answers rectangles and other layers too.",
         "Split over the quadtree's levels by a plan for these regions.",
-        "from the exact variance of the released cells' noise; not included: the error of assuming points spread "
-        "evenly inside the cells the region's border cuts",
+        "from the exact variance of the released cells' noise; the error of assuming points spread evenly "
+        "inside the cells the region's border cuts is modelled below",
         "spatial_release.json")}
+CUT_MODEL = ("a model, not a bound: the points of each cut cell taken to be as unevenly spread as the release's "
+             "leaves are inside their parents; points clumped more finely make the error larger")
 ROUTE_HELP = ("Region release: every region of every level measured and made consistent (whole numbers, a region "
               "equals the sum of the regions inside it). Spatial release: a quadtree whose budget and depth are "
               "planned for this layer's regions; a region's answer is the area share of each released cell it "
@@ -159,6 +161,9 @@ def _region_panel(counts: pd.DataFrame, rid: str, truth: np.ndarray | None, nois
     c2.metric("Standard error", f"{r['standard_error']:,.1f}")
     st.caption(f"95 % interval for the noise: {view.interval(float(r['estimate']), float(r['standard_error']))} "
                f"({noise}).")
+    if "uniformity_error" in r:
+        total = float(np.hypot(r["standard_error"], r["uniformity_error"]))
+        st.caption(f"With the cells the border cuts: {view.interval(float(r['estimate']), total)} ({CUT_MODEL}).")
     if r.get("source", SOURCES[0]) != SOURCES[0]:
         st.caption(_source_words(counts, r))
     if truth is not None and st.toggle("Show the true count (owner's view, NOT private)", key="rg_truth"):

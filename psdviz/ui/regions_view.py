@@ -2,7 +2,8 @@
 
 Colours must not turn noise into structure: the classes of a level are equal steps of the private
 count (or of the private count per km2) no narrower than two standard errors at that level (two regions
-within noise of each other share a colour or sit in neighbouring classes), at most seven of them,
+within noise of each other share a colour or sit in neighbouring classes; for answers made of area shares
+of cells, two typical errors of the noise and the cut cells' modelled error), at most seven of them,
 starting at zero; regions within two standard errors of zero are drawn pale. Regions that were not
 measured (area shares of a pooled region above them) have a dashed outline: their colour is their
 share of that region's count, not a count of their own. The legend states the step, the noise and the
@@ -34,21 +35,23 @@ def noise_width(se: np.ndarray, measured: np.ndarray | None = None) -> float:
 
 
 def classes(estimate: np.ndarray, se: np.ndarray, floor: float = 1.0,
-            measured: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+            measured: np.ndarray | None = None, width_se: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """(class index per region, -1 for "within noise of zero"; the step): equal steps from zero, each at
-    least :func:`noise_width` wide (and at least ``floor``: one for counts), at most len(PALETTE)
-    classes."""
-    noise = noise_width(se, measured)
+    least :func:`noise_width` wide (of ``width_se`` when given: the noise with a modelled error beside
+    it; and at least ``floor``: one for counts), at most len(PALETTE) classes."""
+    noise = noise_width(se if width_se is None else width_se, measured)
     top = float(estimate.max(initial=0.0))
     step = max(noise, top / len(PALETTE), floor) or 1.0
     cls = np.minimum((estimate // step).astype(int), len(PALETTE) - 1)
     return np.where(estimate <= 2.0 * se, -1, cls), step
 
 
-def legend(step: float, n_classes: int, noise: float, unit: str = "", pooled: bool = False) -> str:
+def legend(step: float, n_classes: int, noise: float, unit: str = "", pooled: bool = False,
+           modelled: bool = False) -> str:
     """The classes and the noise, in words a reader can check."""
     parts = [f"{counted(i * step)}-{counted((i + 1) * step)}" for i in range(n_classes)]
-    return (f"Colour classes of {counted(step)}{unit} (at least two standard errors, {counted(noise)}, wide): "
+    typical = ("two typical errors of noise and cut cells together" if modelled else "two standard errors")
+    return (f"Colour classes of {counted(step)}{unit} (at least {typical}, {counted(noise)}, wide): "
             + ", ".join(parts) + "; pale: within two standard errors of zero."
             + (" Dashed outline: not measured, an area share of the pooled region above it (uniform density "
                "assumed there)." if pooled else ""))
@@ -58,20 +61,25 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
                area_km2: np.ndarray | None = None) -> tuple[folium.Map, str]:
     """A folium map of one level's regions coloured by :func:`classes` of their private counts, or of
     their private counts per km2 when ``area_km2`` (one per row of ``counts``) is given; the selected
-    one outlined, pooled ones dashed; returns the map and its legend."""
+    one outlined, pooled ones dashed; returns the map and its legend. With a ``uniformity_error`` column
+    (answers by area shares of cells) the classes are at least two typical errors of the noise and that
+    modelled error together wide."""
     rows = counts["level"].to_numpy() == level
     sub = counts[rows].reset_index(drop=True)
     geoms = frame.geometry.to_numpy()[rows]
     est, se = sub["estimate"].to_numpy(float), sub["standard_error"].to_numpy(float)
     per = np.ones(len(sub)) if area_km2 is None else np.maximum(np.asarray(area_km2, float)[rows], 1e-9)
     pooled = (sub["source"] == SOURCES[2]).to_numpy() if "source" in sub else np.zeros(len(sub), bool)
-    cls, step = classes(est / per, se / per, floor=1.0 if area_km2 is None else 0.0, measured=~pooled)
+    total = np.hypot(se, sub["uniformity_error"].to_numpy(float)) if "uniformity_error" in sub else None
+    cls, step = classes(est / per, se / per, floor=1.0 if area_km2 is None else 0.0, measured=~pooled,
+                        width_se=None if total is None else total / per)
     fmap = folium.Map(tiles=None, zoom_control=True)
     use_local_leaflet(fmap)
     feats = []
     simple = shapely.simplify(geoms, 0.01, preserve_topology=True)
-    for (rid, name), e, s, a, c, g, p in zip(sub[["id", "name"]].itertuples(index=False), est, se, per, cls, simple,
-                                             pooled):
+    stated = se if total is None else total          # the tooltip's +-: with the cut cells' model when given
+    for (rid, name), e, s, a, c, g, p in zip(sub[["id", "name"]].itertuples(index=False), est, stated, per, cls,
+                                             simple, pooled):
         label = f"{name}: {int(e):,} (± {1.96 * s:,.0f})" + ("" if area_km2 is None else f", {counted(e / a)} per km²")
         feats.append({"type": "Feature", "geometry": shapely.geometry.mapping(g),
                       "properties": {"id": rid, "label": label + (" (area share)" if p else ""),
@@ -93,8 +101,9 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
     fmap.fit_bounds([[max(ymin - pad_y, -85), max(xmin - pad_x, -180)],
                      [min(ymax + pad_y, 85), min(xmax + pad_x, 180)]])
     used = int(cls.max(initial=-1)) + 1
-    noise = noise_width(se / per, ~pooled) if len(sub) else 0.0
-    return fmap, legend(step, max(used, 1), noise, "" if area_km2 is None else " per km²", bool(pooled.any()))
+    noise = noise_width((se if total is None else total) / per, ~pooled) if len(sub) else 0.0
+    return fmap, legend(step, max(used, 1), noise, "" if area_km2 is None else " per km²", bool(pooled.any()),
+                        total is not None)
 
 
 def region_at(frame, counts: pd.DataFrame, level: int, lat: float, lng: float) -> str | None:

@@ -69,7 +69,8 @@ def test_counties_by_density_with_pooled_ones_dashed(pg, server):  # noqa: F811
 
 def test_counties_from_a_spatial_release_planned_for_them(pg, server):  # noqa: F811
     """"Counts from" the quadtree planned for the layer: the choropleth renders, the page says where the
-    numbers come from, and a click on a county answers it with the spatial release's noise words."""
+    numbers come from, and a click on a county answers it with the spatial release's noise words and the
+    interval with the cut cells' modelled error; the legend says what the classes' width holds."""
     pg.goto(f"{server}/regions")
     pg.frame_locator(MAP_IFRAME).last.locator("path.leaflet-interactive").first.wait_for()
     _wait_idle(pg)
@@ -86,6 +87,8 @@ def test_counties_from_a_spatial_release_planned_for_them(pg, server):  # noqa: 
     pg.wait_for_function(f"() => ![...document.querySelectorAll('[data-testid=stHeading] h3')]"
                          f".some(e => e.innerText === {before!r})", timeout=60_000)
     _wait_idle(pg)
-    assert pg.get_by_text(re.compile("not included: the error of assuming points spread evenly")).count() == 1
+    assert pg.get_by_text(re.compile("inside the cells the region's border cuts is modelled")).count() == 1
+    assert pg.get_by_text(re.compile(r"With the cells the border cuts: .*\(a model, not a bound")).count() == 1
+    assert pg.get_by_text(re.compile("two typical errors of noise and cut cells together")).count() == 1
     assert pg.get_by_text(re.compile("deepened to")).count() >= 1          # the release's note on its depth
     pg.screenshot(path=str(ARTIFACTS / "08_regions_planned.png"), full_page=True)

@@ -221,7 +221,12 @@ def test_a_spatial_release_planned_for_the_layer_answers_the_regions():
     assert m["Private count"] == f"{round(want['estimate']):,}"
     assert m["Standard error"] == f"{want['standard_error']:,.1f}"
     words = " ".join(c.value for c in at.caption)
-    assert "planned for this layer's regions" in words and "area share" in words and "not included" in words
+    assert "planned for this layer's regions" in words and "area share" in words and "modelled below" in words
+    from psdviz.ui import regions_view as view
+    total = float(np.hypot(want["standard_error"], want["uniformity_error"]))
+    assert want["uniformity_error"] > 0
+    assert f"With the cells the border cuts: {view.interval(float(want['estimate']), total)}" in words
+    assert "two typical errors of noise and cut cells together" in words         # the legend's class width
     assert "fall in no region" not in words
     at.checkbox(key="rg_allow_seeded").check().run()
     assert len(at.get("download_button")) == 4 and not at.exception

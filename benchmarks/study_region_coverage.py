@@ -1,0 +1,65 @@
+"""Do the Regions page's intervals hold the true counts? The planned spatial release, per level.
+
+A spatial release planned for a region layer (``pv.build(..., "quadtree", workload=layer)``) answers each
+region by area shares of its cells (``Release.answer_regions``). Its ``standard_error`` is the exact
+noise; ``uniformity_error`` models the cells the region's border cuts (psdviz/query/uniformity.py). This
+prints, per bundled layer, epsilon, seed and level, the share of regions whose true count lies inside
+estimate +- 1.96 x the noise alone and +- 1.96 x the noise and the model together, and the median of
+|error| over each, on the GeoNames sample (the app's bundled points).
+
+    python benchmarks/study_region_coverage.py [--seeds 2]          # about 1.5 minutes on 2 cores
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+import psdviz as pv
+from psdviz import regions as rg
+from psdviz.core.domain import prepare_points
+from psdviz.io.samples import sample_points
+from psdviz.regions.build import true_counts
+
+LAYERS = {"US states > counties": rg.us_counties, "World countries": rg.world_countries}
+Z95 = 1.96
+
+
+def rows(xy: np.ndarray, layer: rg.Regions, eps: float, seed: int) -> list[tuple]:
+    """(level, regions, coverage with the noise, coverage with both, median |error| / noise, / both)."""
+    dom = pv.Domain(*layer.bounds())
+    truth = true_counts(prepare_points(xy, dom, outside="drop", nonfinite="drop"), layer)[0]
+    rel = pv.build(xy, dom, "quadtree", eps, seed=seed, workload=layer, outside="drop", nonfinite="drop")
+    out = rel.answer_regions(layer)
+    err = np.abs(out["estimate"].to_numpy() - truth)
+    noise = out["standard_error"].to_numpy()
+    both = np.hypot(noise, out["uniformity_error"].to_numpy())
+    level = out["level"].to_numpy()
+    return [(lv, int(m.sum()), (err[m] <= Z95 * noise[m]).mean(), (err[m] <= Z95 * both[m]).mean(),
+             np.median(err[m] / noise[m]), np.median(err[m] / both[m]))
+            for lv in np.unique(level) for m in [level == lv]]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=2)
+    a = ap.parse_args()
+    t0 = time.time()
+    xy = sample_points("geonames")
+    lines = ["| layer | eps | seed | level | regions | inside, noise only | inside, noise and model | "
+             "median abs error / noise | / both |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, make in LAYERS.items():
+        layer = make()
+        for eps in (1.0, 0.1):
+            for seed in range(a.seeds):
+                for lv, k, *figures in rows(xy, layer, eps, seed):
+                    cells = " | ".join(f"{f:.2f}" for f in figures)
+                    lines.append(f"| {name} | {eps:g} | {seed} | {lv} | {k} | {cells} |")
+    print(f"GeoNames sample, quadtree planned for the layer, 95 % intervals ({time.time() - t0:.0f} s)\n")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

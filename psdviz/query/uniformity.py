@@ -1,0 +1,60 @@
+"""The error of the uniformity assumption in the cells a region's border cuts: a model from released values.
+
+A region takes each cell it cuts in proportion to the covered share a of the cell's area. Were the cell's
+c points placed independently and uniformly at random inside it, the covered part would hold Bin(c, a)
+points: variance c a (1 - a). Real points clump, and the release shows by how much one level up: for each
+node whose children are all leaves (areas shares s_i, k children), the dispersion sum_i (c_i - s_i c)^2 / s_i
+has expectation c (k - 1) under that model, plus the children's noise sum_i var_i / s_i. The factor
+kappa = max(1, (sum of dispersions - sum of noise) / sum of c (k - 1)) over those nodes of one depth scales
+the binomial variance of the leaves below that depth (quasi-binomial: a leaf is taken to be as uneven
+inside as the leaves of its parent's depth are inside their parents; larger cells are clumpier).
+
+It is a model, not a bound: points clumped more finely than the leaves make the error larger. Privacy:
+it reads released estimates and public noise variances only (post-processing, no budget).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.tree import FlatTree
+
+
+def overdispersion(tree: FlatTree, values: np.ndarray) -> np.ndarray:
+    """kappa of the module docstring per node: measured over the nodes whose children are all leaves, one
+    figure per depth of those parents (a leaf takes its parent depth's, else the figure over all depths)."""
+    out = np.ones(tree.n_nodes)
+    child = np.flatnonzero(tree.parent >= 0)
+    if child.size == 0:
+        return out
+    parent = tree.parent[child]
+    inner_kids = np.bincount(parent, weights=~tree.is_leaf[child], minlength=tree.n_nodes)
+    last = (tree.n_children > 1) & (inner_kids == 0)          # internal nodes whose children are all leaves
+    kids = child[last[parent]]
+    up = tree.parent[kids]
+    r = tree.rect
+    area = (r[:, 2] - r[:, 0]) * (r[:, 3] - r[:, 1])
+    share = np.where(area[up] > 0, area[kids] / np.where(area[up] > 0, area[up], 1.0), 0.0)
+    ok = share > 0
+    kids, up, share = kids[ok], up[ok], share[ok]
+    v = np.nan_to_num(np.asarray(values, float))
+    noise = np.where(np.isfinite(tree.noise_var), tree.noise_var, 0.0)
+    excess = (v[kids] - share * v[up]) ** 2 / share - noise[kids] / share       # per child
+    parents = np.flatnonzero(last)
+    expected = np.maximum(v[parents], 0.0) * (tree.n_children[parents] - 1)
+    depths = tree.depth.max() + 1
+    num = np.bincount(tree.depth[up], weights=excess, minlength=depths)
+    den = np.bincount(tree.depth[parents], weights=expected, minlength=depths)
+    overall = max(1.0, num.sum() / den.sum()) if den.sum() > 0 else 1.0
+    by_depth = np.where(den > 0, np.maximum(1.0, num / np.where(den > 0, den, 1.0)), overall)
+    has_parent = tree.parent >= 0
+    out[has_parent] = by_depth[tree.depth[tree.parent[has_parent]]]
+    return out
+
+
+def cut_cell_variance(region: np.ndarray, share: np.ndarray, cell_values: np.ndarray, kappa: np.ndarray,
+                      n_regions: int) -> np.ndarray:
+    """Per region: the sum over the cells it covers of kappa c a (1 - a), c the cell's released estimate
+    (at least 0), a the covered share (``region``, ``share``, ``cell_values``, ``kappa``: one entry per
+    overlapping pair)."""
+    c = np.maximum(np.nan_to_num(np.asarray(cell_values, float)), 0.0)
+    return np.bincount(region, weights=kappa * c * share * (1.0 - share), minlength=n_regions)

@@ -1,0 +1,77 @@
+"""The cut cells' modelled error (query/uniformity.py, ``Release.answer_regions``'s uniformity_error): the
+overdispersion is 1 for points spread at random and the clump size for points packed into one child, a
+region made of whole leaves has none, and on random points the standardised errors have variance 1."""
+import geopandas as gpd
+import numpy as np
+import pytest
+from shapely.geometry import box
+
+import psdviz as pv
+from psdviz.query.uniformity import overdispersion
+from psdviz.regions import Regions
+
+DOM = pv.Domain(0, 0, 64, 64)
+
+
+def _layer(rects) -> Regions:
+    frame = gpd.GeoDataFrame({"id": [str(i) for i in range(len(rects))]}, geometry=[box(*r) for r in rects])
+    return Regions.from_frame(frame, id="id", crs=None)
+
+
+def _quadtree(pts, height=5, eps=50.0, seed=1):
+    return pv.build(pts, DOM, "quadtree", eps, seed=seed, height=height, prune=None, resolution=12)
+
+
+def test_points_at_random_give_overdispersion_one_within_its_sd():
+    """Pearson dispersion over P parents of c points each: kappa has sd about sqrt(2 / (3 P))."""
+    pts = np.random.default_rng(0).uniform(0, 64, (200_000, 2))
+    rel = _quadtree(pts)
+    kappa = overdispersion(rel.tree, rel._values())
+    parents = 4 ** 4
+    assert kappa.max() <= 1 + 5 * np.sqrt(2 / (3 * parents))
+
+
+def test_points_packed_into_one_child_give_the_clump_size():
+    """Every depth-4 cell's points in its lower-left child: the dispersion of a parent of c points is 3 c^2
+    against 3 c, so kappa = sum c^2 / sum c over the parents."""
+    rng = np.random.default_rng(1)
+    cell = rng.integers(0, 16, (60_000, 2))
+    pts = (cell + rng.uniform(0, 0.5, (60_000, 2))) * 4.0          # depth-4 cells are 4 wide; children 2
+    rel = _quadtree(pts)
+    kappa = overdispersion(rel.tree, rel._values())
+    counts = np.bincount(cell[:, 0] * 16 + cell[:, 1], minlength=256).astype(float)
+    want = (counts ** 2).sum() / counts.sum()
+    leaves = rel.tree.is_leaf
+    assert kappa[leaves] == pytest.approx(want, rel=0.05)
+
+
+def test_whole_leaves_have_no_cut_error_and_half_a_leaf_has_the_model_variance():
+    pts = np.random.default_rng(2).uniform(0, 64, (20_000, 2))
+    rel = _quadtree(pts, height=3)
+    out = rel.answer_regions(_layer([(16, 16, 32, 32), (0, 0, 4, 8)])).set_index("id").loc[["0", "1"]]
+    assert out["uniformity_error"].iloc[0] == 0.0
+    leaf = rel.tree.leaf_index()[np.flatnonzero((rel.tree.rect[rel.tree.leaf_index()] == [0, 0, 8, 8]).all(1))[0]]
+    kappa = overdispersion(rel.tree, rel._values())[leaf]
+    c = rel._values()[leaf]
+    assert out["uniformity_error"].iloc[1] == pytest.approx(np.sqrt(kappa * c * 0.25))
+
+
+def test_points_at_random_have_standardised_errors_of_variance_one():
+    """Uniform points (the binomial model holds): 15 x 15 rectangles off the tree's grid; the errors over the
+    noise and the model's standard deviation have mean square 1 (5 sd of a mean of 225 chi-square(1)
+    draws, sd sqrt(2 / 225))."""
+    rng = np.random.default_rng(3)
+    pts = rng.uniform(0, 64, (100_000, 2))
+    edges = np.linspace(0, 64, 16)
+    rects = [(x0, y0, x1, y1) for x0, x1 in zip(edges[:-1], edges[1:]) for y0, y1 in zip(edges[:-1], edges[1:])]
+    layer = _layer(rects)
+    zs = []
+    for seed in range(3):
+        out = _quadtree(pts, height=5, eps=1.0, seed=seed).answer_regions(layer).set_index("id").loc[
+            [str(i) for i in range(len(rects))]]
+        truth = np.array([((pts[:, 0] >= a) & (pts[:, 0] < c) & (pts[:, 1] >= b) & (pts[:, 1] < d)).sum()
+                          for a, b, c, d in rects])
+        zs.append((out["estimate"].to_numpy() - truth)
+                  / np.hypot(out["standard_error"], out["uniformity_error"]).to_numpy())
+    z2 = float(np.mean(np.concatenate(zs) ** 2))
+    assert abs(z2 - 1) <= 5 * np.sqrt(2 / 225)
