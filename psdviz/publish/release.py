@@ -214,7 +214,6 @@ class Release:
             standard deviation of the cut cells' error): one row per region.
         """
         from ..query.overlap import cell_shares
-        from ..query.uniformity import cut_cell_variance, overdispersion
         t = self.tree
         leaves = t.leaf_index()
         reg, cell, share = cell_shares(t.rect[leaves], np.asarray(regions.geometry))
@@ -229,10 +228,36 @@ class Release:
             var[s:s + w.shape[1]] = (self.leaf_variance(w) if self.leaf_variance is not None
                                      else (w ** 2 * np.where(np.isfinite(t.noise_var), t.noise_var, 0.0)[:, None])
                                      .sum(axis=0))
-        kappa = overdispersion(t, self._values())[leaves]
-        cut = cut_cell_variance(reg, share, values[cell], kappa[cell], n)
         return regions.table().assign(estimate=est, standard_error=np.sqrt(np.maximum(var, 0.0)),
-                                      uniformity_error=np.sqrt(cut))
+                                      uniformity_error=self._cut_error(reg, cell, share, n))
+
+    def answer_uniformity_error(self, rects) -> np.ndarray:
+        """Modelled error of the uniformity assumption in the cells each rectangle's edges cut.
+
+        Parameters
+        ----------
+        rects : array (k, 4)
+            As for :meth:`answer`.
+
+        Returns
+        -------
+        ndarray (k,)
+            Standard deviations under the model of :mod:`psdviz.query.uniformity` (the cut cells' points
+            as unevenly spread as the release's leaves are inside their parents); 0 for a rectangle made
+            of whole cells. A model, not a bound; post-processing of released values only.
+        """
+        from ..query.overlap import rect_shares
+        rects = validate_rects(rects)
+        reg, cell, share = rect_shares(self.tree.rect[self.tree.leaf_index()], rects)
+        return self._cut_error(reg, cell, share, rects.shape[0])
+
+    def _cut_error(self, reg: np.ndarray, cell: np.ndarray, share: np.ndarray, n: int) -> np.ndarray:
+        """sqrt of :func:`~psdviz.query.uniformity.cut_cell_variance` for (query, leaf, share) pairs."""
+        from ..query.uniformity import cut_cell_variance, overdispersion
+        leaves = self.tree.leaf_index()
+        values = self._values()
+        kappa = overdispersion(self.tree, values)[leaves]
+        return np.sqrt(cut_cell_variance(reg, share, values[leaves][cell], kappa[cell], n))
 
     def nodes(self, max_depth: int | None = None) -> pd.DataFrame:
         """Node table (no true counts) down to ``max_depth``; ``is_leaf`` marks published cells."""

@@ -252,9 +252,13 @@ def query_answer(release: pv.Release, data: data_input.Dataset) -> None:
     st.caption(f"Query #{len(hist)} on `{data.name}`: x [{words.short(rect[0])}, {words.short(rect[2])}], "
                f"y [{words.short(rect[1])}, {words.short(rect[3])}]; `{row['method']}`, epsilon {row['epsilon']:g}")
     st.metric("Private answer", f"{est:,.1f}", help="Estimated count from the release.")
+    total = math.hypot(se, row["uniformity_error"])
     st.metric("Standard error", f"± {se:,.1f}",
-              help="From the known noise variances of the counts used (engine: answer_variance).")
-    st.caption(f"95 % interval: {est - 1.96 * se:,.0f} to {est + 1.96 * se:,.0f} (estimate ± 1.96 standard errors)")
+              help="From the known noise variances of the counts used (engine: answer_variance). The second "
+                   "interval below adds the error of assuming points spread evenly inside the cells the "
+                   f"rectangle's edges cut (engine: answer_uniformity_error), {words.CUT_MODEL}.")
+    st.caption(f"95 % interval for the noise: {est - 1.96 * se:,.0f} to {est + 1.96 * se:,.0f}; with the cells its "
+               f"edges cut (a model): {est - 1.96 * total:,.0f} to {est + 1.96 * total:,.0f}")
     st.metric("True answer (not private)", f"{row['true_answer_NOT_PRIVATE']:,}")
     c1, c2 = st.columns(2)
     c1.metric("Absolute error", f"{row['abs_error']:,.1f}", help="|private - true|")

@@ -47,7 +47,8 @@ def private_answer(release: pv.Release, rect: list[float]) -> tuple[float, float
 
 
 def compare(release: pv.Release, truth: pv.PointIndex, rect: list[float]) -> dict:
-    """Private answer, its standard error (from the known noise variances), the true answer, errors.
+    """Private answer, its standard error (from the known noise variances), the modelled error of the cells
+    the rectangle's edges cut (``Release.answer_uniformity_error``), the true answer, errors.
 
     The relative error is |private - true| / max(true, rho) with rho = 0.1% of the points
     (psdviz.lab.metrics.relative_error), so tiny true counts do not divide by zero.
@@ -57,6 +58,7 @@ def compare(release: pv.Release, truth: pv.PointIndex, rect: list[float]) -> dic
     n = int(truth.xy.shape[0])
     return {"xmin": rect[0], "ymin": rect[1], "xmax": rect[2], "ymax": rect[3],
             "private_answer": private, "standard_error": se,
+            "uniformity_error": float(release.answer_uniformity_error(np.asarray([rect], float))[0]),
             "true_answer_NOT_PRIVATE": true, "abs_error": abs(private - true),
             "rel_error": float(relative_error([private], [true], n)[0]),
             "method": release.method, "epsilon": release.epsilon, "randomness": release.randomness_mode}

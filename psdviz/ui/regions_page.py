@@ -55,8 +55,6 @@ ROUTES = {
         "from the exact variance of the released cells' noise; the error of assuming points spread evenly "
         "inside the cells the region's border cuts is modelled below",
         "spatial_release.json")}
-CUT_MODEL = ("a model, not a bound: the points of each cut cell taken to be as unevenly spread as the release's "
-             "leaves are inside their parents; points clumped more finely make the error larger")
 ROUTE_HELP = ("Region release: every region of every level measured and made consistent (whole numbers, a region "
               "equals the sum of the regions inside it). Spatial release: a quadtree whose budget and depth are "
               "planned for this layer's regions; a region's answer is the area share of each released cell it "
@@ -163,7 +161,7 @@ def _region_panel(counts: pd.DataFrame, rid: str, truth: np.ndarray | None, nois
                f"({noise}).")
     if "uniformity_error" in r:
         total = float(np.hypot(r["standard_error"], r["uniformity_error"]))
-        st.caption(f"With the cells the border cuts: {view.interval(float(r['estimate']), total)} ({CUT_MODEL}).")
+        st.caption(f"With the cells the border cuts: {view.interval(float(r['estimate']), total)} ({words.CUT_MODEL}).")
     if r.get("source", SOURCES[0]) != SOURCES[0]:
         st.caption(_source_words(counts, r))
     if truth is not None and st.toggle("Show the true count (owner's view, NOT private)", key="rg_truth"):

@@ -3,6 +3,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+# How the pages speak of the modelled error of the cells a query's border cuts (psdviz.query.uniformity)
+CUT_MODEL = ("a model, not a bound: the points of each cut cell taken to be as unevenly spread as the release's "
+             "leaves are inside their parents; points clumped more finely make the error larger")
+
 
 def short(v) -> str:
     """Floats to 4 significant digits (0.013571428571428571 -> 0.01357); other values as they are."""

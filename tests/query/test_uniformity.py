@@ -75,3 +75,19 @@ def test_points_at_random_have_standardised_errors_of_variance_one():
                   / np.hypot(out["standard_error"], out["uniformity_error"]).to_numpy())
     z2 = float(np.mean(np.concatenate(zs) ** 2))
     assert abs(z2 - 1) <= 5 * np.sqrt(2 / 225)
+
+
+def test_rectangles_get_the_regions_model_and_hold_the_truth_as_often_as_stated():
+    """``answer_uniformity_error`` equals the regions' figure for the same boxes; on random points, 200 random
+    rectangles answered by ``answer`` have errors over the noise and the model of mean square 1 (5 sd)."""
+    rng = np.random.default_rng(4)
+    pts = rng.uniform(0, 64, (100_000, 2))
+    rel = _quadtree(pts, height=5, eps=1.0)
+    boxes = [(3.3, 5.1, 20.7, 9.9), (40.2, 0.0, 64.0, 33.3)]
+    regions = rel.answer_regions(_layer(boxes)).set_index("id").loc[["0", "1"]]
+    np.testing.assert_allclose(rel.answer_uniformity_error(np.array(boxes)), regions["uniformity_error"])
+    lo = rng.uniform(0, 56, (200, 2))
+    q = np.column_stack([lo, lo + rng.uniform(1, 8, (200, 2))])
+    truth = pv.PointIndex(pts).count(q)
+    z = (rel.answer(q) - truth) / np.sqrt(rel.answer_variance(q) + rel.answer_uniformity_error(q) ** 2)
+    assert abs(float(np.mean(z ** 2)) - 1) <= 5 * np.sqrt(2 / 200)

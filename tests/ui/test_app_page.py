@@ -1,6 +1,7 @@
 """AppTest of the map page: widgets in, outputs out. The map component is replaced by a fake
 (``psdviz.ui.mapview.show_map``) that returns what the test puts in session state."""
 import json
+import math
 
 import numpy as np
 import pytest
@@ -182,6 +183,12 @@ def test_a_query_belongs_to_its_data_and_domain():
     at.run()
     assert _metric(at, "Private answer") and at.session_state["comparisons"]
     assert any("95 % interval" in c.value for c in at.caption)
+    row = at.session_state["comparisons"][-1]          # the cut cells' model beside the noise, in words
+    total = math.hypot(row["standard_error"], row["uniformity_error"])
+    assert row["uniformity_error"] > 0
+    est = row["private_answer"]
+    assert any(c.value.endswith(f"; with the cells its edges cut (a model): {est - 1.96 * total:,.0f} to "
+                                f"{est + 1.96 * total:,.0f}") for c in at.caption)
     # the same data under another domain: rectangle, click and history are gone, and the old drawing the
     # map still reports is not taken up again
     at.radio(key="sample_domain").set_value("typed bounds").run()
