@@ -3,7 +3,8 @@
 No raw data is involved: the page loads a file written by ``release.save`` (or the Map page's
 "Release file" download), draws its cells, and answers clicked cells and drawn rectangles with the
 release's own answers and error bars (1.96 standard errors of the count noise, from the released
-noise variances). The truth is never shown, because a consumer does not have it.
+noise variances, and beside them the interval with a model of the cells a rectangle's edges cut). The
+truth is never shown, because a consumer does not have it.
 """
 from __future__ import annotations
 
@@ -122,10 +123,12 @@ def view(release: pv.Release, depth: int) -> None:
 
 
 def answer_row(release: pv.Release, rect: list[float]) -> dict:
-    """The release's answer for a rectangle, its standard error and 95 % interval (count noise only)."""
+    """The release's answer for a rectangle, its standard error and 95 % interval (count noise only), and
+    the modelled error of the cells its edges cut (``Release.answer_uniformity_error``)."""
     est, se = private_answer(release, rect)
+    cut = float(release.answer_uniformity_error(np.asarray([rect], float))[0])
     return {"xmin": rect[0], "ymin": rect[1], "xmax": rect[2], "ymax": rect[3], "answer": est,
-            "standard_error": se, "low_95": est - Z95 * se, "high_95": est + Z95 * se}
+            "standard_error": se, "low_95": est - Z95 * se, "high_95": est + Z95 * se, "uniformity_error": cut}
 
 
 def query_answer(release: pv.Release) -> None:
@@ -151,16 +154,21 @@ def query_answer(release: pv.Release) -> None:
     c1.metric("Estimated count", f"{row['answer']:,.1f}")
     c2.metric("Standard error", f"± {row['standard_error']:,.1f}",
               help="From the released noise variances (answer_variance); the uniformity assumption inside "
-                   "partly covered cells adds error this figure does not include.")
-    st.caption(f"95 % interval for the noise: [{row['low_95']:,.1f}, {row['high_95']:,.1f}]")
+                   "partly covered cells adds error this figure does not include. The second interval adds it "
+                   f"as modelled from the release (answer_uniformity_error), {words.CUT_MODEL}.")
+    total = Z95 * float(np.hypot(row["standard_error"], row["uniformity_error"]))
+    st.caption(f"95 % interval for the noise: [{row['low_95']:,.1f}, {row['high_95']:,.1f}]; with the cells its "
+               f"edges cut (a model): [{row['answer'] - total:,.1f}, {row['answer'] + total:,.1f}]")
     history_chart(hist)
+    st.caption("Every rectangle answered so far; bars: 95 % intervals with the cut cells' model.")
 
 
 def history_chart(hist: list[dict]) -> None:
     """Every query answered so far, with its 95 % error bar."""
     df = pd.DataFrame(hist)
     fig = go.Figure(go.Scatter(x=np.arange(1, len(df) + 1), y=df["answer"], mode="markers",
-                               error_y={"type": "data", "array": Z95 * df["standard_error"]}))
+                               error_y={"type": "data",
+                                        "array": Z95 * np.hypot(df["standard_error"], df["uniformity_error"])}))
     fig.update_layout(height=220, margin={"l": 10, "r": 10, "t": 10, "b": 10}, xaxis_title="query",
                       yaxis_title="estimated count")
     st.plotly_chart(fig, width="stretch", key="release_history")
