@@ -1,13 +1,15 @@
-"""Do the Regions page's intervals hold the true counts? The planned spatial release, per level.
+"""Do the app's intervals hold the true counts? Regions of the planned spatial release, and rectangles.
 
 A spatial release planned for a region layer (``pv.build(..., "quadtree", workload=layer)``) answers each
 region by area shares of its cells (``Release.answer_regions``). Its ``standard_error`` is the exact
 noise; ``uniformity_error`` models the cells the region's border cuts (psdviz/query/uniformity.py). This
 prints, per bundled layer, epsilon, seed and level, the share of regions whose true count lies inside
 estimate +- 1.96 x the noise alone and +- 1.96 x the noise and the model together, and the median of
-|error| over each, on the GeoNames sample (the app's bundled points).
+|error| over each, on the GeoNames sample (the app's bundled points). Then the same for 300 random
+rectangles on the world domain (``answer``, ``answer_variance``, ``answer_uniformity_error``) for every
+spatial method with its defaults, one seed.
 
-    python benchmarks/study_region_coverage.py [--seeds 2]          # about 1.5 minutes on 2 cores
+    python benchmarks/study_region_coverage.py [--seeds 2]          # about 2 minutes on 2 cores
 """
 from __future__ import annotations
 
@@ -41,6 +43,26 @@ def rows(xy: np.ndarray, layer: rg.Regions, eps: float, seed: int) -> list[tuple
             for lv in np.unique(level) for m in [level == lv]]
 
 
+def rectangle_rows(xy: np.ndarray, eps: float, k: int = 300) -> list[tuple]:
+    """(method, coverage with the noise, coverage with both, median |error| / both) on k random rectangles."""
+    dom = pv.Domain(-180.0, -90.0, 180.0, 90.0)
+    rng = np.random.default_rng(0)
+    lo = np.column_stack([rng.uniform(-180, 170, k), rng.uniform(-90, 80, k)])
+    q = np.column_stack([lo, np.minimum(lo + rng.uniform(0.5, 40, (k, 2)), [180, 90])])
+    truth = pv.PointIndex(xy).count(q)
+    out = []
+    for m in RECT_METHODS:
+        rel = pv.build(xy, dom, m, eps, seed=1)
+        err = np.abs(rel.answer(q) - truth)
+        noise = np.sqrt(rel.answer_variance(q))
+        both = np.hypot(noise, rel.answer_uniformity_error(q))
+        out.append((m, (err <= Z95 * noise).mean(), (err <= Z95 * both).mean(), np.median(err / both)))
+    return out
+
+
+RECT_METHODS = ("auto", "quadtree", "privtree", "kdtree", "hybrid", "ug", "ag", "htree", "hilbert")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=2)
@@ -57,6 +79,12 @@ def main() -> int:
                     cells = " | ".join(f"{f:.2f}" for f in figures)
                     lines.append(f"| {name} | {eps:g} | {seed} | {lv} | {k} | {cells} |")
     print(f"GeoNames sample, quadtree planned for the layer, 95 % intervals ({time.time() - t0:.0f} s)\n")
+    print("\n".join(lines))
+    lines = ["| method | eps | inside, noise only | inside, noise and model | median abs error / both |",
+             "|---|---:|---:|---:|---:|"]
+    for eps in (1.0, 0.1):
+        lines += [f"| {m} | {eps:g} | {c1:.2f} | {c2:.2f} | {m2:.2f} |" for m, c1, c2, m2 in rectangle_rows(xy, eps)]
+    print(f"\nGeoNames sample, 300 random rectangles on the world domain ({time.time() - t0:.0f} s)\n")
     print("\n".join(lines))
     return 0
 
