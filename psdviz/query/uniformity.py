@@ -3,7 +3,7 @@
 A region takes each cell it cuts in proportion to the covered share a of the cell's area. Were the cell's
 c points placed independently and uniformly at random inside it, the covered part would hold Bin(c, a)
 points: variance c a (1 - a). Real points clump, and the release shows by how much one level up: for each
-node whose children are all leaves (areas shares s_i, k children), the dispersion sum_i (c_i - s_i c)^2 / s_i
+node whose children are all leaves (area shares s_i, k children), the dispersion sum_i (c_i - s_i c)^2 / s_i
 has expectation c (k - 1) under that model, plus the children's noise sum_i var_i / s_i. The factor
 kappa = max(1, (sum of dispersions - sum of noise) / sum of c (k - 1)) over those nodes of one depth scales
 the binomial variance of the leaves below that depth (quasi-binomial: a leaf is taken to be as uneven

@@ -52,7 +52,7 @@ def legend(step: float, n_classes: int, noise: float, unit: str = "", pooled: bo
     parts = [f"{counted(i * step)}-{counted((i + 1) * step)}" for i in range(n_classes)]
     typical = ("two typical errors of noise and cut cells together" if modelled else "two standard errors")
     return (f"Colour classes of {counted(step)}{unit} (at least {typical}, {counted(noise)}, wide): "
-            + ", ".join(parts) + "; pale: within two standard errors of zero."
+            + ", ".join(parts) + f"; pale: within two standard errors{' of the noise' if modelled else ''} of zero."
             + (" Dashed outline: not measured, an area share of the pooled region above it (uniform density "
                "assumed there)." if pooled else ""))
 
