@@ -2,10 +2,11 @@
 
 A region takes each cell it cuts in proportion to the covered share a of the cell's area. Were the cell's
 c points placed independently and uniformly at random inside it, the covered part would hold Bin(c, a)
-points: variance c a (1 - a). Real points clump, and the release shows by how much one level up: for each
-node whose children are all leaves (area shares s_i, k children), the dispersion sum_i (c_i - s_i c)^2 / s_i
-has expectation c (k - 1) under that model, plus the children's noise sum_i var_i / s_i. The factor
-kappa = max(1, (sum of dispersions - sum of noise) / sum of c (k - 1)) over those nodes of one depth scales
+points: variance c a (1 - a). Real points clump, and the release shows by how much one level up: under that
+model a leaf i of area share s_i of its parent (whose children are all leaves, c points) has
+E (c_i - s_i c)^2 = c s_i (1 - s_i) plus its noise variance var_i. The factor kappa = max(1, sum of
+((c_i - s_i c)^2 - var_i) / sum of c s_i (1 - s_i)) over the leaves whose parents lie at one depth (a moment
+estimate; the noise is not weighted by 1 / s_i as in Pearson's form, which thin cells would swamp) scales
 the binomial variance of the leaves below that depth (quasi-binomial: a leaf is taken to be as uneven
 inside as the leaves of its parent's depth are inside their parents; larger cells are clumpier).
 
@@ -38,12 +39,11 @@ def overdispersion(tree: FlatTree, values: np.ndarray) -> np.ndarray:
     kids, up, share = kids[ok], up[ok], share[ok]
     v = np.nan_to_num(np.asarray(values, float))
     noise = np.where(np.isfinite(tree.noise_var), tree.noise_var, 0.0)
-    excess = (v[kids] - share * v[up]) ** 2 / share - noise[kids] / share       # per child
-    parents = np.flatnonzero(last)
-    expected = np.maximum(v[parents], 0.0) * (tree.n_children[parents] - 1)
+    excess = (v[kids] - share * v[up]) ** 2 - noise[kids]                       # per child
+    expected = np.maximum(v[up], 0.0) * share * (1.0 - share)
     depths = tree.depth.max() + 1
     num = np.bincount(tree.depth[up], weights=excess, minlength=depths)
-    den = np.bincount(tree.depth[parents], weights=expected, minlength=depths)
+    den = np.bincount(tree.depth[up], weights=expected, minlength=depths)
     overall = max(1.0, num.sum() / den.sum()) if den.sum() > 0 else 1.0
     by_depth = np.where(den > 0, np.maximum(1.0, num / np.where(den > 0, den, 1.0)), overall)
     has_parent = tree.parent >= 0
