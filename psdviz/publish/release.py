@@ -229,7 +229,7 @@ class Release:
                                      else (w ** 2 * np.where(np.isfinite(t.noise_var), t.noise_var, 0.0)[:, None])
                                      .sum(axis=0))
         return regions.table().assign(estimate=est, standard_error=np.sqrt(np.maximum(var, 0.0)),
-                                      uniformity_error=self._cut_error(reg, cell, share, n))
+                                      uniformity_error=self._cut_error(leaves, reg, cell, share, n))
 
     def answer_uniformity_error(self, rects) -> np.ndarray:
         """Modelled error of the uniformity assumption in the cells each rectangle's edges cut.
@@ -248,13 +248,15 @@ class Release:
         """
         from ..query.overlap import rect_shares
         rects = validate_rects(rects)
-        reg, cell, share = rect_shares(self.tree.rect[self.tree.leaf_index()], rects)
-        return self._cut_error(reg, cell, share, rects.shape[0])
-
-    def _cut_error(self, reg: np.ndarray, cell: np.ndarray, share: np.ndarray, n: int) -> np.ndarray:
-        """sqrt of :func:`~psdviz.query.uniformity.cut_cell_variance` for (query, leaf, share) pairs."""
-        from ..query.uniformity import cut_cell_variance, overdispersion
         leaves = self.tree.leaf_index()
+        reg, cell, share = rect_shares(self.tree.rect[leaves], rects)
+        return self._cut_error(leaves, reg, cell, share, rects.shape[0])
+
+    def _cut_error(self, leaves: np.ndarray, reg: np.ndarray, cell: np.ndarray, share: np.ndarray,
+                   n: int) -> np.ndarray:
+        """sqrt of :func:`~psdviz.query.uniformity.cut_cell_variance` for (query, leaf, share) pairs, ``cell``
+        indexing ``leaves``."""
+        from ..query.uniformity import cut_cell_variance, overdispersion
         values = self._values()
         kappa = overdispersion(self.tree, values)[leaves]
         return np.sqrt(cut_cell_variance(reg, share, values[leaves][cell], kappa[cell], n))

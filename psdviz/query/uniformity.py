@@ -46,8 +46,7 @@ def overdispersion(tree: FlatTree, values: np.ndarray) -> np.ndarray:
     den = np.bincount(tree.depth[up], weights=expected, minlength=depths)
     overall = max(1.0, num.sum() / den.sum()) if den.sum() > 0 else 1.0
     by_depth = np.where(den > 0, np.maximum(1.0, num / np.where(den > 0, den, 1.0)), overall)
-    has_parent = tree.parent >= 0
-    out[has_parent] = by_depth[tree.depth[tree.parent[has_parent]]]
+    out[child] = by_depth[tree.depth[parent]]
     return out
 
 

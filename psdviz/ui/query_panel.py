@@ -38,12 +38,14 @@ def at_rect_corner(point: tuple[float, float] | None, rect: list[float] | None) 
     return any(abs(x - cx) <= tol and abs(y - cy) <= tol for cx in (rect[0], rect[2]) for cy in (rect[1], rect[3]))
 
 
-def private_answer(release: pv.Release, rect: list[float]) -> tuple[float, float]:
-    """The release's answer for one rectangle and its standard error (from the noise variances; NaN
-    when the variance is not known)."""
+def private_answer(release: pv.Release, rect: list[float]) -> tuple[float, float, float]:
+    """The release's answer for one rectangle, its standard error (from the noise variances; NaN when the
+    variance is not known) and the modelled error of the cells its edges cut
+    (``Release.answer_uniformity_error``)."""
     r = np.asarray([rect], float)
     var = float(release.answer_variance(r)[0])
-    return float(release.answer(r)[0]), math.sqrt(var) if math.isfinite(var) else float("nan")
+    return (float(release.answer(r)[0]), math.sqrt(var) if math.isfinite(var) else float("nan"),
+            float(release.answer_uniformity_error(r)[0]))
 
 
 def compare(release: pv.Release, truth: pv.PointIndex, rect: list[float]) -> dict:
@@ -53,12 +55,12 @@ def compare(release: pv.Release, truth: pv.PointIndex, rect: list[float]) -> dic
     The relative error is |private - true| / max(true, rho) with rho = 0.1% of the points
     (psdviz.lab.metrics.relative_error), so tiny true counts do not divide by zero.
     """
-    private, se = private_answer(release, rect)
+    private, se, cut = private_answer(release, rect)
     true = int(truth.count(np.asarray([rect], float))[0])
     n = int(truth.xy.shape[0])
     return {"xmin": rect[0], "ymin": rect[1], "xmax": rect[2], "ymax": rect[3],
             "private_answer": private, "standard_error": se,
-            "uniformity_error": float(release.answer_uniformity_error(np.asarray([rect], float))[0]),
+            "uniformity_error": cut,
             "true_answer_NOT_PRIVATE": true, "abs_error": abs(private - true),
             "rel_error": float(relative_error([private], [true], n)[0]),
             "method": release.method, "epsilon": release.epsilon, "randomness": release.randomness_mode}

@@ -125,8 +125,7 @@ def view(release: pv.Release, depth: int) -> None:
 def answer_row(release: pv.Release, rect: list[float]) -> dict:
     """The release's answer for a rectangle, its standard error and 95 % interval (count noise only), and
     the modelled error of the cells its edges cut (``Release.answer_uniformity_error``)."""
-    est, se = private_answer(release, rect)
-    cut = float(release.answer_uniformity_error(np.asarray([rect], float))[0])
+    est, se, cut = private_answer(release, rect)
     return {"xmin": rect[0], "ymin": rect[1], "xmax": rect[2], "ymax": rect[3], "answer": est,
             "standard_error": se, "low_95": est - Z95 * se, "high_95": est + Z95 * se, "uniformity_error": cut}
 
