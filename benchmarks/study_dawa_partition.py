@@ -58,8 +58,10 @@ from psdviz.lab.metrics import relative_error
 from psdviz.lab.synthetic import zero_inflated
 from psdviz.splits.hilbert_curve import encode
 
-CALIBRATIONS = ("published", "path-sum", "unclamped", "leaky", "em", "l1-privtree", "privtree-merge")
-EPS1_SHARE = {"em": 0.5, "l1-privtree": 0.5, "privtree-merge": 0.4}   # 1/4 otherwise, as DAWA
+CALIBRATIONS = ("published", "path-sum", "unclamped", "leaky", "em", "l1-privtree", "privtree-merge", "em-prior",
+                "ahp")
+EPS1_SHARE = {"em": 0.5, "l1-privtree": 0.5, "privtree-merge": 0.4, "em-prior": 0.5}   # 1/4 otherwise, as DAWA
+AHP_RATIO, AHP_ETA = 0.85, 0.35     # dpcomp_core's defaults for AHP
 PSDVIZ = ("auto", "privtree", "kd-privtree", "kdtree", "hybrid+nnls")
 
 
@@ -115,14 +117,20 @@ def covering(keep: list[np.ndarray], fanout: int, n: int) -> tuple[np.ndarray, n
     return starts, size[starts]
 
 
-def em_partition(x: np.ndarray, eps1: float, eps2: float, rng) -> tuple[np.ndarray, np.ndarray]:
-    """A dyadic partition drawn with probability proportional to exp(-eps1 cost / 2)."""
-    lam, devs = max(1 / eps2, 4 / eps1), median_deviations(x)
+def em_partition(x: np.ndarray, eps1: float, eps2: float, rng,
+                 prior: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """A dyadic partition drawn with probability proportional to exp(-eps1 cost / 2); with ``prior`` = p, times
+    the data-independent base measure p per kept interval and 1 - p per split one (a branching process), which
+    keeps the partition function of an empty region finite for any lam, so lam can be 1 / eps2."""
+    devs = median_deviations(x)
+    lam = 1 / eps2 if prior else max(1 / eps2, 4 / eps1)
+    keep_w, split_w = (np.log(prior), np.log1p(-prior)) if prior else (0.0, 0.0)
     log_w = [-eps1 / 2 * (d + lam) for d in devs]
     log_z = log_w[-1]
     keep_log_p = [np.zeros(log_z.size)]                      # a cell is always kept when reached
     for depth in range(len(devs) - 2, -1, -1):
-        log_z = np.logaddexp(log_w[depth], log_z.reshape(-1, 2).sum(1))
+        log_w[depth] = log_w[depth] + keep_w
+        log_z = np.logaddexp(log_w[depth], split_w + log_z.reshape(-1, 2).sum(1))
         keep_log_p.append(log_w[depth] - log_z)
     keep = [np.log(rng.random(p.size)) < p for p in keep_log_p[::-1]]
     return covering(keep, 2, x.size)
@@ -163,15 +171,59 @@ def privtree_merge_buckets(x: np.ndarray, eps: float, rng) -> tuple[np.ndarray, 
         b_counts + rng.laplace(0, 1 / (0.4 * eps), b_counts.size)
 
 
+def sorted_segments(v: np.ndarray, eps2: float) -> np.ndarray:
+    """Ends of the contiguous groups of the sorted values ``v`` minimising the sum over groups of (squared
+    deviation from the group mean + 2 / (eps2^2 size)), AHP's clustering objective, solved exactly (the
+    authors' greedy approximates it)."""
+    csum, csq = np.concatenate([[0.0], np.cumsum(v)]), np.concatenate([[0.0], np.cumsum(v * v)])
+    best, arg = np.zeros(v.size + 1), np.zeros(v.size + 1, np.int64)
+    for j in range(1, v.size + 1):
+        size = j - np.arange(j)
+        s = csum[j] - csum[:j]
+        cost = best[:j] + (csq[j] - csq[:j]) - s * s / size + 2 / (eps2 ** 2 * size)
+        arg[j] = np.argmin(cost)
+        best[j] = cost[arg[j]]
+    ends = [v.size]
+    while ends[-1] > 0:
+        ends.append(arg[ends[-1]])
+    return np.array(ends[::-1])
+
+
+def ahp_estimate(x: np.ndarray, eps: float, rng) -> np.ndarray:
+    """AHP (Zhang, Chen, Xu, Meng, Xie, SDM 2014) as DPBench runs it in 2-D (the cells as one vector): every
+    cell with Laplace noise (ratio eps), values at or below eta ln(n) / eps1 set to 0, the cells sorted by noisy
+    value and cut into groups (the zeros one group), each group's count measured once with the rest of epsilon
+    and spread evenly. The grouping reads only the noisy counts, so the whole is eps-DP by sequential
+    composition."""
+    eps1, eps2 = AHP_RATIO * eps, (1 - AHP_RATIO) * eps
+    noisy = x + rng.laplace(0, 1 / eps1, x.size)
+    noisy[noisy <= AHP_ETA * np.log(x.size) / eps1] = 0
+    order = np.argsort(noisy, kind="stable")
+    zeros = int(np.sum(noisy == 0))
+    ends = np.concatenate([[0], zeros + sorted_segments(noisy[order][zeros:], eps2)]) if zeros else \
+        sorted_segments(noisy[order], eps2)
+    ends = np.unique(ends)
+    sizes = np.diff(ends)
+    counts = np.add.reduceat(x[order], ends[:-1]) + rng.laplace(0, 1 / eps2, sizes.size)
+    est = np.empty(x.size)
+    est[order] = np.repeat(counts / sizes, sizes)
+    return est
+
+
 def dawa_estimate(hist: np.ndarray, eps: float, how: str, rng) -> np.ndarray:
     order = hilbert_order(hist.shape[0])
     x = hist.ravel()[order]
     eps1 = EPS1_SHARE.get(how, 0.25) * eps
     eps2 = eps - eps1
+    if how == "ahp":
+        est = np.empty(x.size)
+        est[order] = ahp_estimate(x, eps, rng)
+        return est.reshape(hist.shape)
     if how == "privtree-merge":
         starts, sizes, noisy = privtree_merge_buckets(x, eps, rng)
     else:
-        part = {"em": em_partition, "l1-privtree": l1_privtree_partition}.get(how)
+        part = {"em": em_partition, "l1-privtree": l1_privtree_partition,
+                "em-prior": lambda *a: em_partition(*a, prior=0.5)}.get(how)
         starts, sizes = part(x, eps1, eps2, rng) if part else dyadic_partition(x, how, eps1, eps2, rng)
         noisy = np.add.reduceat(x, starts) + rng.laplace(0, 1 / eps2, starts.size)
     est = np.empty(x.size)
@@ -329,7 +381,9 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--n", type=int, default=70_000)
     ap.add_argument("--audit", action="store_true", help="check the clamp's privacy on two 16-cell vectors")
+    ap.add_argument("--only", nargs="+", choices=CALIBRATIONS, help="the calibrations to run (default: all)")
     a = ap.parse_args()
+    calibrations = tuple(a.only or CALIBRATIONS)
     if a.audit:
         audit()
         audit_scales()
@@ -337,14 +391,14 @@ def main() -> int:
         return 0
     q = queries()
     sets = [("ADULT-2D", load_hist("Adult_2D_256_256"))] + families(a.n, np.random.default_rng(a.n))
-    print("| data | eps | " + " | ".join(CALIBRATIONS + PSDVIZ) + " |")
-    print("|---|---:|" + "---:|" * (len(CALIBRATIONS) + len(PSDVIZ)))
+    print("| data | eps | " + " | ".join(calibrations + PSDVIZ) + " |")
+    print("|---|---:|" + "---:|" * (len(calibrations) + len(PSDVIZ)))
     for label, hist in sets:
         n, t = hist.sum(), truth(hist, q)
         pts = [place(hist, np.random.default_rng(1000 + r)) for r in range(a.runs)]
         for eps in (0.1, 1.0):
             cells = []
-            for how in CALIBRATIONS:
+            for how in calibrations:
                 e = [np.mean(relative_error(truth(dawa_estimate(hist, eps, how, np.random.default_rng(r)), q), t, n))
                      for r in range(a.runs)]
                 cells.append(np.mean(e))
