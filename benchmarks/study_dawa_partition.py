@@ -13,8 +13,8 @@ once each, under four calibrations of the interval costs (eps1 = eps / 4, eps2 =
 - ``unclamped``: median-deviation cost (moves by at most 1 per point), Laplace(2 / eps1), no clamp;
 - ``leaky``: the same with the cost passed through max(v, v / 4) and Laplace(5 / eps1).
 
-Three more partitions whose privacy can be argued without the clamp (eps1 = eps / 2 for the first two,
-the better of the shares 1/4 and 1/2 measured):
+Five more selections whose privacy can be argued without the clamp (eps1 = eps / 2 for the first two and
+``em-prior``, the better of the shares 1/4 and 1/2 measured):
 
 - ``em``: the exponential mechanism over all dyadic partitions, utility -(sum of median deviations +
   lam per bucket), lam = max(1/eps2, 4/eps1); a point moves one bucket's deviation by at most 1, so
@@ -26,7 +26,12 @@ the better of the shares 1/4 and 1/2 measured):
   PrivTree's series plus one more 1/lam for the leaf gives eps1 = (2 + e^(1/lam) beta / (beta - 1)) / lam;
 - ``privtree-merge``: psdviz's PrivTree leaves (quadtree nodes are Hilbert intervals; tree 0.4 eps),
   their counts measured once with 0.2 eps, runs of leaves whose noisy count is below 2 / (0.2 eps)
-  merged into one bucket (post-processing), the buckets measured again with 0.4 eps.
+  merged into one bucket (post-processing), the buckets measured again with 0.4 eps;
+- ``em-prior``: ``em`` with a data-independent base measure (p = 1/2 per kept interval, 1 - p per split one),
+  which keeps an empty region's partition function finite, so lam = 1 / eps2;
+- ``ahp``: AHP (Zhang, Chen, Xu, Meng, Xie, SDM 2014) on the cells as one vector, DPBench's defaults (0.85 eps
+  for every cell's noisy count, threshold 0.35 ln(n) / eps1, groups of sorted noisy values measured with the
+  rest); it ignores the Hilbert order.
 
 ``--audit`` instead checks the clamp's privacy on two neighbouring vectors of 16 and of 32 cells (x = 0, ..., 0, 4
 and the same with 5): it draws the ``published`` selection (eps1 = 1, 1/eps2 = 2) 1,500,000 (600,000) times for
@@ -39,7 +44,7 @@ It prints the DPBench-protocol MRE (resolution 8, the 200 queries) of each besid
 ADULT-2D and on sparse synthetic families. The arguments and the reading are in docs/accuracy-notes.md
 ("DAWA-2D: why psdviz does not ship it"); nothing here is part of the engine.
 
-    python benchmarks/study_dawa_partition.py --runs 3
+    python benchmarks/study_dawa_partition.py --runs 3 [--only em-prior ahp]
 """
 from __future__ import annotations
 
