@@ -2,7 +2,8 @@
 
 The lab (bench_auto_rule.py) has zero-inflated pairs with lines along the axes; tabular 2-D files also pair
 correlated amounts (a salary and a gross pay, a loan and its funded amount): points along a diagonal through
-the corner, a second attribute zero for many records, values at round amounts. Four such families on the
+the corner, a second attribute zero for many records, values at round amounts. Four such families, and three
+heavy-tailed amounts binned over their own range as DPBench's tabular files are (``--set range``), on the
 DPBench domain, binned to 256 x 256 and spread evenly inside their cells as the protocol places them, N = 20k,
 70k and 550k, epsilon 0.1 and 1: the MRE of the lab's candidates and of auto (the protocol's 200 queries,
 ``--runs`` seeds), auto over the best candidate, and DAWA's published partition on the same histogram
@@ -10,7 +11,7 @@ DPBench domain, binned to 256 x 256 and spread evenly inside their cells as the 
 eps-DP as run: docs/accuracy-notes.md) and AHP (value-grouped cells, eps-DP; ``ahp`` in the same script) for
 reference. Nothing here is tuned: the families were written before they were measured.
 
-    python benchmarks/study_sparse_pairs.py [--runs 3] [--resolution 20]     # about 2 minutes at 8
+    python benchmarks/study_sparse_pairs.py [--runs 3] [--resolution 20] [--set pairs|range|all]
 """
 from __future__ import annotations
 
