@@ -16,8 +16,8 @@ query meets of (its share of the column's width)^2.
 
 Privacy: the workload is public input and the plan is a function of it, the domain and the height
 (itself from public values or the noisy N); the counts are measured exactly as under any other plan
-(geometric noise per level, sequential along a path, the plan summing to epsilon). A level no query
-uses directly gets nothing; see :func:`workload_epsilons`.
+(geometric noise per level, sequential along a path, the plan summing to epsilon). Every level keeps a
+floor (:func:`floor_shares`): its counts also decide where the build stops.
 """
 from __future__ import annotations
 
@@ -26,7 +26,9 @@ import numpy as np
 from ..core.domain import MAX_WORKLOAD_RECTS, Domain, validate_rects
 from ..core.validation import check_epsilon
 
-FLOOR_SHARE = 0.05   # every level keeps at least this share of the plan's largest level (see workload_epsilons)
+FLOOR_SHARE = 0.05       # every level keeps at least this share of the plan's largest level ...
+GEOMETRIC_FLOOR = 0.5    # ... and the top levels at least this fraction of the geometric plan's shape ...
+TOP_LEVELS = 3           # ... at depths 0-2, whose stopped nodes would be leaves of 1/16 of the domain or more
 
 
 def check_workload(workload, domain: Domain):
@@ -143,13 +145,29 @@ def workload_epsilons(epsilon: float, height: int, workload, domain: Domain,
     """eps per depth, proportional to N_l^(1/3), summing to ``epsilon`` (``counts``: the workload's N_l for
     this height when already counted).
 
-    A level that no query uses directly would get nothing, which leaves least squares without that
-    level and the build's early stop without a count to stop on; every level keeps at least
-    ``FLOOR_SHARE`` of the largest level's epsilon (the plan then still sums to epsilon)."""
+    A level that few queries use directly would get little, though its counts also serve least squares
+    and decide the build's early stop; every level keeps at least :func:`floor_shares` of the largest
+    level's epsilon (the plan then still sums to epsilon)."""
     epsilon = check_epsilon(epsilon)
     counts = workload_counts(workload, domain, height) if counts is None else counts
     weight = np.cbrt(np.maximum(counts, 0.0))
     if weight.max() <= 0:
         weight = np.ones(height + 1)
-    weight = np.maximum(weight, FLOOR_SHARE * weight.max())
+    weight = np.maximum(weight, floor_shares(height) * weight.max())
     return epsilon * weight / weight.sum()
+
+
+def floor_shares(height: int) -> np.ndarray:
+    """Per depth 0..height, the least share of the plan's largest level a level keeps: ``FLOOR_SHARE``, and at
+    depths below ``TOP_LEVELS`` ``GEOMETRIC_FLOOR`` times the geometric plan's shape 2^((l - height) / 3)
+    (ICDE'12) when that is more.
+
+    Why the top levels: the build stops below a node whose noisy count is at most max(m, one noise sd)
+    (:mod:`psdviz.methods.early_stop`), so a level the plan starves stops nodes on its wide noise alone, and a
+    node stopped at depth d is a leaf of 4^-d of the domain. Random rectangles rarely hold a whole quadrant,
+    so their plan gave depths 0-1 the bare flat floor (noise sd near 110 at epsilon 1, the geometric plan's
+    near 32), and quadrants holding hundreds of points of a distribution's tail stopped at depth 1
+    (docs/decisions/workload-budget.md, "The top levels keep half the geometric plan")."""
+    depth = np.arange(height + 1)
+    shape = GEOMETRIC_FLOOR * 2.0 ** ((depth - height) / 3)
+    return np.maximum(FLOOR_SHARE, np.where(depth < TOP_LEVELS, shape, 0.0))

@@ -6,9 +6,12 @@ import psdviz as pv
 from psdviz.methods.quadtree import quad_structure
 from psdviz.methods.workload_budget import (
     FLOOR_SHARE,
+    GEOMETRIC_FLOOR,
+    TOP_LEVELS,
     canonical_counts,
     check_workload,
     deepest_used,
+    floor_shares,
     workload_epsilons,
 )
 
@@ -50,8 +53,16 @@ def test_plan_is_the_cube_root_rule_with_a_floor_and_sums_to_epsilon():
     eps = workload_epsilons(0.7, 5, rects, DOM)
     assert eps.sum() == pytest.approx(0.7) and (eps > 0).all()
     w = np.cbrt(canonical_counts(rects, DOM, 5))
-    w = np.maximum(w, FLOOR_SHARE * w.max())
+    w = np.maximum(w, floor_shares(5) * w.max())
     np.testing.assert_allclose(eps, 0.7 * w / w.sum())
+
+
+def test_floor_is_half_the_geometric_shape_on_the_top_levels_and_the_flat_share_below():
+    np.testing.assert_allclose(floor_shares(2), GEOMETRIC_FLOOR * 2.0 ** (np.array([-2, -1, 0]) / 3))
+    eight = floor_shares(8)
+    np.testing.assert_allclose(eight[:TOP_LEVELS], GEOMETRIC_FLOOR * 2.0 ** ((np.arange(TOP_LEVELS) - 8) / 3))
+    assert (eight[TOP_LEVELS:] == FLOOR_SHARE).all()
+    assert (floor_shares(20) == FLOOR_SHARE).all()       # deep trees: the geometric shape is below the flat share
 
 
 def test_one_scale_workload_puts_its_level_first():
@@ -60,7 +71,7 @@ def test_one_scale_workload_puts_its_level_first():
     cells = np.column_stack([xs.ravel(), ys.ravel(), xs.ravel() + 1, ys.ravel() + 0.5])
     eps = workload_epsilons(1.0, 5, cells, DOM)
     assert eps.argmax() == 3
-    np.testing.assert_allclose(np.delete(eps, 3), FLOOR_SHARE * eps[3])
+    np.testing.assert_allclose(np.delete(eps, 3), np.delete(floor_shares(5), 3) * eps[3])
 
 
 def test_height_rule_tree_stops_at_the_deepest_level_the_workload_uses():
@@ -149,3 +160,29 @@ def test_random_rectangles_put_more_epsilon_deeper():
     rects = _random_rects(5000, np.random.default_rng(9), pv.Domain(0, 0, 1, 1))
     eps = workload_epsilons(1.0, 6, rects, pv.Domain(0, 0, 1, 1))
     assert (np.diff(eps[1:]) > 0).all() and eps.argmax() == 6
+
+
+def test_top_levels_keep_enough_noise_budget_not_to_stop_a_quadrant_of_tail():
+    """Random rectangles rarely hold a whole quadrant; the plan still gives depth 1 enough that a quadrant
+    holding 150 points of a tail stops there rarely: the chance P(150 + noise <= max(m, sd)) under the plan's
+    depth-1 noise (two-sided geometric: P(X <= -k) = a^k / (1 + a)) is below 0.1 (0.03; with the flat 5 % floor
+    alone it was 0.21), and over 20 seeds the quadrants stopped at depth 1 stay within 5 sd of that chance."""
+    from psdviz.core.noise import geometric_variance
+
+    rng = np.random.default_rng(5)
+    dom = pv.Domain(0, 0, 256, 256)
+    tails = [rng.uniform([x, y], [x + 128, y + 128], (150, 2)) for x, y in ((128, 0), (0, 128), (128, 128))]
+    pts = np.vstack([rng.normal(40, 10, (20_000, 2)).clip(0, 127), *tails])
+    w = _random_rects(200, np.random.default_rng(8), dom)
+    eps1 = workload_epsilons(1.0, 8, w, dom)[1]
+    a, sd = np.exp(-eps1), np.sqrt(geometric_variance(eps1))
+    k = int(np.ceil(150 - max(32.0, sd)))          # stops iff noise <= max(m, sd) - 150
+    p = a ** k / (1 + a)
+    assert p < 0.1
+    stopped = 0
+    for seed in range(20):
+        rel = pv.build(pts, dom, "quadtree", 1.0, seed=seed, height=8, workload=w)
+        t = rel.tree
+        stopped += int((t.is_leaf & (t.depth == 1)).sum())
+    n = 3 * 20
+    assert stopped <= n * p + 5 * np.sqrt(n * p * (1 - p)) + 1
