@@ -164,10 +164,10 @@ def floor_shares(height: int) -> np.ndarray:
 
     Why the top levels: the build stops below a node whose noisy count is at most max(m, one noise sd)
     (:mod:`psdviz.methods.early_stop`), so a level the plan starves stops nodes on its wide noise alone, and a
-    node stopped at depth d is a leaf of 4^-d of the domain. Random rectangles rarely hold a whole quadrant,
-    so their plan gave depths 0-1 the bare flat floor (noise sd near 110 at epsilon 1, the geometric plan's
-    near 32), and quadrants holding hundreds of points of a distribution's tail stopped at depth 1
-    (docs/decisions/workload-budget.md, "The top levels keep half the geometric plan")."""
+    node stopped at depth d is a leaf of 4^-d of the domain; random rectangles rarely hold a whole quadrant,
+    so their plan would starve depths 0-1. The floor depends on the height only (public), so the plan stays
+    a function of public input. Figures: docs/decisions/workload-budget.md, "The top levels keep half the
+    geometric plan"."""
     depth = np.arange(height + 1)
     shape = GEOMETRIC_FLOOR * 2.0 ** ((depth - height) / 3)
     return np.maximum(FLOOR_SHARE, np.where(depth < TOP_LEVELS, shape, 0.0))
