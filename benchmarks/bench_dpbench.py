@@ -131,10 +131,11 @@ def _mre(cell: str) -> float | None:
     return None if cell in ("-", "") else float(cell.split()[0])
 
 
-def run(names: list[str], methods: list[str], runs: int, refresh: set[str], resolution: int = RESOLUTION) -> dict:
+def run(names: list[str], methods: list[str], runs: int, refresh: set[str], resolution: int = RESOLUTION,
+        keep: bool = True) -> dict:
     """{(dataset, method, eps): (errors per run, build seconds per run)}. Finished runs are kept in
     CACHE (resumable; ``refresh`` methods are run again, e.g. after their defaults changed; runs at another
-    resolution than 8 are keyed with it)."""
+    resolution than 8 are keyed with it); with ``keep`` False the cache is read but not written."""
     q = queries()
     cache = json.loads(CACHE.read_text()) if CACHE.exists() else {}
     res = {}
@@ -155,7 +156,8 @@ def run(names: list[str], methods: list[str], runs: int, refresh: set[str], reso
                                        **extra)
                         dt = time.process_time() - t0
                         cache[key] = [float(np.mean(relative_error(rel.answer(q), t, n))), dt]
-                        CACHE.write_text(json.dumps(cache, indent=0))
+                        if keep:
+                            CACHE.write_text(json.dumps(cache, indent=0))
                         print(f"{name:22s} eps {eps:<4g} run {r} {m:13s} MRE {cache[key][0]:.4f}  ({dt:.1f} s)",
                               flush=True)
                     e, s = res.setdefault((name, m, eps), ([], []))
@@ -246,9 +248,10 @@ def main() -> int:
                     help="bits per axis of every build (default 8, the files' precision; 20 is psdviz's default, "
                          "where each point lies uniformly inside its 256-grid cell as the protocol places it); "
                          "another resolution writes docs/reproduction/dpbench_res<k>.md")
-    ap.add_argument("--no-write", action="store_true", help="print only; keep docs/reproduction/dpbench.md")
+    ap.add_argument("--no-write", action="store_true",
+                    help="print only; keep docs/reproduction/dpbench.md and the runs cache as they are")
     a = ap.parse_args()
-    res = run(a.datasets, a.methods, a.runs, set(a.refresh), a.resolution)
+    res = run(a.datasets, a.methods, a.runs, set(a.refresh), a.resolution, keep=not a.no_write)
     body = tables(res, a.datasets, a.methods, parse_peers())
     cpu = sum(sum(s) for _, s in res.values())
     machine = (f"{platform.processor() or platform.machine()}, {platform.python_version()}, numpy {np.__version__}; "
