@@ -229,7 +229,7 @@ class Release:
                                      else (w ** 2 * np.where(np.isfinite(t.noise_var), t.noise_var, 0.0)[:, None])
                                      .sum(axis=0))
         return regions.table().assign(estimate=est, standard_error=np.sqrt(np.maximum(var, 0.0)),
-                                      uniformity_error=self._cut_error(leaves, reg, cell, share, n))
+                                      uniformity_error=self._cut_error(reg, leaves[cell], share, n))
 
     def answer_uniformity_error(self, rects) -> np.ndarray:
         """Modelled error of the uniformity assumption in the cells each rectangle's edges cut.
@@ -246,20 +246,16 @@ class Release:
             as unevenly spread as the release's leaves are inside their parents); 0 for a rectangle made
             of whole cells. A model, not a bound; post-processing of released values only.
         """
-        from ..query.overlap import rect_shares
         rects = validate_rects(rects)
-        leaves = self.tree.leaf_index()
-        reg, cell, share = rect_shares(self.tree.rect[leaves], rects)
-        return self._cut_error(leaves, reg, cell, share, rects.shape[0])
+        q, v, c = decompose(self.tree, rects, np.isfinite(self._values()))   # cut leaves: their covered share
+        return self._cut_error(q, v, c, rects.shape[0])                       # (whole nodes: c = 1, no error)
 
-    def _cut_error(self, leaves: np.ndarray, reg: np.ndarray, cell: np.ndarray, share: np.ndarray,
-                   n: int) -> np.ndarray:
-        """sqrt of :func:`~psdviz.query.uniformity.cut_cell_variance` for (query, leaf, share) pairs, ``cell``
-        indexing ``leaves``."""
+    def _cut_error(self, reg: np.ndarray, node: np.ndarray, share: np.ndarray, n: int) -> np.ndarray:
+        """sqrt of :func:`~psdviz.query.uniformity.cut_cell_variance` over (query, node, covered share) pairs."""
         from ..query.uniformity import cut_cell_variance, overdispersion
         values = self._values()
-        kappa = overdispersion(self.tree, values)[leaves]
-        return np.sqrt(cut_cell_variance(reg, share, values[leaves][cell], kappa[cell], n))
+        kappa = overdispersion(self.tree, values)
+        return np.sqrt(cut_cell_variance(reg, share, values[node], kappa[node], n))
 
     def nodes(self, max_depth: int | None = None) -> pd.DataFrame:
         """Node table (no true counts) down to ``max_depth``; ``is_leaf`` marks published cells."""
