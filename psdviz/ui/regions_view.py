@@ -70,14 +70,15 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
     est, se = sub["estimate"].to_numpy(float), sub["standard_error"].to_numpy(float)
     per = np.ones(len(sub)) if area_km2 is None else np.maximum(np.asarray(area_km2, float)[rows], 1e-9)
     pooled = (sub["source"] == SOURCES[2]).to_numpy() if "source" in sub else np.zeros(len(sub), bool)
-    total = np.hypot(se, sub["uniformity_error"].to_numpy(float)) if "uniformity_error" in sub else None
+    modelled = "uniformity_error" in sub
+    # the error the tooltips, the class width and the legend state: with the cut cells' model when given
+    stated = np.hypot(se, sub["uniformity_error"].to_numpy(float)) if modelled else se
     cls, step = classes(est / per, se / per, floor=1.0 if area_km2 is None else 0.0, measured=~pooled,
-                        width_se=None if total is None else total / per)
+                        width_se=stated / per)
     fmap = folium.Map(tiles=None, zoom_control=True)
     use_local_leaflet(fmap)
     feats = []
     simple = shapely.simplify(geoms, 0.01, preserve_topology=True)
-    stated = se if total is None else total          # the tooltip's +-: with the cut cells' model when given
     for (rid, name), e, s, a, c, g, p in zip(sub[["id", "name"]].itertuples(index=False), est, stated, per, cls,
                                              simple, pooled):
         label = f"{name}: {int(e):,} (± {1.96 * s:,.0f})" + ("" if area_km2 is None else f", {counted(e / a)} per km²")
@@ -101,9 +102,9 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
     fmap.fit_bounds([[max(ymin - pad_y, -85), max(xmin - pad_x, -180)],
                      [min(ymax + pad_y, 85), min(xmax + pad_x, 180)]])
     used = int(cls.max(initial=-1)) + 1
-    noise = noise_width((se if total is None else total) / per, ~pooled) if len(sub) else 0.0
+    noise = noise_width(stated / per, ~pooled) if len(sub) else 0.0
     return fmap, legend(step, max(used, 1), noise, "" if area_km2 is None else " per km²", bool(pooled.any()),
-                        total is not None)
+                        modelled)
 
 
 def region_at(frame, counts: pd.DataFrame, level: int, lat: float, lng: float) -> str | None:
