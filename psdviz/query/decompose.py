@@ -14,6 +14,8 @@ import numpy as np
 from ..core.tree import FlatTree
 
 CHUNK = 2048   # queries per batch: keeps the (query, node) pair arrays near cache size
+PAIRS = 1 << 21   # at most this many (query, child) pairs from opening one node: a batch of queries shrinks
+#                   where a node has many children (a uniform grid's root), or memory grows with queries x cells
 
 
 def decompose(tree: FlatTree, rects: np.ndarray, usable: np.ndarray):
@@ -33,8 +35,9 @@ def decompose(tree: FlatTree, rects: np.ndarray, usable: np.ndarray):
     first, nkids = tree.first_child, tree.n_children
     qx0, qy0, qx1, qy1 = (np.ascontiguousarray(rects[:, i]) for i in range(4))
     out_q, out_v, out_c = [], [], []
-    for start in range(0, rects.shape[0], CHUNK):
-        q = np.arange(start, min(start + CHUNK, rects.shape[0]))
+    chunk = max(1, min(CHUNK, PAIRS // max(1, int(nkids.max(initial=1)))))
+    for start in range(0, rects.shape[0], chunk):
+        q = np.arange(start, min(start + chunk, rects.shape[0]))
         v = np.zeros(q.size, dtype=np.int64)
         while q.size:
             a0, a1, b0, b1 = qx0[q], qx1[q], qy0[q], qy1[q]

@@ -212,3 +212,21 @@ def test_consistent_answers_are_additive(method, a, b, c, y0, y1):
     rel = _REL[method]
     left, right, whole = rel.answer([[x0, y0, xm, y1], [xm, y0, x1, y1], [x0, y0, x1, y1]])
     assert abs(left + right - whole) <= 1e-7 * max(1.0, abs(whole))
+
+
+def test_the_decomposition_of_a_wide_grid_keeps_its_pairs_bounded():
+    """A uniform grid's root has 90,000 children: 300 rectangles in one batch would hold 27 million (query,
+    child) pairs at once (2.8 GB traced); the batch shrinks with the fan-out, so the cut cells' model of 300
+    rectangles stays under 600 MB, and the first 20 get the same figures one rectangle at a time."""
+    import tracemalloc
+    pts = np.random.default_rng(0).uniform(0, 64, (50_000, 2))
+    rel = pv.build(pts, pv.Domain(0, 0, 64, 64), "ug", 1.0, seed=0, grid_size=300)
+    rng = np.random.default_rng(1)
+    lo = rng.uniform(0, 56, (300, 2))
+    q = np.column_stack([lo, lo + rng.uniform(0.5, 8, (300, 2))])
+    tracemalloc.start()
+    got = rel.answer_uniformity_error(q)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 600e6
+    np.testing.assert_allclose(got[:20], [rel.answer_uniformity_error(r[None])[0] for r in q[:20]])
