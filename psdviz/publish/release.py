@@ -254,7 +254,7 @@ class Release:
         """sqrt of :func:`~psdviz.query.uniformity.cut_cell_variance` over (query, node, covered share) pairs."""
         from ..query.uniformity import cut_cell_variance, overdispersion
         values = self._values()
-        kappa = overdispersion(self.tree, values)
+        kappa = overdispersion(self.tree)
         return np.sqrt(cut_cell_variance(reg, share, values[node], kappa[node], n))
 
     def nodes(self, max_depth: int | None = None) -> pd.DataFrame:

@@ -4,11 +4,15 @@ A region takes each cell it cuts in proportion to the covered share a of the cel
 c points placed independently and uniformly at random inside it, the covered part would hold Bin(c, a)
 points: variance c a (1 - a). Real points clump, and the release shows by how much one level up: under that
 model a leaf i of area share s_i of its parent (whose children are all leaves, c points) has
-E (c_i - s_i c)^2 = c s_i (1 - s_i) plus its noise variance var_i. The factor kappa = max(1, sum of
-((c_i - s_i c)^2 - var_i) / sum of c s_i (1 - s_i)) over the leaves whose parents lie at one depth (a moment
-estimate; the noise is not weighted by 1 / s_i as in Pearson's form, which thin cells would swamp) scales
-the binomial variance of the leaves below that depth (quasi-binomial: a leaf is taken to be as uneven
-inside as the leaves of its parent's depth are inside their parents; larger cells are clumpier).
+E (c_i - s_i c)^2 = c s_i (1 - s_i). The factor kappa = max(1, sum of (d_i^2 - var d_i) / sum of c s_i (1 - s_i))
+over the leaves whose parents lie at one depth (a moment estimate; the noise is not weighted by 1 / s_i as in
+Pearson's form, which thin cells would swamp) scales the binomial variance of the leaves below that depth
+(quasi-binomial: a leaf is taken to be as uneven inside as the leaves of its parent's depth are inside their
+parents; larger cells are clumpier). The deviations are of the raw measurements, whose noise is independent
+with public variances: d_i = y_i - s_i y, with y the parent's own noisy count (var d_i = v_i + s_i^2 v) or,
+where the parent was not measured, the sum of its children's (var d_i = (1 - s_i)^2 v_i + s_i^2 sum_j!=i v_j).
+Estimates after least squares or pruning would not do: their noise is smaller than the raw variances and
+correlated, and subtracting the raw variance from their deviations drove the factor to its floor.
 
 It is a model, not a bound: points clumped more finely than the leaves make the error larger. Privacy:
 it reads released estimates and public noise variances only (post-processing, no budget).
@@ -20,16 +24,19 @@ import numpy as np
 from ..core.tree import FlatTree
 
 
-def overdispersion(tree: FlatTree, values: np.ndarray) -> np.ndarray:
+def overdispersion(tree: FlatTree) -> np.ndarray:
     """kappa of the module docstring per node: measured over the nodes whose children are all leaves, one
-    figure per depth of those parents (a leaf takes its parent depth's, else the figure over all depths)."""
+    figure per depth of those parents (a leaf takes its parent depth's, else the figure over all depths).
+    A family with an unmeasured leaf is left out."""
     out = np.ones(tree.n_nodes)
     child = np.flatnonzero(tree.parent >= 0)
     if child.size == 0:
         return out
     parent = tree.parent[child]
+    y, v = _raw(tree)
     inner_kids = np.bincount(parent, weights=~tree.is_leaf[child], minlength=tree.n_nodes)
-    last = (tree.n_children > 1) & (inner_kids == 0)          # internal nodes whose children are all leaves
+    blind_kids = np.bincount(parent, weights=~np.isfinite(y[child]), minlength=tree.n_nodes)
+    last = (tree.n_children > 1) & (inner_kids == 0) & (blind_kids == 0)
     kids = child[last[parent]]
     up = tree.parent[kids]
     r = tree.rect
@@ -37,10 +44,13 @@ def overdispersion(tree: FlatTree, values: np.ndarray) -> np.ndarray:
     share = np.where(area[up] > 0, area[kids] / np.where(area[up] > 0, area[up], 1.0), 0.0)
     ok = share > 0
     kids, up, share = kids[ok], up[ok], share[ok]
-    v = np.nan_to_num(np.asarray(values, float))
-    noise = np.where(np.isfinite(tree.noise_var), tree.noise_var, 0.0)
-    excess = (v[kids] - share * v[up]) ** 2 - noise[kids]                       # per child
-    expected = np.maximum(v[up], 0.0) * share * (1.0 - share)
+    own = np.isfinite(y[up])                                   # the parent measured: independent noise
+    y_up = np.where(own, y[up], np.bincount(up, weights=y[kids], minlength=tree.n_nodes)[up])
+    v_sum = np.bincount(up, weights=v[kids], minlength=tree.n_nodes)[up]
+    noise = np.where(own, v[kids] + share ** 2 * np.where(own, v[up], 0.0),
+                     (1.0 - share) ** 2 * v[kids] + share ** 2 * (v_sum - v[kids]))
+    excess = (y[kids] - share * y_up) ** 2 - noise                                  # per child
+    expected = np.maximum(y_up, 0.0) * share * (1.0 - share)
     depths = tree.depth.max() + 1
     num = np.bincount(tree.depth[up], weights=excess, minlength=depths)
     den = np.bincount(tree.depth[up], weights=expected, minlength=depths)
@@ -48,6 +58,12 @@ def overdispersion(tree: FlatTree, values: np.ndarray) -> np.ndarray:
     by_depth = np.where(den > 0, np.maximum(1.0, num / np.where(den > 0, den, 1.0)), overall)
     out[child] = by_depth[tree.depth[parent]]
     return out
+
+
+def _raw(tree: FlatTree) -> tuple[np.ndarray, np.ndarray]:
+    """Each node's raw noisy count and its noise variance (NaN and 0 where the node was not measured)."""
+    measured = np.isfinite(tree.noisy) & np.isfinite(tree.noise_var)
+    return np.where(measured, tree.noisy, np.nan), np.where(measured, tree.noise_var, 0.0)
 
 
 def cut_cell_variance(region: np.ndarray, share: np.ndarray, cell_values: np.ndarray, kappa: np.ndarray,
