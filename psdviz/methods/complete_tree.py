@@ -23,7 +23,7 @@ def finish_complete_tree(tree: FlatTree, eps: np.ndarray, fanout: int, ps: Point
                      ledger: Ledger, rnd: Randomness, method: str, params: dict, *,
                      regular: bool, postprocess: bool, prune: float | None,
                      private: bool = True, notes: tuple[str | None, ...] = (),
-                     parallel: Disjointness | None = None) -> Release:
+                     parallel: Disjointness | None = None, data_cuts: int = 0) -> Release:
     """OLS (if ``postprocess``), pruning (if ``prune``), fast query index and the Release.
 
 ``eps`` is the count epsilon per depth; ``notes`` (None entries skipped) go into the release;
@@ -46,6 +46,8 @@ parent (the Hilbert R-tree's curve ranges). The query machinery is described as 
     model = {"answer": "tree", "variance": "ols" if postprocess else "complete_leaf" if consistent else "none",
              "full_height": full_height, "fanout": fanout, "eps": [float(e) for e in eps],
              "var": [None if not np.isfinite(v) else float(v) for v in var_by_depth]}
+    if data_cuts:
+        model["data_cuts"] = int(data_cuts)
     if regular and kept is None:
         model.update(answer="pyramid", regular=True,
                      levels=[full_height] if consistent else [d for d in range(full_height + 1) if eps[d] > 0])

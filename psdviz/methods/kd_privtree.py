@@ -203,4 +203,4 @@ def build_kd_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomn
               "max_depth": max_depth, "lambda": lam, "delta": delta, "depth_reached": int(tree.height),
               "leaves": int(leaf.sum())}
     return make_release("kd-privtree", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid,
-                        query_model={"answer": "tree", "variance": "leaf"})
+                        query_model={"answer": "tree", "variance": "leaf", "data_cuts": levels_used})

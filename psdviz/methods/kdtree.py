@@ -170,11 +170,12 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
                                   eps_count, float(prune), split_by_depth)
         return finish_gls_tree(tree, ps, domain, ledger, rnd, method, params, postprocess=postprocess,
                                answer="tree", notes=(capped, pruning_note),   # GLS: the stopped tree is not complete
-                               parallel=TreeTiling.of(skeleton, ps.grid))   # its levels were measured whole
+                               parallel=TreeTiling.of(skeleton, ps.grid),   # its levels were measured whole
+                               data_cuts=switch)
     noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]], split_eps=split_eps, **s)
     return finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, method, params, regular=False,
-                                postprocess=postprocess, prune=prune, notes=(capped, pruning_note))
+                                postprocess=postprocess, prune=prune, notes=(capped, pruning_note), data_cuts=switch)
 
 
 def build_kdtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
@@ -225,7 +226,7 @@ def build_kd_true(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     params = {"height": height, "count_fraction": count_fraction, "budget": budget,
               "postprocess": bool(postprocess), "prune": prune}
     rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "kd-true", params, regular=False,
-                               postprocess=postprocess, prune=prune, private=False, notes=(capped,))
+                               postprocess=postprocess, prune=prune, private=False, notes=(capped,), data_cuts=height)
     return rel.with_notes(NOT_PRIVATE.format(", noisy counts"))
 
 
@@ -242,5 +243,5 @@ def build_kd_pure(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
         tree, _ = prune_tree(tree, prune, use_estimate=True)
     rel = make_release("kd-pure", {"height": height, "prune": prune}, domain, tree, Ledger(epsilon), rnd,
                        ps.report(), consistent=True, private=False, grid=ps.grid,
-                       query_model={"answer": "tree", "variance": "none"})
+                       query_model={"answer": "tree", "variance": "none", "data_cuts": height})
     return rel.with_notes(NOT_PRIVATE.format(", exact counts"), capped)

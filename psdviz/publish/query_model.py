@@ -16,6 +16,9 @@ Description keys:
   ``fanout`` and ``full_height`` with per-depth ``eps`` and ``var``, possibly pruned: ``kept`` maps
   each released node to its id in the complete tree; ICDE'12 section 5 for OLS) or ``"gls"`` (tree
   GLS of ``tree_gls.py``, re-derived from the released noise variances).
+* ``data_cuts`` (optional, default 0): the children of nodes shallower than this depth have edges placed
+  from the data (private medians, imbalance positions); the cut-cell model of ``query/uniformity.py``
+  takes their points as one clump.
 """
 from __future__ import annotations
 

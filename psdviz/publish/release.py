@@ -252,9 +252,9 @@ class Release:
 
     def _cut_error(self, reg: np.ndarray, node: np.ndarray, share: np.ndarray, n: int) -> np.ndarray:
         """sqrt of :func:`~psdviz.query.uniformity.cut_cell_variance` over (query, node, covered share) pairs."""
-        from ..query.uniformity import cut_cell_variance, overdispersion
+        from ..query.uniformity import cut_cell_variance, cut_factor
         values = self._values()
-        kappa = overdispersion(self.tree)
+        kappa = cut_factor(self.tree, values, (self.query_model or {}).get("data_cuts", 0))
         return np.sqrt(cut_cell_variance(reg, share, values[node], kappa[node], n))
 
     def nodes(self, max_depth: int | None = None) -> pd.DataFrame:

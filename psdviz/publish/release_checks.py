@@ -260,6 +260,9 @@ def check_query_model(model: dict, height: int, n: int, grid: Grid, kept: np.nda
             raise bad("grid_of_grids edges1 must rise from 0 to the grid size with at most n - 1 cells")
     if variance in ("complete_leaf", "ols"):
         _check_complete(model, height, n, kept)
+    cuts = model.get("data_cuts", 0)
+    if not (_typed(cuts, int) and 0 <= cuts <= height):
+        raise bad(f"data_cuts must be a depth of the tree (0 .. {height}), got {cuts!r}")
 
 
 def _check_complete(model: dict, height: int, n: int, kept: np.ndarray | None) -> None:

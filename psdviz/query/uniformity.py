@@ -14,6 +14,12 @@ where the parent was not measured, the sum of its children's (var d_i = (1 - s_i
 Estimates after least squares or pruning would not do: their noise is smaller than the raw variances and
 correlated, and subtracting the raw variance from their deviations drove the factor to its floor.
 
+A cell whose edges the data placed (a private median puts equal counts on both sides whatever the points do
+inside) hides how its points sit: its siblings' deviations from their area shares stay small however
+clumped they are, and the release holds nothing finer. For such cells the model takes the c points as one
+clump at a random place, variance c^2 a (1 - a) (kappa = c; measured short by 5-50x in variance otherwise,
+docs/decisions/workload-budget.md).
+
 It is a model, not a bound: points clumped more finely than the leaves make the error larger. Privacy:
 it reads released estimates and public noise variances only (post-processing, no budget).
 """
@@ -58,6 +64,17 @@ def overdispersion(tree: FlatTree) -> np.ndarray:
     by_depth = np.where(den > 0, np.maximum(1.0, num / np.where(den > 0, den, 1.0)), overall)
     out[child] = by_depth[tree.depth[parent]]
     return out
+
+
+def cut_factor(tree: FlatTree, values: np.ndarray, data_cuts: int = 0) -> np.ndarray:
+    """kappa per node: :func:`overdispersion`, and at least the cell's released count (one clump) for the
+    children of nodes shallower than ``data_cuts``, whose edges the data placed."""
+    kappa = overdispersion(tree)
+    if data_cuts > 0:
+        placed = (tree.parent >= 0) & (tree.depth <= data_cuts)
+        c = np.maximum(np.nan_to_num(np.asarray(values, float)), 0.0)
+        kappa[placed] = np.maximum(kappa[placed], c[placed])
+    return kappa
 
 
 def _raw(tree: FlatTree) -> tuple[np.ndarray, np.ndarray]:

@@ -38,6 +38,7 @@ def test_round_trip_answers_exactly(points, tmp_path, method, params):
     back = pv.load_release(path)
     np.testing.assert_array_equal(back.answer(RECTS), rel.answer(RECTS))
     np.testing.assert_array_equal(back.answer_variance(RECTS), rel.answer_variance(RECTS))
+    np.testing.assert_array_equal(back.answer_uniformity_error(RECTS), rel.answer_uniformity_error(RECTS))
     np.testing.assert_array_equal(back.leaves()[["x0", "y0", "x1", "y1", "estimate"]].to_numpy(),
                                   rel.leaves()[["x0", "y0", "x1", "y1", "estimate"]].to_numpy())
     assert back.ledger.records() == rel.ledger.records() and back.epsilon == rel.epsilon

@@ -114,6 +114,8 @@ META_CASES = [
     ("ag", _set("query_model.edges1", list(range(0, 4097))), "edges1"),
     ("ag", _set("query_model.edges1", [0, 5, 3, 4096]), "edges1"),
     ("quad", _set("query_model", []), "'query_model' is not a dict"),
+    ("quad", _set("query_model.data_cuts", 99), "data_cuts must be a depth"),
+    ("quad", _set("query_model.data_cuts", "all"), "data_cuts must be a depth"),
 ]
 
 TABLE_CASES = [
