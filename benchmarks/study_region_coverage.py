@@ -9,12 +9,21 @@ estimate +- 1.96 x the noise alone and +- 1.96 x the noise and the model togethe
 rectangles on the world domain (``answer``, ``answer_variance``, ``answer_uniformity_error``) for every
 spatial method with its defaults, one seed.
 
+``--dpbench`` runs the rectangles on the DPBench files instead (the five at ../shared/dpbench and the
+synthetic set, placed as the protocol places them; rectangles with corners anywhere, 1/720 to 1/9 of the
+side): the share inside each interval and, to isolate the model from the noise, the mean square of the cut
+cells' true error (the leaves' true counts spread by area, less the rectangle's true count) over the model's
+variance, 1 where the model is right (not for the Hilbert R-tree, whose boxes overlap).
+
     python benchmarks/study_region_coverage.py [--seeds 2]          # about 2 minutes on 2 cores
+    python benchmarks/study_region_coverage.py --dpbench [--seeds 2]    # about 4 minutes
 """
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -22,7 +31,11 @@ import psdviz as pv
 from psdviz import regions as rg
 from psdviz.core.domain import prepare_points
 from psdviz.io.samples import sample_points
+from psdviz.query.decompose import decompose
 from psdviz.regions.build import true_counts
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_dpbench import FILES, SYNTH, load_hist, place
 
 LAYERS = {"US states > counties": rg.us_counties, "World countries": rg.world_countries}
 Z95 = 1.96
@@ -60,14 +73,65 @@ def rectangle_rows(xy: np.ndarray, eps: float, k: int = 300) -> list[tuple]:
     return out
 
 
+def cut_error_ratio(rel, q: np.ndarray, index: pv.PointIndex) -> float:
+    """Mean square over the rectangles of (the cut leaves' true counts spread by area - the true count in the
+    cut parts) over the modelled variance, where the model is not 0."""
+    t = rel.tree
+    qi, v, c = decompose(t, q, np.isfinite(rel._values()))
+    cut = c < 1
+    qi, v, c = qi[cut], v[cut], c[cut]
+    leaf = t.rect[v]
+    part = np.column_stack([np.maximum(leaf[:, :2], q[qi, :2]), np.minimum(leaf[:, 2:], q[qi, 2:])])
+    err = np.bincount(qi, weights=c * index.count(leaf) - index.count(part), minlength=q.shape[0])
+    model = rel.answer_uniformity_error(q)
+    ok = model > 0
+    return float(np.mean((err[ok] / model[ok]) ** 2))
+
+
+def dpbench_rows(seeds: int) -> list[str]:
+    """Per file, epsilon and method, over the seeds: inside the noise interval, inside the combined one,
+    and the cut-error ratio of :func:`cut_error_ratio`."""
+    out = []
+    for name in (*FILES, SYNTH):
+        hist = load_hist(name)
+        rng = np.random.default_rng(0)
+        lo = rng.uniform(0, 256 - 256 / 36, (300, 2))
+        q = np.column_stack([lo, np.minimum(lo + rng.uniform(256 / 720, 256 / 9, (300, 2)), 256)])
+        for eps in (1.0, 0.1):
+            for m in RECT_METHODS:
+                figs = []
+                for seed in range(seeds):
+                    xy = place(hist, np.random.default_rng(1000 + seed))
+                    index = pv.PointIndex(xy)
+                    rel = pv.build(xy, pv.Domain(0, 0, 256, 256), m, eps, seed=seed)
+                    err = np.abs(rel.answer(q) - index.count(q))
+                    noise = np.sqrt(rel.answer_variance(q))
+                    both = np.hypot(noise, rel.answer_uniformity_error(q))
+                    figs.append(((err <= Z95 * noise).mean(), (err <= Z95 * both).mean(),
+                                 np.nan if m == "hilbert" else cut_error_ratio(rel, q, index)))
+                f = np.mean(figs, axis=0)
+                ratio = "-" if m == "hilbert" else f"{f[2]:.2f}"
+                out.append(f"| {name} | {eps:g} | {m} | {f[0]:.2f} | {f[1]:.2f} | {ratio} |")
+                print(out[-1], flush=True)
+    return out
+
+
 RECT_METHODS = ("auto", "quadtree", "privtree", "kdtree", "hybrid", "ug", "ag", "htree", "hilbert")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=2)
+    ap.add_argument("--dpbench", action="store_true", help="rectangles on the DPBench files instead")
     a = ap.parse_args()
     t0 = time.time()
+    if a.dpbench:
+        lines = dpbench_rows(a.seeds)
+        print(f"\nDPBench files, 300 random rectangles, {a.seeds} seeds ({time.time() - t0:.0f} s)\n")
+        print("| file | eps | method | inside, noise only | inside, noise and model | cut error / model, mean square |")
+        print("|---|---:|---|---:|---:|---:|")
+        print("\n".join(lines))
+        return 0
     xy = sample_points("geonames")
     lines = ["| layer | eps | seed | level | regions | inside, noise only | inside, noise and model | "
              "median abs error / noise | / both |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
