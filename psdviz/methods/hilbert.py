@@ -103,7 +103,7 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     params = {"height": height, "order": order, "count_fraction": count_fraction, "budget": budget,
               "median": median, "sample_rate": sample_rate, "postprocess": bool(postprocess), "prune": prune}
     rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "hilbert", params, regular=False,
-                               postprocess=postprocess, prune=prune, parallel=CurveRanges.of(lo, hi))
+                               postprocess=postprocess, prune=prune, parallel=CurveRanges.of(lo, hi), data_cuts=height)
     return rel.with_notes(capped, capped_height)
 
 

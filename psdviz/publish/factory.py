@@ -60,8 +60,11 @@ def make_release(method: str, params: dict, domain: Domain, tree: FlatTree, ledg
     check_model(query_model)
     check_paths(tree, ledger)
     ledger.check_parallel(parallel if parallel is not None else TreeTiling.of(tree, grid))
+    model = dict(query_model)
+    if "data_cuts" in model:      # a tree stopped or pruned above its planned depth: every depth it kept
+        model["data_cuts"] = min(int(model["data_cuts"]), tree.height)
     rel = Release(method, params, domain, tree, ledger, randomness, points_report, consistent, private=private,
-                  notes=tuple(n for n in notes if n), grid=grid, query_model=dict(query_model), kept=kept,
+                  notes=tuple(n for n in notes if n), grid=grid, query_model=model, kept=kept,
                   privacy_unit=privacy_unit)
     _ = rel.index   # the machinery is built now: a model that does not fit the tree fails here
     return rel

@@ -110,12 +110,17 @@ def test_rectangles_get_the_regions_model_and_hold_the_truth_as_often_as_stated(
 
 def test_cells_the_data_placed_take_their_points_as_one_clump():
     """A kd-tree's cells (private medians at every depth) take kappa at least their count; the hybrid's only
-    down to its switch (midpoint splits below keep the measured factor); a quadtree records no data cuts."""
+    down to its switch (midpoint splits below keep the measured factor); the Hilbert R-tree's at every depth
+    (medians of curve positions); a quadtree records no data cuts; a tree stopped above its planned depth
+    records the depth it reached."""
     pts = np.random.default_rng(5).uniform(0, 64, (20_000, 2))
     kd = pv.build(pts, DOM, "kdtree", 1.0, seed=1, height=4)
     hy = pv.build(pts, DOM, "hybrid", 1.0, seed=1, height=6, switch=2)
     assert kd.query_model["data_cuts"] == 4 and hy.query_model["data_cuts"] == 2
     assert "data_cuts" not in _quadtree(pts).query_model
+    assert pv.build(pts, DOM, "hilbert", 1.0, seed=1, height=4).query_model["data_cuts"] == 4
+    stopped = pv.build(pts[:500], DOM, "kdtree", 0.1, seed=1, height=8)    # the build stops above depth 8
+    assert stopped.tree.height < 8 and stopped.query_model["data_cuts"] == stopped.tree.height
     for rel in (kd, hy):
         t, values = rel.tree, rel._values()
         got, measured = cut_factor(t, values, rel.query_model["data_cuts"]), overdispersion(t)
