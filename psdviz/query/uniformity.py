@@ -11,17 +11,17 @@ Pearson's form, which thin cells would swamp) scales the binomial variance of th
 parents; larger cells are clumpier). The deviations are of the raw measurements, whose noise is independent
 with public variances: d_i = y_i - s_i y, with y the parent's own noisy count (var d_i = v_i + s_i^2 v) or,
 where the parent was not measured, the sum of its children's (var d_i = (1 - s_i)^2 v_i + s_i^2 sum_j!=i v_j).
-Estimates after least squares or pruning would not do: their noise is smaller than the raw variances and
-correlated, and subtracting the raw variance from their deviations drove the factor to its floor.
+(Estimates after least squares have less noise than the raw variances, and correlated: their deviations
+cannot be corrected by them.)
 
 A cell whose edges the data placed (a private median puts equal counts on both sides whatever the points do
 inside) hides how its points sit: its siblings' deviations from their area shares stay small however
 clumped they are, and the release holds nothing finer. For such cells the model takes the c points as one
-clump at a random place, variance c^2 a (1 - a) (kappa = c; measured short by 5-50x in variance otherwise,
-docs/decisions/workload-budget.md).
+clump at a random place, variance c^2 a (1 - a) (kappa = c; measurements in docs/decisions/workload-budget.md).
 
 It is a model, not a bound: points clumped more finely than the leaves make the error larger. Privacy:
-it reads released estimates and public noise variances only (post-processing, no budget).
+it reads released values (raw noisy counts, estimates, the cut depths of the query model) and public noise
+variances only (post-processing, no budget).
 """
 from __future__ import annotations
 
