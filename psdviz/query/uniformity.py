@@ -53,7 +53,7 @@ def overdispersion(tree: FlatTree) -> np.ndarray:
     own = np.isfinite(y[up])                                   # the parent measured: independent noise
     y_up = np.where(own, y[up], np.bincount(up, weights=y[kids], minlength=tree.n_nodes)[up])
     v_sum = np.bincount(up, weights=v[kids], minlength=tree.n_nodes)[up]
-    noise = np.where(own, v[kids] + share ** 2 * np.where(own, v[up], 0.0),
+    noise = np.where(own, v[kids] + share ** 2 * v[up],                          # v is 0 where unmeasured
                      (1.0 - share) ** 2 * v[kids] + share ** 2 * (v_sum - v[kids]))
     excess = (y[kids] - share * y_up) ** 2 - noise                                  # per child
     expected = np.maximum(y_up, 0.0) * share * (1.0 - share)
