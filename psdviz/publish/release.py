@@ -252,10 +252,12 @@ class Release:
 
     def _cut_error(self, reg: np.ndarray, node: np.ndarray, share: np.ndarray, n: int) -> np.ndarray:
         """sqrt of :func:`~psdviz.query.uniformity.cut_cell_variance` over (query, node, covered share) pairs."""
-        from ..query.uniformity import cut_cell_variance, cut_factor
+        from ..query.uniformity import cut_cell_variance, cut_factor, data_placed
         values = self._values()
-        kappa = cut_factor(self.tree, values, (self.query_model or {}).get("data_cuts", 0))
-        return np.sqrt(cut_cell_variance(reg, share, values[node], kappa[node], n))
+        cuts = (self.query_model or {}).get("data_cuts", 0)
+        kappa = cut_factor(self.tree, values, cuts)
+        coherent = data_placed(self.tree, cuts)[node]
+        return np.sqrt(cut_cell_variance(reg, share, values[node], kappa[node], n, coherent))
 
     def nodes(self, max_depth: int | None = None) -> pd.DataFrame:
         """Node table (no true counts) down to ``max_depth``; ``is_leaf`` marks published cells."""

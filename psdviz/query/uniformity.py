@@ -17,7 +17,10 @@ cannot be corrected by them.)
 A cell whose edges the data placed (a private median puts equal counts on both sides whatever the points do
 inside) hides how its points sit: its siblings' deviations from their area shares stay small however
 clumped they are, and the release holds nothing finer. For such cells the model takes the c points as one
-clump at a random place, variance c^2 a (1 - a) (kappa = c; measurements in docs/decisions/workload-budget.md).
+clump at a random place, variance c^2 a (1 - a) (kappa = c). Medians also shape the cells after the data
+(thin cells along a dense street or a row of values), so the cells one edge of a query cuts share their clumps:
+their errors are taken as fully correlated, the sum of their standard deviations (the largest the sum's can
+be), where other cells' variances add (measurements in docs/decisions/workload-budget.md).
 
 It is a model, not a bound: points clumped more finely than the leaves make the error larger. Privacy:
 it reads released values (raw noisy counts, estimates, the cut depths of the query model) and public noise
@@ -66,14 +69,18 @@ def overdispersion(tree: FlatTree) -> np.ndarray:
     return out
 
 
+def data_placed(tree: FlatTree, data_cuts: int) -> np.ndarray:
+    """Per node: whether the data placed its edges (a child of a node shallower than ``data_cuts``)."""
+    return (tree.parent >= 0) & (tree.depth <= data_cuts)
+
+
 def cut_factor(tree: FlatTree, values: np.ndarray, data_cuts: int = 0) -> np.ndarray:
     """kappa per node: :func:`overdispersion`, and at least the cell's released count (one clump) for the
-    children of nodes shallower than ``data_cuts``, whose edges the data placed."""
+    cells of :func:`data_placed`."""
     kappa = overdispersion(tree)
-    if data_cuts > 0:
-        placed = (tree.parent >= 0) & (tree.depth <= data_cuts)
-        c = np.maximum(np.nan_to_num(np.asarray(values, float)), 0.0)
-        kappa[placed] = np.maximum(kappa[placed], c[placed])
+    placed = data_placed(tree, data_cuts)
+    c = np.maximum(np.nan_to_num(np.asarray(values, float)), 0.0)
+    kappa[placed] = np.maximum(kappa[placed], c[placed])
     return kappa
 
 
@@ -84,9 +91,14 @@ def _raw(tree: FlatTree) -> tuple[np.ndarray, np.ndarray]:
 
 
 def cut_cell_variance(region: np.ndarray, share: np.ndarray, cell_values: np.ndarray, kappa: np.ndarray,
-                      n_regions: int) -> np.ndarray:
+                      n_regions: int, coherent: np.ndarray | None = None) -> np.ndarray:
     """Per region: the sum over the cells it covers of kappa c a (1 - a), c the cell's released estimate
     (at least 0), a the covered share (``region``, ``share``, ``cell_values``, ``kappa``: one entry per
-    overlapping pair)."""
+    overlapping pair). The pairs marked ``coherent`` (cells the data placed) add as standard deviations, the
+    square of their sum: their errors taken as fully correlated, the largest variance a sum of them can have."""
     c = np.maximum(np.nan_to_num(np.asarray(cell_values, float)), 0.0)
-    return np.bincount(region, weights=kappa * c * share * (1.0 - share), minlength=n_regions)
+    var = kappa * c * share * (1.0 - share)
+    if coherent is None or not coherent.any():
+        return np.bincount(region, weights=var, minlength=n_regions)
+    sd_sum = np.bincount(region, weights=np.where(coherent, np.sqrt(var), 0.0), minlength=n_regions)
+    return np.bincount(region, weights=np.where(coherent, 0.0, var), minlength=n_regions) + sd_sum ** 2

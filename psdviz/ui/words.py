@@ -5,8 +5,8 @@ import pandas as pd
 
 # How the pages speak of the modelled error of the cells a query's border cuts (psdviz.query.uniformity)
 CUT_MODEL = ("a model, not a bound: the points of each cut cell taken to be as unevenly spread as the release's "
-             "leaves are inside their parents, or as one clump where the data placed the cell's edges (a kd-tree's "
-             "medians); points clumped more finely make the error larger")
+             "leaves are inside their parents, or as one clump whose error moves with its neighbours' where the "
+             "data placed the cells' edges (a kd-tree's medians); points clumped more finely make the error larger")
 
 
 def short(v) -> str:

@@ -148,3 +148,20 @@ def test_kd_tree_intervals_hold_cells_of_uneven_density_as_often_as_stated():
         inside.append(np.abs(rel.answer(q) - truth) <= 1.96 * both)
     share = float(np.mean(inside))
     assert share >= 0.95 - 5 * np.sqrt(0.95 * 0.05 / 2000)
+
+
+def test_cut_cells_the_data_placed_add_as_standard_deviations():
+    """A rectangle cutting several kd-tree cells: their modelled errors add as standard deviations (fully
+    correlated), where a quadtree's cut cells add as variances."""
+    from psdviz.query.decompose import decompose
+    pts = np.random.default_rng(6).uniform(0, 64, (20_000, 2))
+    rect = np.array([[3.3, 5.1, 40.7, 49.9]])
+    for rel, coherent in ((pv.build(pts, DOM, "kdtree", 1.0, seed=1, height=4), True), (_quadtree(pts), False)):
+        t, values = rel.tree, rel._values()
+        q, v, a = decompose(t, rect, np.isfinite(values))
+        cut = a < 1
+        kappa = cut_factor(t, values, rel.query_model.get("data_cuts", 0))[v[cut]]
+        sd = np.sqrt(kappa * np.maximum(values[v[cut]], 0) * a[cut] * (1 - a[cut]))
+        assert cut.sum() > 5
+        want = sd.sum() if coherent else np.sqrt((sd ** 2).sum())
+        assert rel.answer_uniformity_error(rect)[0] == pytest.approx(want)
