@@ -250,14 +250,19 @@ class Release:
         q, v, c = decompose(self.tree, rects, np.isfinite(self._values()))   # cut leaves: their covered share
         return self._cut_error(q, v, c, rects.shape[0])                       # (whole nodes: c = 1, no error)
 
+    @cached_property
+    def _cut_model(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per node: the cut cells' factor and whether the data placed its edges (:mod:`psdviz.query.uniformity`),
+        a function of the release alone, so computed once rather than per query."""
+        from ..query.uniformity import cut_factor, data_placed
+        cuts = (self.query_model or {}).get("data_cuts", 0)
+        return read_only(cut_factor(self.tree, self._values(), cuts)), read_only(data_placed(self.tree, cuts))
+
     def _cut_error(self, reg: np.ndarray, node: np.ndarray, share: np.ndarray, n: int) -> np.ndarray:
         """sqrt of :func:`~psdviz.query.uniformity.cut_cell_variance` over (query, node, covered share) pairs."""
-        from ..query.uniformity import cut_cell_variance, cut_factor, data_placed
-        values = self._values()
-        cuts = (self.query_model or {}).get("data_cuts", 0)
-        kappa = cut_factor(self.tree, values, cuts)
-        coherent = data_placed(self.tree, cuts)[node]
-        return np.sqrt(cut_cell_variance(reg, share, values[node], kappa[node], n, coherent))
+        from ..query.uniformity import cut_cell_variance
+        kappa, placed = self._cut_model
+        return np.sqrt(cut_cell_variance(reg, share, self._values()[node], kappa[node], n, placed[node]))
 
     def nodes(self, max_depth: int | None = None) -> pd.DataFrame:
         """Node table (no true counts) down to ``max_depth``; ``is_leaf`` marks published cells."""
