@@ -154,18 +154,29 @@ def l1_privtree_partition(x: np.ndarray, eps1: float, eps2: float, rng) -> tuple
     return covering(keep, 2, x.size)
 
 
-def privtree_merge_buckets(x: np.ndarray, eps: float, rng) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """PrivTree (fanout 4, 0.4 eps) leaves, counted with 0.2 eps; runs of leaves below 2 / (0.2 eps) merged;
-    the buckets measured with 0.4 eps. Returns bucket starts, sizes and noisy counts."""
-    lam = 7 / (3 * 0.4 * eps)
-    delta, depths = lam * np.log(4), int(round(np.log(x.size) / np.log(4)))
+def privtree_partition(x: np.ndarray, eps_tree: float, rng, beta: float = 4.0, theta: float = 0.0,
+                       forced: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """PrivTree's leaves over the Hilbert order (quadtree nodes are runs of 4^k cells): bucket starts and sizes.
+    lam = (2 beta - 1) / ((beta - 1) eps_tree), delta = lam ln beta; a node at depth d splits iff
+    max(c - (d - forced) delta, theta - delta) + Lap(lam) > theta; the top ``forced`` depths split without a
+    test (data-independent), so each node at that depth roots its own PrivTree on disjoint cells (parallel
+    composition). psdviz's defaults: beta = 4, theta = 0, forced = 0."""
+    lam = (2 * beta - 1) / ((beta - 1) * eps_tree)
+    delta, depths = lam * np.log(beta), int(round(np.log(x.size) / np.log(4)))
     keep, live = [], np.ones(1, bool)
     for depth in range(depths + 1):
         c = x.reshape(4 ** depth, -1).sum(1)
-        split = live & (np.maximum(c - depth * delta, -delta) + rng.laplace(0, lam, c.size) > 0) & (depth < depths)
+        test = np.maximum(c - max(depth - forced, 0) * delta, theta - delta) + rng.laplace(0, lam, c.size) > theta
+        split = live & ((depth < forced) | test) & (depth < depths)
         keep.append(live & ~split)
         live = np.repeat(split, 4)
-    starts, sizes = covering(keep, 4, x.size)
+    return covering(keep, 4, x.size)
+
+
+def privtree_merge_buckets(x: np.ndarray, eps: float, rng) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """PrivTree (fanout 4, 0.4 eps) leaves, counted with 0.2 eps; runs of leaves below 2 / (0.2 eps) merged;
+    the buckets measured with 0.4 eps. Returns bucket starts, sizes and noisy counts."""
+    starts, sizes = privtree_partition(x, 0.4 * eps, rng)
     counts = np.add.reduceat(x, starts)
     low = counts + rng.laplace(0, 1 / (0.2 * eps), counts.size) < 2 / (0.2 * eps)
     new = np.ones(starts.size, bool)
@@ -176,22 +187,30 @@ def privtree_merge_buckets(x: np.ndarray, eps: float, rng) -> tuple[np.ndarray, 
         b_counts + rng.laplace(0, 1 / (0.4 * eps), b_counts.size)
 
 
+def optimal_runs(n: int, run_cost) -> np.ndarray:
+    """Ends (0 first) of the cut of 0..n into contiguous runs minimising the sum of ``run_cost(j)[i]``, the cost of
+    the run [i, j) for every i < j, exactly (dynamic programme over the last run's start)."""
+    best, arg = np.zeros(n + 1), np.zeros(n + 1, np.int64)
+    for j in range(1, n + 1):
+        cost = best[:j] + run_cost(j)
+        arg[j] = np.argmin(cost)
+        best[j] = cost[arg[j]]
+    ends = [n]
+    while ends[-1] > 0:
+        ends.append(arg[ends[-1]])
+    return np.array(ends[::-1])
+
+
 def sorted_segments(v: np.ndarray, eps2: float) -> np.ndarray:
     """Ends of the contiguous groups of the sorted values ``v`` minimising the sum over groups of (squared
     deviation from the group mean + 2 / (eps2^2 size)), AHP's clustering objective, solved exactly (the
     authors' greedy approximates it)."""
     csum, csq = np.concatenate([[0.0], np.cumsum(v)]), np.concatenate([[0.0], np.cumsum(v * v)])
-    best, arg = np.zeros(v.size + 1), np.zeros(v.size + 1, np.int64)
-    for j in range(1, v.size + 1):
-        size = j - np.arange(j)
-        s = csum[j] - csum[:j]
-        cost = best[:j] + (csq[j] - csq[:j]) - s * s / size + 2 / (eps2 ** 2 * size)
-        arg[j] = np.argmin(cost)
-        best[j] = cost[arg[j]]
-    ends = [v.size]
-    while ends[-1] > 0:
-        ends.append(arg[ends[-1]])
-    return np.array(ends[::-1])
+
+    def run_cost(j: int) -> np.ndarray:
+        size, s = j - np.arange(j), csum[j] - csum[:j]
+        return (csq[j] - csq[:j]) - s * s / size + 2 / (eps2 ** 2 * size)
+    return optimal_runs(v.size, run_cost)
 
 
 def ahp_estimate(x: np.ndarray, eps: float, rng) -> np.ndarray:
