@@ -1,10 +1,11 @@
 """``method="auto"``: the recommended private method, chosen from public facts and two to four noisy ones.
 
 Rule (``RULES``, first match wins): a corner cell of the release's grid holding at least 0.2 of N -> the
-hybrid kd-tree with non-negative least squares; a corner cell of the 256 x 256 grid holding at least 0.2
-of N (the atom spread inside it, finer than the data) -> the same tree splitting on the 256 x 256 grid
-first (``split_grid=256``, :mod:`psdviz.splits.coarse_grid`); spread >= 0.6 and N eps >= 10^4 ->
-AG; N eps >= 10^5 -> the quadtree; anything else -> PrivTree.
+hybrid kd-tree with non-negative least squares, its build's stop at two noise sds (NNLS keeps the positive
+noise of an empty node split by chance); a corner cell of the 256 x 256 grid holding at least 0.2 of N (the
+atom spread inside it, finer than the data) -> the same tree splitting on the 256 x 256 grid first
+(``split_grid=256``, :mod:`psdviz.splits.coarse_grid`); spread >= 0.6 and N eps >= 10^4 -> AG; N eps >=
+10^5 -> the quadtree; anything else -> PrivTree.
 The facts come from one pass over a public 256 x 256 grid (coarser if the resolution is coarser):
 N (public if declared, else a noisy count), *spread* (noisy occupied cells over the number a uniform
 spread of N points would occupy, C (1 - exp(-N / C))), *corner share* (a lower bound, three noise
@@ -53,6 +54,7 @@ SPREAD_MIN = 0.6
 N_EPS_MIN = 1e4
 CORNER_SHARE_MIN = 0.2
 QUAD_N_EPS_MIN = 1e5       # N eps from which the quadtree (pruned during its build) replaces PrivTree
+NNLS_STOP_SDS = 2.0        # the build's stop floor on the routes with NNLS (docs/decisions/early-stop.md)
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ class Rule:
     plain: str                  # the choice in one sentence a teacher can read out
     nonnegative: bool = False   # apply NNLS over the chosen method's released counts (post-processing)
     split_grid: int | None = None   # the chosen method splits on this public grid first
+    stop_sds: float | None = None   # the chosen method's stop floor in noise sds (None: its default)
 
     @property
     def label(self) -> str:
@@ -89,7 +92,7 @@ RULES = (
          "the corner and its two edges, and non-negative least squares over its counts removes the noise spread "
          "over the empty rest (docs/reproduction/auto_rule.md)",
          "Many points sit in one corner of the map, so auto used the hybrid tree, which cuts that corner out, and "
-         "cleared the noise spread over the empty rest.", nonnegative=True),
+         "cleared the noise spread over the empty rest.", nonnegative=True, stop_sds=NNLS_STOP_SDS),
     Rule(f"a corner cell of the {FEATURE_SIDE} x {FEATURE_SIDE} grid >= {CORNER_SHARE_MIN:g} of N",
          lambda f: f.coarse_corner_share >= CORNER_SHARE_MIN, "hybrid",
          "an atom spread inside a corner cell of the 256 x 256 grid rather than at one position of the release's "
@@ -101,7 +104,7 @@ RULES = (
          "(docs/reproduction/auto_rule_res20.md, docs/decisions/auto-rule.md)",
          "Many points sit in one corner cell of the map, so auto used the hybrid tree on the 256 x 256 grid, which "
          "cuts that cell out, and cleared the noise spread over the empty rest.",
-         nonnegative=True, split_grid=FEATURE_SIDE),
+         nonnegative=True, split_grid=FEATURE_SIDE, stop_sds=NNLS_STOP_SDS),
     Rule(f"spread >= {SPREAD_MIN:g} and N eps >= {N_EPS_MIN:g}",
          lambda f: f.spread >= SPREAD_MIN and f.n * f.epsilon >= N_EPS_MIN, "ag",
          "the points fill most of the domain (like a smooth mixture), where AG's adaptive grid is ahead of "
@@ -215,6 +218,8 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
     kw = {"n_public": pop} if "n_public" in parameters(rule.method) else {}
     if rule.split_grid is not None:
         kw["split_grid"] = rule.split_grid
+    if rule.stop_sds is not None:
+        kw["stop_sds"] = rule.stop_sds
     unused = None
     if workload is not None and accepts_workload(rule.method):
         kw["workload"] = workload

@@ -36,6 +36,10 @@ GENERAL: dict[str, Param] = {
                    "gets the budget of the levels below for one more count, as the ICDE'12 authors' code does) "
                    "or after_ols (the paper's text: prune the complete tree after OLS).", "ICDE'12 section 7",
                    label="when to prune"),
+    "stop_sds": doc("With pruning during the build, a node also stops when its noisy count is at most this many "
+                    "noise standard deviations (a floor under the prune threshold, so that noise alone rarely "
+                    "splits an empty node). auto's routes with non-negative least squares use 2.",
+                    "ICDE'12 section 7 (the floor is psdviz's reading)", 0.0, 5.0, label="stop floor (noise sds)"),
     "count_fraction": doc("Share of epsilon spent on noisy counts; the rest pays for the private split points "
                           "(medians) of data-dependent trees.", "ICDE'12 section 6.2", **FRACTION),
     "switch": doc("Hybrid tree: the top levels split at private medians, the levels below at midpoints (free). "

@@ -4,7 +4,9 @@ the count budget of the levels below it; the second count replaces the first.
 
 The decision reads only the node's released noisy count and its public variance (post-processing),
 never whether the node holds points. The floor of one noise sd (``STOP_SDS``) stops the false
-splitting of empty nodes when the noise is wider than m.
+splitting of empty nodes when the noise is wider than m; a build may ask for a higher floor
+(``stop_sds``): under non-negative least squares an empty node split by chance leaves noisy leaves
+whose positive noise is kept, so auto's routes with NNLS stop at two sds.
 
 Privacy: every root-to-leaf path pays its count levels once: a node alive at depth k is measured with
 eps_k; a node stopped at depth d is measured with eps_d, then once with eps_{d+1} + ... + eps_h, what

@@ -15,6 +15,7 @@ the defaults: docs/decisions/hybrid-defaults.md.
 """
 from __future__ import annotations
 
+from ..core.budget import STOP_SDS
 from ..core.domain import Domain, PointSet
 from ..core.ledger import Ledger
 from ..core.population import DEFAULT_N_FRACTION
@@ -34,10 +35,11 @@ def build_hybrid(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, 
                  budget: str = "geometric", median: str = "em", sample_rate: float = 1.0, delta: float = 1e-5,
                  postprocess: bool = True, prune: float | None = DEFAULT_PRUNE, n_public: int | None = None,
                  n_fraction: float = DEFAULT_N_FRACTION, pruning: str = "build",
-                 split_grid: int | None = None) -> Release:
+                 split_grid: int | None = None, stop_sds: float = STOP_SDS) -> Release:
     """``height`` None: min(8, ceil(log4(N eps / 10))) from a public or noisy N (module docstring);
     ``switch`` = number of fanout-4 levels split by private medians (default height // 4);
-    ``split_grid``: medians and midpoints on that coarser public grid first (:mod:`psdviz.splits.coarse_grid`)."""
+    ``split_grid``: medians and midpoints on that coarser public grid first (:mod:`psdviz.splits.coarse_grid`);
+    ``stop_sds``: the floor of the build's stop in noise sds (:mod:`psdviz.methods.early_stop`)."""
     ledger, eps_n, n_note = Ledger(epsilon), 0.0, None
     if height is None:
         height, eps_n, n_note = height_from_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction,
@@ -47,4 +49,5 @@ def build_hybrid(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, 
     return build_private_kd(ps, domain, epsilon, rnd, "hybrid", height=height, switch=switch,
                             count_fraction=count_fraction, budget=budget, median=median,
                             sample_rate=sample_rate, delta=delta, postprocess=postprocess, prune=prune,
-                            pruning=pruning, ledger=ledger, eps_n=eps_n, n_note=n_note, split_grid=split_grid)
+                            pruning=pruning, ledger=ledger, eps_n=eps_n, n_note=n_note, split_grid=split_grid,
+                            stop_sds=stop_sds)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.budget import level_epsilons
+from ..core.budget import STOP_SDS, level_epsilons
 from ..core.domain import Domain, PointSet
 from ..core.grid import MAX_RESOLUTION, cap_by_resolution
 from ..core.ledger import Ledger
@@ -133,12 +133,13 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
                      height: int, switch: int, count_fraction: float, budget: str, median: str,
                      sample_rate: float, delta: float, postprocess: bool, prune: float | None,
                      pruning: str = "after_ols", ledger: Ledger | None = None, eps_n: float = 0.0,
-                     n_note: str | None = None, split_grid: int | None = None) -> Release:
+                     n_note: str | None = None, split_grid: int | None = None,
+                     stop_sds: float = STOP_SDS) -> Release:
     """Shared builder of kdtree, hybrid and kd-noisymean. ``ledger``/``eps_n``: a ledger that
     already holds the N estimate that chose the height (hybrid), and its epsilon; the counts and
     medians share the rest. ``pruning``: "after_ols" (section 7 as the paper applies it) or "build"
-    (the noisy-count stop while building, :mod:`psdviz.methods.early_stop`). ``split_grid``: splits on
-    that public grid first (:mod:`psdviz.splits.coarse_grid`)."""
+    (the noisy-count stop while building, :mod:`psdviz.methods.early_stop`, whose floor is ``stop_sds``
+    noise sds). ``split_grid``: splits on that public grid first (:mod:`psdviz.splits.coarse_grid`)."""
     coarse_bits = check_split_grid(split_grid)
     switch = check_int(switch, "switch", 1, check_int(height, "height", 1, MAX_HEIGHT))
     height, capped = check_common(height, count_fraction, prune, ps.grid.bits)
@@ -161,13 +162,15 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
         params["N"] = n_note
     if split_grid is not None:
         params["split_grid"] = int(split_grid)
+    if stop_sds != STOP_SDS:
+        params["stop_sds"] = float(stop_sds)
     if median == "smooth":
         params["delta"] = delta
     if pruning == "build" and prune is not None:
         skeleton = FlatTree(noisy=np.zeros(s["depth"].size), count_eps=eps_count[s["depth"]],
                             split_eps=split_eps, **s)
         tree = measure_with_stops(rnd, ledger, skeleton, level_counts_from_leaves(leaf_counts, height),
-                                  eps_count, float(prune), split_by_depth)
+                                  eps_count, float(prune), split_by_depth, sds=float(stop_sds))
         return finish_gls_tree(tree, ps, domain, ledger, rnd, method, params, postprocess=postprocess,
                                answer="tree", notes=(capped, pruning_note),   # GLS: the stopped tree is not complete
                                parallel=TreeTiling.of(skeleton, ps.grid),   # its levels were measured whole
@@ -182,14 +185,15 @@ def build_kdtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, 
                  count_fraction: float = DEFAULT_COUNT_FRACTION, budget: str = "geometric", median: str = "em",
                  sample_rate: float = 1.0, delta: float = 1e-5, postprocess: bool = True,
                  prune: float | None = DEFAULT_PRUNE, pruning: str = "build",
-                 split_grid: int | None = None) -> Release:
+                 split_grid: int | None = None, stop_sds: float = STOP_SDS) -> Release:
     """kd-standard of section 8: EM medians on every level, geometric counts, pruning m = 32 during the
     build (:mod:`psdviz.methods.early_stop`), then GLS; ``pruning="after_ols"`` is the paper's text.
-    ``split_grid``: split on that coarser public grid first (:mod:`psdviz.splits.coarse_grid`)."""
+    ``split_grid``: split on that coarser public grid first (:mod:`psdviz.splits.coarse_grid`); ``stop_sds``:
+    the stop's floor in noise sds."""
     return build_private_kd(ps, domain, epsilon, rnd, "kdtree", height=height, switch=height,
                             count_fraction=count_fraction, budget=budget, median=median,
                             sample_rate=sample_rate, delta=delta, postprocess=postprocess, prune=prune,
-                            pruning=pruning, split_grid=split_grid)
+                            pruning=pruning, split_grid=split_grid, stop_sds=stop_sds)
 
 
 def build_kd_noisymean(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,

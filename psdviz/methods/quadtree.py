@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.budget import level_epsilons
+from ..core.budget import STOP_SDS, level_epsilons
 from ..core.domain import Domain, PointSet
 from ..core.grid import cap_by_resolution
 from ..core.ledger import Ledger
@@ -97,12 +97,13 @@ def quad_structure(domain: Domain, height: int) -> dict:
 def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int | None = None,
                    budget: str = "geometric", postprocess: bool = True, prune: float | None = DEFAULT_PRUNE,
                    n_public: int | None = None, n_fraction: float = DEFAULT_N_FRACTION, c: float = QUAD_C,
-                   pruning: str = "build", workload=None) -> Release:
+                   pruning: str = "build", workload=None, stop_sds: float = STOP_SDS) -> Release:
     """Private quadtree: geometric budget, pruning m = 32 during the build, least squares, height from N.
     ``pruning="after_ols"`` is the paper's text (the complete tree, OLS, then pruning). A ``workload``
     (public query rectangles or a region layer, checked by ``pv.build``) replaces the geometric plan by the
     plan for those queries (:mod:`psdviz.methods.workload_budget`); a layer also deepens the rule's tree
-    (:mod:`psdviz.methods.workload_regions`)."""
+    (:mod:`psdviz.methods.workload_regions`). ``stop_sds``: the floor of the build's stop in noise sds
+    (:mod:`psdviz.methods.early_stop`)."""
     ledger = Ledger(epsilon)
     c = check_positive(c, "c")
     eps_n, n_note, by_rule = 0.0, "not needed (height given)", height is None
@@ -128,12 +129,14 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     split_eps[0] = eps_n   # the noisy N chose the height: a structural spend at the root
     params = {"height": height, "budget": budget, "postprocess": bool(postprocess), "prune": prune, "N": n_note,
               "pruning": pruning}
+    if stop_sds != STOP_SDS:
+        params["stop_sds"] = float(stop_sds)
     if workload is not None:
         params.update(workload_record(workload))   # public input: the queries planned for
     if pruning == "build" and prune is not None:
         skeleton = FlatTree(noisy=np.zeros(split_eps.size), count_eps=eps[s["depth"]], split_eps=split_eps, **s)
         tree = measure_with_stops(rnd, ledger, skeleton, level_counts(ps, height), eps, float(prune),
-                                  np.zeros(height + 1), progress="quadtree levels")
+                                  np.zeros(height + 1), sds=float(stop_sds), progress="quadtree levels")
         return finish_gls_tree(tree, ps, domain, ledger, rnd, "quadtree", params, postprocess=postprocess,
                                answer="tree", notes=(capped, pruning_note, plan_note),   # GLS: stopped tree
                                parallel=TreeTiling.of(skeleton, ps.grid))   # its levels were measured whole

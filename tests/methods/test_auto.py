@@ -170,6 +170,7 @@ def test_an_atom_spread_inside_a_coarse_corner_cell_gets_the_hybrid_on_the_coars
     rel = pv.build(pts, DOM, "auto", 1.0, seed=4)
     assert rel.grid.bits == 20 and rel.params["chosen"] == "hybrid" and rel.params["nonnegative"]
     assert rel.params["split_grid"] == 256 and "hybrid+nnls/256" in rel.notes[0]
+    assert rel.params["stop_sds"] == auto.NNLS_STOP_SDS == 2.0         # NNLS keeps a false split's noise
     assert rel.params["corner_share"] == 0.0 and rel.params["coarse_corner_share"] > 0.8
     whats = [s.what for s in rel.ledger.spends]
     assert whats[:4] == ["auto feature: N", "auto feature: occupied cells", "auto feature: largest corner cell",
@@ -216,6 +217,7 @@ def test_rule_table_reads_top_to_bottom():
     assert auto.choose(auto.Facts(0.1, 8, 5e4, 0.9)).method == "privtree"     # N eps = 5,000 < 10^4
     corner = auto.choose(auto.Facts(0.1, 8, 1e6, 0.8, corner_share=0.5))      # the corner row first
     assert (corner.method, corner.nonnegative, corner.label) == ("hybrid", True, "hybrid+nnls")
+    assert corner.stop_sds == 2.0 and auto.choose(auto.Facts(0.1, 8, 1e6, 0.3)).stop_sds is None
     assert auto.choose(auto.Facts(1.0, 8, 3e3, 0.1, corner_share=0.2)).label == "hybrid+nnls"
     assert auto.choose(auto.Facts(0.1, 8, 1e6, 0.8, corner_share=0.19)).method == "ag"
     assert auto.choose(auto.Facts(0.1, 8, 3e4, 0.1, corner_share=0.1)).method == "privtree"

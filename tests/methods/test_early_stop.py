@@ -22,9 +22,10 @@ def _clustered(n=20_000, seed=0):
 
 
 @pytest.mark.parametrize("eps", [0.1, 1.0])
-def test_every_path_costs_epsilon_and_the_ledger_matches(eps):
-    rel = pv.build(_clustered(), DOM, "kdtree", eps, seed=1, resolution=8)
-    assert rel.params["pruning"] == "build"
+@pytest.mark.parametrize("stop_sds", [1.0, 2.0])
+def test_every_path_costs_epsilon_and_the_ledger_matches(eps, stop_sds):
+    rel = pv.build(_clustered(), DOM, "kdtree", eps, seed=1, resolution=8, stop_sds=stop_sds)
+    assert rel.params["pruning"] == "build" and rel.params.get("stop_sds", 1.0) == stop_sds
     np.testing.assert_allclose(rel.tree.path_epsilons(), eps)
     assert rel.ledger.total() == pytest.approx(eps)
     t = rel.tree
@@ -101,12 +102,32 @@ def test_the_threshold_is_at_least_one_noise_sd():
         first = measure_with_stops(make_randomness(seed), Ledger(3.0), _skeleton(1), counts[:2], eps[:2],
                                    -1e18, np.zeros(2), sds=0.0).noisy[1:]   # the same depth-1 draws
         between += int(((first > 32) & (first <= sd)).sum())
-        for sds in (1.0, 0.0):
+        for sds in (2.0, 1.0, 0.0):
             t = measure_with_stops(make_randomness(seed), Ledger(3.0), _skeleton(height), counts, eps, 32.0,
                                    np.zeros(height + 1), sds=sds)
             split = np.bincount(t.parent[t.depth == 2], minlength=t.n_nodes)[t.depth == 1] > 0
             np.testing.assert_array_equal(split, first > (max(32.0, sds * sd)))
     assert between >= 5          # the floor decided some nodes the plain rule would have split
+
+
+@pytest.mark.parametrize("method", ["kdtree", "hybrid", "quadtree"])
+def test_the_build_hands_its_stop_floor_to_the_stop(method, monkeypatch):
+    """``stop_sds`` reaches the stop (whose floor test is above), is recorded when it is not the default, and
+    is refused outside [0, 5] naming the parameter."""
+    from psdviz.methods import kdtree, quadtree
+    seen = []
+
+    def spy(*a, sds=1.0, **kw):
+        seen.append(sds)
+        return measure_with_stops(*a, sds=sds, **kw)
+    for module in (kdtree, quadtree):
+        monkeypatch.setattr(module, "measure_with_stops", spy)
+    rel = pv.build(_clustered(2_000), DOM, method, 0.5, seed=0, resolution=8, stop_sds=2.0)
+    assert seen == [2.0] and rel.params["stop_sds"] == 2.0
+    assert "stop_sds" not in pv.build(_clustered(2_000), DOM, method, 0.5, seed=0, resolution=8).params
+    assert seen == [2.0, 1.0]
+    with pytest.raises(ValueError, match="stop_sds"):
+        pv.build(_clustered(500), DOM, method, 1.0, seed=0, resolution=8, stop_sds=6)
 
 
 def test_pruning_choice_is_checked():
