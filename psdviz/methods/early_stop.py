@@ -51,6 +51,17 @@ def effective_pruning(pruning: str, eps: np.ndarray, prune: float | None) -> tup
     return pruning, None
 
 
+def stop_floor(pruning: str, prune: float | None, stop_sds: float) -> tuple[dict, str | None]:
+    """The release's record of a floor other than the default: ``{"stop_sds": k}`` when the build stops on it,
+    else a note that it was not used (the tree is pruned after least squares, or not at all)."""
+    if stop_sds == STOP_SDS:
+        return {}, None
+    if pruning == "build" and prune is not None:
+        return {"stop_sds": float(stop_sds)}, None
+    return {}, (f"stop_sds={stop_sds:g} was not used: the floor applies only when the tree is pruned during its "
+                "build (pruning='build' with a prune threshold)")
+
+
 def measure_with_stops(rnd: Randomness, ledger: Ledger, full: FlatTree, level_counts: list[np.ndarray],
                        eps: np.ndarray, threshold: float, split_by_depth: np.ndarray,
                        sds: float = STOP_SDS, progress: str | None = None) -> FlatTree:

@@ -38,7 +38,7 @@ from ..splits.coarse_grid import coarse_first
 from ..splits.kdsplit import exact_median_splits, kd_partition
 from ..splits.medians import MECHANISM, check_median_method, check_sample_rate, expand, private_medians
 from .complete_tree import finish_complete_tree
-from .early_stop import effective_pruning, measure_with_stops
+from .early_stop import effective_pruning, measure_with_stops, stop_floor
 from .gls_finish import finish_gls_tree
 from .quadtree import quad_nodes, quad_structure
 
@@ -162,8 +162,8 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
         params["N"] = n_note
     if split_grid is not None:
         params["split_grid"] = int(split_grid)
-    if stop_sds != STOP_SDS:
-        params["stop_sds"] = float(stop_sds)
+    floor, floor_note = stop_floor(pruning, prune, stop_sds)
+    params.update(floor)
     if median == "smooth":
         params["delta"] = delta
     if pruning == "build" and prune is not None:
@@ -172,13 +172,14 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
         tree = measure_with_stops(rnd, ledger, skeleton, level_counts_from_leaves(leaf_counts, height),
                                   eps_count, float(prune), split_by_depth, sds=float(stop_sds))
         return finish_gls_tree(tree, ps, domain, ledger, rnd, method, params, postprocess=postprocess,
-                               answer="tree", notes=(capped, pruning_note),   # GLS: the stopped tree is not complete
+                               answer="tree", notes=(capped, pruning_note, floor_note),   # GLS: the stopped tree
                                parallel=TreeTiling.of(skeleton, ps.grid),   # its levels were measured whole
                                data_cuts=switch)
     noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]], split_eps=split_eps, **s)
     return finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, method, params, regular=False,
-                                postprocess=postprocess, prune=prune, notes=(capped, pruning_note), data_cuts=switch)
+                                postprocess=postprocess, prune=prune, notes=(capped, pruning_note, floor_note),
+                                data_cuts=switch)
 
 
 def build_kdtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,

@@ -37,7 +37,7 @@ from ..publish.release import Release
 from ..splits import morton
 from ..splits.keyers import morton_cells
 from .complete_tree import finish_complete_tree
-from .early_stop import effective_pruning, measure_with_stops
+from .early_stop import effective_pruning, measure_with_stops, stop_floor
 from .gls_finish import finish_gls_tree
 from .workload_budget import (
     deepest_used,
@@ -129,8 +129,8 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     split_eps[0] = eps_n   # the noisy N chose the height: a structural spend at the root
     params = {"height": height, "budget": budget, "postprocess": bool(postprocess), "prune": prune, "N": n_note,
               "pruning": pruning}
-    if stop_sds != STOP_SDS:
-        params["stop_sds"] = float(stop_sds)
+    floor, floor_note = stop_floor(pruning, prune, stop_sds)
+    params.update(floor)
     if workload is not None:
         params.update(workload_record(workload))   # public input: the queries planned for
     if pruning == "build" and prune is not None:
@@ -138,13 +138,13 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
         tree = measure_with_stops(rnd, ledger, skeleton, level_counts(ps, height), eps, float(prune),
                                   np.zeros(height + 1), sds=float(stop_sds), progress="quadtree levels")
         return finish_gls_tree(tree, ps, domain, ledger, rnd, "quadtree", params, postprocess=postprocess,
-                               answer="tree", notes=(capped, pruning_note, plan_note),   # GLS: stopped tree
+                               answer="tree", notes=(capped, pruning_note, plan_note, floor_note),   # GLS: stopped tree
                                parallel=TreeTiling.of(skeleton, ps.grid))   # its levels were measured whole
     noisy, var = measure_levels(rnd, ledger, level_counts(ps, height), eps, progress="quadtree levels")
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps[s["depth"]], split_eps=split_eps, **s)
     return finish_complete_tree(tree, eps, 4, ps, domain, ledger, rnd, "quadtree", params,
                                 regular=True, postprocess=postprocess, prune=prune,
-                                notes=(capped, pruning_note, plan_note))
+                                notes=(capped, pruning_note, plan_note, floor_note))
 
 
 def _workload_depth(height: int, counts: np.ndarray, capped: str | None) -> tuple[int, str | None]:

@@ -130,6 +130,17 @@ def test_the_build_hands_its_stop_floor_to_the_stop(method, monkeypatch):
         pv.build(_clustered(500), DOM, method, 1.0, seed=0, resolution=8, stop_sds=6)
 
 
+@pytest.mark.parametrize("method", ["kdtree", "quadtree"])
+def test_a_floor_the_build_cannot_use_is_said_not_recorded(method):
+    """Pruned after least squares the tree has no build stop: a non-default ``stop_sds`` is not put in the
+    release's parameters as if it applied, and a note says it was not used."""
+    rel = pv.build(_clustered(2_000), DOM, method, 0.5, seed=0, resolution=8, pruning="after_ols", stop_sds=2.0)
+    assert "stop_sds" not in rel.params
+    assert any("stop_sds=2 was not used" in n for n in rel.notes)
+    assert not any("stop_sds" in n for n in pv.build(_clustered(2_000), DOM, method, 0.5, seed=0, resolution=8,
+                                                     stop_sds=2.0).notes)
+
+
 def test_pruning_choice_is_checked():
     with pytest.raises(ValueError, match="pruning must be one of"):
         pv.build(_clustered(500), DOM, "kdtree", 1.0, seed=0, resolution=8, pruning="later")
