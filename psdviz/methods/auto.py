@@ -90,7 +90,9 @@ RULES = (
          "an atom in a corner of the domain (both attributes at their minimum, where zero-inflated pairs of "
          "non-negative values such as capital gain x loss put it): the hybrid kd-tree's quadtree levels isolate "
          "the corner and its two edges, and non-negative least squares over its counts removes the noise spread "
-         "over the empty rest (docs/reproduction/auto_rule.md)",
+         "over the empty rest; its build stops a node whose noisy count is at most two noise sds, as NNLS would "
+         "keep the noise of an empty node split by chance (docs/reproduction/auto_rule.md, "
+         "docs/decisions/early-stop.md)",
          "Many points sit in one corner of the map, so auto used the hybrid tree, which cuts that corner out, and "
          "cleared the noise spread over the empty rest.", nonnegative=True, stop_sds=NNLS_STOP_SDS),
     Rule(f"a corner cell of the {FEATURE_SIDE} x {FEATURE_SIDE} grid >= {CORNER_SHARE_MIN:g} of N",
@@ -100,8 +102,9 @@ RULES = (
          "uniformly in their cells): the hybrid tree with its medians and midpoints on the 256 x 256 grid while a "
          "node spans more than one of its cells cuts out that cell and its two edges as it does at resolution 8 "
          "(with the release grid's own medians it cuts the atom's cell and leaves leaves that straddle its edge), "
-         "then splits finer inside the cells; non-negative least squares clears the noise over the empty rest "
-         "(docs/reproduction/auto_rule_res20.md, docs/decisions/auto-rule.md)",
+         "then splits finer inside the cells; non-negative least squares clears the noise over the empty rest, "
+         "and the build stops at two noise sds as in the row above (docs/reproduction/auto_rule_res20.md, "
+         "docs/decisions/auto-rule.md)",
          "Many points sit in one corner cell of the map, so auto used the hybrid tree on the 256 x 256 grid, which "
          "cuts that cell out, and cleared the noise spread over the empty rest.",
          nonnegative=True, split_grid=FEATURE_SIDE, stop_sds=NNLS_STOP_SDS),
