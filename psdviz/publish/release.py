@@ -255,8 +255,8 @@ class Release:
         """Per node: the cut cells' factor and whether the data placed its edges (:mod:`psdviz.query.uniformity`),
         a function of the release alone, so computed once rather than per query."""
         from ..query.uniformity import cut_factor, data_placed
-        cuts = (self.query_model or {}).get("data_cuts", 0)
-        return read_only(cut_factor(self.tree, self._values(), cuts)), read_only(data_placed(self.tree, cuts))
+        placed = data_placed(self.tree, (self.query_model or {}).get("data_cuts", 0))
+        return read_only(cut_factor(self.tree, self._values(), placed)), read_only(placed)
 
     def _cut_error(self, reg: np.ndarray, node: np.ndarray, share: np.ndarray, n: int) -> np.ndarray:
         """sqrt of :func:`~psdviz.query.uniformity.cut_cell_variance` over (query, node, covered share) pairs."""

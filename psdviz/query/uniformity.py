@@ -74,11 +74,10 @@ def data_placed(tree: FlatTree, data_cuts: int) -> np.ndarray:
     return (tree.parent >= 0) & (tree.depth <= data_cuts)
 
 
-def cut_factor(tree: FlatTree, values: np.ndarray, data_cuts: int = 0) -> np.ndarray:
+def cut_factor(tree: FlatTree, values: np.ndarray, placed: np.ndarray) -> np.ndarray:
     """kappa per node: :func:`overdispersion`, and at least the cell's released count (one clump) for the
-    cells of :func:`data_placed`."""
+    cells ``placed`` (:func:`data_placed`)."""
     kappa = overdispersion(tree)
-    placed = data_placed(tree, data_cuts)
     c = np.maximum(np.nan_to_num(np.asarray(values, float)), 0.0)
     kappa[placed] = np.maximum(kappa[placed], c[placed])
     return kappa

@@ -7,7 +7,7 @@ import pytest
 from shapely.geometry import box
 
 import psdviz as pv
-from psdviz.query.uniformity import cut_factor, overdispersion
+from psdviz.query.uniformity import cut_factor, data_placed, overdispersion
 from psdviz.regions import Regions
 
 DOM = pv.Domain(0, 0, 64, 64)
@@ -123,7 +123,7 @@ def test_cells_the_data_placed_take_their_points_as_one_clump():
     assert stopped.tree.height < 8 and stopped.query_model["data_cuts"] == stopped.tree.height
     for rel in (kd, hy):
         t, values = rel.tree, rel._values()
-        got, measured = cut_factor(t, values, rel.query_model["data_cuts"]), overdispersion(t)
+        got, measured = cut_factor(t, values, data_placed(t, rel.query_model["data_cuts"])), overdispersion(t)
         placed = (t.parent >= 0) & (t.depth <= rel.query_model["data_cuts"])
         np.testing.assert_array_equal(got[placed], np.maximum(measured[placed], np.maximum(values[placed], 0)))
         np.testing.assert_array_equal(got[~placed], measured[~placed])
@@ -160,7 +160,7 @@ def test_cut_cells_the_data_placed_add_as_standard_deviations():
         t, values = rel.tree, rel._values()
         q, v, a = decompose(t, rect, np.isfinite(values))
         cut = a < 1
-        kappa = cut_factor(t, values, rel.query_model.get("data_cuts", 0))[v[cut]]
+        kappa = cut_factor(t, values, data_placed(t, rel.query_model.get("data_cuts", 0)))[v[cut]]
         sd = np.sqrt(kappa * np.maximum(values[v[cut]], 0) * a[cut] * (1 - a[cut]))
         assert cut.sum() > 5
         want = sd.sum() if coherent else np.sqrt((sd ** 2).sum())
