@@ -160,13 +160,14 @@ def privtree_partition(x: np.ndarray, eps_tree: float, rng, beta: float = 4.0, t
     lam = (2 beta - 1) / ((beta - 1) eps_tree), delta = lam ln beta; a node at depth d splits iff
     max(c - (d - forced) delta, theta - delta) + Lap(lam) > theta; the top ``forced`` depths split without a
     test (data-independent), so each node at that depth roots its own PrivTree on disjoint cells (parallel
-    composition). psdviz's defaults: beta = 4, theta = 0, forced = 0."""
+    composition); ``theta`` in units of delta. psdviz's defaults: beta = 4, theta = 0, forced = 0."""
     lam = (2 * beta - 1) / ((beta - 1) * eps_tree)
     delta, depths = lam * np.log(beta), int(round(np.log(x.size) / np.log(4)))
     keep, live = [], np.ones(1, bool)
     for depth in range(depths + 1):
         c = x.reshape(4 ** depth, -1).sum(1)
-        test = np.maximum(c - max(depth - forced, 0) * delta, theta - delta) + rng.laplace(0, lam, c.size) > theta
+        test = (np.maximum(c - max(depth - forced, 0) * delta, (theta - 1) * delta) + rng.laplace(0, lam, c.size)
+                > theta * delta)
         split = live & ((depth < forced) | test) & (depth < depths)
         keep.append(live & ~split)
         live = np.repeat(split, 4)

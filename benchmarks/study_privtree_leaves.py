@@ -68,8 +68,7 @@ def datasets() -> list[tuple[str, np.ndarray]]:
 def leaves(x: np.ndarray, eps: float, rng, beta: float = 4.0, theta: float = 0.0, tree: float = TREE,
            forced: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """PrivTree's leaves (theta in units of delta) and their counts with Laplace(b), b = 1 / ((1 - tree) eps)."""
-    lam = (2 * beta - 1) / ((beta - 1) * tree * eps)
-    starts, sizes = privtree_partition(x, tree * eps, rng, beta, theta * lam * np.log(beta), forced)
+    starts, sizes = privtree_partition(x, tree * eps, rng, beta, theta, forced)
     b = 1 / ((1 - tree) * eps)
     return starts, sizes, np.add.reduceat(x, starts) + rng.laplace(0, b, starts.size), b
 
