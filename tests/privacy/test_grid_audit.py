@@ -215,17 +215,20 @@ def test_kd_privtree_structure_audit():
     assert ratio_ok(ca, cb, runs, 0.6 * eps)
 
 
-def test_quadtree_stop_audit():
+@pytest.mark.parametrize("stop_sds", [1.0, 2.0])
+def test_quadtree_stop_audit(stop_sds):
     """The quadtree's pruning during the build decides which nodes split from noisy counts only: D holds
     points in one quadrant, D' adds one in an empty quadrant; the law of the depth-1 split pattern
-    moves by at most e^epsilon (a stop on exact emptiness would never split that quadrant under D)."""
+    moves by at most e^epsilon (a stop on exact emptiness would never split that quadrant under D), with
+    the default floor and with the two-sd floor auto's NNLS routes use."""
     runs, eps = 1000, 1.0
     d = np.array([[0.1, 0.1], [0.2, 0.3], [0.3, 0.2], [0.4, 0.4], [0.15, 0.35], [0.35, 0.15]])
     laws = []
     for data in (d, np.vstack([d, [[0.8, 0.8]]])):
         keys = []
         for s in range(runs):
-            t = pv.build(data, DOM, "quadtree", eps, seed=s, resolution=BITS, height=2, prune=2.0).tree
+            t = pv.build(data, DOM, "quadtree", eps, seed=s, resolution=BITS, height=2, prune=2.0,
+                         stop_sds=stop_sds).tree
             split = np.zeros(5, bool)
             split[t.parent[t.depth == 2]] = True
             keys.append(int(split[1:] @ (1 << np.arange(4))))
