@@ -28,8 +28,8 @@ leaves measured once with the rest (Laplace), each leaf's count spread evenly ov
 Data: the sparse families of ``study_sparse_pairs.py`` (both sets, N = 20k, 70k, 550k) and of
 ``study_dawa_partition.py`` (70k), and the five DPBench files; the protocol's 200 queries, MRE, mean over
 ``--runs`` seeds; DAWA's published partition (not eps-DP as run) for reference with ``--set segment``. The
-reading is in docs/accuracy-notes.md ("PrivTree's leaves: their noise, their constants"); nothing here is
-part of the engine.
+reading is in docs/accuracy-notes.md ("PrivTree's leaves: their noise, their constants"; for ``dawa-noise``
+"DAWA's lead rests on the noise of its selection"); nothing here is part of the engine.
 
     python benchmarks/study_privtree_leaves.py --set segment|atoms|params|dawa-noise [--runs 5]
 """
