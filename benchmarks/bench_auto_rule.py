@@ -41,6 +41,8 @@ METHODS = ("privtree", "ag", "kdtree", "kd-privtree", "hybrid+nnls", "quadtree",
 CANDIDATES = tuple(m for m in METHODS if m != "auto")
 COARSE = "hybrid+nnls/256"     # the hybrid splitting on the 256 x 256 grid first: a candidate when the grid is finer
 CORNER_TREES = ("hybrid+nnls", COARSE)   # built as auto's corner rows build them (the stop at NNLS_STOP_SDS)
+ZERO_INFLATED = ((0.87, 0.12, True), (0.8, 0.18, False), (0.6, 0.35, False), (0.3, 0.6, True),   # atom, lines,
+                 (0.87, 0.13, True), (0.6, 0.4, True), (0.8, 0.2, False))                    # in a corner
 
 
 def methods(resolution: int) -> tuple[str, ...]:
@@ -58,8 +60,7 @@ def families(n: int, rng: np.random.Generator) -> list[tuple[str, np.ndarray]]:
              for k, sp in ((3, 0.02), (5, 0.05), (10, 0.05), (5, 0.15), (3, 0.3))]
     sets.append(("mixture + outliers", with_outliers(gaussian_mixture(n, DOMAIN, rng), DOMAIN, rng)))
     sets += [(f"zero-inflated atom={a} lines={ln}{' corner' if c else ''}", zero_inflated(n, DOMAIN, rng, a, ln, c))
-             for a, ln, c in ((0.87, 0.12, True), (0.8, 0.18, False), (0.6, 0.35, False), (0.3, 0.6, True),
-                              (0.87, 0.13, True), (0.6, 0.4, True), (0.8, 0.2, False))]
+             for a, ln, c in ZERO_INFLATED]
     return sets
 
 

@@ -119,9 +119,14 @@ def atoms_estimate(h: np.ndarray, eps: float, rng, order: np.ndarray, share: flo
     return est.reshape(h.shape)
 
 
-def atom_estimates(h: np.ndarray, eps: float, rng_seed: int, order: np.ndarray) -> dict[str, np.ndarray]:
+def privtree_estimate(h: np.ndarray, eps: float, rng_seed: int, order: np.ndarray) -> np.ndarray:
+    """PrivTree's leaves with psdviz's constants, their noisy counts spread evenly: the frame's baseline."""
     starts, sizes, y, _ = leaves(h.ravel()[order], eps, np.random.default_rng(rng_seed))
-    return {"privtree": spread(order, h.shape, sizes, y),
+    return spread(order, h.shape, sizes, y)
+
+
+def atom_estimates(h: np.ndarray, eps: float, rng_seed: int, order: np.ndarray) -> dict[str, np.ndarray]:
+    return {"privtree": privtree_estimate(h, eps, rng_seed, order),
             **{f"heavy cells out, {a:g}": atoms_estimate(h, eps, np.random.default_rng(rng_seed), order, a)
                for a in (0.15, 0.25)}}
 
@@ -135,8 +140,7 @@ def param_estimates(h: np.ndarray, eps: float, rng_seed: int, order: np.ndarray)
 
 
 def dawa_noise_estimates(h: np.ndarray, eps: float, rng_seed: int, order: np.ndarray) -> dict[str, np.ndarray]:
-    starts, sizes, y, _ = leaves(h.ravel()[order], eps, np.random.default_rng(rng_seed))
-    return {"privtree": spread(order, h.shape, sizes, y),
+    return {"privtree": privtree_estimate(h, eps, rng_seed, order),
             **{f"DAWA, noise x {k}": dawa_estimate(h, eps, "published", np.random.default_rng(rng_seed), k)
                for k in DAWA_NOISE}}
 

@@ -24,14 +24,14 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_auto_rule import histogram
+from bench_auto_rule import ZERO_INFLATED, histogram
 from bench_dpbench import DOMAIN, load_hist, method_spec, place, queries, truth
 
 import psdviz as pv
 from psdviz.lab.metrics import relative_error
 from psdviz.lab.synthetic import zero_inflated
 
-CORNER_PAIRS = ((0.87, 0.12), (0.3, 0.6), (0.87, 0.13), (0.6, 0.4))   # atom, lines: the lab's corner families
+CORNER_PAIRS = tuple((atom, lines) for atom, lines, corner in ZERO_INFLATED if corner)   # the lab's corner families
 
 
 def datasets() -> list[tuple[str, np.ndarray, np.ndarray | None]]:
