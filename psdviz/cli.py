@@ -28,9 +28,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .api import EmptyReleaseWarning, build, build_regions
+from .api import EmptyReleaseWarning, NoiseDominatesWarning, build, build_regions
 from .core.domain import Domain
+from .core.optional import MissingExtraError, require
 from .core.source import rows_read
+from .core.validation import LARGE_EPSILON, LargeEpsilonWarning
 from .methods.param_info import method_help
 from .methods.registry import methods, references
 from .regions.build import POOLINGS
@@ -38,7 +40,7 @@ from .releases import load_release
 from .sources.files import expand_paths, file_kind
 
 EXIT_USAGE = 2
-MIN_INSIDE_SHARE = 0.01   # below this share of rows inside the domain, build refuses without --allow-outside
+OUTSIDE_WARNING_SHARE = 0.10   # above this share of rows outside the domain, the owner is warned on stderr
 
 
 def read_columns(pattern: str, columns: list[str]) -> dict[str, np.ndarray]:
@@ -82,8 +84,8 @@ def parser() -> argparse.ArgumentParser:
                    help="public bounds (never read from the data)")
     b.add_argument("--method", default="auto", choices=list(methods()), help="default: auto (recommended)")
     b.add_argument("--allow-outside", action="store_true",
-                   help=f"write the release even when fewer than {MIN_INSIDE_SHARE:.0%}% of the rows lie inside "
-                        "the domain (by default that is refused as a likely wrong --domain or column order)")
+                   help="no warning on stderr when more than a tenth of the rows lie outside the domain (the "
+                        "release is written either way: whether it is written never turns on exact counts)")
     b.add_argument("--param", action="append", type=_param, default=[], metavar="NAME=VALUE",
                    help="a method parameter, e.g. --param height=6 (repeatable)")
     b.add_argument("--nonnegative", action="store_true",
@@ -117,6 +119,9 @@ def parser() -> argparse.ArgumentParser:
     i = sub.add_parser("info", help="describe a release file (its public report)")
     i.add_argument("release", help="a release file written by psdviz build or release.save")
     i.add_argument("--json", action="store_true", help="print the whole public report as JSON (for machines)")
+    i.add_argument("--format", choices=["text", "json", "markdown"], default="text",
+                   help="text (default, for the terminal), json (as --json) or markdown (the privacy statement a "
+                        "publisher can hand on)")
     return ap
 
 
@@ -129,7 +134,10 @@ def _input_arguments(sp: argparse.ArgumentParser, out: str) -> None:
     sp.add_argument("input", help="Parquet or CSV file, or a glob of them (quoted)")
     sp.add_argument("--lon", required=True, help="longitude / x column")
     sp.add_argument("--lat", required=True, help="latitude / y column")
-    sp.add_argument("--epsilon", type=float, default=1.0, help="privacy budget (default 1)")
+    sp.add_argument("--epsilon", type=float, default=1.0,
+                    help=f"privacy budget (default 1); above {LARGE_EPSILON:g} refused unless --allow-large-epsilon")
+    sp.add_argument("--allow-large-epsilon", action="store_true",
+                    help=f"accept an epsilon above {LARGE_EPSILON:g} (such a release protects nearly no one)")
     sp.add_argument("--seed", type=int, default=None,
                     help="reproducible teaching run: NOT private, so --out needs --allow-seeded")
     sp.add_argument("--allow-seeded", action="store_true",
@@ -201,9 +209,9 @@ def _input(a: argparse.Namespace, extra: dict):
         extra["memory_limit"] = a.memory_limit
         yield a.input
         return
-    from distributed import Client, LocalCluster
-
     from .sources.dask_frame import read_frame
+    distributed = require("distributed", "--scheduler")
+    Client, LocalCluster = distributed.Client, distributed.LocalCluster
     cluster = LocalCluster(dashboard_address=None) if a.scheduler == "local" else None
     try:
         with Client(cluster or a.scheduler):
@@ -218,7 +226,7 @@ def check_crs(crs: str | None, domain: Domain) -> None:
     and latitude [-90, 90] (a domain outside them is a typo or latitude and longitude swapped)."""
     if crs is None:
         return
-    import pyproj  # comes with geopandas
+    pyproj = require("pyproj", "a stated CRS")
     try:
         c = pyproj.CRS.from_user_input(crs)
     except pyproj.exceptions.CRSError:
@@ -246,18 +254,37 @@ def input_counts(rel) -> str:
     return line + (f"; data read as {rep['data_passes']}" if "data_passes" in rep else "")
 
 
-def check_inside(rel, domain: Domain, allow_outside: bool) -> None:
-    """Refuse a release built from no point, or from under :data:`MIN_INSIDE_SHARE` of the rows read."""
+def outside_warning(rel, a: argparse.Namespace, domain: Domain, memory: np.ndarray | None) -> str | None:
+    """The data owner's warning (stderr, never the file) when more than :data:`OUTSIDE_WARNING_SHARE` of
+    the rows read lie outside the domain, naming the likely cause where a swapped order would keep them
+    (--lon / --lat, or bounds given as XMIN XMAX YMIN YMAX). Exact counts, for the owner only: the
+    release is written whatever they are (a decision on exact counts would leak)."""
     rep = rel.audit()
-    read = rows_read(rep)
-    used = rep["rows_used"]
-    if allow_outside or (used > 0 and used >= MIN_INSIDE_SHARE * read):
-        return
-    share = "none" if used == 0 else f"only {used:,} ({used / read:.2%})"
-    raise ValueError(f"{share} of the {read:,} rows lie inside --domain x [{domain.xmin:g}, {domain.xmax:g}], "
-                     f"y [{domain.ymin:g}, {domain.ymax:g}]: a release now would be (nearly) pure noise. Check the "
-                     "order XMIN YMIN XMAX YMAX and that --lon / --lat are not swapped; pass --allow-outside to "
-                     "write it anyway. Nothing was written")
+    read, outside = rows_read(rep), rep["rows_outside_domain"]
+    if a.allow_outside or read == 0 or outside <= OUTSIDE_WARNING_SHARE * read:
+        return None
+    line = (f"warning: {outside:,} of the {read:,} rows ({outside / read:.0%}) lie outside --domain x "
+            f"[{domain.xmin:g}, {domain.xmax:g}], y [{domain.ymin:g}, {domain.ymax:g}] and were dropped")
+    kept = _inside_if_swapped(a, domain, memory)
+    if kept is not None and kept > read - outside:
+        return line + f"; likely cause: --lon and --lat the other way round would keep {kept:,}"
+    return line + "; check the bounds (XMIN YMIN XMAX YMAX: bounds in the wrong order are refused) and the columns"
+
+
+def _inside_if_swapped(a: argparse.Namespace, domain: Domain, memory: np.ndarray | None) -> int | None:
+    """Rows that would lie inside ``domain`` with --lon and --lat exchanged (None where that cannot be
+    counted in one cheap scan: Dask and Spark inputs)."""
+    if memory is not None:
+        xy = memory[:, ::-1]
+        return int(domain.contains(xy[np.isfinite(xy).all(axis=1)]).sum())
+    if a.scheduler or a.spark:
+        return None
+    from .sources.files import DuckDBSource
+    src = DuckDBSource(a.input, domain, lon=a.lat, lat=a.lon, nonfinite="drop", memory_limit=a.memory_limit)
+    try:
+        return src.n_input - src.n_nonfinite - src.n_outside
+    finally:
+        src.close()
 
 
 @contextmanager
@@ -268,10 +295,7 @@ def spark_frame(master: str, pattern, columns: list[str]):
     remote = "://" in str(pattern)       # hdfs://, s3a://: Spark resolves the path (and its globs) itself
     files = [str(pattern)] if remote else expand_paths(pattern)
     kind = file_kind(files[0].rstrip("/*"))     # .parquet or .csv, or a ValueError saying so
-    try:
-        from pyspark.sql import SparkSession
-    except ImportError:
-        raise ValueError("--spark needs pyspark: pip install 'psdviz[spark]' (and Java 17+)") from None
+    SparkSession = require("pyspark.sql", "--spark (and Java 17+)").SparkSession
     try:
         spark = SparkSession.builder.master(master).appName("psdviz build").getOrCreate()
     except Exception as exc:   # py4j / Java errors of all kinds: one line for the user
@@ -284,8 +308,19 @@ def spark_frame(master: str, pattern, columns: list[str]):
         spark.stop()
 
 
+def _warning_line(w: warnings.WarningMessage) -> str | None:
+    """One line for a warning the engine gave (its own words; deprecations and library chatter dropped)."""
+    if not issubclass(w.category, (NoiseDominatesWarning, LargeEpsilonWarning)):
+        return None
+    return "warning: " + " ".join(str(w.message).split())
+
+
 def check_input_options(a: argparse.Namespace) -> None:
     """Options that do not go together, refused before anything is read."""
+    if a.epsilon > LARGE_EPSILON and not a.allow_large_epsilon:
+        raise ValueError(f"--epsilon {a.epsilon:g} is above {LARGE_EPSILON:g}: such a release protects nearly no one "
+                         f"(one person may make an output e^{a.epsilon:g} times more likely); give a smaller "
+                         "epsilon, or --allow-large-epsilon if you mean it. Nothing was written")
     if (a.user is None) != (a.max_points_per_user is None):
         raise ValueError("user-level privacy needs both --user COL and --max-points-per-user K")
     if a.user and (a.scheduler or a.spark):
@@ -355,13 +390,18 @@ def run_build(a: argparse.Namespace) -> int:
         extra["nonnegative"] = True
     if a.workload is not None:
         extra["workload"] = workload_of(a)
-    with _input(a, extra) as points, warnings.catch_warnings():
+    with _input(a, extra) as points, warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
         warnings.simplefilter("ignore", EmptyReleaseWarning)     # said below, with the counts
         bar, update = _progress_bar()
         with bar:
             rel = build(points, domain, a.method, a.epsilon, a.seed, nonfinite="drop", progress=update, **extra)
-    print(input_counts(rel), file=sys.stderr)
-    check_inside(rel, domain, a.allow_outside)
+        memory = points if isinstance(points, np.ndarray) else None
+        print(input_counts(rel), file=sys.stderr)
+        outside = outside_warning(rel, a, domain, memory)
+    for line in [outside] + [_warning_line(w) for w in said]:
+        if line:
+            print(f"psdviz build: {line}", file=sys.stderr)
     path = rel.save(a.out, crs=a.crs, allow_seeded=a.allow_seeded)
     _print_ledger(rel)
     print(f"wrote {path}: {rel.method}" + (f" ({rel.params['chosen']})" if rel.method == "auto" else "")
@@ -402,9 +442,13 @@ def run_regions(a: argparse.Namespace) -> int:
     check_input_options(a)
     layer = load_layer(a)
     extra = {} if a.resolution is None else {"resolution": a.resolution}
-    with _input(a, extra) as points:
+    with _input(a, extra) as points, warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
         rel = build_regions(points, layer, epsilon=a.epsilon, seed=a.seed, pooling=a.pooling, **extra)
     print(input_counts(rel), file=sys.stderr)
+    for line in (_warning_line(w) for w in said):
+        if line:
+            print(f"psdviz regions: {line}", file=sys.stderr)
     if suffix == ".json":
         path = rel.save(a.out, allow_seeded=a.allow_seeded)
     else:
@@ -421,7 +465,9 @@ def run_regions(a: argparse.Namespace) -> int:
 
 def run_info(a: argparse.Namespace) -> int:
     rel = load_release(a.release)
-    if a.json:
+    if a.format == "markdown":
+        print(rel.report(format="markdown"))
+    elif a.json or a.format == "json":
         print(json.dumps(rel.report(), indent=2, default=str))
     else:
         describe(rel)
@@ -475,7 +521,7 @@ def main(argv: list[str] | None = None) -> int:
     run = {"build": run_build, "regions": run_regions, "info": run_info, "params": run_params}[a.command]
     try:
         return run(a)
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, MissingExtraError) as exc:
         print(f"psdviz {a.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
 

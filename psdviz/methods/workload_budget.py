@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.domain import MAX_WORKLOAD_RECTS, Domain, validate_rects
+from ..core.optional import require
 from ..core.validation import check_epsilon
 
 FLOOR_SHARE = 0.05       # every level keeps at least this share of the plan's largest level ...
@@ -52,7 +53,7 @@ def check_workload(workload, domain: Domain):
 
 def _check_layer(regions, domain: Domain):
     """A region layer as a workload: at most MAX_WORKLOAD_RECTS regions, all of them meeting the domain."""
-    import shapely
+    shapely = require("shapely", "region layers")
     if not 1 <= len(regions.geometry) <= MAX_WORKLOAD_RECTS:
         raise ValueError(f"a region workload must hold between 1 and {MAX_WORKLOAD_RECTS:,} regions "
                          f"(got {len(regions.geometry):,})")
@@ -84,7 +85,7 @@ def workload_record(workload) -> dict:
         return {"workload": np.asarray(workload, float).tolist()}
     import hashlib
 
-    import shapely
+    shapely = require("shapely", "region layers")
     digest = hashlib.sha256()
     for rid, wkb in zip(workload.ids, shapely.to_wkb(workload.geometry)):
         digest.update(str(rid).encode() + b"\0" + wkb)

@@ -32,6 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core.domain import Domain
+from ..core.optional import require
 
 CUT_SHARE = 0.5     # a layer's tree is deep enough when at most this share of a region's area lies in cut leaves
 CHILD_X = np.array([0, 1, 0, 1])
@@ -39,7 +40,7 @@ CHILD_Y = np.array([0, 0, 1, 1])
 
 
 def _boxes(ix: np.ndarray, iy: np.ndarray, depth: int, domain: Domain):
-    import shapely
+    shapely = require("shapely", "region layers")
     w, h = domain.width / (1 << depth), domain.height / (1 << depth)
     x0, y0 = domain.xmin + ix * w, domain.ymin + iy * h
     return shapely.box(x0, y0, x0 + w, y0 + h), w * h
@@ -57,14 +58,14 @@ class Depth(NamedTuple):
 
     def cut_area(self, geometry: np.ndarray) -> np.ndarray:
         """The area of each cut pair's region inside its node."""
-        import shapely
+        shapely = require("shapely", "region layers")
         return shapely.area(shapely.intersection(geometry[self.reg[self.cut]], self.boxes[self.cut]))
 
 
 def _pairs(geometry: np.ndarray, domain: Domain, height: int):
     """Top down to ``height``: per depth, the (region, node) pairs still open (the node's parent was cut by
     the region), as a :class:`Depth`."""
-    import shapely
+    shapely = require("shapely", "region layers")
     reg = np.arange(geometry.size)
     ix = iy = np.zeros(geometry.size, np.int64)
     for d in range(height + 1):
@@ -82,7 +83,7 @@ def _pairs(geometry: np.ndarray, domain: Domain, height: int):
 
 
 def _prepared(geometry) -> np.ndarray:
-    import shapely
+    shapely = require("shapely", "region layers")
     geometry = np.asarray(geometry, dtype=object)
     shapely.prepare(geometry)
     return geometry
@@ -93,7 +94,7 @@ def layer_plan(geometry: np.ndarray, domain: Domain, height: int, limit: int,
     """One top-down pass for a layer: the tree's depth, at least ``height`` and at most ``limit``, the
     first at which on average at most ``share`` of a region's area lies in nodes its border cuts
     (``share`` < 0: ``limit``), and the layer's N_l for that depth (module docstring)."""
-    import shapely
+    shapely = require("shapely", "region layers")
     geometry = _prepared(geometry)
     region_area = np.maximum(shapely.area(geometry), 1e-300)
     n = np.zeros(limit + 1)

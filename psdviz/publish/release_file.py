@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 
 from ..core.domain import Domain
 from ..core.grid import Grid
+from ..core.optional import require
 from ..core.parallel import Checked, Disjointness, TreeTiling
 from ..core.rng import check_seeded_export
 from ..core.tree import FlatTree
@@ -70,7 +71,7 @@ def _geo_metadata(rect: np.ndarray, crs) -> dict:
     if crs is None:
         col["crs"] = None   # GeoParquet: null = undefined CRS (the domain's units are the publisher's)
     else:
-        import pyproj  # comes with geopandas; only needed to describe a stated CRS
+        pyproj = require("pyproj", "a stated CRS")
         try:
             col["crs"] = pyproj.CRS.from_user_input(crs).to_json_dict()
         except pyproj.exceptions.CRSError:
@@ -79,12 +80,26 @@ def _geo_metadata(rect: np.ndarray, crs) -> dict:
     return {"version": "1.0.0", "primary_column": "geometry", "columns": {"geometry": col}}
 
 
+_WKB_BOX = np.dtype([("order", "u1"), ("kind", "<u4"), ("rings", "<u4"), ("points", "<u4"), ("xy", "<f8", (10,))])
+
+
+def box_wkb(rect: np.ndarray) -> pa.Array:
+    """Well-known binary of axis-aligned boxes [x0, y0, x1, y1], byte for byte what shapely writes for
+    ``shapely.box`` (little endian, one counter-clockwise ring from (x1, y0)), without needing shapely."""
+    rect = np.asarray(rect, float)
+    out = np.zeros(rect.shape[0], _WKB_BOX)
+    out["order"], out["kind"], out["rings"], out["points"] = 1, 3, 1, 5
+    x0, y0, x1, y1 = rect.T
+    out["xy"] = np.column_stack([x1, y0, x1, y1, x0, y1, x0, y0, x1, y0])
+    fixed = pa.FixedSizeBinaryArray.from_buffers(pa.binary(_WKB_BOX.itemsize), out.size,
+                                                 [None, pa.py_buffer(out.tobytes())])
+    return fixed.cast(pa.binary())
+
+
 def save_release(rel: Release, path, crs=None, *, allow_seeded: bool = False) -> Path:
     """Write ``rel`` to ``path`` (GeoParquet). ``crs`` (e.g. "EPSG:4326"): the coordinates' reference
     system for GIS tools; None records it as undefined. A seeded run is refused unless
     ``allow_seeded=True``, and then the file's metadata carries a NOT private warning."""
-    import shapely  # comes with geopandas
-
     check_seeded_export(rel.randomness, allow_seeded, "a release file")
     if not rel.private:
         raise ValueError(f"{rel.method} is a non-private reference and cannot be saved as a release file")
@@ -99,7 +114,7 @@ def save_release(rel: Release, path, crs=None, *, allow_seeded: bool = False) ->
         cols[name] = np.zeros(t.n_nodes) if val is None else np.asarray(val, dtype=dtype)
     if rel.kept is not None:
         cols["full_index"] = rel.kept
-    cols["geometry"] = shapely.to_wkb(shapely.box(*(t.rect[:, i] for i in range(4))))
+    cols["geometry"] = box_wkb(t.rect)
     table = pa.table(cols)
     meta = {META_KEY: json.dumps(_metadata(rel)).encode(), b"geo": json.dumps(_geo_metadata(t.rect, crs)).encode()}
     path = Path(path)

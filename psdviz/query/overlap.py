@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.optional import require
+
 
 def cell_shares(rects: np.ndarray, geometry: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(region, cell, share): the share of each cell's area that each region covers, for every pair
     that overlaps (sparse; vectorised in shapely). A zero-area cell takes share 1 where it touches."""
-    import shapely
+    shapely = require("shapely", "region layers")
     boxes = shapely.box(rects[:, 0], rects[:, 1], rects[:, 2], rects[:, 3])
     tree = shapely.STRtree(boxes)
     reg, cell = tree.query(geometry, predicate="intersects")

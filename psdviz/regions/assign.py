@@ -17,6 +17,7 @@ import numpy as np
 from ..core.cells import CellTable
 from ..core.domain import PointSet
 from ..core.grid import Grid
+from ..core.optional import require
 from ..core.source import KeySource, merge_counts
 from .raster import LeafRaster, centre_rows
 
@@ -32,7 +33,7 @@ def cells_to_regions(keys: np.ndarray, grid: Grid, geometry: np.ndarray, candida
     """For each occupied cell (kx, ky), the row (among ``candidates``) of the region holding its centre,
     or -1, tested cell by cell (the rule :class:`~.raster.LeafRaster` answers faster). A centre exactly on
     a shared border goes to the lower row (deterministic)."""
-    import shapely
+    shapely = require("shapely", "region layers")
     d = grid.domain
     cx = d.xmin + (keys[:, 0] + 0.5) * d.width / grid.size
     cy = d.ymin + (keys[:, 1] + 0.5) * d.height / grid.size

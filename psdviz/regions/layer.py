@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..core.optional import require
 from ..core.parallel import Checked
 
 OVERLAP_TOLERANCE = 1e-3   # 0.1 % of the smaller region: quantised shared borders (US counties at 1:10m reach 0.02 %)
@@ -39,7 +40,7 @@ class Regions:
                    crs: str | None = LON_LAT, tolerance: float = OVERLAP_TOLERANCE) -> Regions:
         """Regions from a GeoDataFrame: ``id`` (and optionally ``parent`` and ``name``) name its columns.
         The geometry is reprojected to ``crs`` (the release's coordinates; None keeps it as it is)."""
-        import geopandas as gpd
+        gpd = require("geopandas", "region layers")
         if not isinstance(gdf, gpd.GeoDataFrame):
             raise ValueError("regions must be a GeoDataFrame (or read them with Regions.from_file)")
         for col, what in ((id, "id"), (parent, "parent"), (name, "name")):
@@ -71,7 +72,7 @@ class Regions:
         if path.suffix.lower() == ".topojson" or _is_topojson(path):
             gdf = _read_topojson(path, layer)
         else:
-            import geopandas as gpd
+            gpd = require("geopandas", "region layers")
             try:
                 gdf = gpd.read_file(f"zip://{path}" if path.suffix.lower() == ".zip" else path, layer=layer)
             except Exception as exc:   # pyogrio raises its own errors for unreadable files
@@ -102,7 +103,7 @@ class Regions:
                                    up["id"].to_numpy(), k, WITHIN if within is None else within)
             frames.append(down.assign(parent=up["id"].to_numpy()[best]))
         both = pd.concat([f[["id", "name", "parent", "geometry"]] for f in frames], ignore_index=True)
-        import geopandas as gpd
+        gpd = require("geopandas", "region layers")
         gdf = gpd.GeoDataFrame(both, geometry="geometry", crs=layers[0].frame.crs)
         return cls.from_frame(gdf, id="id", parent="parent", name="name", crs=None, tolerance=tolerance)
 
@@ -162,7 +163,7 @@ class Regions:
     def leaf_areas(self) -> np.ndarray:
         """Area of every region without child regions in the layer's coordinates (0 for the others):
         public, like the layer; what area shares below a pooled region are taken from."""
-        import shapely
+        shapely = require("shapely", "region layers")
 
         from .assign import leaf_rows
         out = np.zeros(len(self.frame))
@@ -256,7 +257,7 @@ def _proof(n_levels: int, tolerance: float) -> Checked:
 
 def _check_no_overlap(frame, tolerance: float) -> None:
     """Refuse two regions of one level whose intersection is more than ``tolerance`` of the smaller's area."""
-    import shapely
+    shapely = require("shapely", "region layers")
     geoms = frame.geometry.to_numpy()
     levels = frame["level"].to_numpy()
     tree = shapely.STRtree(geoms)
@@ -285,7 +286,7 @@ def _is_topojson(path: Path) -> bool:
 def _read_topojson(path: Path, layer):
     import json
 
-    import geopandas as gpd
+    gpd = require("geopandas", "region layers")
 
     from ..io.topojson import features
     topo = json.loads(path.read_text())
@@ -315,8 +316,8 @@ def _atlas(rel: str) -> dict:
 def polygon(geometry: dict):
     """A valid shapely (multi)polygon from a GeoJSON geometry whose rings may have collapsed below four
     positions (quantised TopoJSON): such rings are dropped, then the shape is made valid."""
-    import shapely
-    from shapely.geometry import Polygon
+    shapely = require("shapely", "region layers")
+    Polygon = require("shapely.geometry", "region layers").Polygon
     polys = geometry["coordinates"] if geometry["type"] == "MultiPolygon" else [geometry["coordinates"]]
     parts = [_unwrap(Polygon(p[0], [h for h in p[1:] if len(h) >= 4])) for p in polys if p and len(p[0]) >= 4]
     if not parts:
@@ -330,8 +331,8 @@ def polygon(geometry: dict):
 def _unwrap(poly):
     """A longitude/latitude polygon drawn across the antimeridian (a ring spanning more than 180 degrees,
     as Fiji's and Russia's are in world-atlas) split into its parts east and west of 180."""
-    import shapely
-    from shapely.geometry import box
+    shapely = require("shapely", "region layers")
+    box = require("shapely.geometry", "region layers").box
     xmin, _, xmax, _ = poly.bounds
     if xmax - xmin <= 180 or xmax > 180 or xmin < -180:
         return poly
@@ -343,7 +344,7 @@ def _unwrap(poly):
 
 
 def _atlas_frame(topo: dict, name: str, parent=None):
-    import geopandas as gpd
+    gpd = require("geopandas", "region layers")
 
     from ..io.topojson import features
     rows = [{"id": str(f["id"]), "name": f["properties"].get("name", str(f["id"])),

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.optional import require
+
 WITHIN = 0.99   # share of a region's area that must lie inside its parent (generalised outlines differ a little)
 
 
@@ -17,7 +19,7 @@ def parents_by_area(children: np.ndarray, parents: np.ndarray, child_ids, parent
     """For each polygon of ``children``, the row of the polygon of ``parents`` covering most of its
     area; a ValueError naming the first child with less than ``within`` of its area inside any one
     parent (level: the children's level, for the message)."""
-    import shapely
+    shapely = require("shapely", "region layers")
     tree = shapely.STRtree(parents)
     c, p = tree.query(children, predicate="intersects")
     inside = shapely.area(shapely.intersection(children[c], parents[p]))

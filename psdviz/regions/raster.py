@@ -22,22 +22,22 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import ndimage
 
 from ..core.grid import Grid
+from ..core.optional import require
 
 CELLS_ACROSS = 32      # raster cells across the median leaf region (borders then hold a few per cent)
 TILE_BITS = 4          # tiles of 16 x 16 raster cells
 MARKED = -2            # a raster cell touched by a border: located cell by cell
 _SLOP = 1e-9           # samples this close to a cell side mark both sides (rounding)
 _PLANE = np.zeros((3, 3, 3), bool)
-_PLANE[1] = ndimage.generate_binary_structure(2, 1)     # label each tile on its own, 4-connected
+_PLANE[1] = [[0, 1, 0], [1, 1, 1], [0, 1, 0]]      # label each tile on its own, 4-connected
 
 
 def centre_rows(x: np.ndarray, y: np.ndarray, tree, candidates: np.ndarray) -> np.ndarray:
     """The row (among ``candidates``, indexed by ``tree``) of the region holding each point, or -1; a
     point on a shared border goes to the lower row (deterministic)."""
-    import shapely
+    shapely = require("shapely", "region layers")
     out = np.full(x.size, -1, dtype=np.int64)
     if not x.size:
         return out
@@ -54,7 +54,7 @@ class LeafRaster:
     """The leaf regions ``geometry[candidates]`` drawn on ``grid`` (rule in the module docstring)."""
 
     def __init__(self, geometry: np.ndarray, candidates: np.ndarray, grid: Grid):
-        import shapely
+        shapely = require("shapely", "region layers")
         self.grid, self.candidates = grid, np.asarray(candidates, np.int64)
         self.geoms = geometry[self.candidates].copy()
         shapely.prepare(self.geoms)
@@ -84,6 +84,7 @@ class LeafRaster:
         self.tile_id = np.full(touched.shape, -1, np.int64)
         self.tile_id[touched] = np.arange(int(touched.sum()))
         self.tile_row = np.full(touched.shape, MARKED, np.int32)
+        ndimage = require("scipy.ndimage", "region layers")
         lab, _ = ndimage.label(~touched)
         ys, xs = _one_of_each(lab)
         rows = self._test((xs + self.tx0 + 0.5) * side, (ys + self.ty0 + 0.5) * side)
@@ -102,7 +103,7 @@ class LeafRaster:
     def _tile_candidates(self, tile_xy: np.ndarray) -> None:
         """For each marked tile, the leaves whose bounding box meets it (CSR, in row order): the only
         regions a centre in that tile can lie in."""
-        import shapely
+        shapely = require("shapely", "region layers")
         d, side = self.grid.domain, 1 << TILE_BITS
         w, h = d.width / (1 << self.rx) * side, d.height / (1 << self.ry) * side
         x0, y0 = d.xmin + (tile_xy[:, 1] + self.tx0) * w, d.ymin + (tile_xy[:, 0] + self.ty0) * h
@@ -144,7 +145,7 @@ class LeafRaster:
     def _locate(self, kx: np.ndarray, ky: np.ndarray, out: np.ndarray) -> None:
         """Cells in marked raster cells: each distinct cell's centre tested against the leaves whose box
         meets its tile (prepared polygons; the lowest row holding it, as :func:`centre_rows`)."""
-        import shapely
+        shapely = require("shapely", "region layers")
         at = np.flatnonzero(out == MARKED)
         if not at.size:
             return
@@ -182,7 +183,7 @@ def _cell(value: float, lo: float, length: float, n: int) -> int:
 def _raster_bits(geoms: np.ndarray, grid: Grid) -> tuple[int, int]:
     """Bits per axis of the raster: cells about 1/CELLS_ACROSS of the median leaf's side, no finer than
     the grid and no coarser than one tile over the domain."""
-    import shapely
+    shapely = require("shapely", "region layers")
     area = shapely.area(geoms)
     side = math.sqrt(float(np.median(area[area > 0]))) / CELLS_ACROSS if np.any(area > 0) else math.inf
     d = grid.domain
@@ -197,7 +198,7 @@ def _border_samples(geoms: np.ndarray, grid: Grid, rx: int, ry: int) -> tuple[np
     """Raster cells (u, v) met by the leaves' borders: samples at most one cell apart along every edge
     (the piece between two samples lies in their cells or, on a diagonal step, also in the two cells
     beside the corner), and both sides of a sample within rounding of a cell side."""
-    import shapely
+    shapely = require("shapely", "region layers")
     d = grid.domain
     xy, ring = shapely.get_coordinates(shapely.get_rings(shapely.get_parts(geoms)), return_index=True)
     u = (xy[:, 0] - d.xmin) * ((1 << rx) / d.width)

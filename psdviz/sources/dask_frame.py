@@ -13,13 +13,14 @@ import pandas as pd
 
 from ..core.domain import Domain
 from ..core.grid import DEFAULT_RESOLUTION
+from ..core.optional import require
 from ..core.source import Keyer, KeySource
 from .partitions import VALIDATION_COLUMNS, partition_counts, set_validation, start_source, validation
 
 
 def read_frame(pattern, columns: list[str]):
     """A Dask DataFrame of the named columns of Parquet / CSV files (a path, glob or list)."""
-    import dask.dataframe as dd
+    dd = require("dask.dataframe", "Dask frames")
 
     from .files import expand_paths, file_kind
     files = expand_paths(pattern)

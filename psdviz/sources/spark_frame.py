@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core.domain import Domain
 from ..core.grid import DEFAULT_RESOLUTION
+from ..core.optional import require
 from ..core.source import Keyer, KeySource, cell_keys, merge_counts
 from .partitions import VALIDATION_COLUMNS, partition_counts, set_validation, start_source, validation
 
@@ -27,7 +28,7 @@ class SparkSource(KeySource):
 
     def __init__(self, frame, domain: Domain, *, lon: str, lat: str, outside: str = "drop",
                  nonfinite: str = "error", resolution: int = DEFAULT_RESOLUTION):
-        from pyspark.sql import functions as F
+        F = require("pyspark.sql.functions", "Spark frames")
         start_source(self, frame.columns, domain, lon=lon, lat=lat, outside=outside, nonfinite=nonfinite,
                      resolution=resolution, engine="Spark")
         self.frame = frame.select(lon, lat)
@@ -38,7 +39,7 @@ class SparkSource(KeySource):
 
     def _groups(self, keyer: Keyer):
         """The Spark DataFrame (g, c) of one pass: per-partition counts summed by group."""
-        from pyspark.sql import functions as F
+        F = require("pyspark.sql.functions", "Spark frames")
         lon, lat, grid, outside = self.lon, self.lat, self.grid, self.outside
         parts = self.frame.mapInPandas(
             lambda it: (partition_counts(p, lon, lat, grid, outside, keyer) for p in it), "g long, c long")
