@@ -9,9 +9,10 @@
 >>> round(rel.ledger.total(), 9) <= rel.epsilon
 True
 """
-from .api import EmptyReleaseWarning, build, build_regions
+from .api import EmptyReleaseWarning, NoiseDominatesWarning, build, build_regions
 from .core.domain import Domain, prepare_points
 from .core.ledger import Ledger, Spend
+from .core.validation import LargeEpsilonWarning
 from .methods.param_info import method_help
 from .methods.param_info import parameter_info as method_parameters
 from .methods.registry import get_builder as builder
@@ -31,7 +32,9 @@ __all__ = [
     "Domain",
     "EmptyReleaseWarning",
     "EpsilonPlan",
+    "LargeEpsilonWarning",
     "Ledger",
+    "NoiseDominatesWarning",
     "PointIndex",
     "Release",
     "Spend",

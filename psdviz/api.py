@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import warnings
 from contextlib import contextmanager
 
@@ -14,7 +15,7 @@ from .core.grid import DEFAULT_RESOLUTION
 from .core.ledger import TOLERANCE
 from .core.progress import report, reporting
 from .core.rng import make_randomness
-from .core.validation import check_epsilon
+from .core.validation import check_epsilon, warn_large_epsilon
 from .methods.param_info import coerce_params
 from .methods.registry import accepts_workload, get_builder, methods, references
 from .methods.workload_budget import check_workload
@@ -29,6 +30,11 @@ METHODS_AND_REFERENCES = methods() + references()
 class EmptyReleaseWarning(UserWarning):
     """No input point lies inside the domain: the release is pure noise (built, as the privacy
     argument needs: refusing would reveal that the data are empty, but the owner is told)."""
+
+
+class NoiseDominatesWarning(UserWarning):
+    """The release's noise swamps it: its total is within two noise standard deviations of zero, or every
+    cell is. Decided from released values only (post-processing), so warning changes nothing private."""
 
 
 def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, seed: int | None = None,
@@ -107,6 +113,7 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
         (a warning) when no input row lies inside the domain: the release is pure noise.
     """
     epsilon = check_epsilon(epsilon)
+    warn_large_epsilon(epsilon)
     check_passes(passes)
     if not isinstance(nonnegative, (bool, np.bool_)):
         raise ValueError(f"nonnegative must be True or False (got {nonnegative!r})")
@@ -135,7 +142,48 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
     if release.grid != ps.grid:      # every builder states its grid; the source's is the one used
         raise RuntimeError(f"{method} released on another grid than its source's")
     _warn_if_empty(release, domain)
-    return make_nonnegative(release) if nonnegative else release
+    release = make_nonnegative(release) if nonnegative else release
+    if release.private:
+        warn_if_swamped(release)
+    return release
+
+
+def warn_if_swamped(release: Release, target: float = 0.1) -> None:
+    """Warn (:class:`NoiseDominatesWarning`) with :func:`swamped` 's message, if any."""
+    message = swamped(release, target)
+    if message:
+        warnings.warn(message, NoiseDominatesWarning, stacklevel=3)
+
+
+def swamped(release: Release, target: float = 0.1) -> str | None:
+    """Why the noise swamps ``release``, or None: its answer for the whole domain is within two standard
+    errors of zero, or every cell's estimate is within two noise sds of zero; the words state the expected
+    relative error at the root and the epsilon that would bring it to ``target``.
+
+    Reads only the release (its answer and variance for the whole domain, its cells' estimates and noise
+    variances): post-processing, so the message reveals nothing the release does not. Whether a release
+    is written never depends on it (a decision on exact counts would leak)."""
+    from .publish.cells import within_noise
+    whole = release.domain.as_rect()[None, :]
+    total = float(release.answer(whole)[0])
+    var = float(release.answer_variance(whole)[0])
+    if not (math.isfinite(var) and var > 0):
+        return None
+    sd = math.sqrt(var)
+    root_swamped = abs(total) <= 2 * sd
+    if not root_swamped and not within_noise(release.tree, release.tree.leaf_index()).all():
+        return None
+    # the total is at most |total| + 2 sd (about 95 %): the relative error is at least sd over that
+    size = abs(total) + 2 * sd if root_swamped else abs(total)
+    rel_err = sd / size
+    needed = release.epsilon * rel_err / target        # noise sd scales as 1 / epsilon
+    what = ("its total is within two noise standard deviations of zero" if root_swamped
+            else "every cell's estimate is within two noise standard deviations of zero")
+    bound = "at least " if root_swamped else ""
+    return (f"the noise swamps this release: {what} (total {total:,.0f}, noise standard deviation "
+            f"{sd:,.0f}); expected relative error of the whole domain's count {bound}{rel_err:.0%}, and an "
+            f"epsilon of {bound}about {needed:.3g} (now {release.epsilon:g}) for {target:.0%} there "
+            "(from released values only)")
 
 
 @contextmanager
@@ -225,6 +273,7 @@ def build_regions(points, regions, method: str = "regions", epsilon: float = 0.5
     if method != "regions":
         raise ValueError(f"method must be 'regions' (got {method!r})")
     epsilon = check_epsilon(epsilon)
+    warn_large_epsilon(epsilon)
     domain = domain if domain is not None else Domain(*regions.bounds())
     rnd = make_randomness(seed)
     check_passes(passes)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .api import EmptyReleaseWarning, build
+from .api import EmptyReleaseWarning, NoiseDominatesWarning, build
 from .core.domain import Domain, prepare_points, validate_rects
 from .core.grid import DEFAULT_RESOLUTION
 from .core.validation import check_positive, is_number
@@ -91,6 +91,7 @@ def plan_epsilon(method: str, domain: Domain, rect, *, n: int, target: float | N
             return plan_ag(ps, domain, eps, int(n), **ag_params)
         with warnings.catch_warnings():      # the plan's structure run is empty on purpose
             warnings.simplefilter("ignore", EmptyReleaseWarning)
+            warnings.simplefilter("ignore", NoiseDominatesWarning)
             return build(empty, domain, method, eps, seed=0, resolution=resolution, **params)
 
     def se(eps: float) -> float:

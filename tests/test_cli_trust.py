@@ -1,7 +1,8 @@
 """The publisher's command line never writes a nonsense release without a word: it checks the domain
-and the CRS, tells the data owner on stderr what happened to the rows, refuses a release built from
-(almost) no point inside the domain, refuses a seeded release file unless asked, and describes a
-release file in words (``psdviz info``) or as JSON (``--json``)."""
+and the CRS, tells the data owner on stderr what happened to the rows and the likely cause when most
+lie outside the domain (written all the same: whether a file is written never turns on exact counts),
+refuses an epsilon above 10 and a seeded release file unless asked, and describes a release file in
+words (``psdviz info``) or as JSON (``--json``)."""
 from __future__ import annotations
 
 import json
@@ -12,7 +13,7 @@ import pandas as pd
 import pytest
 
 import psdviz as pv
-from psdviz.cli import MIN_INSIDE_SHARE, main
+from psdviz.cli import OUTSIDE_WARNING_SHARE, main
 
 
 @pytest.fixture(scope="module")
@@ -34,32 +35,70 @@ def _build(d, *args):
                  "--out", str(out), *args]), out
 
 
-def _one_line(err: str) -> str:
-    lines = [ln for ln in err.strip().splitlines() if ln.startswith("psdviz build:")]
+def _one_line(err: str, start: str = "psdviz build:") -> str:
+    lines = [ln for ln in err.strip().splitlines() if ln.startswith(start)]
     assert len(lines) == 1, err
     return lines[0]
 
 
-@pytest.mark.parametrize("domain", [["25", "-125", "50", "-65"],       # latitude and longitude swapped
-                                    ["-125", "-65", "25", "-60"]])     # xmin xmax ymin ymax: no row inside
-def test_a_domain_that_misses_the_data_is_refused_and_nothing_written(us, capsys, domain):
+@pytest.mark.parametrize(("domain", "cause"), [
+    (["25", "-125", "50", "-65"], "--lon and --lat the other way round would keep 3,990"),     # swapped columns
+    (["-125", "-65", "25", "-60"], None)])                                   # xmin xmax ymin ymax: no slip explains it
+def test_a_domain_that_misses_the_data_is_written_with_its_likely_cause(us, capsys, domain, cause):
     code, out = _build(us, "--domain", *domain)
     err = capsys.readouterr().err
-    assert code == 2 and not out.exists()
-    assert "none of the 4,000 rows lie inside" in _one_line(err) and "--allow-outside" in err
+    assert code == 0 and out.exists()             # written: the decision never reads exact counts
+    line = _one_line(err, "psdviz build: warning: 3,990 of the 4,000 rows")
+    assert ("likely cause: " + cause in line) if cause else ("check the bounds" in line and "likely" not in line)
     assert "read 4,000 rows: 3,990 outside the domain" in err and "10 with missing" in err
+    assert "3,990" not in json.dumps(pv.load_release(out).report())   # exact counts stay on stderr
 
 
-def test_a_small_share_inside_is_refused_and_the_flag_writes_it(us, capsys):
-    domain = ["-125", "25", "-122.5", "26.5"]          # 0.25 % of the area: about 10 rows
-    code, out = _build(us, "--domain", *domain)
+def test_writing_does_not_turn_on_one_row(tmp_path, capsys):
+    """D and D' differ in one row inside a domain that holds under 1 % of the rows read (where a refusal
+    once flipped): both are written, so the output's existence reveals nothing; only the owner's stderr
+    differs. The outside warning starts above a tenth of the rows outside."""
+    rng = np.random.default_rng(1)
+    far = pd.DataFrame({"lon": rng.uniform(50, 60, 990), "lat": rng.uniform(50, 60, 990)})
+    near = pd.DataFrame({"lon": rng.uniform(0, 1, 9), "lat": rng.uniform(0, 1, 9)})
+    written = []
+    for extra in (0, 1):
+        df = pd.concat([far, near, pd.DataFrame({"lon": [0.5] * extra, "lat": [0.5] * extra})])
+        path = tmp_path / f"d{extra}.csv"
+        df.to_csv(path, index=False)
+        out = tmp_path / f"r{extra}.parquet"
+        code = main(["build", str(path), "--lon", "lon", "--lat", "lat", "--domain", "0", "0", "1", "1",
+                     "--method", "ug", "--out", str(out)])
+        written.append(code == 0 and out.exists())
+        assert "rows (99%) lie outside" in capsys.readouterr().err
+    assert written == [True, True] and OUTSIDE_WARNING_SHARE == 0.10
+
+
+def test_epsilon_above_ten_is_refused_unless_asked(us, capsys):
+    domain = ["-125", "25", "-65", "50"]
+    for eps in ("100", "1e6", "10.5"):
+        code, out = _build(us, "--domain", *domain, "--epsilon", eps)
+        assert code == 2 and not out.exists()
+        assert "--allow-large-epsilon" in _one_line(capsys.readouterr().err)
+    code, out = _build(us, "--domain", *domain, "--epsilon", "100", "--allow-large-epsilon")
     err = capsys.readouterr().err
-    line = _one_line(err)
-    assert code == 2 and not out.exists() and line.split("inside")[0].startswith("psdviz build: only ")
-    used = int(line.split("only ")[1].split(" ")[0].replace(",", ""))
-    assert 0 < used < MIN_INSIDE_SHARE * 4000
-    code, out = _build(us, "--domain", *domain, "--allow-outside")
+    assert code == 0 and out.exists() and "epsilon 100 is above 10" in _one_line(err, "psdviz build: warning")
+    code, out = _build(us, "--domain", *domain, "--epsilon", "10")
     assert code == 0 and out.exists()
+
+
+def test_a_swamped_release_is_written_with_the_epsilon_that_would_help(us, capsys):
+    code, out = _build(us, "--domain", "-125", "25", "-65", "50", "--epsilon", "1e-10")
+    err = capsys.readouterr().err
+    line = _one_line(err, "psdviz build: warning: the noise swamps")
+    assert code == 0 and out.exists() and "epsilon of at least about" in line and "now 1e-10" in line
+
+
+def test_bounds_in_the_wrong_order_are_refused_in_words(us, capsys):
+    code, out = _build(us, "--domain", "10", "0", "-5", "1")
+    line = _one_line(capsys.readouterr().err)
+    assert code == 2 and not out.exists()
+    assert "xmin 10 is above xmax -5; bounds are xmin ymin xmax ymax" in line
 
 
 def test_the_owner_is_told_the_row_counts_on_stderr_never_in_the_file(us, capsys):
@@ -125,3 +164,36 @@ def test_a_total_delta_that_is_not_small_is_refused():
         pv.build(pts, pv.Domain(0, 0, 1, 1), "kdtree", 1.0, median="smooth", delta=0.5)
     rel = pv.build(pts, pv.Domain(0, 0, 1, 1), "kdtree", 1.0, median="smooth", height=10)
     assert 0 < rel.ledger.delta() <= 1e-3
+
+
+def test_the_engine_warns_above_epsilon_ten_and_on_a_swamped_release():
+    pts = np.random.default_rng(3).random((2000, 2))
+    with pytest.warns(pv.LargeEpsilonWarning, match="epsilon 20 is above 10"):
+        pv.build(pts, pv.Domain(0, 0, 1, 1), "ug", 20.0, seed=1)
+    with pytest.warns(pv.NoiseDominatesWarning, match=r"epsilon of (at least )?about [0-9.e-]+ \(now 1e-06\)"):
+        pv.build(pts, pv.Domain(0, 0, 1, 1), "quadtree", 1e-6, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                 # a well-resolved release says nothing
+        pv.build(pts, pv.Domain(0, 0, 1, 1), "quadtree", 1.0, seed=1)
+
+
+def test_swamp_warning_reads_released_values_only(tmp_path):
+    """The warning is a function of the release file alone (which holds no exact count): the release as
+    built and as loaded from its file give the same decision and the same words."""
+    from psdviz.api import warn_if_swamped
+    pts = np.random.default_rng(4).random((30, 2))
+    rel = pv.build(pts, pv.Domain(0, 0, 1, 1), "quadtree", 0.01, seed=2)
+    back = pv.load_release(rel.save(tmp_path / "r.parquet", allow_seeded=True))
+    with pytest.warns(pv.NoiseDominatesWarning) as w1:
+        warn_if_swamped(rel)
+    with pytest.warns(pv.NoiseDominatesWarning) as w2:
+        warn_if_swamped(back)
+    assert str(w1[0].message) == str(w2[0].message)
+
+
+def test_info_prints_the_markdown_statement(us, capsys):
+    code, out = _build(us, "--domain", "-125", "25", "-65", "50")
+    capsys.readouterr()
+    assert main(["info", str(out), "--format", "markdown"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("# Privacy statement: ug") and "## Expected error" in text and "## Ledger" in text

@@ -23,7 +23,7 @@ import numpy as np
 from ..core.ledger import Ledger
 from ..core.params import Param
 from ..core.rng import Randomness, make_randomness
-from ..core.validation import check_epsilon
+from ..core.validation import check_epsilon, warn_large_epsilon
 from . import cumulative, naive, unattributed
 from .consistency import MERGES, aggregate_up, top_down
 from .estimate import LevelEstimate
@@ -99,6 +99,7 @@ def _check(table, hierarchy, epsilon_per_level, method, consistency, loss, merge
     L = table.hierarchy.n_levels
     given = _per_level(epsilon_per_level, L, "epsilon")
     eps = [check_epsilon(e, f"epsilon[{i}] (level {i})") for i, e in enumerate(given)]
+    warn_large_epsilon(sum(eps), stacklevel=4)
     methods = [str(m) for m in _per_level(method, L, "method")]
     for m in methods:
         if m not in METHODS:

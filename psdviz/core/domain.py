@@ -32,10 +32,11 @@ class Domain:
         vals = (self.xmin, self.ymin, self.xmax, self.ymax)
         if not all(isinstance(v, (int, float, np.floating, np.integer)) and math.isfinite(v) for v in vals):
             raise ValueError(f"Domain bounds must be finite numbers (got {vals})")
-        if not (self.xmin < self.xmax and self.ymin < self.ymax):
-            raise ValueError(
-                f"Domain needs xmin < xmax and ymin < ymax (got x [{self.xmin}, {self.xmax}], "
-                f"y [{self.ymin}, {self.ymax}])")
+        for lo, hi, axis in ((self.xmin, self.xmax, "x"), (self.ymin, self.ymax, "y")):
+            if not lo < hi:
+                rel = "above" if lo > hi else "equal to"
+                raise ValueError(f"Domain: {axis}min {lo:g} is {rel} {axis}max {hi:g}; bounds are xmin ymin xmax ymax, "
+                                 f"and the domain needs xmin < xmax and ymin < ymax")
         w, h = float(self.xmax) - float(self.xmin), float(self.ymax) - float(self.ymin)
         if not (math.isfinite(w) and math.isfinite(h)):
             raise ValueError(f"Domain width and height must be finite numbers (got width {w}, height {h}): "

@@ -6,6 +6,21 @@ import math
 import numpy as np
 
 EPSILON_MAX = 1e6
+LARGE_EPSILON = 10.0     # above this a budget protects (nearly) nothing: warned in the engine, refused by the CLI
+
+
+class LargeEpsilonWarning(UserWarning):
+    """An epsilon above :data:`LARGE_EPSILON`: e^epsilon bounds how much more likely any output becomes
+    when one person's data change (above 22,000 at 10), so such a release protects (nearly) no one."""
+
+
+def warn_large_epsilon(epsilon: float, stacklevel: int = 3) -> None:
+    """Warn (:class:`LargeEpsilonWarning`) when a release's whole epsilon is above :data:`LARGE_EPSILON`."""
+    if epsilon > LARGE_EPSILON:
+        import warnings
+        warnings.warn(f"epsilon {epsilon:g} is above {LARGE_EPSILON:g}: one person's data may make an output "
+                      f"up to e^{epsilon:g} times more likely, so this release protects (nearly) no one",
+                      LargeEpsilonWarning, stacklevel=stacklevel)
 
 
 def check_epsilon(epsilon: float, name: str = "epsilon") -> float:

@@ -21,7 +21,7 @@ from ..core.ledger import Ledger
 from ..core.noise import geometric_noise
 from ..core.params import Param, coerce_all
 from ..core.rng import make_randomness
-from ..core.validation import check_epsilon, check_int
+from ..core.validation import check_epsilon, check_int, warn_large_epsilon
 from .dyadic import consistent, dyadic_transform
 from .laborious import check_laborious, geometric_table
 from .params import STATS_MODES, table_stats, tau_for_size, theta_for_size
@@ -121,6 +121,7 @@ def summarize(table: SparseTable, method: str = "filter-priority", epsilon: floa
     method, epsilon = _entry_order(method, epsilon)
     _check_params(table, method, params)
     epsilon = check_epsilon(epsilon)
+    warn_large_epsilon(epsilon)
     sens = params.get("sensitivity", 1.0)
     if not (isinstance(sens, (int, float, np.integer, np.floating)) and np.isfinite(sens) and sens > 0):
         raise ValueError(f"sensitivity must be a finite number > 0 (got {sens!r})")

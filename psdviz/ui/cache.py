@@ -71,6 +71,7 @@ def _build(_data: Dataset, domain: tuple, _spec: BuildSpec, _progress=None) -> p
     user = {} if _data.user is None else {"user": _data.user, "max_points_per_user": _data.max_points_per_user}
     with warnings.catch_warnings():   # the map page tells the owner itself, as an error beside the controls
         warnings.simplefilter("ignore", pv.EmptyReleaseWarning)
+        warnings.simplefilter("ignore", pv.NoiseDominatesWarning)     # the map page says it beside the map
         return pv.build(_data.xy, pv.Domain(*domain), method=_spec.method, epsilon=_spec.epsilon, seed=_spec.seed,
                         outside="drop", nonfinite="drop", resolution=_spec.resolution, progress=_progress,
                         **user, **_spec.params)
