@@ -32,13 +32,28 @@ def frontier_sizes(tree: FlatTree) -> np.ndarray:
     return at + leaves_above
 
 
+READABLE_SHARE = 0.1   # a view is readable while its cells within noise of zero hold at most this share
+
+
 def view_depth(tree: FlatTree, max_cells: int) -> int:
-    """Deepest depth whose frontier has at most ``max_cells`` cells (at least 1 when the tree has depth 1;
-    a single level with more cells is then drawn as a raster by the app)."""
+    """The depth a map opens at: the deepest whose frontier has at most ``max_cells`` cells and whose cells
+    within noise of zero (:func:`within_noise`) hold at most :data:`READABLE_SHARE` of the estimated total,
+    so the first view is one the noise lets a reader read (deeper levels stay a slider away). At least 1
+    when the tree has depth 1; a single level with more cells is then drawn as a raster by the app.
+    Released values only."""
     sizes = frontier_sizes(tree)
     ok = np.flatnonzero(sizes <= max_cells)
     best = int(ok.max()) if ok.size else 0
+    while best > 1 and _faint_share(tree, frontier(tree, best)) > READABLE_SHARE:
+        best -= 1
     return max(best, min(1, tree.height))
+
+
+def _faint_share(tree: FlatTree, nodes: np.ndarray) -> float:
+    """Share of the positive estimated total held by the cells ``nodes`` that are within noise of zero."""
+    est = np.maximum(np.nan_to_num(tree.est[nodes]), 0.0)
+    total = est.sum()
+    return float(est[within_noise(tree, nodes)].sum() / total) if total > 0 else 0.0
 
 
 def cell_at(tree: FlatTree, nodes: np.ndarray, x: float, y: float) -> int | None:
@@ -131,10 +146,12 @@ def cells_geojson(release: Release, depth: int | None = None, digits: int = 2, *
                   allow_seeded: bool = False) -> dict:
     """GeoJSON FeatureCollection of the cells (leaves, or the view down to ``depth``).
 
-    Properties: node, level, noisy and estimated counts, count epsilon, noise standard deviation.
-    No true counts. With ``export`` (the default) refuses non-private references: they are not
-    releases (the app still draws them on its map with ``export=False``); a seeded run is refused too
-    unless ``allow_seeded=True``, and then the collection carries a NOT private warning.
+    Properties: node, level, estimated count and its 95 % interval (``low_95``, ``high_95``: a whole cell,
+    so the noise of its estimate, :meth:`Release.answer_interval`), the noisy count, count epsilon and the
+    noisy count's noise standard deviation. No true counts. With ``export`` (the default) refuses
+    non-private references: they are not releases (the app still draws them on its map with
+    ``export=False``); a seeded run is refused too unless ``allow_seeded=True``, and then the collection
+    carries a NOT private warning.
     """
     if export and not release.private:
         raise ValueError(f"{release.method!r} is a non-private reference and cannot be exported as a release")
@@ -150,11 +167,13 @@ def cells_geojson(release: Release, depth: int | None = None, digits: int = 2, *
     sd = np.sqrt(t.noise_var[nodes]) if t.noise_var is not None else np.full(nodes.size, np.nan)
     sd = [None if not math.isfinite(v) else round(v, digits) for v in sd.tolist()]
     lvl = t.depth[nodes].tolist()
+    iv = np.round(release.answer_interval(t.rect[nodes]), digits) if nodes.size else np.zeros((0, 2))
+    iv = [[None if not math.isfinite(v) else v for v in pair] for pair in iv.tolist()]
     feats = [{"type": "Feature", "id": int(n),
               "geometry": {"type": "Polygon", "coordinates": [[[a, b], [c, b], [c, d], [a, d], [a, b]]]},
-              "properties": {"node": int(n), "level": lv, "noisy": ny, "estimate": e, "count_epsilon": ce,
-                             "noise_sd": s}}
-             for n, (a, b, c, d), lv, ny, e, ce, s in zip(nodes.tolist(), r, lvl, noisy, est, eps, sd)]
+              "properties": {"node": int(n), "level": lv, "estimate": e, "low_95": lo, "high_95": hi,
+                             "noisy": ny, "count_epsilon": ce, "noise_sd": s}}
+             for n, (a, b, c, d), lv, ny, e, ce, s, (lo, hi) in zip(nodes.tolist(), r, lvl, noisy, est, eps, sd, iv)]
     return {"type": "FeatureCollection", "features": feats,
             "properties": {"method": release.method, "epsilon": release.epsilon,
                            "private": release.private, "randomness": release.randomness_mode,

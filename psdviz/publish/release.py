@@ -9,6 +9,7 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from statistics import NormalDist
 from typing import Protocol
 
 import numpy as np
@@ -36,6 +37,29 @@ class QueryIndex(Protocol):
 
 
 _MACHINERY_INPUTS = {"tree", "query_model", "kept", "consistent", "grid", "domain"}
+
+
+def report_name(param: str, params: dict) -> str:
+    """A parameter's name in a report: the release's only ``delta`` is its privacy delta, so PrivTree's
+    bias (its paper's delta) and the smooth-sensitivity medians' failure probability are named apart."""
+    if param != "delta":
+        return param
+    return "bias_delta" if "lambda" in params else "median_delta"
+
+
+def interval_z(level: float) -> float:
+    """The normal quantile of ``(1 + level) / 2`` (1.96 for 0.95); ``level`` must lie in (0, 1)."""
+    if not (isinstance(level, (int, float, np.floating)) and not isinstance(level, bool) and 0 < level < 1):
+        raise ValueError(f"level must be a number in (0, 1), e.g. 0.95 (got {level!r})")
+    return NormalDist().inv_cdf(0.5 + float(level) / 2)
+
+
+def whole_interval(estimate, noise_se, cut_error=0.0, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high): ``estimate -+ z * sqrt(noise_se**2 + cut_error**2)``, the interval of the whole error
+    (every interval psdviz shows or exports beside a private number is this one)."""
+    half = interval_z(level) * np.hypot(np.asarray(noise_se, float), np.asarray(cut_error, float))
+    est = np.asarray(estimate, float)
+    return est - half, est + half
 
 
 class FrozenDict(dict):
@@ -211,7 +235,8 @@ class Release:
         -------
         DataFrame
             id, name, level, parent, estimate, standard_error (of the noise), uniformity_error (the model's
-            standard deviation of the cut cells' error): one row per region.
+            standard deviation of the cut cells' error), low_95 and high_95 (the 95 % interval of the whole
+            error, noise and cut cells together, as :meth:`answer_interval`): one row per region.
         """
         from ..query.overlap import cell_shares
         t = self.tree
@@ -228,8 +253,52 @@ class Release:
             var[s:s + w.shape[1]] = (self.leaf_variance(w) if self.leaf_variance is not None
                                      else (w ** 2 * np.where(np.isfinite(t.noise_var), t.noise_var, 0.0)[:, None])
                                      .sum(axis=0))
-        return regions.table().assign(estimate=est, standard_error=np.sqrt(np.maximum(var, 0.0)),
-                                      uniformity_error=self._cut_error(reg, leaves[cell], share, n))
+        se = np.sqrt(np.maximum(var, 0.0))
+        cut = self._cut_error(reg, leaves[cell], share, n)
+        low, high = whole_interval(est, se, cut)
+        return regions.table().assign(estimate=est, standard_error=se, uniformity_error=cut, low_95=low, high_95=high)
+
+    def answer_interval(self, rects, level: float = 0.95) -> np.ndarray:
+        """The interval each answer's whole error falls in: the count noise and the modelled error of the
+        cells the rectangle's edges cut, together.
+
+        Parameters
+        ----------
+        rects : array (k, 4)
+            As for :meth:`answer`.
+        level : float
+            The interval's coverage under the normal approximation, in (0, 1); default 0.95.
+
+        Returns
+        -------
+        ndarray (k, 2)
+            [low, high] per rectangle: ``answer -+ z * sqrt(answer_variance + answer_uniformity_error**2)``
+            with z the normal quantile of ``(1 + level) / 2``. For a rectangle made of whole cells the cut
+            cells' term is 0 and this is the noise interval. NaN where the noise variance is not known.
+
+        Notes
+        -----
+        The noise variance is exact given the released structure; the cut cells' term is a model
+        (:mod:`psdviz.query.uniformity`), so the coverage is measured, not proved
+        (``benchmarks/bench_coverage.py``). Post-processing of released values only: no privacy cost.
+
+        Examples
+        --------
+        >>> import numpy as np, psdviz as pv
+        >>> pts = np.random.default_rng(0).random((2000, 2))
+        >>> rel = pv.build(pts, pv.Domain(0, 0, 1, 1), method="quadtree", epsilon=1.0, height=3)
+        >>> iv = rel.answer_interval([[0.1, 0.1, 0.6, 0.4]])
+        >>> iv.shape, bool(iv[0, 0] < rel.answer([[0.1, 0.1, 0.6, 0.4]])[0] < iv[0, 1])
+        ((1, 2), True)
+        >>> whole = rel.answer_interval([[0, 0, 0.5, 0.5]])[0]           # whole cells: the noise alone
+        >>> bool(np.isclose(whole[1] - whole[0], 2 * 1.959964 * rel.answer_variance([[0, 0, 0.5, 0.5]])[0] ** 0.5))
+        True
+        """
+        rects = validate_rects(rects)
+        z = interval_z(level)
+        est = self.answer(rects)
+        whole = np.sqrt(np.maximum(self.answer_variance(rects), 0.0) + self.answer_uniformity_error(rects) ** 2)
+        return np.column_stack([est - z * whole, est + z * whole])
 
     def answer_uniformity_error(self, rects) -> np.ndarray:
         """Modelled error of the uniformity assumption in the cells each rectangle's edges cut.
@@ -303,16 +372,27 @@ class Release:
         from .release_file import save_release
         return save_release(self, path, crs, allow_seeded=allow_seeded)
 
-    def report(self) -> dict:
-        """A JSON-ready privacy report holding only publishable facts: method, parameters, domain,
-        resolution, ledger, randomness mode, privacy unit, input-handling rules (no counts of the input and no
-        seed, which would let anyone regenerate the noise: see :meth:`audit`)."""
+    def report(self, format: str = "json") -> dict | str:
+        """The privacy report, holding only publishable facts: method, parameters, domain, resolution,
+        ledger, randomness mode, privacy unit, input-handling rules (no counts of the input and no seed,
+        which would let anyone regenerate the noise: see :meth:`audit`).
+
+        Parameters
+        ----------
+        format : {"json", "markdown"}
+            "json" (default): a JSON-ready dict with one ``delta``, the release's. "markdown": the privacy
+            statement a publisher can hand on (:func:`psdviz.publish.statement.markdown`).
+        """
+        from .statement import check_format, markdown
+        if check_format(format) == "markdown":
+            return markdown(self)
         return {
             "method": self.method, "private": self.private, "epsilon": self.epsilon,
             "epsilon_spent": self.ledger.total(), "delta": self.ledger.delta(),
-            "parameters": {k: (v if isinstance(v, (int, float, str, bool, type(None)))
-                               else f"{len(v):,} rectangles (recorded in the release)" if k == "workload" else str(v))
-                           for k, v in self.params.items()},
+            "parameters": {report_name(k, self.params): (
+                v if isinstance(v, (int, float, str, bool, type(None)))
+                else f"{len(v):,} rectangles (recorded in the release)" if k == "workload" else str(v))
+                for k, v in self.params.items()},
             "domain": [self.domain.xmin, self.domain.ymin, self.domain.xmax, self.domain.ymax],
             "resolution": self.grid.describe() if self.grid is not None else None,
             "randomness": self.randomness.mode, "privacy_unit": str(self.privacy_unit),

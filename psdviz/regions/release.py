@@ -17,7 +17,7 @@ from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness, check_seeded_export
 from ..publish import json_release as jr
 from ..publish.protocol import owner_audit
-from ..publish.release import freeze
+from ..publish.release import freeze, whole_interval
 from ..publish.release_checks import bad
 
 FORMAT = "psdviz-regions"
@@ -54,14 +54,20 @@ class RegionRelease:
         return self.ledger.budget
 
     def counts(self) -> pd.DataFrame:
-        """id, name, level, parent, estimate (released integer), standard_error, noisy (as measured; for
-        a region measured twice the inverse-variance mean of its two counts; NaN where not measured),
+        """id, name, level, parent, estimate (released integer), low_95 and high_95 (its 95 % interval: a
+        region release counts whole regions, so no cell is cut and this is the noise's), standard_error, noisy
+        (as measured; for a region measured twice the inverse-variance mean of its two counts; NaN where not measured),
         source (measured; measured twice with its children pooled; area share of a pooled region)."""
-        return self.table.assign(estimate=self.estimate, standard_error=self.standard_error, noisy=self.noisy,
-                                 source=np.asarray(SOURCES, dtype=object)[self.status])
+        low, high = whole_interval(self.estimate, self.standard_error)
+        return self.table.assign(estimate=self.estimate, low_95=low, high_95=high, standard_error=self.standard_error,
+                                 noisy=self.noisy, source=np.asarray(SOURCES, dtype=object)[self.status])
 
-    def report(self) -> dict:
-        """Publishable facts: method, parameters, epsilon, ledger, randomness, privacy unit, notes."""
+    def report(self, format: str = "json") -> dict | str:
+        """Publishable facts: method, parameters, epsilon, ledger, randomness, privacy unit, notes; with
+        ``format="markdown"`` the privacy statement (:func:`psdviz.publish.statement.markdown`)."""
+        from ..publish.statement import check_format, markdown
+        if check_format(format) == "markdown":
+            return markdown(self)
         return {"method": "regions", "epsilon": self.epsilon, "epsilon_spent": self.ledger.total(),
                 "delta": self.ledger.delta(), "parameters": dict(self.params), "regions": int(self.table.shape[0]),
                 "levels": int(self.table["level"].max()) + 1, "randomness": self.randomness.mode,

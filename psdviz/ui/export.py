@@ -16,7 +16,8 @@ import pandas as pd
 from psdviz import Release
 from psdviz.publish.cells import cells_geojson
 
-COMPARISON_COLUMNS = ["xmin", "ymin", "xmax", "ymax", "private_answer", "standard_error", "uniformity_error",
+COMPARISON_COLUMNS = ["xmin", "ymin", "xmax", "ymax", "private_answer", "low_95", "high_95", "standard_error",
+                      "uniformity_error",
                       "true_answer_NOT_PRIVATE", "abs_error", "rel_error", "method", "epsilon", "randomness"]
 
 

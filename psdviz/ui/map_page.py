@@ -15,13 +15,14 @@ import plotly.express as px
 import streamlit as st
 
 import psdviz as pv
+from psdviz.api import swamped
 from psdviz.core.source import rows_read
 from psdviz.publish.cells import cell_at, cell_details, frontier_sizes, noise_level, view_depth
 
-from . import cache, controls, data_input, epsilon_panel, export, keys, mapview, words
+from . import answer_box, cache, controls, data_input, epsilon_panel, export, keys, mapview, words
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
 from .outlines import is_lon_lat
-from .query_panel import at_rect_corner, clicked_point, compare, overlaps_domain, rect_from_drawings
+from .query_panel import at_rect_corner, clicked_point, compare, overlaps_domain, rect_from_drawings, rect_order_error
 
 EXPORT_MAX_CELLS = 250_000
 SHARED_DATA_KEY = keys.SHARED_DATA
@@ -53,6 +54,9 @@ def render() -> None:
                  f"x [{d.xmin:g}, {d.xmax:g}], y [{d.ymin:g}, {d.ymax:g}]: a release now would be pure noise. "
                  "Check the bounds or the column order (lon, lat).")
         return
+    swamp = swamped(release)
+    if swamp:
+        st.warning(swamp[0].upper() + swamp[1:] + ".")
     rid = cache.release_id(data, spec)
     forget_other_datas_queries(data)
     remember_params(release)
@@ -235,6 +239,10 @@ def query_answer(release: pv.Release, data: data_input.Dataset) -> None:
         st.info("Draw a rectangle on the map (square tool at the top left) to compare the private answer "
                 "with the truth.")
         return
+    order = rect_order_error(rect)
+    if order:
+        st.error(order[0].upper() + order[1:] + ".")
+        return
     if not overlaps_domain(release.domain, rect):
         st.warning("This rectangle lies outside the domain: the release says nothing about it (its answer is not "
                    "0 with no error). Draw inside the cells.")
@@ -251,14 +259,7 @@ def query_answer(release: pv.Release, data: data_input.Dataset) -> None:
     est, se = row["private_answer"], row["standard_error"]
     st.caption(f"Query #{len(hist)} on `{data.name}`: x [{words.short(rect[0])}, {words.short(rect[2])}], "
                f"y [{words.short(rect[1])}, {words.short(rect[3])}]; `{row['method']}`, epsilon {row['epsilon']:g}")
-    st.metric("Private answer", f"{est:,.1f}", help="Estimated count from the release.")
-    total = math.hypot(se, row["uniformity_error"])
-    st.metric("Standard error", f"± {se:,.1f}",
-              help="From the known noise variances of the counts used (engine: answer_variance). The second "
-                   "interval below adds the error of assuming points spread evenly inside the cells the "
-                   f"rectangle's edges cut (engine: answer_uniformity_error), {words.CUT_MODEL}.")
-    st.caption(f"95 % interval for the noise: {est - 1.96 * se:,.0f} to {est + 1.96 * se:,.0f}; with the cells its "
-               f"edges cut (a model): {est - 1.96 * total:,.0f} to {est + 1.96 * total:,.0f}")
+    answer_box.show(est, se, row["uniformity_error"])
     st.metric("True answer (not private)", f"{row['true_answer_NOT_PRIVATE']:,}")
     c1, c2 = st.columns(2)
     c1.metric("Absolute error", f"{row['abs_error']:,.1f}", help="|private - true|")

@@ -7,6 +7,7 @@ import numpy as np
 
 import psdviz as pv
 from psdviz.lab.metrics import relative_error
+from psdviz.publish.release import whole_interval
 
 
 def rect_from_drawings(drawings) -> list[float] | None:
@@ -58,12 +59,22 @@ def compare(release: pv.Release, truth: pv.PointIndex, rect: list[float]) -> dic
     private, se, cut = private_answer(release, rect)
     true = int(truth.count(np.asarray([rect], float))[0])
     n = int(truth.xy.shape[0])
+    low, high = whole_interval(private, se, cut)
     return {"xmin": rect[0], "ymin": rect[1], "xmax": rect[2], "ymax": rect[3],
-            "private_answer": private, "standard_error": se,
+            "private_answer": private, "low_95": float(low), "high_95": float(high), "standard_error": se,
             "uniformity_error": cut,
             "true_answer_NOT_PRIVATE": true, "abs_error": abs(private - true),
             "rel_error": float(relative_error([private], [true], n)[0]),
             "method": release.method, "epsilon": release.epsilon, "randomness": release.randomness_mode}
+
+
+def rect_order_error(rect: list[float]) -> str | None:
+    """Words for a rectangle whose bounds are in the wrong order (typed xmin above xmax), or None."""
+    for lo, hi, axis in ((rect[0], rect[2], "x"), (rect[1], rect[3], "y")):
+        if lo > hi:
+            return (f"query {axis} min {lo:g} is above {axis} max {hi:g}; bounds are xmin ymin xmax ymax: swap "
+                    "them to ask about this rectangle")
+    return None
 
 
 def overlaps_domain(domain: pv.Domain, rect: list[float]) -> bool:

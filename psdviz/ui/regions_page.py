@@ -18,7 +18,7 @@ from psdviz.io.samples import sample_points
 from psdviz.regions.build import true_counts
 from psdviz.regions.release import SOURCES
 
-from . import data_input, export, keys, mapview, words
+from . import answer_box, data_input, export, keys, mapview, words
 from . import regions_view as view
 from .controls import choose_randomness
 from .uploads import open_upload
@@ -154,14 +154,9 @@ def _region_panel(counts: pd.DataFrame, rid: str, truth: np.ndarray | None, nois
     row = counts.index[counts["id"] == rid][0]
     r = counts.loc[row]
     st.subheader(str(r["name"]))
-    c1, c2 = st.columns(2)
-    c1.metric("Private count", f"{round(float(r['estimate'])):,}")
-    c2.metric("Standard error", f"{r['standard_error']:,.1f}")
-    st.caption(f"95 % interval for the noise: {view.interval(float(r['estimate']), float(r['standard_error']))} "
-               f"({noise}).")
-    if "uniformity_error" in r:
-        total = float(np.hypot(r["standard_error"], r["uniformity_error"]))
-        st.caption(f"With the cells the border cuts: {view.interval(float(r['estimate']), total)} ({words.CUT_MODEL}).")
+    cut = float(r["uniformity_error"]) if "uniformity_error" in r else None
+    answer_box.show(float(r["estimate"]), float(r["standard_error"]), cut, label="Private count")
+    st.caption(f"The noise's standard error: {noise}.")
     if r.get("source", SOURCES[0]) != SOURCES[0]:
         st.caption(_source_words(counts, r))
     if truth is not None and st.toggle("Show the true count (owner's view, NOT private)", key="rg_truth"):

@@ -18,11 +18,12 @@ import streamlit as st
 
 import psdviz as pv
 from psdviz.publish.cells import view_depth
+from psdviz.publish.release import whole_interval
 
-from . import keys, mapview, words
+from . import answer_box, keys, mapview, words
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
 from .map_page import cell_panel, keep_new_drawing, noise_caption
-from .query_panel import at_rect_corner, clicked_point, overlaps_domain, private_answer
+from .query_panel import at_rect_corner, clicked_point, overlaps_domain, private_answer, rect_order_error
 from .uploads import open_upload
 
 MAP_KEY = keys.RELEASE_MAP
@@ -123,11 +124,13 @@ def view(release: pv.Release, depth: int) -> None:
 
 
 def answer_row(release: pv.Release, rect: list[float]) -> dict:
-    """The release's answer for a rectangle, its standard error and 95 % interval (count noise only), and
-    the modelled error of the cells its edges cut (``Release.answer_uniformity_error``)."""
+    """The release's answer for a rectangle, its 95 % interval of the whole error (noise and the cells its
+    edges cut, ``Release.answer_interval``), and its parts: the noise's standard error and the modelled
+    error of the cut cells (``Release.answer_uniformity_error``)."""
     est, se, cut = private_answer(release, rect)
+    low, high = whole_interval(est, se, cut)
     return {"xmin": rect[0], "ymin": rect[1], "xmax": rect[2], "ymax": rect[3], "answer": est,
-            "standard_error": se, "low_95": est - Z95 * se, "high_95": est + Z95 * se, "uniformity_error": cut}
+            "low_95": float(low), "high_95": float(high), "standard_error": se, "uniformity_error": cut}
 
 
 def query_answer(release: pv.Release) -> None:
@@ -135,6 +138,10 @@ def query_answer(release: pv.Release) -> None:
     rect = st.session_state.get(RECT_KEY)
     if rect is None:
         st.info("Draw a rectangle on the map (square tool at the top left): the release answers it.")
+        return
+    order = rect_order_error(rect)
+    if order:
+        st.error(order[0].upper() + order[1:] + ".")
         return
     if not overlaps_domain(release.domain, rect):
         st.warning("This rectangle lies outside the release's domain: the release says nothing about it (its "
@@ -149,15 +156,7 @@ def query_answer(release: pv.Release) -> None:
     if not hist or hist[-1] != row:
         hist.append(row)
     st.caption(f"x [{rect[0]:.4g}, {rect[2]:.4g}], y [{rect[1]:.4g}, {rect[3]:.4g}]")
-    c1, c2 = st.columns(2)
-    c1.metric("Estimated count", f"{row['answer']:,.1f}")
-    c2.metric("Standard error", f"± {row['standard_error']:,.1f}",
-              help="From the released noise variances (answer_variance); the uniformity assumption inside "
-                   "partly covered cells adds error this figure does not include. The second interval adds it "
-                   f"as modelled from the release (answer_uniformity_error), {words.CUT_MODEL}.")
-    total = Z95 * float(np.hypot(row["standard_error"], row["uniformity_error"]))
-    st.caption(f"95 % interval for the noise: [{row['low_95']:,.1f}, {row['high_95']:,.1f}]; with the cells its "
-               f"edges cut (a model): [{row['answer'] - total:,.1f}, {row['answer'] + total:,.1f}]")
+    answer_box.show(row["answer"], row["standard_error"], row["uniformity_error"], label="Estimated count")
     history_chart(hist)
     st.caption("Every rectangle answered so far; bars: 95 % intervals with the cut cells' model.")
 

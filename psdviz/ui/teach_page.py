@@ -17,7 +17,7 @@ import streamlit as st
 import psdviz as pv
 from psdviz.lab.teaching import cell_errors, redraw
 
-from . import cache, controls, data_input, keys, mapview, words
+from . import answer_box, cache, controls, data_input, keys, mapview, words
 from .map_layers import MAX_SHAPES, _outline_layer, legend_html, query_layer
 from .map_page import keep_new_drawing
 from .query_panel import overlaps_domain
@@ -96,9 +96,11 @@ def both_answers(a: pv.Release, b: pv.Release, data: data_input.Dataset, rect) -
     rows = []
     for side, rel in (("left", a), ("right", b)):
         est, se = float(rel.answer(q)[0]), float(np.sqrt(rel.answer_variance(q)[0]))
-        rows.append({"map": side, "method": rel.method, "epsilon": rel.epsilon, "private answer": round(est, 1),
-                     "standard error": round(se, 1),
-                     "95 % interval": f"{est - 1.96 * se:,.0f} to {est + 1.96 * se:,.0f}",
+        cut = float(rel.answer_uniformity_error(q)[0])
+        rows.append({"map": side, "method": rel.method, "epsilon": rel.epsilon,
+                     "private answer": answer_box.people(est),
+                     answer_box.WHOLE: answer_box.interval_text(est, se, cut),
+                     "noise alone (standard error)": answer_box.people(se),
                      "error (NOT private)": round(est - truth, 1)})
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     st.caption(f"True count (NOT private, for the data owner): {truth:,}. Rectangle x [{words.short(rect[0])}, "

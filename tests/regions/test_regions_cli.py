@@ -27,7 +27,8 @@ def test_counts_table_and_release_file(us, capsys):
     cap = capsys.readouterr()
     assert "read 20,000 rows" in cap.err and "in no region" in cap.err and "ledger" in cap.out
     table = pd.read_csv(us / "c.csv", dtype={"id": str})
-    assert list(table.columns) == ["id", "name", "level", "parent", "estimate", "standard_error", "noisy", "source"]
+    assert list(table.columns) == ["id", "name", "level", "parent", "estimate", "low_95", "high_95", "standard_error",
+                                   "noisy", "source"]
     assert len(table) == len(us_states().table()) and (table["estimate"] >= 0).all()
     assert main(["regions", str(us / "p.parquet"), "--lon", "lon", "--lat", "lat", "--regions", "us-states",
                  "--out", str(us / "r.json")]) == 0

@@ -159,14 +159,16 @@ def test_drawing_a_rectangle_shows_private_and_true_answers(page):
     page.get_by_text("True answer (not private)").wait_for()
     TIMINGS["draw-to-answer (s)"] = time.time() - t0
     _wait_idle(page)
-    for label in ("Private answer", "Standard error", "Absolute error", "Relative error"):
+    for label in ("Private answer", "95 % interval", "Absolute error", "Relative error"):
         assert page.get_by_text(label, exact=True).count() >= 1
     truth = page.locator("[data-testid='stMetric']", has_text="True answer").locator("[data-testid='stMetricValue']")
     assert int(truth.inner_text().replace(",", "")) > 0
     # beside the map, in view without scrolling at 1400 x 1000: the answer, its error and interval, the truth
     page.evaluate("() => { const m = document.querySelector('[data-testid=\"stMain\"]'); if (m) m.scrollTop = 0; }")
     page.wait_for_timeout(200)
-    for text in ("Private answer", "Standard error", "95 % interval", "True answer (not private)"):
+    assert page.get_by_text(re.compile("^95 % interval, noise and the cells the edges cut. In it: the noise "
+                                       "alone")).count() == 1
+    for text in ("Private answer", "95 % interval", "True answer (not private)"):
         box = page.get_by_text(text).first.bounding_box()
         assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= page.viewport_size["height"], text
     _shot(page, "02_query.png")

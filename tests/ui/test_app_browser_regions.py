@@ -31,9 +31,12 @@ def test_a_click_on_a_region_answers_it(pg, server):  # noqa: F811
     after = pg.locator("[data-testid='stHeading'] h3").first.inner_text()
     names = set(us_states().table()["name"])
     assert after in names and after != before
-    for label in ("Private count", "Standard error"):
+    for label in ("Private count", "95 % interval"):
         assert pg.locator("[data-testid='stMetric']", has_text=label).count() == 1
-    assert pg.get_by_text(re.compile("95 % interval for the noise: [0-9,]+–[0-9,]+")).count() == 1
+    interval = pg.locator("[data-testid='stMetric']", has_text="95 % interval").locator("[data-testid='stMetricValue']")
+    assert re.fullmatch("-?[0-9,.]+ to [0-9,.]+", interval.inner_text().strip())
+    noise_words = re.compile("^95 % interval of the noise \\(a region release counts whole regions")
+    assert pg.get_by_text(noise_words).count() == 1
     assert pg.get_by_text(re.compile("Colour classes of")).count() == 1
     pg.screenshot(path=str(ARTIFACTS / "08_regions.png"), full_page=True)
 
@@ -88,7 +91,8 @@ def test_counties_from_a_spatial_release_planned_for_them(pg, server):  # noqa: 
                          f".some(e => e.innerText === {before!r})", timeout=60_000)
     _wait_idle(pg)
     assert pg.get_by_text(re.compile("inside the cells the region's border cuts is modelled")).count() == 1
-    assert pg.get_by_text(re.compile(r"With the cells the border cuts: .*\(a model, not a bound")).count() == 1
+    assert pg.get_by_text(re.compile(r"^95 % interval, noise and the cells the edges cut. In it: .*\(a model, not a "
+                                     "bound")).count() == 1
     assert pg.get_by_text(re.compile("two typical errors of noise and cut cells together")).count() == 1
     assert pg.get_by_text(re.compile("deepened to")).count() >= 1          # the release's note on its depth
     pg.screenshot(path=str(ARTIFACTS / "08_regions_planned.png"), full_page=True)

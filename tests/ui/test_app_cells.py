@@ -67,7 +67,8 @@ def test_geojson_has_no_truth_and_refuses_references(rel):
     gj = json.loads(json.dumps(cells_geojson(rel, 2, allow_seeded=True)))
     assert len(gj["features"]) == 16 and gj["properties"]["warning"].startswith("NOT PRIVATE")
     props = gj["features"][0]["properties"]
-    assert set(props) == {"node", "level", "noisy", "estimate", "count_epsilon", "noise_sd"}
+    assert set(props) == {"node", "level", "noisy", "estimate", "low_95", "high_95", "count_epsilon", "noise_sd"}
+    assert props["low_95"] < props["estimate"] < props["high_95"]
     ring = np.array(gj["features"][0]["geometry"]["coordinates"][0])
     assert ring.shape == (5, 2) and (ring[0] == ring[-1]).all()
     assert len(cells_geojson(rel, allow_seeded=True)["features"]) == int(rel.tree.is_leaf.sum())

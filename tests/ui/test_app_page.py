@@ -1,7 +1,6 @@
 """AppTest of the map page: widgets in, outputs out. The map component is replaced by a fake
 (``psdviz.ui.mapview.show_map``) that returns what the test puts in session state."""
 import json
-import math
 
 import numpy as np
 import pytest
@@ -9,7 +8,9 @@ from streamlit.testing.v1 import AppTest
 
 import psdviz as pv
 from psdviz.io.samples import sample_points
-from psdviz.ui import data_input, export
+from psdviz.publish.release import whole_interval
+from psdviz.ui import data_input, export, keys
+from psdviz.ui.answer_box import people
 
 SCRIPT = """
 import streamlit as st
@@ -81,10 +82,12 @@ def test_drawn_rectangle_gives_private_and_true_answers(points):
                    prune=None)
     private = float(rel.answer([RECT])[0])
     truth = int(pv.true_answer(points, [RECT])[0])
-    assert _metric(at, "Private answer") == f"{private:,.1f}"
+    assert _metric(at, "Private answer") == people(private)
     assert _metric(at, "True answer (not private)") == f"{truth:,}"
     se = float(np.sqrt(rel.answer_variance([RECT])[0]))
-    assert _metric(at, "Standard error") == f"± {se:,.1f}"
+    low, high = rel.answer_interval([RECT])[0]          # the headline interval: noise and the cut cells
+    assert _metric(at, "95 % interval") == f"{people(low)} to {people(high)}"
+    assert any(f"the noise alone ± {people(1.96 * se)}" in c.value for c in at.caption)
     assert _metric(at, "Absolute error") == f"{abs(private - truth):,.1f}"
     # the comparison is recorded for the CSV export
     rows = at.session_state["comparisons"]
@@ -98,7 +101,7 @@ def test_drawn_rectangle_gives_private_and_true_answers(points):
     assert not at.exception
     assert any("`ug`" in m.value for m in at.markdown)
     ug = pv.build(points, pv.Domain.world(), method="ug", epsilon=0.5, seed=7, nonfinite="drop")
-    assert _metric(at, "Private answer") == f"{float(ug.answer([RECT])[0]):,.1f}"
+    assert _metric(at, "Private answer") == people(float(ug.answer([RECT])[0]))
 
 
 def test_click_shows_cell_details():
@@ -184,11 +187,13 @@ def test_a_query_belongs_to_its_data_and_domain():
     assert _metric(at, "Private answer") and at.session_state["comparisons"]
     assert any("95 % interval" in c.value for c in at.caption)
     row = at.session_state["comparisons"][-1]          # the cut cells' model beside the noise, in words
-    total = math.hypot(row["standard_error"], row["uniformity_error"])
     assert row["uniformity_error"] > 0
     est = row["private_answer"]
-    assert any(c.value.endswith(f"; with the cells its edges cut (a model): {est - 1.96 * total:,.0f} to "
-                                f"{est + 1.96 * total:,.0f}") for c in at.caption)
+    low, high = whole_interval(est, row["standard_error"], row["uniformity_error"])
+    assert _metric(at, "95 % interval") == f"{people(low)} to {people(high)}"
+    assert (row["low_95"], row["high_95"]) == (float(low), float(high))
+    assert any(c.value.startswith("95 % interval, noise and the cells the edges cut. In it: the noise alone")
+               for c in at.caption)
     # the same data under another domain: rectangle, click and history are gone, and the old drawing the
     # map still reports is not taken up again
     at.radio(key="sample_domain").set_value("typed bounds").run()
@@ -234,6 +239,16 @@ def test_plan_for_my_queries_rebuilds_the_quadtree_for_the_drawn_rectangles(poin
     rel = pv.build(points, pv.Domain.world(), method="quadtree", epsilon=0.5, seed=7, nonfinite="drop", height=6,
                    prune=None, workload=[RECT])
     assert rel.params["budget"] == "workload"
-    assert _metric(at, "Private answer") == f"{float(rel.answer([RECT])[0]):,.1f}"
-    se = float(np.sqrt(rel.answer_variance([RECT])[0]))
-    assert _metric(at, "Standard error") == f"± {se:,.1f}"
+    assert _metric(at, "Private answer") == people(float(rel.answer([RECT])[0]))
+    low, high = rel.answer_interval([RECT])[0]
+    assert _metric(at, "95 % interval") == f"{people(low)} to {people(high)}"
+
+
+def test_a_typed_rectangle_with_bounds_the_wrong_way_round_is_refused_in_words():
+    at = _app()
+    at.session_state[keys.QUERY_RECT] = [10.0, 40.0, -5.0, 50.0]     # as the typed-rectangle button keeps it
+    at.run()
+    assert not at.exception
+    assert any("Query x min 10 is above x max -5; bounds are xmin ymin xmax ymax" in e.value for e in at.error)
+    assert not [m for m in at.metric if m.label == "Private answer"]
+

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from psdviz.ui import keys
 from psdviz.ui import regions_view as view
+from psdviz.ui.answer_box import people
 
 SCRIPT = """
 import streamlit as st
@@ -34,8 +35,9 @@ def test_opens_on_states_and_a_click_picks_a_county_with_its_numbers():
     at = _app()
     assert at.selectbox(key="rg_layer").value == "US states > counties"
     m = _metrics(at)
-    assert {"Private count", "Standard error"} <= set(m)
-    assert any(c.value.startswith("95 % interval for the noise: ") for c in at.caption)
+    assert {"Private count", "95 % interval"} <= set(m)
+    assert any(c.value.startswith("95 % interval of the noise (a region release counts whole regions")
+               for c in at.caption)
     at.radio(key="rg_level").set_value(1).run()
     at.session_state[keys.REGIONS_MAP] = {"last_object_clicked": {"lat": 34.05, "lng": -118.25}}   # Los Angeles
     at.run()
@@ -218,14 +220,12 @@ def test_a_spatial_release_planned_for_the_layer_answers_the_regions():
                    outside="drop", nonfinite="drop")
     want = rel.answer_regions(layer).set_index("id").loc["08"]
     m = _metrics(at)
-    assert m["Private count"] == f"{round(want['estimate']):,}"
-    assert m["Standard error"] == f"{want['standard_error']:,.1f}"
+    assert m["Private count"] == people(want["estimate"])
+    assert m["95 % interval"] == f"{people(want['low_95'])} to {people(want['high_95'])}"
     words = " ".join(c.value for c in at.caption)
     assert "planned for this layer's regions" in words and "area share" in words and "modelled below" in words
-    from psdviz.ui import regions_view as view
-    total = float(np.hypot(want["standard_error"], want["uniformity_error"]))
     assert want["uniformity_error"] > 0
-    assert f"With the cells the border cuts: {view.interval(float(want['estimate']), total)}" in words
+    assert f"the cells the edges cut ± {people(1.96 * want['uniformity_error'])}" in words
     assert "two typical errors of noise and cut cells together" in words         # the legend's class width
     assert "fall in no region" not in words
     at.checkbox(key="rg_allow_seeded").check().run()

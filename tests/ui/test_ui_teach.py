@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 import psdviz as pv
 from psdviz.ui import data_input
+from psdviz.ui.answer_box import people
 
 SCRIPT = """
 import streamlit as st
@@ -36,7 +37,9 @@ def test_two_releases_answer_one_rectangle_and_the_noise_is_drawn_again():
     xy = data_input.sample_dataset("geonames").xy
     dom = data_input.sample_dataset("geonames").domain
     left = pv.build(xy, dom, method="quadtree", epsilon=0.1, seed=0, outside="drop", nonfinite="drop")
-    assert table["private answer"][0] == round(float(left.answer([RECT])[0]), 1)
+    assert table["private answer"][0] == people(float(left.answer([RECT])[0]))
+    low, high = left.answer_interval([RECT])[0]           # the whole interval beside it, the noise a detail
+    assert table["95 % interval, noise and the cells the edges cut"][0] == f"{people(low)} to {people(high)}"
     truth = int(pv.true_answer(xy[np.isfinite(xy).all(axis=1)], [RECT])[0])
     assert any(f"True count (NOT private, for the data owner): {truth:,}" in c.value for c in at.caption)
     at.number_input(key="teach_k").set_value(4).run()

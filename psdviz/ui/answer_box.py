@@ -1,0 +1,47 @@
+"""A private number as people read it first: the estimate and the 95 % interval of its whole error
+(the count noise and the modelled error of the cells the query's edges cut), the noise alone as a
+detail beside it. One place, so every page (map, Open a release, Teach, Regions) says it the same way."""
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from psdviz.publish.release import whole_interval
+
+from . import words
+
+WHOLE = "95 % interval, noise and the cells the edges cut"
+NOISE_ONLY = "95 % interval of the noise (a region release counts whole regions: no cell is cut)"
+
+
+def people(v: float) -> str:
+    """A count rounded for people (whole numbers from 100 and for whole values, one decimal below);
+    "not known" for NaN."""
+    if not math.isfinite(v):
+        return "not known"
+    return f"{v:,.0f}" if abs(v) >= 100 or v == int(v) else f"{v:,.1f}"
+
+
+def interval_text(est: float, se: float, cut: float = 0.0) -> str:
+    """"low to high" of the whole 95 % interval."""
+    low, high = (float(v) for v in whole_interval(est, se, cut))
+    return f"{people(low)} to {people(high)}"
+
+
+def detail(se: float, cut: float | None) -> str:
+    """What the interval is made of, in words: the noise alone, then the cut cells' model."""
+    noise = f"the noise alone ± {people(1.96 * se)} (standard error {people(se)})"
+    if cut is None:
+        return f"{NOISE_ONLY}; {noise}."
+    return (f"{WHOLE}. In it: {noise}; the cells the edges cut ± {people(1.96 * cut)} ({words.CUT_MODEL}).")
+
+
+def show(est: float, se: float, cut: float | None, label: str = "Private answer") -> None:
+    """The estimate, its whole 95 % interval as the headline beside it, and what it is made of below."""
+    c1, c2 = st.columns(2)
+    c1.metric(label, people(est))
+    c2.metric("95 % interval", interval_text(est, se, 0.0 if cut is None else cut),
+              help=(NOISE_ONLY if cut is None else WHOLE) + ": the estimate plus or minus 1.96 standard deviations "
+                   "of its whole error.")
+    st.caption(detail(se, cut))
