@@ -85,8 +85,12 @@ class CocoRelease:
                            "size": np.tile(np.arange(k), n), "count": self.histograms.ravel()})
         return df[df["count"] != 0].reset_index(drop=True) if nonzero else df
 
-    def report(self) -> dict:
-        """JSON-ready: method, budgets, ledger, randomness, notes (no data)."""
+    def report(self, format: str = "json") -> dict | str:
+        """JSON-ready: method, budgets, ledger, randomness, notes (no data); with ``format="markdown"`` the
+        privacy statement (:func:`psdviz.publish.statement.markdown`)."""
+        from ..publish.statement import check_format, markdown
+        if check_format(format) == "markdown":
+            return markdown(self)
         return {"methods": list(self.methods), "consistency": self.consistency,
                 "epsilon": self.epsilon, "epsilon_spent": self.ledger.total(),
                 "max_size": self.max_size, "levels": self.hierarchy.n_levels,

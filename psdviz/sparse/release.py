@@ -61,9 +61,13 @@ class SparseRelease:
         """One individual, whose rows change the table's counts by at most the declared sensitivity."""
         return PrivacyUnit("individual", float(self.params.get("sensitivity", 1.0)))
 
-    def report(self) -> dict:
+    def report(self, format: str = "json") -> dict | str:
         """Publishable facts: method, resolved parameters, m, summary size, epsilon, ledger, randomness,
-        privacy unit, layout, notes (no count of the input, no seed)."""
+        privacy unit, layout, notes (no count of the input, no seed); with ``format="markdown"`` the privacy
+        statement (:func:`psdviz.publish.statement.markdown`)."""
+        from ..publish.statement import check_format, markdown
+        if check_format(format) == "markdown":
+            return markdown(self)
         return {"method": self.method, "params": _jsonable(self.params), "m": int(self.m), "size": self.size,
                 "epsilon": self.epsilon, "epsilon_spent": self.ledger.total(), "delta": self.ledger.delta(),
                 "ledger": self.ledger.records(), "randomness": self.randomness.mode,
