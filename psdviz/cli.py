@@ -173,8 +173,23 @@ def _progress_bar():
     return bar, update
 
 
+SHOWN_CHARS = 2000     # a file's text (notes, ledger entries, warnings) is shown up to this many characters
+SHOWN_ROWS = 200       # ... and its ledger and notes up to this many entries
+
+
+def shown(text):
+    """Text from a file as a ``rich.text.Text``: printed literally (never read as markup), capped at
+    :data:`SHOWN_CHARS`."""
+    from rich.text import Text
+    s = str(text)
+    if len(s) > SHOWN_CHARS:
+        s = s[:SHOWN_CHARS] + f" ... ({len(s) - SHOWN_CHARS:,} more characters not shown)"
+    return Text(s)
+
+
 def _print_ledger(rel) -> None:
-    """The ledger as a table; long notes wrap (folded), never cut."""
+    """The ledger as a table; long notes wrap (folded), never cut below :data:`SHOWN_CHARS`. Every cell
+    is literal text: a file cannot style itself."""
     from rich.console import Console
     from rich.table import Table
 
@@ -185,10 +200,13 @@ def _print_ledger(rel) -> None:
     t.add_column("level", no_wrap=True, min_width=5, justify="right")
     t.add_column("nodes", no_wrap=True, min_width=7, justify="right")
     t.add_column("note", ratio=3)
-    for s in rel.ledger.records():
-        t.add_row(str(s["what"]), f"{s['epsilon']:.6g}", str(s["mechanism"]),
-                  "" if s["level"] is None else str(s["level"]), f"{s['nodes']:,}", str(s["note"]))
+    records = rel.ledger.records()
+    for s in records[:SHOWN_ROWS]:
+        t.add_row(shown(s["what"]), f"{s['epsilon']:.6g}", shown(s["mechanism"]),
+                  "" if s["level"] is None else str(s["level"]), f"{s['nodes']:,}", shown(s["note"]))
     Console().print(t)
+    if len(records) > SHOWN_ROWS:
+        Console().print(shown(f"... {len(records) - SHOWN_ROWS:,} more ledger entries (psdviz info --json lists all)"))
 
 
 @contextmanager
@@ -239,9 +257,10 @@ def check_crs(crs: str | None, domain: Domain) -> None:
                          "[-180, 180] and latitude in [-90, 90]")
 
 
-def input_counts(rel) -> str:
+def input_counts(rel, a: argparse.Namespace | None = None) -> str:
     """The data owner's line (stderr, never the file): rows read, outside, invalid, dropped, in no
-    region (region releases), used."""
+    region (region releases), used, and the files read (each path given read as that file; a pattern
+    expanded)."""
     rep = rel.audit()
     line = (f"read {rows_read(rep):,} rows: "
             f"{rep['rows_outside_domain']:,} outside the domain ({rep['outside_rows']}), "
@@ -251,7 +270,12 @@ def input_counts(rel) -> str:
     if "rows_in_no_region" in rep:
         line += f", {rep['rows_in_no_region']:,} in no region"
     line += f"; {rep['rows_used']:,} used (exact counts for you only: not part of the release)"
-    return line + (f"; data read as {rep['data_passes']}" if "data_passes" in rep else "")
+    line += f"; data read as {rep['data_passes']}" if "data_passes" in rep else ""
+    files = rep.get("files_read") or ([] if a is None or "://" in str(a.input) else expand_paths(a.input))
+    if files:
+        more = f" and {len(files) - 3:,} more" if len(files) > 3 else ""
+        line += f"; files read: {len(files):,} ({', '.join(files[:3])}{more})"
+    return line
 
 
 def outside_warning(rel, a: argparse.Namespace, domain: Domain, memory: np.ndarray | None) -> str | None:
@@ -291,9 +315,10 @@ def _inside_if_swapped(a: argparse.Namespace, domain: Domain, memory: np.ndarray
 def spark_frame(master: str, pattern, columns: list[str]):
     """A Spark DataFrame of the named columns of Parquet / CSV files, on a session at ``master``
     (stopped afterwards). No pyspark, or a Spark that cannot start, is a ValueError saying so."""
-    from .sources.files import expand_paths, file_kind
+    from .sources.files import expand_paths, file_kind, literal
     remote = "://" in str(pattern)       # hdfs://, s3a://: Spark resolves the path (and its globs) itself
-    files = [str(pattern)] if remote else expand_paths(pattern)
+    files = [str(pattern)] if remote else [literal(f).replace("{", "\\{").replace("}", "\\}")
+                                           for f in expand_paths(pattern)]     # each local file read as itself
     kind = file_kind(files[0].rstrip("/*"))     # .parquet or .csv, or a ValueError saying so
     SparkSession = require("pyspark.sql", "--spark (and Java 17+)").SparkSession
     try:
@@ -397,7 +422,7 @@ def run_build(a: argparse.Namespace) -> int:
         with bar:
             rel = build(points, domain, a.method, a.epsilon, a.seed, nonfinite="drop", progress=update, **extra)
         memory = points if isinstance(points, np.ndarray) else None
-        print(input_counts(rel), file=sys.stderr)
+        print(input_counts(rel, a), file=sys.stderr)
         outside = outside_warning(rel, a, domain, memory)
     for line in [outside] + [_warning_line(w) for w in said]:
         if line:
@@ -445,16 +470,16 @@ def run_regions(a: argparse.Namespace) -> int:
     with _input(a, extra) as points, warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         rel = build_regions(points, layer, epsilon=a.epsilon, seed=a.seed, pooling=a.pooling, **extra)
-    print(input_counts(rel), file=sys.stderr)
+    print(input_counts(rel, a), file=sys.stderr)
     for line in (_warning_line(w) for w in said):
         if line:
             print(f"psdviz regions: {line}", file=sys.stderr)
     if suffix == ".json":
         path = rel.save(a.out, allow_seeded=a.allow_seeded)
     else:
-        from .core.rng import check_seeded_export
+        from .core.rng import check_seeded_export, labelled
         check_seeded_export(rel.randomness, a.allow_seeded, "the region counts")
-        table = rel.counts()
+        table = labelled(rel.counts(), rel.randomness)
         path = Path(a.out)
         table.to_csv(path, index=False) if suffix == ".csv" else table.to_parquet(path, index=False)
     _print_ledger(rel)
@@ -482,12 +507,14 @@ def describe(rel) -> None:
     con = Console()
     rep = rel.report()
     if "warning" in rep:
-        con.print(f"[bold red]{rep['warning']}[/]")
+        con.print(shown(rep["warning"]), style="bold red")
     params = rep.get("parameters", rep.get("params", {}))
     method = rep.get("method") or ", ".join(rep.get("methods", []))
     chosen = f" (chose {params['chosen']})" if "chosen" in params else ""
-    con.print(f"[bold]{method}{chosen}[/], epsilon {rel.epsilon:g} per {rel.privacy_unit}"
-              + (f", delta {rep['delta']:g}" if rep.get("delta") else ""), highlight=False)
+    head = shown(f"{method}{chosen}")
+    head.stylize("bold")
+    con.print(head + shown(f", epsilon {rel.epsilon:g} per {rel.privacy_unit}"
+                           + (f", delta {rep['delta']:.3g}" if rep.get("delta") else "")), highlight=False)
     if hasattr(rel, "grid"):                # a spatial release: cells on a grid over a domain
         d = rel.domain
         con.print(f"cells: {rep['cells']:,} published ({rep['nodes']:,} nodes in the tree)", highlight=False)
@@ -495,14 +522,16 @@ def describe(rel) -> None:
                   f"{rel.grid.bits} bits ({rel.grid.size:,} positions per axis)", highlight=False)
     else:
         sizes = {k: rep[k] for k in ("regions", "levels", "nodes", "size", "m") if k in rep}
-        con.print(", ".join(f"{k}: {v:,}" for k, v in sizes.items()), highlight=False)
-    con.print(f"randomness: {rel.randomness.mode}", highlight=False)
+        con.print(shown(", ".join(f"{k}: {v:,}" for k, v in sizes.items())), highlight=False)
+    con.print(shown(f"randomness: {rel.randomness.mode}"), highlight=False)
     text = ", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}" for k, v in params.items())
     if text:
-        con.print(f"parameters: {text}", highlight=False)
+        con.print(shown(f"parameters: {text}"), highlight=False)
     _print_ledger(rel)
-    for note in rel.notes:
-        con.print(f"note: {note}", highlight=False)
+    for note in rel.notes[:SHOWN_ROWS]:
+        con.print(shown(f"note: {note}"), highlight=False)
+    if len(rel.notes) > SHOWN_ROWS:
+        con.print(shown(f"... {len(rel.notes) - SHOWN_ROWS:,} more notes (psdviz info --json lists all)"))
 
 
 def run_params(a: argparse.Namespace) -> int:

@@ -5,7 +5,7 @@ seeded run is reproducible and is labelled as such in every release (``randomnes
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -15,13 +15,28 @@ NOT_PRIVATE_SEEDED = ("NOT PRIVATE: built from a seed (a reproducible teaching r
                       "regenerate the noise and recover every exact count")
 
 
+_ENGINE = object()     # marks the generators the engine made from OS entropy (the only ones labelled fresh)
+
+
 @dataclass(frozen=True)
 class Randomness:
-    """A numpy Generator together with a label saying where its entropy came from."""
+    """A numpy Generator together with a label saying where its entropy came from.
+
+    Only the engine's own generator (:func:`make_randomness` with ``seed=None``, or a release file's
+    label on load, which holds no generator worth the name) may be labelled fresh: a generator a caller
+    made, from a seed or otherwise, is labelled seeded, so a seeded run can never be saved as fresh."""
 
     rng: np.random.Generator
     mode: str
     seed: int | None
+    origin: object = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.mode not in (FRESH, SEEDED):
+            raise ValueError(f"randomness mode must be {FRESH!r} or {SEEDED!r} (got {self.mode!r})")
+        if self.mode == FRESH and self.origin is not _ENGINE:
+            raise ValueError("only psdviz's own generator (seed=None) is labelled fresh; a generator you made "
+                             "is a seeded run: label it seeded, or pass seed=None for fresh randomness")
 
     @property
     def reproducible(self) -> bool:
@@ -51,12 +66,21 @@ def check_seeded_export(randomness: Randomness, allow_seeded: bool, what: str) -
                          "a real release, or pass allow_seeded=True for a teaching file labelled NOT private")
 
 
+def labelled(frame, randomness: Randomness):
+    """A copy of an export table with a ``warning`` column saying NOT PRIVATE on every row when the run
+    was seeded (CSV and Parquet have no place for a file-wide label that every reader sees); the frame
+    itself when fresh. The input frame is never changed."""
+    if not randomness.seeded:
+        return frame
+    return frame.assign(warning=NOT_PRIVATE_SEEDED)
+
+
 def make_randomness(seed: int | Randomness | None = None) -> Randomness:
     """Return a :class:`Randomness`; ``seed=None`` draws from OS entropy (``SeedSequence()``)."""
     if isinstance(seed, Randomness):
         return seed
     if seed is None:
-        return Randomness(np.random.default_rng(np.random.SeedSequence()), FRESH, None)
+        return Randomness(np.random.default_rng(np.random.SeedSequence()), FRESH, None, _ENGINE)
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
         raise ValueError(f"seed must be an integer or None (got {seed!r})")
     if seed < 0:

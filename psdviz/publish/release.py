@@ -134,6 +134,10 @@ class Release:
         nothing it is derived from changes, else rebuilt now from the new tree and query model (a model
         that does not fit fails here). Releases are made by :func:`psdviz.publish.factory.make_release`."""
         from .query_model import check_model
+        new_rnd = changes.get("randomness")
+        if new_rnd is not None and self.randomness.seeded and not new_rnd.seeded:
+            raise ValueError("a seeded release stays seeded: its noise came from the seed, whatever the label says "
+                             "(build again with seed=None for a fresh release)")
         if changes.get("query_model") is not None:
             check_model(changes["query_model"])
         out = dataclasses.replace(self, **changes)

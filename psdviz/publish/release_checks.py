@@ -24,7 +24,7 @@ from ..core.domain import MAX_WORKLOAD_RECTS
 from ..core.grid import Grid, check_resolution
 from ..core.ledger import MAX_TOTAL_DELTA, TOLERANCE, Ledger, Spend
 from ..core.privacy_unit import PrivacyUnit
-from ..core.rng import FRESH, SEEDED, Randomness
+from ..core.rng import _ENGINE, FRESH, SEEDED, Randomness
 from ..core.tree import MAX_NODES
 from ..core.validation import check_epsilon, is_number
 
@@ -109,7 +109,7 @@ def loaded_randomness(label) -> Randomness:
     """The randomness of a loaded release: its label (fresh or seeded, checked), never a seed."""
     if label not in (FRESH, SEEDED):
         raise bad(f"unknown randomness {label!r}")
-    return Randomness(np.random.default_rng(), label, None)
+    return Randomness(np.random.default_rng(), label, None, _ENGINE if label == FRESH else None)
 
 
 def _spend(rec) -> Spend:

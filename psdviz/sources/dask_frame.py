@@ -22,9 +22,9 @@ def read_frame(pattern, columns: list[str]):
     """A Dask DataFrame of the named columns of Parquet / CSV files (a path, glob or list)."""
     dd = require("dask.dataframe", "Dask frames")
 
-    from .files import expand_paths, file_kind
-    files = expand_paths(pattern)
-    if file_kind(files[0]) == "parquet":
+    from .files import expand_paths, file_kind, literal
+    files = [literal(f) for f in expand_paths(pattern)]       # each path read as that file, never re-globbed
+    if file_kind(expand_paths(pattern)[0]) == "parquet":
         return dd.read_parquet(files, columns=columns)
     return dd.read_csv(files, usecols=columns)
 

@@ -48,6 +48,14 @@ def expand_paths(pattern) -> list[str]:
     return files
 
 
+def literal(path: str) -> str:
+    """``path`` as a pattern that DuckDB, Dask (fsspec) and Spark (Hadoop) match to that one file only:
+    their readers glob every path they are given, so a file named ``trips*.csv`` or ``cell[12].csv``
+    would read its neighbours (or another file) instead. Glob characters become one-character classes
+    (``glob.escape``: ``trips[*].csv``), which all three read literally; other paths are unchanged."""
+    return glob.escape(path) if any(c in path for c in "*?[") else path
+
+
 def file_kind(path: str) -> str:
     low = path.lower()
     if low.endswith(PARQUET):
@@ -114,7 +122,7 @@ class DuckDBSource(KeySource):
         import duckdb
         reader = self.con.read_parquet if file_kind(self.files[0]) == "parquet" else self.con.read_csv
         try:
-            raw = reader(self.files)
+            raw = reader([literal(f) for f in self.files])
             cols = list(raw.columns)
         except duckdb.Error as exc:
             raise ValueError(f"cannot read {self.files[0]}: {exc}") from None
@@ -265,3 +273,7 @@ class DuckDBSource(KeySource):
 
     def close(self) -> None:
         self.con.close()
+
+    def report(self) -> dict:
+        """The owner's input account, with the files read (paths are the owner's, never in a release file)."""
+        return {**super().report(), "files_read": list(self.files)}

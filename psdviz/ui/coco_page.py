@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from psdviz.core.rng import labelled
+
 from .. import coco
 from ..coco.sample import flights_table, load_flight_airports
 from . import coco_view as view
@@ -223,7 +225,8 @@ def _exports(rel: coco.CocoRelease) -> None:
     c1.download_button("Download the release (JSON, with its ledger)", export.release_bytes(rel, ".json", allow),
                        "count_of_counts.json",
                        "application/json", key="coco_json")
-    c2.download_button("Download the private histograms (CSV)", rel.records().to_csv(index=False),
+    table = labelled(rel.records(), rel.randomness)         # a seeded run's rows say NOT PRIVATE
+    c2.download_button("Download the private histograms (CSV)", table.to_csv(index=False),
                        "count_of_counts.csv", "text/csv", key="coco_csv")
     st.caption("Exports hold the private histograms, the hierarchy and G (labelled with where they came from), "
                "and the ledger; no true values.")

@@ -14,6 +14,7 @@ import streamlit as st
 
 import psdviz as pv
 from psdviz import regions as rg
+from psdviz.core.rng import labelled
 from psdviz.io.samples import sample_points
 from psdviz.regions.build import true_counts
 from psdviz.regions.release import SOURCES
@@ -178,6 +179,7 @@ def _exports(rel, counts: pd.DataFrame, frame, name: str) -> None:
     c1, c2, c3, c4 = st.columns(4)
     c1.download_button("Release file (JSON)", export.release_bytes(rel, ".json", allow), name,
                        "application/json", key="rg_json")
+    counts = labelled(counts, rel.randomness)
     c2.download_button("Counts (CSV)", counts.to_csv(index=False), "region_counts.csv", "text/csv", key="rg_csv")
     geo = frame[["id", "geometry"]].merge(counts, on="id")
     c3.download_button("Counts with outlines (GeoJSON)", geo.to_json(), "region_counts.geojson",

@@ -23,6 +23,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from psdviz.core.rng import labelled
+
 from .. import sparse
 from ..io.samples import SAMPLES, sample_points
 from ..lab.sparse_lab import compare_queries, query_sizes
@@ -227,7 +229,8 @@ def _show(rel, seconds: float, table, fp: str, key: str) -> None:
     d1.download_button("Download the summary (JSON, with its ledger)", export.release_bytes(rel, ".json", allow),
                        "sparse_summary.json",
                        "application/json", key="sp_json")
-    d2.download_button("Download the summary entries (CSV)", rel.to_frame().to_csv(index=False), "sparse_summary.csv",
+    table = labelled(rel.to_frame(), rel.randomness)        # a seeded run's rows say NOT PRIVATE
+    d2.download_button("Download the summary entries (CSV)", table.to_csv(index=False), "sparse_summary.csv",
                        "text/csv", key="sp_csv")
     st.caption("Exports hold the released entries, parameters and ledger; no true counts.")
 

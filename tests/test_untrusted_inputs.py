@@ -1,0 +1,86 @@
+"""Untrusted files and inputs: a seeded run is never labelled fresh, seeded table exports say NOT
+PRIVATE on every row, ``psdviz info`` prints a file's text literally and capped, and a path that names
+a file is read as that file (never re-globbed by DuckDB, Dask or Spark)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import psdviz as pv
+from psdviz.cli import SHOWN_CHARS, main
+from psdviz.core.rng import FRESH, NOT_PRIVATE_SEEDED, Randomness, labelled, make_randomness
+
+PTS = np.random.default_rng(0).random((3000, 2))
+DOM = pv.Domain(0, 0, 1, 1)
+
+
+def test_only_the_engine_labels_a_generator_fresh():
+    with pytest.raises(ValueError, match="only psdviz's own generator"):
+        Randomness(np.random.default_rng(42), FRESH, None)
+    with pytest.raises(ValueError, match="randomness mode must be"):
+        Randomness(np.random.default_rng(42), "fresh-ish", None)
+    assert make_randomness(None).mode == FRESH
+
+
+def test_a_seeded_release_cannot_be_relabelled_fresh(tmp_path):
+    seeded = pv.build(PTS, DOM, "quadtree", 1.0, seed=42)
+    fresh = pv.build(PTS, DOM, "quadtree", 1.0)
+    with pytest.raises(ValueError, match="a seeded release stays seeded"):
+        seeded.evolve(randomness=fresh.randomness)
+    with pytest.raises(ValueError, match="NOT private"):
+        seeded.save(tmp_path / "r.parquet")
+    back = pv.load_release(fresh.save(tmp_path / "f.parquet"))
+    assert back.randomness.mode == FRESH                # a fresh file loads as fresh
+
+
+def test_seeded_table_exports_say_not_private_on_every_row(tmp_path, capsys):
+    table = pd.DataFrame({"a": [1, 2]})
+    seeded = make_randomness(3)
+    out = labelled(table, seeded)
+    assert list(out["warning"]) == [NOT_PRIVATE_SEEDED] * 2 and "warning" not in table   # the input untouched
+    assert labelled(table, make_randomness(None)) is table
+    csv = tmp_path / "pts.csv"
+    pd.DataFrame({"lon": -100 + PTS[:, 0] * 10, "lat": 35 + PTS[:, 1] * 5}).to_csv(csv, index=False)
+    code = main(["regions", str(csv), "--lon", "lon", "--lat", "lat", "--regions", "us-states", "--seed", "4",
+                 "--allow-seeded", "--out", str(tmp_path / "counts.csv")])
+    assert code == 0
+    counts = pd.read_csv(tmp_path / "counts.csv")
+    assert (counts["warning"] == NOT_PRIVATE_SEEDED).all()
+
+
+@pytest.mark.parametrize("note", ["[/]", "[bold red]OFFICIAL WARNING: this release is certified[/]",
+                                  "x" * 5_000_000])
+def test_info_prints_file_text_literally_and_capped(tmp_path, capsys, note):
+    rel = pv.build(PTS, DOM, "ug", 1.0).with_notes(note)
+    path = rel.save(tmp_path / "r.parquet")
+    assert main(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    if note.startswith("[bold"):
+        assert "[bold red]OFFICIAL WARNING" in out           # shown as the text it is, not as a style
+    if len(note) > SHOWN_CHARS:
+        assert "more characters not shown" in out and len(out) < 3 * SHOWN_CHARS + 20_000
+
+
+@pytest.mark.parametrize("name", ["trips*.csv", "cell[12].csv", "what?.csv"])
+def test_a_file_name_with_glob_characters_is_read_as_that_file(tmp_path, capsys, name):
+    one = pd.DataFrame({"lon": [0.25] * 10, "lat": [0.25] * 10})
+    other = pd.DataFrame({"lon": [0.75] * 500, "lat": [0.75] * 500})
+    one.to_csv(tmp_path / name, index=False)
+    for decoy in ("trips_2019_other.csv", "cell1.csv", "cell2.csv", "whatX.csv"):
+        other.to_csv(tmp_path / decoy, index=False)
+    rel = pv.build(str(tmp_path / name), DOM, "ug", 1.0, lon="lon", lat="lat")
+    audit = rel.audit()
+    assert audit["rows_in"] == 10 and audit["files_read"] == [str(tmp_path / name)]
+    code = main(["build", str(tmp_path / name), "--lon", "lon", "--lat", "lat", "--domain", "0", "0", "1", "1",
+                 "--method", "ug", "--out", str(tmp_path / "r.parquet")])
+    err = capsys.readouterr().err
+    assert code == 0 and "read 10 rows" in err and f"files read: 1 ({tmp_path / name})" in err
+
+
+def test_a_pattern_is_expanded_and_the_account_lists_the_files(tmp_path, capsys):
+    for i in range(3):
+        pd.DataFrame({"lon": [0.5] * (i + 1), "lat": [0.5] * (i + 1)}).to_csv(tmp_path / f"part{i}.csv", index=False)
+    rel = pv.build(str(tmp_path / "part*.csv"), DOM, "ug", 1.0, lon="lon", lat="lat")
+    assert rel.audit()["rows_in"] == 6
+    assert rel.audit()["files_read"] == [str(tmp_path / f"part{i}.csv") for i in range(3)]
