@@ -73,3 +73,44 @@ def paper_p_tau(a: float, tau: int) -> float:
 def paper_p_theta_tau(a: float, theta: int, tau: int) -> float:
     """Appendix C.4: 2 (theta a^theta - (theta-1) a^(theta+1) - a^(tau+1)) / (tau (1 - a^2))."""
     return 2.0 * (theta * a ** theta - (theta - 1) * a ** (theta + 1) - a ** (tau + 1)) / (tau * (1.0 - a * a))
+
+
+def test_sparse_summaries_refuse_a_cell_epsilon_below_the_floor():
+    """Below MIN_CELL_EPSILON the zero cells' a = exp(-epsilon) as a double no longer matches the explicit
+    cells' exact sampler (1 - a off by 0.8 % at the samplers' own floor of 7.1e-15): refused in words."""
+    import math
+
+    from psdviz.sparse import make_table, summarize
+    from psdviz.sparse.zero_law import MIN_CELL_EPSILON, alpha_of
+    table = make_table(np.array([1, 5]), np.array([3, 4]), 100)
+    with pytest.raises(ValueError, match="epsilon / sensitivity of at least 1e-06"):
+        summarize(table, "filter-priority", 5e-7)
+    with pytest.raises(ValueError, match="at least 1e-06"):
+        alpha_of(1.0, sensitivity=2e6)
+    a = alpha_of(MIN_CELL_EPSILON)
+    # at the floor, 1 - a as the zero law computes it is within 1e-9 (relative) of the exact value
+    assert abs((1 - a) / -math.expm1(-MIN_CELL_EPSILON) - 1) < 1e-9
+    assert abs((1 - math.exp(-7.2e-15)) / -math.expm1(-7.2e-15) - 1) > 1e-3      # why the floor is not lower
+
+
+def test_zero_and_one_count_cells_are_indistinguishable_at_the_floor():
+    """D vs D' at the floor: one cell with count 0 (the zero law) against count 1 (the exact sampler and
+    the filter), 1.5e6 runs a side, two-sided filter at half the noise scale. Over the 21 outcomes (not
+    kept, or kept in one of 20 value bins) every |log ratio| stays within 3.5 standard errors
+    (Bonferroni over 21 outcomes at about 1 %) of the claim epsilon = 1e-6."""
+    import math
+
+    from psdviz.core.noise import two_sided_geometric
+    from psdviz.sparse.zero_law import MIN_CELL_EPSILON, alpha_of
+    eps, n = MIN_CELL_EPSILON, 1_500_000
+    rng = np.random.default_rng(20)
+    theta = int(round(0.5 / eps))
+    law = ZeroLaw(alpha_of(eps), theta, None, True)
+    v0 = law.sample_values(rng, int(rng.binomial(n, law.pass_probability())))
+    noisy = 1 + two_sided_geometric(rng, 1 / eps, n)
+    v1 = noisy[np.abs(noisy) >= theta]
+    edges = np.quantile(np.concatenate([v0, v1]).astype(float), np.linspace(0, 1, 21)[1:-1])
+    c0 = np.r_[n - v0.size, np.bincount(np.searchsorted(edges, v0.astype(float)), minlength=20)]
+    c1 = np.r_[n - v1.size, np.bincount(np.searchsorted(edges, v1.astype(float)), minlength=20)]
+    excess = np.abs(np.log(c0 / c1)) - 3.5 * np.sqrt(1 / c0 + 1 / c1)
+    assert excess.max() <= eps, (excess.max(), math.log(c0[0] / c1[0]))
