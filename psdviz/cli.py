@@ -328,7 +328,8 @@ def spark_frame(master: str, pattern, columns: list[str]):
     try:
         csv = spark.read.option("header", True).option("inferSchema", True).csv
         reader = spark.read.parquet if kind == "parquet" else csv
-        yield reader(*files).select(*columns)
+        from .sources.spark_frame import spark_column
+        yield reader(*files).select(*(spark_column(c) for c in columns))
     finally:
         spark.stop()
 
@@ -338,6 +339,23 @@ def _warning_line(w: warnings.WarningMessage) -> str | None:
     if not issubclass(w.category, (NoiseDominatesWarning, LargeEpsilonWarning)):
         return None
     return "warning: " + " ".join(str(w.message).split())
+
+
+def check_params_are_the_methods(given: dict) -> None:
+    """--param sets a method's own parameters; the build's own inputs (epsilon, seed, domain, ...) have
+    options of their own and are refused here in words (they reached ``build`` twice)."""
+    import inspect
+    own = {p for p, v in inspect.signature(build).parameters.items() if v.kind is not v.VAR_KEYWORD}
+    clash = sorted(set(given) & own)
+    if clash:
+        name = clash[0]
+        option = {"points": "INPUT", "seed": "--seed", "epsilon": "--epsilon", "domain": "--domain",
+                  "method": "--method", "resolution": "--resolution", "lon": "--lon", "lat": "--lat",
+                  "user": "--user", "max_points_per_user": "--max-points-per-user", "workload": "--workload",
+                  "memory_limit": "--memory-limit", "passes": "--passes", "nonnegative": "--nonnegative"}.get(name)
+        where = f"give it as {option}" if option else "the command line sets it itself"
+        raise ValueError(f"--param {name}=...: {name} is not a method parameter ({where}); --param sets the "
+                         "method's own parameters (psdviz params METHOD lists them)")
 
 
 def check_input_options(a: argparse.Namespace) -> None:
@@ -409,6 +427,7 @@ def run_build(a: argparse.Namespace) -> int:
     domain = Domain(*a.domain)
     check_crs(a.crs, domain)
     extra = dict(a.param)
+    check_params_are_the_methods(extra)
     if a.resolution is not None:
         extra["resolution"] = a.resolution
     if a.nonnegative:
@@ -553,6 +572,11 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, OSError, MissingExtraError) as exc:
         print(f"psdviz {a.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except (Exception, RecursionError) as exc:      # never a traceback: one line, and it is a bug to report
+        first = (str(exc).strip().splitlines() or [""])[0][:300]
+        print(f"psdviz {a.command}: unexpected {type(exc).__name__}: {first} (a bug in psdviz: please report it "
+              "with the command that caused it)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -84,3 +84,30 @@ def test_a_pattern_is_expanded_and_the_account_lists_the_files(tmp_path, capsys)
     rel = pv.build(str(tmp_path / "part*.csv"), DOM, "ug", 1.0, lon="lon", lat="lat")
     assert rel.audit()["rows_in"] == 6
     assert rel.audit()["files_read"] == [str(tmp_path / f"part{i}.csv") for i in range(3)]
+
+
+def _cli_line(capsys, *args) -> tuple[int, str]:
+    code = main(list(args))
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("psdviz ")]
+    assert len(err) == 1, err
+    return code, err[0]
+
+
+def test_hostile_inputs_give_one_line_errors(tmp_path, capsys):
+    ok = tmp_path / "ok.csv"
+    ok.write_text("lon,lat\n0.1,0.2\n0.3,0.3\n")
+    hexa = tmp_path / "hex.csv"
+    hexa.write_text("lon,lat\n0.1,0.2\n0x10,0.5\n")
+    base = ["build", "--lon", "lon", "--lat", "lat", "--domain", "0", "0", "1", "1",
+            "--out", str(tmp_path / "o.parquet")]
+    code, line = _cli_line(capsys, *base[:1], str(ok), *base[1:], "--memory-limit", "999999999TB")
+    assert code == 2 and "is not one DuckDB accepts" in line
+    code, line = _cli_line(capsys, *base[:1], str(hexa), *base[1:])
+    assert code == 2 and "are not numbers" in line
+    for name in ("seed", "epsilon", "domain", "progress"):
+        code, line = _cli_line(capsys, *base[:1], str(ok), *base[1:], "--param", f"{name}=5")
+        assert code == 2 and f"--param {name}=...: {name} is not a method parameter" in line
+    nested = tmp_path / "nested.json"
+    nested.write_text('{"format": "psdviz-regions", "format_version": 2, "x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    code, line = _cli_line(capsys, "info", str(nested))
+    assert code == 2 and "nested too deeply" in line

@@ -40,6 +40,8 @@ def read(path, fmt: str) -> dict:
         doc = json.loads(path.read_bytes())
     except ValueError:
         raise bad(f"{path} is not a JSON release file") from None
+    except RecursionError:           # JSON nested thousands deep: no release file is
+        raise bad(f"{path}: its JSON is nested too deeply for a release file") from None
     if not isinstance(doc, dict) or doc.get("format") != fmt or doc.get("format_version") != FORMAT_VERSION:
         got = (doc.get("format"), doc.get("format_version")) if isinstance(doc, dict) else (None, None)
         raise ValueError(f"{path} is format {got[0]!r} version {got[1]!r}; expected {fmt!r} version {FORMAT_VERSION}")

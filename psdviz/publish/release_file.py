@@ -135,6 +135,8 @@ def _read_metadata(path: Path) -> dict:
         meta = json.loads(raw)
     except ValueError:          # bad JSON or bad UTF-8
         raise checks.bad(f"{path}: the release metadata is not valid JSON text") from None
+    except RecursionError:      # nested thousands deep: no release's metadata is
+        raise checks.bad(f"{path}: the release metadata is nested too deeply") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
         got = (meta.get("format"), meta.get("format_version")) if isinstance(meta, dict) else (None, None)
         raise ValueError(f"{path} is format {got[0]!r} version {got[1]!r}; "

@@ -93,7 +93,12 @@ class DuckDBSource(KeySource):
         self.grid = Grid(domain, check_resolution(resolution))
         self.files = expand_paths(pattern)
         self.outside, self.nonfinite = outside, nonfinite
-        self.con = duckdb.connect(config=_settings(memory_limit, threads))
+        try:
+            self.con = duckdb.connect(config=_settings(memory_limit, threads))
+        except duckdb.Error as exc:      # a limit DuckDB cannot parse or hold (e.g. 999999999TB)
+            first = str(exc).strip().splitlines()[0][:200]
+            raise ValueError(f"memory_limit {memory_limit!r} is not one DuckDB accepts ({first}); give a size "
+                             'such as "2GB" or "500MB"') from None
         self._relation(lon, lat)
         self._counts: tuple[int, int, int, int] | None = None   # rows, not numbers, non-finite, outside
 
@@ -169,6 +174,10 @@ class DuckDBSource(KeySource):
             limit = self.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
             raise ValueError(f"DuckDB ran out of memory under memory_limit {limit}: raise memory_limit (e.g. "
                              '"4GB") or lower the resolution') from None
+        except duckdb.Error as exc:       # a value DuckDB cannot read (e.g. 0x10 in a number column)
+            first = str(exc).strip().splitlines()[0][:300]
+            raise ValueError(f"the files cannot be read as points ({type(exc).__name__}: {first}); check that "
+                             f"the columns {list(self.columns)} hold plain numbers") from None
 
     def _key_exprs(self) -> tuple[str, str, str, str]:
         """SQL of (kx, ky, finite, inside): the grid keys with the same float operations as

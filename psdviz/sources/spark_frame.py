@@ -23,6 +23,12 @@ def is_spark_frame(obj) -> bool:
     return type(obj).__module__.startswith("pyspark.sql") and hasattr(obj, "mapInPandas")
 
 
+def spark_column(name: str) -> str:
+    """A column name as Spark reads it literally: in backticks (doubled inside), so "a.b" is not a field
+    b of a struct a."""
+    return "`" + name.replace("`", "``") + "`"
+
+
 class SparkSource(KeySource):
     """Points in a Spark DataFrame with columns ``lon`` and ``lat``."""
 
@@ -31,7 +37,7 @@ class SparkSource(KeySource):
         F = require("pyspark.sql.functions", "Spark frames")
         start_source(self, frame.columns, domain, lon=lon, lat=lat, outside=outside, nonfinite=nonfinite,
                      resolution=resolution, engine="Spark")
-        self.frame = frame.select(lon, lat)
+        self.frame = frame.select(spark_column(lon), spark_column(lat))   # a name such as "a.b" is one column
         schema = ", ".join(f"{c} long" for c in VALIDATION_COLUMNS)
         per_part = self.frame.mapInPandas(lambda parts: (validation(p, lon, lat, domain) for p in parts), schema)
         v = per_part.agg(*(F.sum(c).alias(c) for c in VALIDATION_COLUMNS)).collect()[0]
