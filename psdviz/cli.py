@@ -328,8 +328,12 @@ def spark_frame(master: str, pattern, columns: list[str]):
     try:
         csv = spark.read.option("header", True).option("inferSchema", True).csv
         reader = spark.read.parquet if kind == "parquet" else csv
-        from .sources.spark_frame import spark_column
-        yield reader(*files).select(*(spark_column(c) for c in columns))
+        from .sources.spark_frame import coordinates
+        frame = reader(*files)
+        missing = [c for c in columns if c not in frame.columns]
+        if missing:
+            raise ValueError(f"column {missing[0]!r} is not in {files[0]}; its columns are {frame.columns}")
+        yield coordinates(frame, *columns).toDF(*columns)
     finally:
         spark.stop()
 

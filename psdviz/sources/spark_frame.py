@@ -23,10 +23,13 @@ def is_spark_frame(obj) -> bool:
     return type(obj).__module__.startswith("pyspark.sql") and hasattr(obj, "mapInPandas")
 
 
-def spark_column(name: str) -> str:
-    """A column name as Spark reads it literally: in backticks (doubled inside), so "a.b" is not a field
-    b of a struct a."""
-    return "`" + name.replace("`", "``") + "`"
+def coordinates(frame, lon: str, lat: str):
+    """The two coordinate columns under plain names (``x``, ``y``), picked by position: Spark parses a
+    name such as "a.b" as field b of a struct a, even quoted in some versions, and ``toDF`` renames by
+    position without parsing any name."""
+    cols = list(frame.columns)
+    plain = [f"c{i}" for i in range(len(cols))]
+    return frame.toDF(*plain).select(plain[cols.index(lon)], plain[cols.index(lat)]).toDF("x", "y")
 
 
 class SparkSource(KeySource):
@@ -37,7 +40,8 @@ class SparkSource(KeySource):
         F = require("pyspark.sql.functions", "Spark frames")
         start_source(self, frame.columns, domain, lon=lon, lat=lat, outside=outside, nonfinite=nonfinite,
                      resolution=resolution, engine="Spark")
-        self.frame = frame.select(spark_column(lon), spark_column(lat))   # a name such as "a.b" is one column
+        self.frame = coordinates(frame, lon, lat)        # a column named "a.b" is one column
+        lon, lat = self.lon, self.lat = "x", "y"
         schema = ", ".join(f"{c} long" for c in VALIDATION_COLUMNS)
         per_part = self.frame.mapInPandas(lambda parts: (validation(p, lon, lat, domain) for p in parts), schema)
         v = per_part.agg(*(F.sum(c).alias(c) for c in VALIDATION_COLUMNS)).collect()[0]
