@@ -12,6 +12,16 @@ from psdviz.publish.release import whole_interval
 from . import words
 
 WHOLE = "95 % interval, noise and the cells the edges cut"
+# methods whose intervals are measured to hold the truth in fewer than 95 % of rectangles on typical data,
+# and why (docs/decisions/whole-interval.md; the figures live there, not here)
+SHORT = {
+    "htree": "the h-tree's cells follow the data's own spread so closely that the cut cells' model understates "
+             "their error: this interval is too narrow more often than 1 time in 20",
+    "kd-cell": "kd-cell's cells are cut at medians of the data, finer than the model assumes: this interval is "
+               "too narrow more often than 1 time in 20",
+}
+SPARSE = ("on very sparse data (a few thousand points over many cells) the interval holds the truth less often "
+          "than 95 %: the model of the cut cells reads the release, which knows little there")
 NOISE_ONLY = "95 % interval of the noise (a region release counts whole regions: no cell is cut)"
 
 
@@ -29,19 +39,22 @@ def interval_text(est: float, se: float, cut: float = 0.0) -> str:
     return f"{people(low)} to {people(high)}"
 
 
-def detail(se: float, cut: float | None) -> str:
-    """What the interval is made of, in words: the noise alone, then the cut cells' model."""
+def detail(se: float, cut: float | None, method: str | None = None) -> str:
+    """What the interval is made of, in words: the noise alone, then the cut cells' model, and where the
+    interval is known to fall short, why."""
     noise = f"the noise alone ± {people(1.96 * se)} (standard error {people(se)})"
     if cut is None:
         return f"{NOISE_ONLY}; {noise}."
-    return (f"{WHOLE}. In it: {noise}; the cells the edges cut ± {people(1.96 * cut)} ({words.CUT_MODEL}).")
+    short = f" For {method}: {SHORT[method]}." if method in SHORT else ""
+    return (f"{WHOLE}. In it: {noise}; the cells the edges cut ± {people(1.96 * cut)} ({words.CUT_MODEL}). "
+            f"As measured, {SPARSE}.{short}")
 
 
-def show(est: float, se: float, cut: float | None, label: str = "Private answer") -> None:
+def show(est: float, se: float, cut: float | None, label: str = "Private answer", method: str | None = None) -> None:
     """The estimate, its whole 95 % interval as the headline beside it, and what it is made of below."""
     c1, c2 = st.columns(2)
     c1.metric(label, people(est))
     c2.metric("95 % interval", interval_text(est, se, 0.0 if cut is None else cut),
               help=(NOISE_ONLY if cut is None else WHOLE) + ": the estimate plus or minus 1.96 standard deviations "
                    "of its whole error.")
-    st.caption(detail(se, cut))
+    st.caption(detail(se, cut, method))

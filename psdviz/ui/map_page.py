@@ -259,7 +259,7 @@ def query_answer(release: pv.Release, data: data_input.Dataset) -> None:
     est, se = row["private_answer"], row["standard_error"]
     st.caption(f"Query #{len(hist)} on `{data.name}`: x [{words.short(rect[0])}, {words.short(rect[2])}], "
                f"y [{words.short(rect[1])}, {words.short(rect[3])}]; `{row['method']}`, epsilon {row['epsilon']:g}")
-    answer_box.show(est, se, row["uniformity_error"])
+    answer_box.show(est, se, row["uniformity_error"], method=release.params.get("chosen", release.method))
     st.metric("True answer (not private)", f"{row['true_answer_NOT_PRIVATE']:,}")
     c1, c2 = st.columns(2)
     c1.metric("Absolute error", f"{row['abs_error']:,.1f}", help="|private - true|")

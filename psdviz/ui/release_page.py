@@ -156,7 +156,8 @@ def query_answer(release: pv.Release) -> None:
     if not hist or hist[-1] != row:
         hist.append(row)
     st.caption(f"x [{rect[0]:.4g}, {rect[2]:.4g}], y [{rect[1]:.4g}, {rect[3]:.4g}]")
-    answer_box.show(row["answer"], row["standard_error"], row["uniformity_error"], label="Estimated count")
+    answer_box.show(row["answer"], row["standard_error"], row["uniformity_error"], label="Estimated count",
+                    method=release.params.get("chosen", release.method))
     history_chart(hist)
     st.caption("Every rectangle answered so far; bars: 95 % intervals with the cut cells' model.")
 

@@ -115,3 +115,10 @@ def test_markdown_statement_for_every_kind(rel, tmp_path):
     assert "a centred rectangle of 10% of the domain" in spatial.report(format="markdown")
     with pytest.raises(ValueError, match="format must be one of"):
         spatial.report(format="html")
+
+
+def test_the_app_says_where_the_interval_falls_short():
+    from psdviz.ui.answer_box import SHORT, detail
+    assert "too narrow more often than 1 time in 20" in detail(3.0, 2.0, "htree")
+    assert "too narrow" not in detail(3.0, 2.0, "quadtree") and "very sparse data" in detail(3.0, 2.0, "quadtree")
+    assert set(SHORT) <= set(pv.METHODS)
