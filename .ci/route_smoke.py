@@ -53,8 +53,11 @@ def engine(tmp: Path) -> None:
 
 def missing_extra(tmp: Path) -> None:
     """Without the geo extra, a region command says which extra to install, in one line, exit 2."""
-    r = cli("regions", str(tmp / "points.csv"), "--lon", "lon", "--lat", "lat", "--regions", "us-states",
-            "--out", str(tmp / "r.csv"))
+    layer = tmp / "layer.geojson"
+    layer.write_text('{"type": "FeatureCollection", "features": [{"type": "Feature", "properties": {"id": "a"}, '
+                     '"geometry": {"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]]}}]}')
+    r = cli("regions", str(tmp / "points.csv"), "--lon", "lon", "--lat", "lat", "--regions", str(layer),
+            "--id", "id", "--out", str(tmp / "r.csv"))
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     check(r.returncode == 2 and len(lines) == 1 and "psdviz[geo]" in lines[0] and "Traceback" not in r.stderr,
           f"a missing extra is one line naming it ({r.stderr.strip()[-300:]})")

@@ -111,3 +111,63 @@ def test_hostile_inputs_give_one_line_errors(tmp_path, capsys):
     nested.write_text('{"format": "psdviz-regions", "format_version": 2, "x": ' + "[" * 100_000 + "]" * 100_000 + "}")
     code, line = _cli_line(capsys, "info", str(nested))
     assert code == 2 and "nested too deeply" in line
+
+
+def _edit_meta(src, dst, change):
+    """Copy a release file with its metadata changed by ``change(meta)`` (the node table as it is)."""
+    import json
+
+    import pyarrow.parquet as pq
+    t = pq.read_table(src)
+    meta = dict(t.schema.metadata)
+    key = next(k for k in meta if k != b"geo")
+    doc = json.loads(meta[key])
+    change(doc)
+    meta[key] = json.dumps(doc).encode()
+    pq.write_table(t.replace_schema_metadata(meta), dst)
+    return dst
+
+
+def _edit_column(src, dst, name, values):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    t = pq.read_table(src)
+    i = t.schema.get_field_index(name)
+    pq.write_table(t.set_column(i, name, pa.array(values, type=t.schema.field(name).type)), dst)
+    return dst
+
+
+USER_10 = "one user, at most 10 points"
+
+
+def test_a_release_files_claims_are_checked(tmp_path):
+    rel = pv.build(PTS, DOM, "quadtree", 1.0)
+    src = rel.save(tmp_path / "r.parquet")
+    n = rel.tree.n_nodes
+    cases = {
+        "relabelled user": (lambda p: _edit_meta(src, p, lambda m: m.update(privacy_unit=USER_10)),
+                            "spends at sensitivity 1"),
+        "zero variances": (lambda p: _edit_column(src, p, "noise_variance", np.zeros(n)), "more exact than its noise"),
+        "NaN estimates": (lambda p: _edit_column(src, p, "estimate", np.full(n, np.nan)), "no finite estimate"),
+        "kd-pure": (lambda p: _edit_meta(src, p, lambda m: m.update(method="kd-pure")), "non-private reference"),
+        "unknown method": (lambda p: _edit_meta(src, p, lambda m: m.update(method="kd-magic")), "unknown method"),
+    }
+    for name, (make, says) in cases.items():
+        path = make(tmp_path / f"{name}.parquet")
+        with pytest.raises(ValueError, match=says):
+            pv.load_release(path)
+    user = pv.build(PTS, DOM, "quadtree", 1.0, user=np.arange(3000) % 700, max_points_per_user=5)
+    assert pv.load_release(user.save(tmp_path / "u.parquet")).privacy_unit == user.privacy_unit
+
+
+def test_a_region_release_with_negative_standard_errors_is_refused(tmp_path):
+    import json
+
+    from psdviz import regions as rg
+    rel = pv.build_regions(np.column_stack([-100 + PTS[:, 0] * 10, 35 + PTS[:, 1] * 5]), rg.us_states(), epsilon=1.0)
+    path = rel.save(tmp_path / "r.json")
+    doc = json.loads(path.read_text())
+    doc["standard_error"] = [-1.0] * len(doc["standard_error"])
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="standard error must be a finite number > 0"):
+        pv.load_release(path)

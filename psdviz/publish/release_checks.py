@@ -221,6 +221,50 @@ def check_values(f: dict, rect: np.ndarray, grid: Grid) -> None:
             raise bad(f"per-node {name} must be finite and >= 0")
 
 
+def check_method(method: str) -> None:
+    """A release file is one of psdviz's private methods: an unknown name or a non-private reference
+    (kd-pure, kd-true, which psdviz never saves) is refused."""
+    from ..methods.registry import methods, references
+    if method in references():
+        raise bad(f"method {method!r} is a non-private reference, never a release: this file is not what it says")
+    if method not in methods():
+        raise bad(f"unknown method {method!r}: this psdviz knows {', '.join(methods())}")
+
+
+def check_claims(tree, ledger: Ledger, unit: str) -> None:
+    """What can be derived is derived and compared with what the file states.
+
+    - Leaves hold finite estimates (a NaN estimate would answer 0 with no error).
+    - No measured node is more precise than one count with the whole budget at sensitivity 1 could be:
+      its noise variance is at least the two-sided geometric variance at the ledger's total epsilon
+      (inverse-variance combinations of several measurements stay above it), so zeroed variances, which
+      would make answers claim to be exact, are refused.
+    - The privacy unit follows from the ledger: a file saying "one user, at most k points" must have
+      every spend at sensitivity k or more (group privacy scales them), else it is a point-level file
+      relabelled."""
+    from ..core.noise import geometric_variance
+    from ..core.privacy_unit import PrivacyUnit
+    leaves = tree.is_leaf
+    if not np.isfinite(tree.est[leaves]).all():
+        raise bad("a published cell has no finite estimate")
+    var = tree.noise_var
+    floor = float(geometric_variance(ledger.total())) * (1 - 1e-9)
+    measured = np.isfinite(var) & (tree.count_eps > 0)
+    if (var[measured] < floor).any():
+        raise bad(f"a node states a noise variance below {floor:.3g}, less than one count with the whole epsilon "
+                  f"{ledger.total():g} could have: the file claims answers more exact than its noise")
+    try:
+        parsed = PrivacyUnit.parse(unit)
+    except (TypeError, ValueError):
+        raise bad(f"unknown privacy unit {unit!r}") from None
+    k = parsed.limit if parsed.kind == "user" else None
+    sens = [float(r["sensitivity"]) for r in ledger.records() if r.get("sensitivity") is not None
+            and float(r["epsilon"]) > 0]
+    if k is not None and k > 1 and sens and min(sens) < k * (1 - 1e-9):
+        raise bad(f"the file says its privacy unit is {unit!r}, but its ledger spends at sensitivity {min(sens):g}: "
+                  "a user-level release spends every measurement at sensitivity k or more (group privacy)")
+
+
 def check_against_ledger(worst_path: float, ledger: Ledger) -> None:
     """The costliest root-to-leaf path of the nodes is what the ledger spent: more is a file claiming a
     stronger guarantee than its noise gives, less is epsilons edited down on the nodes."""

@@ -180,11 +180,13 @@ def load_release(path) -> Release:
     path = Path(path)
     meta = _read_metadata(path)
     checks.check_metadata(meta)
+    checks.check_method(meta["method"])
     ledger = checks.check_ledger(meta)
     domain = Domain(*meta["domain"])
     grid = Grid(domain, int(meta["resolution"]))
     tree, kept = _tree(path, grid)
     checks.check_against_ledger(float(tree.path_epsilons().max()), ledger)
+    checks.check_claims(tree, ledger, meta["privacy_unit"])
     checks.check_query_model(meta["query_model"], tree.height, tree.n_nodes, grid, kept)
     rules = meta["input_handling"]
     try:

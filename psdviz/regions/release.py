@@ -110,6 +110,11 @@ def load_regions(path) -> RegionRelease:
               for k in ("noisy", "least_squares", "standard_error")]
     if not all(a.size == n for a in (level, est, *arrays)) or len(parent) != n:
         raise bad("every array must hold one value per region")
+    se = arrays[2]
+    if not np.isfinite(se).all() or (se <= 0).any():
+        raise bad("every region's standard error must be a finite number > 0 (noise was drawn for every count)")
+    if not np.isfinite(arrays[1]).all():
+        raise bad("every region's least-squares estimate must be a finite number")
     pos = pd.Index(ids).get_indexer([p if p is not None else "" for p in parent])
     sums = np.bincount(pos[pos >= 0], weights=est[pos >= 0], minlength=n)
     has_kids = np.bincount(pos[pos >= 0], minlength=n) > 0
