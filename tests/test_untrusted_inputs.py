@@ -171,3 +171,19 @@ def test_a_region_release_with_negative_standard_errors_is_refused(tmp_path):
     path.write_text(json.dumps(doc))
     with pytest.raises(ValueError, match="standard error must be a finite number > 0"):
         pv.load_release(path)
+
+
+def test_a_small_count_of_counts_file_cannot_ask_for_gigabytes(tmp_path):
+    import json
+
+    from psdviz import coco as cc
+    h = cc.Hierarchy.from_paths([(f"n{i}",) for i in range(2000)], root="root")
+    table = cc.group_records([1, 1, 2], ["n0", "n0", "n1"], h, max_size=4,
+                             group_list=([1, 2], ["n0", "n1"]))
+    rel = cc.publish(table, method="hc", epsilon=1.0)
+    path = rel.save(tmp_path / "c.json")
+    doc = json.loads(path.read_text())
+    doc["report"]["max_size"] = 10 ** 6                 # 2,001 nodes x 1e6 sizes: 2 x 16 GB if believed
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match=r"more than this [0-9,]+-byte file can hold"):
+        pv.load_release(path)

@@ -6,6 +6,8 @@ consistency. Reading checks every array against the hierarchy before a release i
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from ..core.rng import check_seeded_export
@@ -16,6 +18,8 @@ from .publish import CONSISTENCY
 from .release import CocoRelease
 
 FORMAT = "psdviz-coco"
+MAX_DENSE = 60_000_000     # nodes x (K + 1): two int64 matrices of this size stay under 1 GB
+PER_BYTE = 500             # ... and at most this many per byte of the file (a 36 kB file cannot ask for GBs)
 
 
 def _entries(matrix: np.ndarray) -> dict:
@@ -64,6 +68,10 @@ def load_coco(path) -> CocoRelease:
     if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 10 ** 6:
         raise bad("max_size must be a whole number in [1, 1e6]")
     n = h.n_nodes
+    size = Path(path).stat().st_size
+    if n * (k + 1) > min(MAX_DENSE, max(10_000_000, PER_BYTE * size)):
+        raise bad(f"{n:,} nodes x {k + 1:,} group sizes is more than this {size:,}-byte file can hold "
+                  f"(at most {min(MAX_DENSE, max(10_000_000, PER_BYTE * size)):,} cells are read)")
     groups = jr.int_array(doc.get("groups"), "groups", 0, None)
     hist = _matrix(doc.get("histograms"), "histograms", n, k + 1, 0)
     independent = _matrix(doc.get("independent"), "independent", n, k + 1, -1)
