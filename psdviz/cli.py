@@ -340,7 +340,8 @@ def spark_frame(master: str, pattern, columns: list[str]):
 
 def _warning_line(w: warnings.WarningMessage) -> str | None:
     """One line for a warning the engine gave (its own words; deprecations and library chatter dropped)."""
-    if not issubclass(w.category, (NoiseDominatesWarning, LargeEpsilonWarning)):
+    from .regions.layer import RegionRepairWarning
+    if not issubclass(w.category, (NoiseDominatesWarning, LargeEpsilonWarning, RegionRepairWarning)):
         return None
     return "warning: " + " ".join(str(w.message).split())
 
@@ -488,13 +489,15 @@ def run_regions(a: argparse.Namespace) -> int:
     if suffix not in (".json", ".csv", ".parquet"):
         raise ValueError(f"--out must end in .json (the release), .csv or .parquet (its counts) (got {a.out!r})")
     check_input_options(a)
-    layer = load_layer(a)
+    with warnings.catch_warnings(record=True) as loaded:     # the layer's repairs, said below in one line each
+        warnings.simplefilter("always")
+        layer = load_layer(a)
     extra = {} if a.resolution is None else {"resolution": a.resolution}
     with _input(a, extra) as points, warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         rel = build_regions(points, layer, epsilon=a.epsilon, seed=a.seed, pooling=a.pooling, **extra)
     print(input_counts(rel, a), file=sys.stderr)
-    for line in (_warning_line(w) for w in said):
+    for line in (_warning_line(w) for w in [*loaded, *said]):
         if line:
             print(f"psdviz regions: {line}", file=sys.stderr)
     if suffix == ".json":

@@ -52,12 +52,22 @@ class Regions:
             "name": (gdf[name] if name else gdf[id]).astype(str).to_numpy(),
             "parent": None if parent is None else gdf[parent].to_numpy(),
         }, geometry=gdf.geometry.to_numpy(), crs=gdf.crs)
+        frame = _repaired(frame)
         if crs is not None:
             if frame.crs is None:
                 raise ValueError("the regions have no coordinate reference system; set one (gdf.set_crs) or pass "
                                  "crs=None to use them in their own coordinates")
-            frame = frame.to_crs(crs)
-        out = cls(_ordered(frame, tolerance))
+            try:
+                frame = frame.to_crs(crs)
+            except Exception as exc:      # pyproj's errors for a CRS it cannot transform
+                raise ValueError(f"the regions' coordinate reference system {frame.crs} cannot be turned into "
+                                 f"{crs} ({str(exc).splitlines()[0][:200]})") from None
+        shapely = require("shapely", "region layers")
+        try:
+            out = cls(_ordered(frame, tolerance))
+        except shapely.errors.GEOSException as exc:     # never a geometry library's exception for the user
+            raise ValueError(f"the regions' shapes cannot be processed ({str(exc).splitlines()[0][:200]}); "
+                             "repair them in a GIS (e.g. make valid) and load the layer again") from None
         out.__dict__["disjointness"] = _proof(out.n_levels, tolerance)   # the check just ran
         return out
 
@@ -73,6 +83,11 @@ class Regions:
             gdf = _read_topojson(path, layer)
         else:
             gpd = require("geopandas", "region layers")
+            if layer is None and path.suffix.lower() == ".gpkg":
+                names = list(gpd.list_layers(path)["name"])
+                if len(names) > 1:
+                    raise ValueError(f"{path.name} holds {len(names)} layers {names}: pass layer= one of them "
+                                     "(the CLI: --layer NAME)")
             try:
                 gdf = gpd.read_file(f"zip://{path}" if path.suffix.lower() == ".zip" else path, layer=layer)
             except Exception as exc:   # pyogrio raises its own errors for unreadable files
@@ -195,6 +210,63 @@ class Regions:
         return pd.DataFrame(self.frame[["id", "name", "level", "parent"]])
 
 
+class RegionRepairWarning(UserWarning):
+    """Regions of a layer were repaired on load (made valid, or features with one id merged); the
+    message names them."""
+
+
+def _repaired(frame):
+    """The layer with what can be repaired repaired, and the rest refused in one line naming the region:
+    coordinates that are not finite numbers and regions with no area are refused; self-intersecting or
+    otherwise invalid polygons are made valid (their polygonal parts kept) and features sharing one id and
+    one parent are merged into one region, each with a :class:`RegionRepairWarning` naming the regions."""
+    import warnings
+    shapely = require("shapely", "region layers")
+    geoms = frame.geometry.to_numpy()
+    ids = frame["id"].to_numpy()
+    empty = shapely.is_missing(geoms) | shapely.is_empty(geoms)
+    if empty.any() and not empty.all():
+        names = ", ".join(repr(i) for i in ids[empty][:10]) + (" ..." if empty.sum() > 10 else "")
+        warnings.warn(f"{int(empty.sum())} region(s) have no shape in the file and were skipped: {names}",
+                      RegionRepairWarning, stacklevel=4)
+        frame = frame[~empty].reset_index(drop=True)
+        geoms, ids = frame.geometry.to_numpy(), frame["id"].to_numpy()
+    present = ~shapely.is_missing(geoms)
+    xy, which = shapely.get_coordinates(geoms[present], return_index=True)
+    bad = np.unique(which[~np.isfinite(xy).all(axis=1)])
+    if bad.size:
+        raise ValueError(f"region {ids[present][bad[0]]!r} has a coordinate that is not a finite number "
+                         f"({bad.size} region(s) so): fix or remove them")
+    invalid = present & ~shapely.is_valid(geoms)
+    if invalid.any():
+        fixed = shapely.make_valid(geoms[invalid])
+        keep = [[p for p in shapely.get_parts(g) if p.geom_type in ("Polygon", "MultiPolygon")] for g in fixed]
+        parts = [shapely.union_all(k) if k else shapely.Polygon() for k in keep]   # no area left: refused below
+        geoms = geoms.copy()
+        geoms[invalid] = parts
+        names = ", ".join(repr(i) for i in ids[invalid][:10]) + (" ..." if invalid.sum() > 10 else "")
+        warnings.warn(f"{int(invalid.sum())} region(s) were not valid polygons and were made valid: {names}",
+                      RegionRepairWarning, stacklevel=4)
+        frame = frame.set_geometry(geoms)
+    area = shapely.area(frame.geometry.to_numpy())
+    flat = present & (area <= 0) & frame.geometry.geom_type.isin(["Polygon", "MultiPolygon"]).to_numpy()
+    if flat.any():
+        raise ValueError(f"region {ids[flat][0]!r} has no area ({int(flat.sum())} region(s) so): regions must be "
+                         "polygons with an area")
+    dup = frame["id"].duplicated(keep=False)
+    if dup.any():
+        parents = frame.loc[dup].groupby("id")["parent"].nunique(dropna=False)
+        if (parents > 1).any():
+            raise ValueError(f"region id {parents[parents > 1].index[0]!r} is used by regions with different "
+                             "parents: region ids must be unique")
+        merged = frame.dissolve(by="id", as_index=False, aggfunc="first", sort=False)
+        names = ", ".join(repr(i) for i in pd.unique(frame.loc[dup, "id"])[:10])
+        warnings.warn(f"features sharing a region id were merged into one region each: {names}",
+                      RegionRepairWarning, stacklevel=4)
+        frame = merged[["id", "name", "parent", "geometry"]]
+    return frame
+
+
 def _ordered(frame, tolerance: float):
     """Checked and ordered: unique ids, parents that exist, no cycle, levels from the parent links,
     no overlap inside a level; rows sorted by (level, parent row, id)."""
@@ -216,6 +288,7 @@ def _ordered(frame, tolerance: float):
     level = _levels(parent_pos, ids)
     order = _tree_order(parent_pos, level, ids.to_numpy())
     frame = frame.iloc[order].assign(level=level[order]).reset_index(drop=True)
+    frame = _cut_overlaps(frame, tolerance)
     _check_no_overlap(frame, tolerance)
     return frame
 
@@ -255,19 +328,51 @@ def _proof(n_levels: int, tolerance: float) -> Checked:
                    "the smaller; each grid cell is counted in one leaf region and parents sum their children")
 
 
-def _check_no_overlap(frame, tolerance: float) -> None:
-    """Refuse two regions of one level whose intersection is more than ``tolerance`` of the smaller's area."""
+REPAIRABLE_OVERLAP = 0.25  # overlaps up to this share of the smaller region are cut from the larger one
+
+
+def _overlaps(frame):
+    """(a, b, intersection area, smaller area) of every pair of regions of one level that intersect."""
     shapely = require("shapely", "region layers")
     geoms = frame.geometry.to_numpy()
     levels = frame["level"].to_numpy()
-    tree = shapely.STRtree(geoms)
-    a, b = tree.query(geoms, predicate="intersects")
+    a, b = shapely.STRtree(geoms).query(geoms, predicate="intersects")
     keep = (a < b) & (levels[a] == levels[b])
     a, b = a[keep], b[keep]
+    inter = shapely.area(shapely.intersection(geoms[a], geoms[b])) if a.size else np.zeros(0)
+    smaller = np.minimum(shapely.area(geoms[a]), shapely.area(geoms[b])) if a.size else np.zeros(0)
+    return a, b, inter, smaller
+
+
+def _cut_overlaps(frame, tolerance: float):
+    """Overlaps above ``tolerance`` but at most :data:`REPAIRABLE_OVERLAP` of the smaller region (shared
+    borders quantised apart, as DC and Virginia in a 1:10m TopoJSON) are cut from the larger region, with
+    a :class:`RegionRepairWarning` naming the pairs; larger overlaps are left for the refusal."""
+    import warnings
+    shapely = require("shapely", "region layers")
+    a, b, inter, smaller = _overlaps(frame)
+    fix = (inter > tolerance * np.maximum(smaller, 1e-300)) & (inter <= REPAIRABLE_OVERLAP * smaller)
+    if not fix.any():
+        return frame
+    geoms = frame.geometry.to_numpy().copy()
+    area = shapely.area(geoms)
+    ids = frame["id"].to_numpy()
+    pairs = []
+    for i, j in zip(a[fix], b[fix]):             # a few pairs at most: the cut needs the updated shapes
+        big, small = (i, j) if area[i] >= area[j] else (j, i)
+        geoms[big] = shapely.difference(geoms[big], geoms[small])
+        pairs.append(f"{ids[small]!r} from {ids[big]!r}")
+    warnings.warn(f"overlapping regions of one level were cut apart (the overlap taken from the larger one): "
+                  f"{', '.join(pairs[:10])}{' ...' if len(pairs) > 10 else ''}", RegionRepairWarning, stacklevel=5)
+    return frame.set_geometry(geoms)
+
+
+def _check_no_overlap(frame, tolerance: float) -> None:
+    """Refuse two regions of one level whose intersection is more than ``tolerance`` of the smaller's area."""
+    a, b, inter, smaller = _overlaps(frame)
+    levels = frame["level"].to_numpy()
     if a.size == 0:
         return
-    inter = shapely.area(shapely.intersection(geoms[a], geoms[b]))
-    smaller = np.minimum(shapely.area(geoms[a]), shapely.area(geoms[b]))
     over = inter > tolerance * np.maximum(smaller, 1e-300)
     if over.any():
         i = int(np.flatnonzero(over)[0])
@@ -315,14 +420,15 @@ def _atlas(rel: str) -> dict:
 
 def polygon(geometry: dict):
     """A valid shapely (multi)polygon from a GeoJSON geometry whose rings may have collapsed below four
-    positions (quantised TopoJSON): such rings are dropped, then the shape is made valid."""
+    positions (quantised TopoJSON): such rings are dropped, each part is made valid, then the parts are
+    merged (merging broken rings before repairing them is what GEOS refuses: a side location conflict)."""
     shapely = require("shapely", "region layers")
     Polygon = require("shapely.geometry", "region layers").Polygon
     polys = geometry["coordinates"] if geometry["type"] == "MultiPolygon" else [geometry["coordinates"]]
     parts = [_unwrap(Polygon(p[0], [h for h in p[1:] if len(h) >= 4])) for p in polys if p and len(p[0]) >= 4]
     if not parts:
         return None
-    shape = shapely.make_valid(shapely.union_all(parts))
+    shape = shapely.make_valid(shapely.union_all(shapely.make_valid(np.asarray(parts, dtype=object))))
     if shape.geom_type not in ("Polygon", "MultiPolygon"):     # a collection: keep its areas
         shape = shapely.union_all([g for g in shapely.get_parts(shape) if g.geom_type in ("Polygon", "MultiPolygon")])
     return shape

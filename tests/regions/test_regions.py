@@ -56,7 +56,8 @@ def test_overlapping_regions_of_a_level_are_refused_and_shared_borders_are_not()
 
 
 @pytest.mark.parametrize("frame, message", [
-    (gpd.GeoDataFrame({"id": ["a", "a"]}, geometry=[box(0, 0, 1, 1), box(1, 0, 2, 1)], crs=4326), "unique"),
+    (gpd.GeoDataFrame({"id": ["r", "a", "a"], "p": [None, None, "r"]},
+                      geometry=[box(5, 5, 9, 9), box(0, 0, 1, 1), box(1, 0, 2, 1)], crs=4326), "unique"),
     (gpd.GeoDataFrame({"id": ["a", "b"], "p": [None, "zz"]}, geometry=[box(0, 0, 1, 1), box(1, 0, 2, 1)], crs=4326),
      "parent 'zz' is not a region id"),
     (gpd.GeoDataFrame({"id": ["a", "b"], "p": ["b", "a"]}, geometry=[box(0, 0, 1, 1), box(1, 0, 2, 1)], crs=4326),

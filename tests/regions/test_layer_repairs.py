@@ -1,0 +1,88 @@
+"""Region layers people have: what can be repaired is repaired with a warning naming the regions, the
+rest refused in one line naming the region; no geometry library's exception reaches the user."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import geopandas as gpd
+import pytest
+import shapely
+
+from psdviz.regions import Regions
+from psdviz.regions.layer import RegionRepairWarning
+
+VEGA = Path(__file__).resolve().parents[2] / ".cache" / "vega-datasets"
+
+
+def _layer(shapes: dict) -> gpd.GeoDataFrame:
+    return gpd.GeoDataFrame({"id": list(shapes)}, geometry=list(shapes.values()), crs=None)
+
+
+def test_a_self_intersecting_polygon_is_made_valid_and_named():
+    bowtie = shapely.Polygon([(0, 0), (2, 2), (2, 0), (0, 2), (0, 0)])
+    with pytest.warns(RegionRepairWarning, match="made valid: 'bow'"):
+        r = Regions.from_frame(_layer({"bow": bowtie, "sq": shapely.box(3, 0, 4, 1)}), id="id", crs=None)
+    assert shapely.is_valid(r.geometry).all() and r.frame.shape[0] == 2
+
+
+def test_coordinates_that_are_not_numbers_are_refused_in_one_line():
+    nan = shapely.Polygon([(0, 0), (1, 0), (1, math.nan), (0, 0)])
+    with pytest.raises(ValueError, match="region 'n' has a coordinate that is not a finite number"):
+        Regions.from_frame(_layer({"n": nan, "sq": shapely.box(3, 0, 4, 1)}), id="id", crs=None)
+
+
+def test_a_region_with_no_area_is_refused_and_one_with_no_shape_skipped():
+    flat = shapely.Polygon([(0, 0), (1, 1), (2, 2), (0, 0)])
+    with pytest.raises(ValueError, match="region 'flat' has no area"), pytest.warns(RegionRepairWarning):
+        Regions.from_frame(_layer({"flat": flat, "sq": shapely.box(3, 0, 4, 1)}), id="id", crs=None)
+    with pytest.warns(RegionRepairWarning, match="no shape in the file and were skipped: 'gone'"):
+        r = Regions.from_frame(_layer({"gone": shapely.Polygon(), "sq": shapely.box(3, 0, 4, 1)}), id="id", crs=None)
+    assert list(r.ids) == ["sq"]
+
+
+def test_features_sharing_an_id_are_merged_and_small_overlaps_cut():
+    gdf = gpd.GeoDataFrame({"id": ["a", "a", "b"]}, geometry=[shapely.box(0, 0, 1, 1), shapely.box(1, 0, 2, 1),
+                                                              shapely.box(2, 0, 3, 1)], crs=None)
+    with pytest.warns(RegionRepairWarning, match="merged into one region each: 'a'"):
+        r = Regions.from_frame(gdf, id="id", crs=None)
+    assert sorted(r.ids) == ["a", "b"] and math.isclose(float(shapely.area(r.geometry[0])), 2.0)
+    overlap = _layer({"big": shapely.box(0, 0, 10, 10), "small": shapely.box(9.9, 0, 10.9, 1)})
+    with pytest.warns(RegionRepairWarning, match="cut apart .*'small' from 'big'"):
+        r = Regions.from_frame(overlap, id="id", crs=None)
+    assert float(shapely.area(shapely.intersection(r.geometry[0], r.geometry[1]))) < 1e-9
+
+
+@pytest.mark.skipif(not (VEGA / "us-10m.json").is_file(), reason="vega-datasets not fetched")
+def test_vega_topojson_objects_load_or_say_why_in_one_line():
+    with pytest.warns(RegionRepairWarning, match="'11' from '51'"):
+        states = Regions.from_file(VEGA / "us-10m.json", id="id", layer="states")
+    assert states.frame.shape[0] >= 50
+    assert Regions.from_file(VEGA / "world-110m.json", id="id", layer="countries").frame.shape[0] > 150
+    with pytest.raises(ValueError, match=r"regions '\d+' and '\d+' of level 0 overlap"):   # never a GEOSException
+        Regions.from_file(VEGA / "us-10m.json", id="id", layer="counties")
+
+
+def test_a_geopackage_with_two_layers_asks_which(tmp_path):
+    a = gpd.GeoDataFrame({"id": ["x"]}, geometry=[shapely.box(0, 0, 1, 1)], crs=4326)
+    a.to_file(tmp_path / "two.gpkg", layer="one")
+    a.to_file(tmp_path / "two.gpkg", layer="two")
+    with pytest.raises(ValueError, match=r"two.gpkg holds 2 layers \['one', 'two'\]: pass layer="):
+        Regions.from_file(tmp_path / "two.gpkg", id="id")
+    assert list(Regions.from_file(tmp_path / "two.gpkg", id="id", layer="two").ids) == ["x"]
+
+
+@pytest.mark.skipif(not (VEGA / "us-10m.json").is_file(), reason="vega-datasets not fetched")
+def test_the_cli_says_the_repairs_in_one_line_each(tmp_path, capsys):
+    import numpy as np
+    import pandas as pd
+
+    from psdviz.cli import main
+    rng = np.random.default_rng(0)
+    pd.DataFrame({"lon": rng.uniform(-120, -75, 3000), "lat": rng.uniform(30, 45, 3000)}).to_csv(
+        tmp_path / "p.csv", index=False)
+    code = main(["regions", str(tmp_path / "p.csv"), "--lon", "lon", "--lat", "lat", "--regions",
+                 str(VEGA / "us-10m.json"), "--layer", "states", "--id", "id", "--out", str(tmp_path / "c.csv")])
+    err = capsys.readouterr().err
+    assert code == 0 and "psdviz regions: warning: overlapping regions of one level were cut apart" in err
+    assert "Traceback" not in err and "RegionRepairWarning" not in err
