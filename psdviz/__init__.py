@@ -10,6 +10,7 @@
 True
 """
 from .api import EmptyReleaseWarning, NoiseDominatesWarning, build, build_regions
+from .budget import Budget, BudgetError
 from .core.domain import Domain, prepare_points
 from .core.ledger import Ledger, Spend
 from .core.validation import LargeEpsilonWarning
@@ -29,6 +30,8 @@ REFERENCES: tuple[str, ...] = _references()
 __all__ = [
     "METHODS",
     "REFERENCES",
+    "Budget",
+    "BudgetError",
     "Domain",
     "EmptyReleaseWarning",
     "EpsilonPlan",

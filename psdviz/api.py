@@ -13,6 +13,7 @@ from .core.contribution import bound_contributions, user_codes
 from .core.domain import Domain, as_points, prepare_points
 from .core.grid import DEFAULT_RESOLUTION
 from .core.ledger import TOLERANCE
+from .core.privacy_unit import ONE_POINT
 from .core.progress import report, reporting
 from .core.rng import make_randomness
 from .core.validation import check_epsilon, warn_large_epsilon
@@ -41,7 +42,7 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
           *, outside: str = "drop", nonfinite: str = "error", resolution: int = DEFAULT_RESOLUTION,
           user=None, max_points_per_user: int | None = None, progress=None, lon: str | None = None,
           lat: str | None = None, memory_limit: str | None = None, passes: str = "auto",
-          nonnegative: bool = False, workload=None, **params) -> Release:
+          nonnegative: bool = False, workload=None, privacy_budget=None, **params) -> Release:
     """Build a private spatial decomposition of ``points`` over the public ``domain``.
 
     Every method reads every source through the same grouped counts (:mod:`psdviz.core.source`),
@@ -96,6 +97,10 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
         little of each region (:mod:`psdviz.methods.workload_regions`); ``auto`` passes them on when it
         picks the quadtree (its note says when it does not). The release records them (a layer by its
         size and a SHA-256 of its ids and shapes) and still answers any rectangle or region.
+    privacy_budget : psdviz.Budget, optional
+        The data set's budget across releases: a build it cannot take is refused before any data is read;
+        a build it can take is recorded in it (:mod:`psdviz.budget`). (Not ``budget``, which names the
+        quadtree's and kd-tree's per-level plan.)
     **params
         The method's parameters (defaults from its paper).
 
@@ -125,6 +130,10 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
         raise ValueError(f"workload= is planned for by the quadtree (and auto when it picks it); {method!r} "
                          "does not plan its measurements for queries: use method='quadtree' or drop workload")
     rnd = make_randomness(seed)
+    if privacy_budget is not None:  # before any data is read: nothing is built when it does not fit
+        if method not in methods():
+            raise ValueError(f"{method!r} is a non-private reference: it cannot draw from a privacy budget")
+        privacy_budget.check(epsilon, 0.0, user_unit(int(max_points_per_user)) if user is not None else ONE_POINT)
     with reporting(progress):
         report(0, 1, f"{method}: quantising the points to the public grid")
         with _source(points, domain, rnd, user, max_points_per_user, outside, nonfinite, resolution, lon, lat,
@@ -145,6 +154,8 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
     release = make_nonnegative(release) if nonnegative else release
     if release.private:
         warn_if_swamped(release)
+    if privacy_budget is not None:
+        privacy_budget.draw(release, "spatial")
     return release
 
 
@@ -231,7 +242,7 @@ def build_regions(points, regions, method: str = "regions", epsilon: float = 0.5
                   domain: Domain | None = None, resolution: int = DEFAULT_RESOLUTION, user=None,
                   max_points_per_user: int | None = None, lon: str | None = None, lat: str | None = None,
                   memory_limit: str | None = None, nonfinite: str = "drop", passes: str = "auto",
-                  pooling: str = "sparse"):
+                  pooling: str = "sparse", privacy_budget=None):
     """Private counts for every region of a public layer, consistent over its tree.
 
     Parameters
@@ -258,6 +269,8 @@ def build_regions(points, regions, method: str = "regions", epsilon: float = 0.5
         standard deviation of a child's count is measured again with the budget of the levels below
         it, and its descendants get area shares of its count instead of noisy counts of their own
         (``counts()["source"]`` says which); "none": every region of every level is measured.
+    privacy_budget : psdviz.Budget, optional
+        As for :func:`build`.
 
     Returns
     -------
@@ -278,10 +291,14 @@ def build_regions(points, regions, method: str = "regions", epsilon: float = 0.5
     rnd = make_randomness(seed)
     check_passes(passes)
     check_pooling(pooling)
+    if privacy_budget is not None:
+        privacy_budget.check(epsilon, 0.0, user_unit(int(max_points_per_user)) if user is not None else ONE_POINT)
     with _source(points, domain, rnd, user, max_points_per_user, "drop", nonfinite, resolution, lon, lat,
                  memory_limit, passes) as (ps, k, dropped):
         rel = measure_regions(ps, regions, epsilon / k, rnd, pooling)
     if dropped is not None:
         rel = dataclasses.replace(rel, ledger=rel.ledger.per_user(k, epsilon), privacy_unit=user_unit(k),
                                   input_report={**rel.input_report, "rows_dropped_by_user_bound": dropped})
+    if privacy_budget is not None:
+        privacy_budget.draw(rel, "regions")
     return rel

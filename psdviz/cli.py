@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import warnings
 from contextlib import contextmanager
@@ -116,6 +117,13 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("params", help="a method's parameters: accepted values, defaults, meaning, paper section")
     p.add_argument("method", nargs="?", choices=list(methods()) + list(references()), help="a spatial method")
     p.add_argument("--reference", action="store_true", help="print the whole API reference (docs/api.md)")
+    bu = sub.add_parser("budget", help="a data set's privacy budget across releases: init or show its file")
+    bu.add_argument("action", choices=["init", "show"])
+    bu.add_argument("file", help="the budget file (JSON, kept with the data)")
+    bu.add_argument("--epsilon", type=float, default=None, help="init: the whole epsilon allowed for the data set")
+    bu.add_argument("--delta", type=float, default=0.0, help="init: the whole delta allowed (default 0)")
+    bu.add_argument("--max-points-per-user", type=int, default=None,
+                    help="init: keep the budget per user (at most K points each) instead of per point")
     i = sub.add_parser("info", help="describe a release file (its public report)")
     i.add_argument("release", help="a release file written by psdviz build or release.save")
     i.add_argument("--json", action="store_true", help="print the whole public report as JSON (for machines)")
@@ -155,6 +163,9 @@ def _input_arguments(sp: argparse.ArgumentParser, out: str) -> None:
     sp.add_argument("--spark", default=None, metavar="MASTER",
                     help="run on Spark: its master URL (spark://host:7077, yarn, local[*]); the files are read "
                          "by Spark where it runs (needs pip install psdviz[spark] and Java)")
+    sp.add_argument("--budget", default=None, metavar="FILE",
+                    help="the data set's privacy budget file (psdviz budget init): the release is refused before "
+                         "any data is read when it does not fit, and recorded in it once written")
     sp.add_argument("--out", required=True, help=out)
 
 
@@ -363,6 +374,39 @@ def check_params_are_the_methods(given: dict) -> None:
                          "method's own parameters (psdviz params METHOD lists them)")
 
 
+def open_budget(a: argparse.Namespace):
+    """The --budget file (or None)."""
+    from .budget import Budget
+    return None if getattr(a, "budget", None) is None else Budget(a.budget)
+
+
+def write_drawn(budget, rel, kind: str, out, write) -> Path:
+    """Write the release with ``write(path)``; with a budget, write it beside ``out`` first, record the
+    release in the budget (under its lock, the remainder checked again), then move it into place, so a
+    release the budget refuses is never left on disk and the budget is updated after the file exists."""
+    if budget is None:
+        return Path(write(out))
+    out = Path(out)
+    partial = out.with_name(out.name + ".partial" + out.suffix)
+    written = Path(write(partial))
+    try:
+        budget.draw(rel, kind, file=str(out.resolve()))
+    except BaseException:
+        written.unlink(missing_ok=True)
+        raise
+    os.replace(written, out)
+    return out
+
+
+def check_budget(a: argparse.Namespace) -> None:
+    """With --budget: refuse, before any data is read, a release the budget cannot take."""
+    budget = open_budget(a)
+    if budget is not None:
+        from .api import user_unit
+        from .core.privacy_unit import ONE_POINT
+        budget.check(a.epsilon, 0.0, user_unit(a.max_points_per_user) if a.user else ONE_POINT)
+
+
 def check_input_options(a: argparse.Namespace) -> None:
     """Options that do not go together, refused before anything is read."""
     if a.epsilon > LARGE_EPSILON and not a.allow_large_epsilon:
@@ -379,6 +423,7 @@ def check_input_options(a: argparse.Namespace) -> None:
         raise ValueError("--seed makes a reproducible teaching run, which is NOT private (whoever finds the seed "
                          "recovers every exact count); drop --seed for a real release, or add --allow-seeded to "
                          "write a teaching file labelled NOT private")
+    check_budget(a)
 
 
 WORKLOAD_COLUMNS = ("xmin", "ymin", "xmax", "ymax")
@@ -451,7 +496,8 @@ def run_build(a: argparse.Namespace) -> int:
     for line in [outside] + [_warning_line(w) for w in said]:
         if line:
             print(f"psdviz build: {line}", file=sys.stderr)
-    path = rel.save(a.out, crs=a.crs, allow_seeded=a.allow_seeded)
+    budget = open_budget(a)
+    path = write_drawn(budget, rel, "spatial", a.out, lambda p: rel.save(p, crs=a.crs, allow_seeded=a.allow_seeded))
     _print_ledger(rel)
     print(f"wrote {path}: {rel.method}" + (f" ({rel.params['chosen']})" if rel.method == "auto" else "")
           + f", {int(rel.tree.is_leaf.sum()):,} cells, epsilon {rel.epsilon:g} per {rel.privacy_unit}")
@@ -501,13 +547,16 @@ def run_regions(a: argparse.Namespace) -> int:
         if line:
             print(f"psdviz regions: {line}", file=sys.stderr)
     if suffix == ".json":
-        path = rel.save(a.out, allow_seeded=a.allow_seeded)
+        path = write_drawn(open_budget(a), rel, "regions", a.out, lambda p: rel.save(p, allow_seeded=a.allow_seeded))
     else:
         from .core.rng import check_seeded_export, labelled
         check_seeded_export(rel.randomness, a.allow_seeded, "the region counts")
         table = labelled(rel.counts(), rel.randomness)
-        path = Path(a.out)
-        table.to_csv(path, index=False) if suffix == ".csv" else table.to_parquet(path, index=False)
+
+        def write(p):
+            table.to_csv(p, index=False) if suffix == ".csv" else table.to_parquet(p, index=False)
+            return Path(p)
+        path = write_drawn(open_budget(a), rel, "regions", a.out, write)
     _print_ledger(rel)
     print(f"wrote {path}: {len(rel.estimate):,} regions in {rel.report()['levels']} levels, epsilon {rel.epsilon:g} "
           f"per {rel.privacy_unit}")
@@ -560,6 +609,25 @@ def describe(rel) -> None:
         con.print(shown(f"... {len(rel.notes) - SHOWN_ROWS:,} more notes (psdviz info --json lists all)"))
 
 
+def run_budget(a: argparse.Namespace) -> int:
+    from .budget import Budget
+    from .core.privacy_unit import ONE_POINT
+    if a.action == "init":
+        if a.epsilon is None:
+            raise ValueError("psdviz budget init FILE needs --epsilon (the whole epsilon for the data set)")
+        if Path(a.file).exists():
+            raise ValueError(f"{a.file} exists already: a budget is created once (psdviz budget show {a.file})")
+        unit = ONE_POINT if a.max_points_per_user is None else user_unit_of(a.max_points_per_user)
+        Budget(a.file, total_epsilon=a.epsilon, unit=unit, total_delta=a.delta)
+    print(Budget(a.file).report())
+    return 0
+
+
+def user_unit_of(k: int):
+    from .api import user_unit
+    return user_unit(k)
+
+
 def run_params(a: argparse.Namespace) -> int:
     if a.reference:
         from .api_reference import reference
@@ -573,7 +641,8 @@ def run_params(a: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     a = parser().parse_args(argv)
-    run = {"build": run_build, "regions": run_regions, "info": run_info, "params": run_params}[a.command]
+    run = {"build": run_build, "regions": run_regions, "info": run_info, "params": run_params,
+           "budget": run_budget}[a.command]
     try:
         return run(a)
     except (ValueError, OSError, MissingExtraError) as exc:

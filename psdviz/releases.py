@@ -11,7 +11,9 @@ from pathlib import Path
 
 from .coco.release_file import FORMAT as COCO
 from .coco.release_file import load_coco
+from .methods.registry import methods, references
 from .publish.protocol import PrivateRelease
+from .publish.release_checks import check_method
 from .publish.release_file import load_release as load_spatial
 from .regions.release import FORMAT as REGIONS
 from .regions.release import load_regions
@@ -42,7 +44,9 @@ def load_release(path) -> PrivateRelease:
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
     if head.startswith(b"PAR1"):
-        return load_spatial(path)
+        rel = load_spatial(path)
+        check_method(rel.method, methods(), references())
+        return rel
     m = _FORMAT.match(head)
     kind = m.group(1).decode() if m else None
     if kind == COCO:

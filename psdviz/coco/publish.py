@@ -127,7 +127,7 @@ def _measure(H: np.ndarray, method: str, eps: float, level: int, n_nodes: int, r
 def publish(table: GroupedTable, hierarchy: Hierarchy | None = None, method: str | Sequence[str] = "hc",
             epsilon: float | Sequence[float] = 1.0, seed: int | Randomness | None = None, *,
             consistency: str = "top-down", loss: str = "l2", merge: str = "weighted",
-            epsilon_per_level: float | Sequence[float] | None = None) -> CocoRelease:
+            epsilon_per_level: float | Sequence[float] | None = None, privacy_budget=None) -> CocoRelease:
     """Private count-of-counts histograms of every node of the table's hierarchy.
 
     Parameters
@@ -145,12 +145,17 @@ def publish(table: GroupedTable, hierarchy: Hierarchy | None = None, method: str
         None for fresh randomness; an integer for a reproducible, labelled teaching run.
     consistency, loss, merge : str
         Declared in ``method_parameters(method)``.
+    privacy_budget : psdviz.Budget, optional
+        The data set's budget across releases (:mod:`psdviz.budget`): checked before the table is read,
+        the release recorded in it.
 
     ``epsilon_per_level=`` and the earlier order ``publish(table, hierarchy, method, epsilons)`` still
     work, with a DeprecationWarning.
     """
     method, epsilon = _entry_order(method, epsilon, epsilon_per_level)
     eps, methods = _check(table, hierarchy, epsilon, method, consistency, loss, merge)
+    if privacy_budget is not None:
+        privacy_budget.check(float(sum(eps)), 0.0, "one record")
     h = table.hierarchy
     rnd = make_randomness(seed)
     truth = true_histograms(table)          # private input of the mechanisms only
@@ -175,5 +180,8 @@ def publish(table: GroupedTable, hierarchy: Hierarchy | None = None, method: str
               "max_size": K}
     notes = [(STRUCTURE_PUBLIC if table.public_groups else STRUCTURE_FROM_DATA)
              + f"; group sizes truncated at K = {K}"]
-    return CocoRelease(h, K, groups, hist, independent, tuple(methods), consistency, params, ledger, rnd, notes,
-                       structure_public=table.public_groups, input_report=table.report())
+    rel = CocoRelease(h, K, groups, hist, independent, tuple(methods), consistency, params, ledger, rnd, notes,
+                      structure_public=table.public_groups, input_report=table.report())
+    if privacy_budget is not None:
+        privacy_budget.draw(rel, "count-of-counts")
+    return rel

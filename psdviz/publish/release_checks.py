@@ -221,14 +221,14 @@ def check_values(f: dict, rect: np.ndarray, grid: Grid) -> None:
             raise bad(f"per-node {name} must be finite and >= 0")
 
 
-def check_method(method: str) -> None:
-    """A release file is one of psdviz's private methods: an unknown name or a non-private reference
-    (kd-pure, kd-true, which psdviz never saves) is refused."""
-    from ..methods.registry import methods, references
-    if method in references():
+def check_method(method: str, private: tuple[str, ...], references: tuple[str, ...]) -> None:
+    """A release file is one of psdviz's ``private`` methods: an unknown name or a non-private reference
+    (kd-pure, kd-true, which psdviz never saves) is refused. The names are passed in by the loader above
+    this layer (the method registry ranks above publish/)."""
+    if method in references:
         raise bad(f"method {method!r} is a non-private reference, never a release: this file is not what it says")
-    if method not in methods():
-        raise bad(f"unknown method {method!r}: this psdviz knows {', '.join(methods())}")
+    if method not in private:
+        raise bad(f"unknown method {method!r}: this psdviz knows {', '.join(private)}")
 
 
 def check_claims(tree, ledger: Ledger, unit: str) -> None:

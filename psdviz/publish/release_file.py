@@ -180,7 +180,6 @@ def load_release(path) -> Release:
     path = Path(path)
     meta = _read_metadata(path)
     checks.check_metadata(meta)
-    checks.check_method(meta["method"])
     ledger = checks.check_ledger(meta)
     domain = Domain(*meta["domain"])
     grid = Grid(domain, int(meta["resolution"]))

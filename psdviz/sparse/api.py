@@ -102,7 +102,7 @@ def _check_params(table, method: str, params: dict) -> None:
 
 
 def summarize(table: SparseTable, method: str = "filter-priority", epsilon: float | None = None, seed=None,
-              **params) -> SparseRelease:
+              privacy_budget=None, **params) -> SparseRelease:
     """A private summary of a sparse count table; see the module docstring for the methods.
 
     Parameters
@@ -126,6 +126,9 @@ def summarize(table: SparseTable, method: str = "filter-priority", epsilon: floa
     if not (isinstance(sens, (int, float, np.integer, np.floating)) and np.isfinite(sens) and sens > 0):
         raise ValueError(f"sensitivity must be a finite number > 0 (got {sens!r})")
     sens = float(sens)
+    if privacy_budget is not None:                  # before the table is read
+        from ..core.privacy_unit import PrivacyUnit
+        privacy_budget.check(epsilon, 0.0, PrivacyUnit("individual", sens))
     rnd = make_randomness(seed)
     ledger = Ledger(epsilon)
     stats = None
@@ -155,9 +158,12 @@ def summarize(table: SparseTable, method: str = "filter-priority", epsilon: floa
     notes = [rnd.mode]
     if layout.get("categories") == OBSERVED:
         notes.append(OBSERVED_NOTE)
-    return SparseRelease(method, resolved, table.m, summ.indices, summ.values, summ.weights, ledger, rnd,
-                         layout, dx, notes, input_report={"nonzero_cells": int(table.n), "total_count": int(table.l1),
-                                                          "cells": int(table.m)})
+    rel = SparseRelease(method, resolved, table.m, summ.indices, summ.values, summ.weights, ledger, rnd,
+                        layout, dx, notes, input_report={"nonzero_cells": int(table.n), "total_count": int(table.l1),
+                                                         "cells": int(table.m)})
+    if privacy_budget is not None:
+        privacy_budget.draw(rel, "sparse")
+    return rel
 
 
 def _run(method, target, rng, alpha, eps, sens, p, stats, dx) -> Summary:
