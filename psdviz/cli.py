@@ -124,6 +124,11 @@ def parser() -> argparse.ArgumentParser:
     bu.add_argument("--delta", type=float, default=0.0, help="init: the whole delta allowed (default 0)")
     bu.add_argument("--max-points-per-user", type=int, default=None,
                     help="init: keep the budget per user (at most K points each) instead of per point")
+    sa = sub.add_parser("sample", help="synthetic points drawn from a spatial release (no epsilon spent)")
+    sa.add_argument("release", help="a spatial release file (.parquet)")
+    sa.add_argument("--out", required=True, help="the points to write (.csv or .parquet): columns lon, lat")
+    sa.add_argument("--n", type=int, default=None, help="how many points (default: the released total)")
+    sa.add_argument("--seed", type=int, default=None, help="reproducible draws (the release is not reseeded)")
     i = sub.add_parser("info", help="describe a release file (its public report)")
     i.add_argument("release", help="a release file written by psdviz build or release.save")
     i.add_argument("--json", action="store_true", help="print the whole public report as JSON (for machines)")
@@ -628,6 +633,20 @@ def user_unit_of(k: int):
     return user_unit(k)
 
 
+def run_sample(a: argparse.Namespace) -> int:
+    rel = load_release(a.release)
+    if not hasattr(rel, "sample_points"):
+        raise ValueError(f"{a.release} is not a spatial release: synthetic points are drawn from published cells")
+    suffix = Path(a.out).suffix.lower()
+    if suffix not in (".csv", ".parquet"):
+        raise ValueError(f"--out must end in .csv or .parquet (got {a.out!r})")
+    pts = rel.sample_points(a.n, a.seed)
+    pts.to_csv(a.out, index=False) if suffix == ".csv" else pts.to_parquet(a.out, index=False)
+    print(f"wrote {a.out}: {len(pts):,} synthetic points drawn from the private release (no real point; no "
+          "epsilon spent)")
+    return 0
+
+
 def run_params(a: argparse.Namespace) -> int:
     if a.reference:
         from .api_reference import reference
@@ -642,7 +661,7 @@ def run_params(a: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     a = parser().parse_args(argv)
     run = {"build": run_build, "regions": run_regions, "info": run_info, "params": run_params,
-           "budget": run_budget}[a.command]
+           "budget": run_budget, "sample": run_sample}[a.command]
     try:
         return run(a)
     except (ValueError, OSError, MissingExtraError) as exc:

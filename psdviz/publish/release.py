@@ -337,6 +337,75 @@ class Release:
         kappa, placed = self._cut_model
         return np.sqrt(cut_cell_variance(reg, share, self._values()[node], kappa[node], n, placed[node]))
 
+    def sample_points(self, n: int | None = None, seed: int | None = None) -> pd.DataFrame:
+        """Synthetic points drawn from the release: post-processing, no epsilon spent, no real point.
+
+        Parameters
+        ----------
+        n : int, optional
+            How many points; default the released total (the sum of the cells' non-negative estimates,
+            rounded).
+        seed : int, optional
+            For reproducible draws; None draws from OS entropy.
+
+        Returns
+        -------
+        DataFrame
+            ``lon`` and ``lat`` (the domain's x and y): each point in a published cell chosen in proportion
+            to its non-negative estimate, uniform inside it (the release's own uniformity assumption).
+            A function of the release and the seed only.
+        """
+        t = self.tree
+        leaves = t.leaf_index()
+        w = np.maximum(np.nan_to_num(self._values()[leaves]), 0.0)
+        total = float(w.sum())
+        if n is None:
+            n = int(round(total))
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 0 <= n <= 100_000_000:
+            raise ValueError(f"n must be a whole number from 0 to 100,000,000 (got {n!r})")
+        rng = np.random.default_rng(seed)
+        if n == 0 or total <= 0:
+            return pd.DataFrame({"lon": np.zeros(0), "lat": np.zeros(0)})
+        counts = rng.multinomial(int(n), w / total)
+        r = np.repeat(t.rect[leaves], counts, axis=0)
+        u = rng.random((int(n), 2))
+        return pd.DataFrame({"lon": r[:, 0] + u[:, 0] * (r[:, 2] - r[:, 0]),
+                             "lat": r[:, 1] + u[:, 1] * (r[:, 3] - r[:, 1])})
+
+    def to_geodataframe(self, crs=None):
+        """The published cells as a GeoDataFrame (needs ``psdviz[geo]``): node, level, estimate, low_95 and
+        high_95 (the whole 95 % interval; a whole cell's is the noise of its estimate), noisy count and
+        its noise standard deviation, in ``crs`` (e.g. "EPSG:4326" for a longitude/latitude domain)."""
+        from ..core.optional import require
+        gpd = require("geopandas", "to_geodataframe")
+        shapely = require("shapely", "to_geodataframe")
+        t = self.tree
+        leaves = t.leaf_index()
+        r = t.rect[leaves]
+        iv = self.answer_interval(r) if leaves.size else np.zeros((0, 2))
+        sd = np.sqrt(np.where(np.isfinite(t.noise_var[leaves]), t.noise_var[leaves], np.nan))
+        frame = pd.DataFrame({"node": leaves, "level": t.depth[leaves], "estimate": t.est[leaves],
+                              "low_95": iv[:, 0], "high_95": iv[:, 1], "noisy": t.noisy[leaves], "noise_sd": sd})
+        return gpd.GeoDataFrame(frame, geometry=shapely.box(r[:, 0], r[:, 1], r[:, 2], r[:, 3]), crs=crs)
+
+    def explore(self, **kwargs):
+        """A folium map of the published cells with the app's honest colours and legend (needs
+        ``psdviz[app]``), as geopandas' ``explore``; keyword arguments go to ``folium.Map``."""
+        from ..core.optional import require
+        from .colours import PALETTE, legend_html, view_colours
+        folium = require("folium", "explore")
+        leaves = self.tree.leaf_index()
+        colours = view_colours([(self, leaves)])[0]
+        gdf = self.to_geodataframe().assign(colour=[PALETTE[i] for i in colours.index])
+        d = self.domain
+        m = folium.Map(**{"tiles": None, **kwargs})
+        m.fit_bounds([[d.ymin, d.xmin], [d.ymax, d.xmax]])
+        folium.GeoJson(gdf.__geo_interface__, style_function=lambda f: {
+            "fillColor": f["properties"]["colour"], "color": "#555555", "weight": 0.4, "fillOpacity": 0.55},
+            tooltip=folium.GeoJsonTooltip(["estimate", "low_95", "high_95"])).add_to(m)
+        m.get_root().html.add_child(folium.Element(legend_html(colours)))
+        return m
+
     def nodes(self, max_depth: int | None = None) -> pd.DataFrame:
         """Node table (no true counts) down to ``max_depth``; ``is_leaf`` marks published cells."""
         t = self.tree
