@@ -46,8 +46,7 @@ def detail(se: float, cut: float | None, method: str | None = None) -> str:
     if cut is None:
         return f"{NOISE_ONLY}; {noise}."
     short = f" For {method}: {SHORT[method]}." if method in SHORT else ""
-    return (f"{WHOLE}. In it: {noise}; the cells the edges cut ± {people(1.96 * cut)} ({words.CUT_MODEL}). "
-            f"As measured, {SPARSE}.{short}")
+    return f"{WHOLE}. In it: {noise}; the cells the edges cut ± {people(1.96 * cut)} (a model).{short}"
 
 
 def show(est: float, se: float, cut: float | None, label: str = "Private answer", method: str | None = None) -> None:
@@ -55,6 +54,6 @@ def show(est: float, se: float, cut: float | None, label: str = "Private answer"
     c1, c2 = st.columns(2)
     c1.metric(label, people(est))
     c2.metric("95 % interval", interval_text(est, se, 0.0 if cut is None else cut),
-              help=(NOISE_ONLY if cut is None else WHOLE) + ": the estimate plus or minus 1.96 standard deviations "
-                   "of its whole error.")
+              help=(NOISE_ONLY if cut is None else f"{WHOLE}: the estimate plus or minus 1.96 standard deviations of "
+                    f"its whole error. The cut cells' part is {words.CUT_MODEL}. As measured, {SPARSE}."))
     st.caption(detail(se, cut, method))

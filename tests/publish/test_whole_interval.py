@@ -120,5 +120,5 @@ def test_markdown_statement_for_every_kind(rel, tmp_path):
 def test_the_app_says_where_the_interval_falls_short():
     from psdviz.ui.answer_box import SHORT, detail
     assert "too narrow more often than 1 time in 20" in detail(3.0, 2.0, "htree")
-    assert "too narrow" not in detail(3.0, 2.0, "quadtree") and "very sparse data" in detail(3.0, 2.0, "quadtree")
+    assert "too narrow" not in detail(3.0, 2.0, "quadtree") and "(a model)" in detail(3.0, 2.0, "quadtree")
     assert set(SHORT) <= set(pv.METHODS)

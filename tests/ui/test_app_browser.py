@@ -252,6 +252,8 @@ def test_switching_the_method_rebuilds(page):
 
 
 def test_export_downloads(page):
+    _wait_idle(page)                    # the rebuild for ug has ended (the buttons hold its release)
+    page.locator("code", has_text="ug").first.wait_for()
     with page.expect_download() as dl:
         page.get_by_role("button", name="Cells only (GeoJSON", exact=False).click()
     path = ARTIFACTS / "release.geojson"
