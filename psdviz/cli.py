@@ -124,6 +124,9 @@ def parser() -> argparse.ArgumentParser:
     bu.add_argument("--delta", type=float, default=0.0, help="init: the whole delta allowed (default 0)")
     bu.add_argument("--max-points-per-user", type=int, default=None,
                     help="init: keep the budget per user (at most K points each) instead of per point")
+    j = sub.add_parser("run", help="run a job file: several releases of one data set, the data read once")
+    j.add_argument("job", help="the job file (YAML; docs/job-example.yaml)")
+    j.add_argument("--dry-run", action="store_true", help="print the plan from public facts only; write nothing")
     sa = sub.add_parser("sample", help="synthetic points drawn from a spatial release (no epsilon spent)")
     sa.add_argument("release", help="a spatial release file (.parquet)")
     sa.add_argument("--out", required=True, help="the points to write (.csv or .parquet): columns lon, lat")
@@ -633,6 +636,61 @@ def user_unit_of(k: int):
     return user_unit(k)
 
 
+def run_job(a: argparse.Namespace) -> int:
+    from .budget import Budget
+    from .core.privacy_unit import ONE_POINT
+    from .jobs import load_job, plan
+    job = load_job(a.job)
+    for line in plan(job):
+        print(line)
+    budget = None if job.budget is None else Budget(job.path.parent / job.budget)
+    if budget is not None:              # the whole job must fit before any data is read
+        budget.check(job.epsilon, 0.0, ONE_POINT, what=f"the job ({len(job.releases)} releases)")
+    if a.dry_run:
+        print("dry run: nothing read, nothing written")
+        return 0
+    d = job.data
+    cols = read_columns(str(job.path.parent / d["path"]), [d["lon"], d["lat"]])     # the data, read once
+    points = np.column_stack([np.asarray(cols[d["lon"]], float), np.asarray(cols[d["lat"]], float)])
+    domain = Domain(*d["domain"])
+    for r in job.releases:
+        s = r.spec
+        out = job.path.parent / s["out"]
+        if r.kind == "spatial":
+            rel = build(points, domain, s["method"], float(s["epsilon"]), nonfinite="drop", **s.get("params", {}))
+            write_drawn(budget, rel, "spatial", out, lambda p, rel=rel, s=s: rel.save(p, crs=s.get("crs")))
+        else:
+            layer = job_layer(s, job.path.parent)
+            rel = build_regions(points, layer, epsilon=float(s["epsilon"]), pooling=s.get("pooling", "sparse"))
+            write_drawn(budget, rel, "regions", out, lambda p, rel=rel: region_output(rel, p))
+        print(f"wrote {out} (line {r.line}): epsilon {rel.epsilon:g} per {rel.privacy_unit}")
+    return 0
+
+
+def job_layer(spec: dict, base: Path):
+    """A job's region layer: a bundled one by name or a file with its id column."""
+    from . import regions as rg
+    if spec["regions"] in BUNDLED:
+        return bundled_layer(spec["regions"])
+    if "id" not in spec:
+        raise ValueError(f"regions {spec['regions']!r}: a layer file needs id: its region id column")
+    return rg.Regions.from_file(base / spec["regions"], id=spec["id"], parent=spec.get("parent"),
+                                name=spec.get("name"), layer=spec.get("layer"))
+
+
+def region_output(rel, path) -> Path:
+    """A region release as its file (.json) or its counts (.csv, .parquet)."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        return Path(rel.save(path))
+    if suffix not in (".csv", ".parquet"):
+        raise ValueError(f"a regions release is written as .json, .csv or .parquet (got {path.name})")
+    table = rel.counts()
+    table.to_csv(path, index=False) if suffix == ".csv" else table.to_parquet(path, index=False)
+    return path
+
+
 def run_sample(a: argparse.Namespace) -> int:
     rel = load_release(a.release)
     if not hasattr(rel, "sample_points"):
@@ -661,7 +719,7 @@ def run_params(a: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     a = parser().parse_args(argv)
     run = {"build": run_build, "regions": run_regions, "info": run_info, "params": run_params,
-           "budget": run_budget, "sample": run_sample}[a.command]
+           "budget": run_budget, "sample": run_sample, "run": run_job}[a.command]
     try:
         return run(a)
     except (ValueError, OSError, MissingExtraError) as exc:

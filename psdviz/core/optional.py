@@ -1,6 +1,6 @@
 """Optional packages: imported where they are used, with an error that says which extra installs them.
 
-The engine's core needs numpy, pandas, pyarrow, DuckDB and rich only (``pip install psdviz``). Region
+The engine's core needs numpy, pandas, pyarrow, DuckDB, rich and PyYAML only (``pip install psdviz``). Region
 layers, the app, Dask and Spark each bring heavy packages, installed by an extra of their own
 (``pyproject.toml``; docs/decisions/optional-dependencies.md). A function that needs one of them calls
 :func:`require` at the moment it needs it, so ``import psdviz`` and every core route work without them.

@@ -1,0 +1,169 @@
+"""Job files: several releases of one data set under one budget, the data read once (``psdviz run``).
+
+A job is a YAML file (example: docs/job-example.yaml)::
+
+    data: {path: trips.csv, lon: lon, lat: lat, domain: [-125, 24, -66, 50]}
+    budget: trips.budget.json          # optional: every release draws from it
+    releases:
+      - {kind: spatial, method: auto, epsilon: 0.5, out: trips.parquet}
+      - {kind: spatial, method: quadtree, epsilon: 0.2, params: {height: 7}, out: trips-quad.parquet}
+      - {kind: regions, regions: us-counties, epsilon: 0.3, out: counties.csv}
+
+The schema is checked before anything is read, with errors that name the line of the file. With a budget
+the whole job must fit what remains before any data is read. ``--dry-run`` prints the plan (each release's
+epsilon and its expected error at typical query sizes, from public facts only) and writes nothing.
+Count-of-counts releases take a grouped table rather than points and are not part of job files yet.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .core.domain import Domain
+from .core.optional import require
+
+KINDS = ("spatial", "regions")
+RELEASE_KEYS = {"spatial": {"kind", "method", "epsilon", "params", "out", "resolution", "crs"},
+                "regions": {"kind", "regions", "id", "parent", "name", "layer", "epsilon", "out", "pooling"}}
+DATA_KEYS = {"path", "lon", "lat", "domain"}
+
+
+class JobError(ValueError):
+    """A job file that cannot run as written; the message names the line."""
+
+
+@dataclass
+class Release:
+    kind: str
+    spec: dict
+    line: int
+
+
+@dataclass
+class Job:
+    path: Path
+    data: dict
+    budget: str | None
+    releases: list[Release] = field(default_factory=list)
+
+    @property
+    def epsilon(self) -> float:
+        return math.fsum(float(r.spec["epsilon"]) for r in self.releases)
+
+
+def _lines(node) -> int:
+    mark = getattr(node, "start_mark", None)
+    return mark.line + 1 if mark is not None else 0
+
+
+def load_job(path) -> Job:
+    """Read and check a job file (:class:`JobError` naming the line on the first problem)."""
+    yaml = require("yaml", "job files")
+    path = Path(path)
+    try:
+        text = path.read_text()
+        node = yaml.compose(text)
+        doc = yaml.safe_load(text)
+    except OSError as exc:
+        raise JobError(f"cannot read the job file {path}: {exc.strerror or exc}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise JobError(f"{path.name}{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    if not isinstance(doc, dict) or node is None:
+        raise JobError(f"{path.name}: a job file is a mapping with data, releases and optionally budget")
+    where = {k.value: v for k, v in node.value}
+    unknown = set(doc) - {"data", "releases", "budget"}
+    if unknown:
+        key = sorted(unknown)[0]
+        raise JobError(f"{path.name} line {_lines(next(k for k, _ in node.value if k.value == key))}: unknown key "
+                       f"{key!r} (a job has data, releases and budget)")
+    data = doc.get("data")
+    if not isinstance(data, dict) or set(data) - DATA_KEYS or not {"path", "lon", "lat", "domain"} <= set(data):
+        raise JobError(f"{path.name} line {_lines(where.get('data'))}: data needs path, lon, lat and domain "
+                       f"[xmin, ymin, xmax, ymax] (and nothing else)")
+    dom = data["domain"]
+    if not (isinstance(dom, list) and len(dom) == 4 and all(isinstance(v, (int, float)) for v in dom)):
+        raise JobError(f"{path.name} line {_lines(where.get('data'))}: data.domain must be [xmin, ymin, xmax, ymax]")
+    try:
+        Domain(*dom)
+    except ValueError as exc:
+        raise JobError(f"{path.name} line {_lines(where.get('data'))}: {exc}") from None
+    rels = doc.get("releases")
+    if not isinstance(rels, list) or not rels:
+        raise JobError(f"{path.name} line {_lines(where.get('releases'))}: releases must be a list of one or more")
+    job = Job(path, data, doc.get("budget"), [])
+    for item, n in zip(rels, where["releases"].value):
+        job.releases.append(_release(item, _lines(n), path.name))
+    outs = [r.spec["out"] for r in job.releases]
+    if len(set(outs)) != len(outs):
+        raise JobError(f"{path.name}: two releases write the same file ({next(o for o in outs if outs.count(o) > 1)})")
+    return job
+
+
+def _release(item, line: int, name: str) -> Release:
+    if not isinstance(item, dict) or item.get("kind") not in KINDS:
+        raise JobError(f"{name} line {line}: each release needs kind: one of {', '.join(KINDS)}")
+    kind = item["kind"]
+    extra = set(item) - RELEASE_KEYS[kind]
+    if extra:
+        raise JobError(f"{name} line {line}: a {kind} release has no {sorted(extra)[0]!r} (it takes "
+                       f"{', '.join(sorted(RELEASE_KEYS[kind]))})")
+    eps = item.get("epsilon")
+    if not isinstance(eps, (int, float)) or isinstance(eps, bool) or not 0 < eps <= 10:
+        raise JobError(f"{name} line {line}: epsilon must be a number in (0, 10] (got {eps!r})")
+    if not isinstance(item.get("out"), str):
+        raise JobError(f"{name} line {line}: out must name the file to write")
+    if kind == "spatial":
+        from .methods.registry import methods
+        if item.get("method", "auto") not in methods():
+            raise JobError(f"{name} line {line}: method must be one of {', '.join(methods())}")
+        if not isinstance(item.get("params", {}), dict):
+            raise JobError(f"{name} line {line}: params must be a mapping of the method's parameters")
+        if not item["out"].endswith(".parquet"):
+            raise JobError(f"{name} line {line}: a spatial release is written as .parquet")
+    elif not isinstance(item.get("regions"), str):
+        raise JobError(f"{name} line {line}: a regions release needs regions: a bundled layer or a layer file")
+    return Release(kind, {"method": "auto", "params": {}, **item}, line)
+
+
+def plan(job: Job) -> list[str]:
+    """The job's plan in words, from public facts only (no data read)."""
+    lines = [f"job {job.path.name}: {len(job.releases)} releases of {job.data['path']}, epsilon "
+             f"{job.epsilon:g} in all (sequential composition)" + (f", drawn from {job.budget}" if job.budget else "")]
+    for r in job.releases:
+        eps = float(r.spec["epsilon"])
+        if r.kind == "spatial":
+            lines.append(f"- line {r.line}: {r.spec['method']} at epsilon {eps:g} -> {r.spec['out']}; "
+                         + _spatial_error(r.spec, Domain(*job.data["domain"])))
+        else:
+            lines.append(f"- line {r.line}: counts of {r.spec['regions']} at epsilon {eps:g} -> {r.spec['out']}; "
+                         "each level's region counts carry two-sided geometric noise at epsilon / levels "
+                         f"(standard deviation about {math.sqrt(2) / eps:.3g} times the number of levels)")
+    return lines
+
+
+def _spatial_error(spec: dict, domain: Domain) -> str:
+    """Expected standard errors of centred rectangles of 1 % and 10 % of the domain, where the method's
+    noise does not depend on the data (built on no points: no data read); otherwise said in words."""
+    if spec["method"] != "quadtree":
+        return ("expected error depends on the data (its structure is chosen privately), so it is not known "
+                "before the data are read")
+    import warnings
+
+    from .api import build
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rel = build(np.zeros((0, 2)), domain, "quadtree", float(spec["epsilon"]), seed=0,
+                    **{"prune": None, **spec.get("params", {})})
+    out = []
+    for share in (0.01, 0.1):
+        s = math.sqrt(share)
+        cx, cy = (domain.xmin + domain.xmax) / 2, (domain.ymin + domain.ymax) / 2
+        r = np.array([[cx - s * domain.width / 2, cy - s * domain.height / 2,
+                       cx + s * domain.width / 2, cy + s * domain.height / 2]])
+        out.append(f"{share:.0%} of the domain +- {1.96 * math.sqrt(rel.answer_variance(r)[0]):,.1f} (noise, 95 %)")
+    return "expected error (before pruning) of a centred rectangle of " + ", ".join(out)
