@@ -10,10 +10,11 @@
 True
 """
 from .api import EmptyReleaseWarning, NoiseDominatesWarning, build, build_regions
-from .budget import Budget, BudgetError
+from .budget import Budget
 from .core.domain import Domain, prepare_points
 from .core.ledger import Ledger, Spend
 from .core.validation import LargeEpsilonWarning
+from .errors import BudgetError, InputDataError, ParameterError, ReleaseFileError
 from .methods.param_info import method_help
 from .methods.param_info import parameter_info as method_parameters
 from .methods.registry import get_builder as builder
@@ -35,11 +36,14 @@ __all__ = [
     "Domain",
     "EmptyReleaseWarning",
     "EpsilonPlan",
+    "InputDataError",
     "LargeEpsilonWarning",
     "Ledger",
     "NoiseDominatesWarning",
+    "ParameterError",
     "PointIndex",
     "Release",
+    "ReleaseFileError",
     "Spend",
     "build",
     "build_regions",

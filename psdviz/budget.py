@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from .core.errors import BudgetError
 from .core.privacy_unit import PrivacyUnit
 from .core.validation import check_epsilon
 
@@ -33,9 +34,6 @@ KINDS = ("spatial", "regions", "count-of-counts", "sparse")
 TOLERANCE = 1e-12
 
 
-class BudgetError(ValueError):
-    """A release that the data set's budget cannot take (too much epsilon or delta, another privacy
-    unit, a damaged budget file); a ValueError, so callers catching ValueError keep working."""
 
 
 @dataclass(frozen=True)

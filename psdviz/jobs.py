@@ -36,7 +36,7 @@ class JobError(ValueError):
 
 
 @dataclass
-class Release:
+class JobRelease:
     kind: str
     spec: dict
     line: int
@@ -47,7 +47,7 @@ class Job:
     path: Path
     data: dict
     budget: str | None
-    releases: list[Release] = field(default_factory=list)
+    releases: list[JobRelease] = field(default_factory=list)
 
     @property
     def epsilon(self) -> float:
@@ -104,7 +104,7 @@ def load_job(path) -> Job:
     return job
 
 
-def _release(item, line: int, name: str) -> Release:
+def _release(item, line: int, name: str) -> JobRelease:
     if not isinstance(item, dict) or item.get("kind") not in KINDS:
         raise JobError(f"{name} line {line}: each release needs kind: one of {', '.join(KINDS)}")
     kind = item["kind"]
@@ -127,7 +127,7 @@ def _release(item, line: int, name: str) -> Release:
             raise JobError(f"{name} line {line}: a spatial release is written as .parquet")
     elif not isinstance(item.get("regions"), str):
         raise JobError(f"{name} line {line}: a regions release needs regions: a bundled layer or a layer file")
-    return Release(kind, {"method": "auto", "params": {}, **item}, line)
+    return JobRelease(kind, {"method": "auto", "params": {}, **item}, line)
 
 
 def plan(job: Job) -> list[str]:

@@ -187,3 +187,21 @@ def test_a_small_count_of_counts_file_cannot_ask_for_gigabytes(tmp_path):
     path.write_text(json.dumps(doc))
     with pytest.raises(ValueError, match=r"more than this [0-9,]+-byte file can hold"):
         pv.load_release(path)
+
+
+def test_errors_a_caller_can_tell_apart(tmp_path):
+    """Each kind of problem has its class, and each is still a ValueError."""
+    from psdviz import errors
+    with pytest.raises(errors.ParameterError):
+        pv.build(PTS, DOM, "ug", -1.0)
+    with pytest.raises(errors.InputDataError, match="xmin 1 is above xmax 0"):
+        pv.Domain(1, 0, 0, 1)
+    bad = tmp_path / "bad.parquet"
+    src = pv.build(PTS, DOM, "ug", 1.0).save(tmp_path / "r.parquet")
+    _edit_meta(src, bad, lambda m: m.update(epsilon_spent=9.0))
+    with pytest.raises(errors.ReleaseFileError):
+        pv.load_release(bad)
+    with pytest.raises(errors.BudgetError):
+        pv.Budget(tmp_path / "none.json")
+    assert all(issubclass(c, ValueError) for c in (errors.ParameterError, errors.InputDataError,
+                                                   errors.ReleaseFileError, errors.BudgetError))

@@ -12,6 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
+from .errors import InputDataError
 from .grid import DEFAULT_RESOLUTION, Grid, check_resolution
 from .source import Keyer, KeySource, RowIds, group_counts
 
@@ -31,18 +32,18 @@ class Domain:
     def __post_init__(self) -> None:
         vals = (self.xmin, self.ymin, self.xmax, self.ymax)
         if not all(isinstance(v, (int, float, np.floating, np.integer)) and math.isfinite(v) for v in vals):
-            raise ValueError(f"Domain bounds must be finite numbers (got {vals})")
+            raise InputDataError(f"Domain bounds must be finite numbers (got {vals})")
         for lo, hi, axis in ((self.xmin, self.xmax, "x"), (self.ymin, self.ymax, "y")):
             if not lo < hi:
                 rel = "above" if lo > hi else "equal to"
-                raise ValueError(f"Domain: {axis}min {lo:g} is {rel} {axis}max {hi:g}; bounds are xmin ymin xmax ymax, "
-                                 f"and the domain needs xmin < xmax and ymin < ymax")
+                raise InputDataError(f"Domain: {axis}min {lo:g} is {rel} {axis}max {hi:g}; bounds are xmin ymin "
+                                     "xmax ymax, and the domain needs xmin < xmax and ymin < ymax")
         w, h = float(self.xmax) - float(self.xmin), float(self.ymax) - float(self.ymin)
         if not (math.isfinite(w) and math.isfinite(h)):
-            raise ValueError(f"Domain width and height must be finite numbers (got width {w}, height {h}): "
+            raise InputDataError(f"Domain width and height must be finite numbers (got width {w}, height {h}): "
                              "shrink the bounds")
         if not math.isfinite(w * h):
-            raise ValueError(f"Domain area must be a finite number (got width {w:g} x height {h:g}): "
+            raise InputDataError(f"Domain area must be a finite number (got width {w:g} x height {h:g}): "
                              "shrink the bounds")
         for name in ("xmin", "ymin", "xmax", "ymax"):
             object.__setattr__(self, name, float(getattr(self, name)))
@@ -110,7 +111,7 @@ def as_points(points) -> np.ndarray:
         kinds = {np.dtype(d).kind if not hasattr(d, "kind") else d.kind for d in points.dtypes}
         kind = "c" if "c" in kinds else ("b" if "b" in kinds else "f")
     if kind == "c":
-        raise ValueError("points must be real numbers: complex values were given")
+        raise InputDataError("points must be real numbers: complex values were given")
     if kind == "b":
         raise ValueError("points must be numbers: booleans were given as coordinates")
     try:

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+from .errors import ParameterError
+
 EPSILON_MAX = 1e6
 LARGE_EPSILON = 10.0     # above this a budget protects (nearly) nothing: warned in the engine, refused by the CLI
 
@@ -27,36 +29,36 @@ def check_epsilon(epsilon: float, name: str = "epsilon") -> float:
     """An epsilon must be a finite number > 0 (and below a sanity cap of 1e6): a Python or numpy
     number, never a bool or a string."""
     if not is_number(epsilon):
-        raise ValueError(f"{name} must be a number > 0 (got {epsilon!r})")
+        raise ParameterError(f"{name} must be a number > 0 (got {epsilon!r})")
     value = float(epsilon)
     if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be finite and > 0 (got {epsilon!r})")
+        raise ParameterError(f"{name} must be finite and > 0 (got {epsilon!r})")
     if value > EPSILON_MAX:
-        raise ValueError(f"{name} must be <= {EPSILON_MAX:g} (got {value:g})")
+        raise ParameterError(f"{name} must be <= {EPSILON_MAX:g} (got {value:g})")
     return value
 
 
 def check_fraction(value: float, name: str, *, open_low: bool = True, open_high: bool = True) -> float:
     """A share of a budget: strictly between 0 and 1 unless an end is allowed."""
     if not is_number(value):
-        raise ValueError(f"{name} must be a number in (0, 1) (got {value!r})")
+        raise ParameterError(f"{name} must be a number in (0, 1) (got {value!r})")
     v = float(value)
     low_ok = v > 0 if open_low else v >= 0
     high_ok = v < 1 if open_high else v <= 1
     if not (math.isfinite(v) and low_ok and high_ok):
         lo = "(0" if open_low else "[0"
         hi = "1)" if open_high else "1]"
-        raise ValueError(f"{name} must lie in {lo}, {hi} (got {value!r})")
+        raise ParameterError(f"{name} must lie in {lo}, {hi} (got {value!r})")
     return v
 
 
 def check_int(value: int, name: str, lo: int, hi: int) -> int:
     """An integer parameter within [lo, hi]."""
     if not is_number(value) or not math.isfinite(float(value)) or not float(value).is_integer():
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi}] (got {value!r})")
+        raise ParameterError(f"{name} must be an integer in [{lo}, {hi}] (got {value!r})")
     v = int(value)
     if not lo <= v <= hi:
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi}] (got {v})")
+        raise ParameterError(f"{name} must be an integer in [{lo}, {hi}] (got {v})")
     return v
 
 
@@ -72,7 +74,7 @@ def coerce_param(name: str, value, kind: str, optional: bool, choices: tuple[str
     if value is None:
         if optional:
             return None
-        raise ValueError(f"{name} must be {_what(kind, choices)}, not None")
+        raise ParameterError(f"{name} must be {_what(kind, choices)}, not None")
     if kind == "bool":
         if isinstance(value, (bool, np.bool_)):
             return bool(value)
@@ -87,7 +89,7 @@ def coerce_param(name: str, value, kind: str, optional: bool, choices: tuple[str
             return value
     elif isinstance(value, str):
         return value
-    raise ValueError(f"{name} must be {_what(kind, choices)}{' or None' if optional else ''} (got {value!r})")
+    raise ParameterError(f"{name} must be {_what(kind, choices)}{' or None' if optional else ''} (got {value!r})")
 
 
 def _what(kind: str, choices: tuple[str, ...]) -> str:
@@ -99,5 +101,5 @@ def check_positive(value, name: str, hi: float = math.inf) -> float:
     """A finite number > 0 (and at most ``hi``)."""
     if not is_number(value) or not math.isfinite(float(value)) or not 0 < float(value) <= hi:
         limit = "" if hi == math.inf else f" and <= {hi:g}"
-        raise ValueError(f"{name} must be a finite number > 0{limit} (got {value!r})")
+        raise ParameterError(f"{name} must be a finite number > 0{limit} (got {value!r})")
     return float(value)

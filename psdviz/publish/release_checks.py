@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..core.domain import MAX_WORKLOAD_RECTS
+from ..core.errors import ReleaseFileError
 from ..core.grid import Grid, check_resolution
 from ..core.ledger import MAX_TOTAL_DELTA, TOLERANCE, Ledger, Spend
 from ..core.privacy_unit import PrivacyUnit
@@ -41,8 +42,8 @@ _DAMAGED = "the file is damaged or was altered; do not use it"
 _METHOD = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
 
 
-def bad(what: str) -> ValueError:
-    return ValueError(f"{what}: {_DAMAGED}")
+def bad(what: str) -> ReleaseFileError:
+    return ReleaseFileError(f"{what}: {_DAMAGED}")
 
 
 # ---- metadata -------------------------------------------------------------------------------------

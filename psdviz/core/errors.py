@@ -1,0 +1,33 @@
+"""Exceptions a caller can tell apart. Each is a ValueError (so code that catches ValueError keeps
+working) and its message says what to fix; the class says what kind of problem it is.
+
+- :class:`ParameterError`: a parameter of a call is out of its range or of the wrong kind (epsilon,
+  a method's parameter, a fraction, a level).
+- :class:`InputDataError`: the data given cannot be used as they are (non-finite or complex coordinates,
+  columns that are not numbers, bounds in the wrong order).
+- :class:`ReleaseFileError`: a release file is damaged, edited or claims what its contents do not hold.
+- :class:`BudgetError`: a release the data set's privacy budget cannot take (:mod:`psdviz.budget`).
+
+A missing optional package is an ImportError instead: :class:`psdviz.core.optional.MissingExtraError`.
+"""
+from __future__ import annotations
+
+
+class PsdvizError(ValueError):
+    """The base of psdviz's own errors."""
+
+
+class ParameterError(PsdvizError):
+    """A parameter out of its range or of the wrong kind."""
+
+
+class InputDataError(PsdvizError):
+    """Data that cannot be used as given."""
+
+
+class ReleaseFileError(PsdvizError):
+    """A damaged or edited release file, or one whose claims do not hold."""
+
+
+class BudgetError(PsdvizError):
+    """A release the data set's privacy budget cannot take."""
