@@ -1,10 +1,14 @@
 """Cached engine calls: one build per (data fingerprint, domain, parameters, randomness).
 
-Releases are kept in a small process-wide cache (:class:`SharedCache`, shared by sessions like
-``st.cache_resource`` but outside Streamlit's caching, because a build draws its progress bar as it
-goes and Streamlit forbids a cached function to write to elements created outside it).
-Caching is also a privacy matter: with fresh randomness a rerun must not re-noise the data (each
+A session's releases belong to that session (:func:`session_releases`, in its ``st.session_state``):
+kept until the session ends, so going back to earlier inputs shows the release seen before, never a
+silent redraw (a redraw is a new draw the user may have quoted, and averaging redraws averages the noise
+away). Seeded builds are also shared across sessions in a process-wide cache (:class:`SharedCache`)
+sized in bytes, with one future per key instead of one lock: a build never blocks another key's hit or
+build, and two sessions asking for the same seeded build at once build it once. Fresh builds are never
+shared. Caching is also a privacy matter: with fresh randomness a rerun must not re-noise the data (each
 new release spends epsilon again); a new release is drawn only when the user asks for new noise.
+(docs/decisions/classroom.md)
 """
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ import threading
 import time
 import warnings
 from collections import OrderedDict
+from concurrent.futures import Future
 
 import numpy as np
 import streamlit as st
@@ -45,23 +50,61 @@ class ProgressBar:
         self.slot.empty()
 
 
-class SharedCache:
-    """Up to ``size`` releases by key, least recently used dropped first; one lock, so two sessions
-    asking for the same new release build it once."""
+def nbytes(obj) -> int:
+    """Bytes an entry holds: a release's tree arrays (the bulk of it), else a rough fixed figure."""
+    tree = getattr(obj, "tree", None)
+    if tree is None:
+        return 64 * 1024
+    return sum(int(getattr(v, "nbytes", 0)) for v in vars(tree).values()) + 64 * 1024
 
-    def __init__(self, size: int = 8):
-        self.size, self.items, self.lock = size, OrderedDict(), threading.Lock()
+
+class SharedCache:
+    """Entries by key, least recently used dropped first once they hold more than ``max_bytes`` (or
+    more than ``size`` entries). One future per key: the lock is held only to look up or register a
+    key, never while building, so a build blocks neither another key's hit nor its build; two callers
+    asking for the same key at once share one build."""
+
+    def __init__(self, size: int = 256, max_bytes: int = 256 * 2**20, measure=nbytes):
+        self.size, self.max_bytes, self.measure = size, max_bytes, measure
+        self.items: OrderedDict = OrderedDict()
+        self.sizes: dict = {}
+        self.pending: dict[str, Future] = {}
+        self.lock = threading.Lock()
 
     def get_or_build(self, key: str, make):
         with self.lock:
             if key in self.items:
                 self.items.move_to_end(key)
                 return self.items[key]
-            rel = make()
-            self.items[key] = rel
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
-            return rel
+            fut = self.pending.get(key)
+            owner = fut is None
+            if owner:
+                fut = self.pending[key] = Future()
+        if not owner:
+            return fut.result()
+        try:
+            value = make()
+        except BaseException as exc:
+            with self.lock:
+                self.pending.pop(key, None)
+            fut.set_exception(exc)
+            raise
+        with self.lock:
+            self.items[key] = value
+            self.sizes[key] = self.measure(value)
+            self.pending.pop(key, None)
+            self._evict()
+        fut.set_result(value)
+        return value
+
+    def _evict(self) -> None:
+        while len(self.items) > 1 and (len(self.items) > self.size or sum(self.sizes.values()) > self.max_bytes):
+            old, _ = self.items.popitem(last=False)
+            self.sizes.pop(old, None)
+
+    @property
+    def bytes(self) -> int:
+        return sum(self.sizes.values())
 
 
 RELEASES = SharedCache()
@@ -82,15 +125,29 @@ def _truth(fp: str, domain: tuple, _xy: np.ndarray) -> pv.PointIndex:
     return pv.PointIndex(pv.prepare_points(_xy, pv.Domain(*domain), outside="drop", nonfinite="drop").xy)
 
 
+def session_releases() -> dict:
+    """This session's releases by key: kept for the whole session (never evicted while it can return to
+    them), released with the session's state when it ends."""
+    return st.session_state.setdefault("psdviz_session_releases", {})
+
+
 def build_release(data: Dataset, spec: BuildSpec) -> pv.Release:
-    """The (cached) release; raises ValueError with the engine's message on bad parameters."""
+    """The release for these inputs: this session's own if it has built it (the same draw when the user
+    comes back), else a seeded build from the shared cache or a fresh build of its own; raises
+    ValueError with the engine's message on bad parameters."""
+    key = release_id(data, spec)
+    mine = session_releases()
+    if key in mine:
+        return mine[key]
     bar = ProgressBar()
     try:
         with st.spinner(f"Building {spec.method} (epsilon {spec.epsilon:g})...", show_time=True):
-            return RELEASES.get_or_build(release_id(data, spec),
-                                         lambda: _build(data, _dom(data.domain), spec, bar))
+            make = lambda: _build(data, _dom(data.domain), spec, bar)
+            rel = RELEASES.get_or_build(key, make) if spec.seed is not None else make()
     finally:
         bar.clear()
+    mine[key] = rel
+    return rel
 
 
 def truth_index(data: Dataset) -> pv.PointIndex:
