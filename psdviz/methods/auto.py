@@ -87,43 +87,37 @@ class Rule:
 
 RULES = (
     Rule(f"a corner cell >= {CORNER_SHARE_MIN:g} of N", lambda f: f.corner_share >= CORNER_SHARE_MIN, "hybrid",
-         "an atom in a corner of the domain (both attributes at their minimum, where zero-inflated pairs of "
-         "non-negative values such as capital gain x loss put it): the hybrid kd-tree's quadtree levels isolate "
-         "the corner and its two edges, and non-negative least squares over its counts removes the noise spread "
-         "over the empty rest; its build stops a node whose noisy count is at most two noise sds, as NNLS would "
-         "keep the noise of an empty node split by chance (docs/reproduction/auto_rule.md, "
-         "docs/decisions/early-stop.md)",
+         "an atom in a corner of the domain (both attributes at their minimum, as zero-inflated pairs of "
+         "non-negative values put it): the hybrid kd-tree's quadtree levels isolate the corner and its two edges, "
+         "non-negative least squares clears the noise spread over the empty rest, and its build stops a node whose "
+         "noisy count is at most two noise sds (docs/decisions/auto-rule.md, docs/decisions/early-stop.md)",
          "Many points sit in one corner of the map, so auto used the hybrid tree, which cuts that corner out, and "
          "cleared the noise spread over the empty rest.", nonnegative=True, stop_sds=NNLS_STOP_SDS),
     Rule(f"a corner cell of the {FEATURE_SIDE} x {FEATURE_SIDE} grid >= {CORNER_SHARE_MIN:g} of N",
          lambda f: f.coarse_corner_share >= CORNER_SHARE_MIN, "hybrid",
-         "an atom spread inside a corner cell of the 256 x 256 grid rather than at one position of the release's "
-         "finer grid (values recorded at a coarser precision than the grid, such as DPBench's histograms placed "
-         "uniformly in their cells): the hybrid tree with its medians and midpoints on the 256 x 256 grid while a "
-         "node spans more than one of its cells cuts out that cell and its two edges as it does at resolution 8 "
-         "(with the release grid's own medians it cuts the atom's cell and leaves leaves that straddle its edge), "
-         "then splits finer inside the cells; non-negative least squares clears the noise over the empty rest, "
-         "and the build stops at two noise sds as in the row above (docs/reproduction/auto_rule_res20.md, "
-         "docs/decisions/auto-rule.md)",
+         "an atom spread inside a corner cell of the 256 x 256 grid (values recorded at a coarser precision than "
+         "the release's grid): the hybrid tree splitting on the 256 x 256 grid first cuts out that cell and its "
+         "two edges, then splits finer inside the cells; non-negative least squares and the two-sd stop as in the "
+         "row above (docs/decisions/auto-rule.md)",
          "Many points sit in one corner cell of the map, so auto used the hybrid tree on the 256 x 256 grid, which "
          "cuts that cell out, and cleared the noise spread over the empty rest.",
          nonnegative=True, split_grid=FEATURE_SIDE, stop_sds=NNLS_STOP_SDS),
     Rule(f"spread >= {SPREAD_MIN:g} and N eps >= {N_EPS_MIN:g}",
          lambda f: f.spread >= SPREAD_MIN and f.n * f.epsilon >= N_EPS_MIN, "ag",
-         "the points fill most of the domain (like a smooth mixture), where AG's adaptive grid is ahead of "
-         "PrivTree in 9 of the 10 synthetic cells of this row (median ratio 0.81, docs/reproduction/auto_rule.md) "
-         "and on the DPBench synthetic set",
+         "the points fill most of the domain (like a smooth mixture), where AG's adaptive grid is the more "
+         "accurate method on the synthetic families of this row and on the DPBench synthetic set "
+         "(docs/decisions/auto-rule.md)",
          "The points fill most of the map, so auto used the adaptive grid, which does best on evenly spread data."),
     Rule(f"N eps >= {QUAD_N_EPS_MIN:g}", lambda f: f.n * f.epsilon >= QUAD_N_EPS_MIN, "quadtree",
          "many points for the budget, where the quadtree (pruned during its build, its height from N and epsilon) "
-         "is ahead of PrivTree in 7 of the 8 synthetic cells of this row (median ratio 0.92) and in the 5 DPBench "
-         "cells (BJ-CABS-E, GOWALLA, SF-CABS-S at 1; docs/reproduction/auto_rule.md, dpbench.md), and keeps its "
-         "accuracy when the grid is finer than the data (its depth comes from N and epsilon)",
+         "is the more accurate method on the synthetic families and the dense DPBench files of this row, and keeps "
+         "its accuracy when the grid is finer than the data (docs/decisions/auto-rule.md)",
          "There are many points for this budget, so auto used the quadtree, whose fixed cells are accurate "
          "wherever the data are dense enough to fill them."),
     Rule("any other data", lambda f: True, "privtree",
-         "the minimax choice on the synthetic families below N eps = 10^5 (docs/reproduction/auto_rule.md) and "
-         "psdviz's best method on STROKE; adapts to concentrated data through its own noisy counts",
+         "the choice with the smallest worst case on the synthetic families below N eps = 10^5 and on sparse "
+         "files such as STROKE (docs/decisions/auto-rule.md); adapts to concentrated data through its own noisy "
+         "counts",
          "The points crowd into some places and leave others empty, so auto used PrivTree, which splits the map "
          "only where there are points."),
 )
