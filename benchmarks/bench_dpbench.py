@@ -58,9 +58,9 @@ VARIANTS = ("quadtree+nnls", "kdtree+nnls", "hybrid+nnls")
 GIVEN = ("auto+W", "quadtree+W")      # given the test queries as their workload, like DAWA-2D
 DAWA = "dpcomp.DAWA2D(W=test Q)"
 DAWA_NOTE = ("DAWA-2D's partition step, as dpcomp_core runs it, spends more than its share of epsilon (an audit finds "
-             "a log probability ratio of 2.47 against its eps1 of 1 on 32 cells: docs/accuracy-notes.md, \"The clip "
-             "leaks\"); with the noise of that step's dyadic form four times larger (at three times the audit's pairs "
-             "still show a leak), DAWA's partition is 1.07x PrivTree's MRE over 62 sparse and DPBench cells "
+             "a log probability ratio of 2.47 against its eps1 of 1 on 32 cells: research/accuracy-notes.md, "
+             "\"The clip leaks\"); with the noise of that step's dyadic form four times larger (at three times the "
+             "audit's pairs still show a leak), DAWA's partition is 1.07x PrivTree's MRE over 62 sparse and DPBench cells "
              "(\"DAWA's lead rests on the noise of its selection\"). Its figures stay here as the protocol's peer.")
 
 
@@ -223,14 +223,14 @@ def tables(res: dict, names: list[str], methods: list[str], peers: dict) -> str:
 
 
 MEDIAN_NOTE = ("Mean, standard deviation and median of the runs' MRE. Where the median sits far below the mean a few "
-               "runs carry it (the corner-atom cells: ADULT-2D at 0.1, docs/accuracy-notes.md); the tables above "
+               "runs carry it (the corner-atom cells: ADULT-2D at 0.1, research/accuracy-notes.md); the tables above "
                "compare means, as the peers publish them.")
 VERDICTS = ("yes", "within the spread", "NO")
 SAME_RULE = ("'within the spread': psdviz's mean is above the peer's figure by at most one standard deviation "
              "of psdviz's runs; the peers publish 1-3 runs, so their own spread is not known"
              ". The prototype's kd-standard (icde12.Kd-standard, Hien To's port: Generic.testLeaf) also stops "
              "at every node that "
-             "holds no point, an exact test that is not private (docs/accuracy-notes.md)")
+             "holds no point, an exact test that is not private (research/accuracy-notes.md)")
 
 
 def same_verdict(mean: float, sd: float, peer: float) -> str:

@@ -127,7 +127,7 @@ def whole_step_parts(parts, width):
     bites when cells are a few steps wide, where splitting 256 steps into 79 cells would mix 3- and
     4-step cells that no sub-grid divides evenly: there it keeps 64 cells of 4 steps. This is the
     reading DPBench's AG intends (dpcomp_core writes the width as int(n / m - 1) + 1, a ceiling in
-    intent, which Python evaluates to floor(n / m) when n / m is not whole; docs/accuracy-notes.md
+    intent, which Python evaluates to floor(n / m) when n / m is not whole; research/accuracy-notes.md
     measures that reading too). Works on arrays; parts >= 1."""
     width = np.asarray(width, np.int64)
     parts = np.minimum(np.asarray(parts, np.int64), np.maximum(width, 1))

@@ -4,7 +4,7 @@ Post-processing (docs/design.md privacy rules): it reads only the released noisy
 noise variances and the released structure, so it costs no epsilon and the ledger is unchanged.
 The solver and its exactness are in :mod:`psdviz.inference.tree_nnls`.
 
-When it pays (benchmarks/bench_dpbench.py, variant ``+nnls``; figures in docs/accuracy-notes.md):
+When it pays (benchmarks/bench_dpbench.py, variant ``+nnls``; figures in research/accuracy-notes.md):
 on sparse data whose tree measures internal nodes (the hybrid kd-tree on ADULT-2D at epsilon 1,
 STROKE at 0.1) it removes the noise that least squares spreads over empty space; on dense data the
 bound biases small queries upward (the hybrid tree on BJ-CABS-E at 0.1 is worse), and on trees that

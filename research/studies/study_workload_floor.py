@@ -9,11 +9,11 @@ prints, for the flat 5 % floor alone (``TOP_LEVELS = 0``) and for the floor as s
 - the exact variance of a focused workload (300 squares of side 1/32 of the domain's width, height 6, no
   pruning) over the geometric plan's, the price of the floor;
 - auto given the DPBench protocol's 200 queries as its workload on the three range-binned amounts of
-  benchmarks/study_sparse_pairs.py at 550,000 points and epsilon 1 (resolution 8, ``--runs`` seeds): the mean
+  research/studies/study_sparse_pairs.py at 550,000 points and epsilon 1 (resolution 8, ``--runs`` seeds): the mean
   MRE and the points (true count) in the quadrants that stopped at depth 1, per build, beside auto without
   the workload.
 
-    python benchmarks/study_workload_floor.py [--runs 8]       # about a minute
+    python research/studies/study_workload_floor.py [--runs 8]       # about a minute
 """
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))    # the lab the studies build on
+sys.path.insert(0, str(Path(__file__).resolve().parent))                       # the other studies
 from bench_auto_rule import histogram
 from bench_dpbench import DOMAIN, queries, truth
 from study_sparse_pairs import range_binned

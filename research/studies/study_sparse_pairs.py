@@ -7,13 +7,13 @@ heavy-tailed amounts binned over their own range as DPBench's tabular files are 
 DPBench domain, binned to 256 x 256 and spread evenly inside their cells as the protocol places them, N = 20k,
 70k and 550k, epsilon 0.1 and 1: the MRE of the lab's candidates and of auto (the protocol's 200 queries,
 ``--runs`` seeds), auto over the best candidate, and DAWA's published partition on the same histogram
-(benchmarks/study_dawa_partition.py's ``dawa_estimate``, the selection DPBench's DAWA-2D runs, which is not
-eps-DP as run: docs/accuracy-notes.md), the same with its selection's noise four times the authors' scale
+(research/studies/study_dawa_partition.py's ``dawa_estimate``, the selection DPBench's DAWA-2D runs, which is not
+eps-DP as run: research/accuracy-notes.md), the same with its selection's noise four times the authors' scale
 (the smallest whole multiple at which ``study_dawa_partition.py --audit`` finds no log ratio above eps1 on its
 small neighbouring pairs; no proof) and AHP (value-grouped cells, eps-DP; ``ahp`` in the same script) for
 reference. Nothing here is tuned: the families were written before they were measured.
 
-    python benchmarks/study_sparse_pairs.py [--runs 3] [--resolution 20] [--set pairs|range|all]
+    python research/studies/study_sparse_pairs.py [--runs 3] [--resolution 20] [--set pairs|range|all]
 """
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))    # the lab the studies build on
+sys.path.insert(0, str(Path(__file__).resolve().parent))                       # the other studies
 from bench_auto_rule import candidates, histogram, score
 from bench_dpbench import queries, truth
 from study_dawa_partition import dawa_estimate

@@ -28,10 +28,10 @@ leaves measured once with the rest (Laplace), each leaf's count spread evenly ov
 Data: the sparse families of ``study_sparse_pairs.py`` (both sets, N = 20k, 70k, 550k) and of
 ``study_dawa_partition.py`` (70k), and the five DPBench files; the protocol's 200 queries, MRE, mean over
 ``--runs`` seeds; DAWA's published partition (not eps-DP as run) for reference with ``--set segment``. The
-reading is in docs/accuracy-notes.md ("PrivTree's leaves: their noise, their constants"; for ``dawa-noise``
+reading is in research/accuracy-notes.md ("PrivTree's leaves: their noise, their constants"; for ``dawa-noise``
 "DAWA's lead rests on the noise of its selection"); nothing here is part of the engine.
 
-    python benchmarks/study_privtree_leaves.py --set segment|atoms|params|dawa-noise [--runs 5]
+    python research/studies/study_privtree_leaves.py --set segment|atoms|params|dawa-noise [--runs 5]
 """
 from __future__ import annotations
 
@@ -42,7 +42,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))    # the lab the studies build on
+sys.path.insert(0, str(Path(__file__).resolve().parent))                       # the other studies
 from bench_auto_rule import histogram
 from bench_dpbench import load_hist, queries, truth
 from study_dawa_partition import dawa_estimate, hilbert_order, optimal_runs, privtree_partition

@@ -15,8 +15,8 @@ side): the share inside each interval and, to isolate the model from the noise, 
 cells' true error (the leaves' true counts spread by area, less the rectangle's true count) over the model's
 variance, 1 where the model is right (not for the Hilbert R-tree, whose boxes overlap).
 
-    python benchmarks/study_region_coverage.py [--seeds 2]          # about 2 minutes on 2 cores
-    python benchmarks/study_region_coverage.py --dpbench [--seeds 2] [--methods ...]    # 11 minutes
+    python research/studies/study_region_coverage.py [--seeds 2]          # about 2 minutes on 2 cores
+    python research/studies/study_region_coverage.py --dpbench [--seeds 2] [--methods ...]    # 11 minutes
 """
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ from psdviz.io.samples import sample_points
 from psdviz.query.decompose import decompose
 from psdviz.regions.build import true_counts
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))    # the lab the studies build on
+sys.path.insert(0, str(Path(__file__).resolve().parent))                       # the other studies
 from bench_dpbench import FILES, SYNTH, load_hist, place
 
 LAYERS = {"US states > counties": rg.us_counties, "World countries": rg.world_countries}

@@ -42,10 +42,10 @@ tripled (and, the dyadic one, four times) over a few such pairs. An eps1-DP sele
 or below 1; a selection that passes these pairs is not shown to be eps1-DP.
 
 It prints the DPBench-protocol MRE (resolution 8, the 200 queries) of each beside psdviz's own methods on
-ADULT-2D and on sparse synthetic families. The arguments and the reading are in docs/accuracy-notes.md
+ADULT-2D and on sparse synthetic families. The arguments and the reading are in research/accuracy-notes.md
 ("DAWA-2D: why psdviz does not ship it"); nothing here is part of the engine.
 
-    python benchmarks/study_dawa_partition.py --runs 3 [--only em-prior ahp]
+    python research/studies/study_dawa_partition.py --runs 3 [--only em-prior ahp]
 """
 from __future__ import annotations
 
@@ -56,7 +56,8 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import brentq
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))    # the lab the studies build on
+sys.path.insert(0, str(Path(__file__).resolve().parent))                       # the other studies
 from bench_dpbench import DOMAIN, load_hist, method_spec, place, queries, truth
 
 import psdviz as pv

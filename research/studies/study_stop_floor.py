@@ -9,7 +9,7 @@ DPBench protocol places it, and the lab's four zero-inflated pairs with the atom
 300,000 points; the protocol's 200 queries, MRE mean (standard error, median) over ``--runs`` seeds, and
 the geometric mean of each k over the first.
 
-    python benchmarks/study_stop_floor.py [--runs 30] [--resolution 8] [--method hybrid+nnls]
+    python research/studies/study_stop_floor.py [--runs 30] [--resolution 8] [--method hybrid+nnls]
         [--epsilons 0.1 1] [--floors 1 1.5 2]
 
 At resolution 20 auto's route is ``hybrid+nnls/256``. Readings in docs/decisions/early-stop.md.
@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))    # the lab the studies build on
+sys.path.insert(0, str(Path(__file__).resolve().parent))                       # the other studies
 from bench_auto_rule import ZERO_INFLATED, histogram
 from bench_dpbench import DOMAIN, load_hist, method_spec, place, queries, truth
 

@@ -22,8 +22,8 @@ per run, heights 8-11 or ``--heights``, both query sets, ``--resolution`` 20 or 
 rule's height trails Quad-opt. ``--method ag --resolutions 8 20`` compares another method with its defaults
 at two resolutions on the same points and queries.
 
-    python benchmarks/study_quad_height.py [--runs 5]                          # about 10 minutes
-    python benchmarks/study_quad_height.py --file checkin_256_256 --epsilon 1 --runs 6   # about 2 minutes
+    python research/studies/study_quad_height.py [--runs 5]                          # about 10 minutes
+    python research/studies/study_quad_height.py --file checkin_256_256 --epsilon 1 --runs 6   # about 2 minutes
 
 Prints the tables; the figures are quoted in docs/decisions/early-stop.md.
 """
@@ -36,8 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_dpbench import load_hist, synthetic_points  # noqa: E402  (the DPBench files and synthetic1M, as that bench reads them)
 
 import psdviz as pv  # noqa: E402
