@@ -60,8 +60,9 @@ DAWA = "dpcomp.DAWA2D(W=test Q)"
 DAWA_NOTE = ("DAWA-2D's partition step, as dpcomp_core runs it, spends more than its share of epsilon (an audit finds "
              "a log probability ratio of 2.47 against its eps1 of 1 on 32 cells: research/accuracy-notes.md, "
              "\"The clip leaks\"); with the noise of that step's dyadic form four times larger (at three times the "
-             "audit's pairs still show a leak), DAWA's partition is 1.07x PrivTree's MRE over 62 sparse and DPBench cells "
-             "(\"DAWA's lead rests on the noise of its selection\"). Its figures stay here as the protocol's peer.")
+             "audit's pairs still show a leak), DAWA's partition is 1.07x PrivTree's MRE over 62 sparse and DPBench "
+             "cells (\"DAWA's lead rests on the noise of its selection\"). Its figures stay here as the protocol's "
+             "peer.")
 
 
 def method_spec(label: str) -> tuple[str, dict]:
