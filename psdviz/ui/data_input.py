@@ -23,6 +23,7 @@ from .uploads import open_upload
 
 MAX_UPLOAD_MB = 50          # also set as server.maxUploadSize in .streamlit/config.toml
 MAX_ROWS = 2_000_000
+UPLOAD_KEPT = "psdviz_uploaded_points"   # (name, bytes) of the points file uploaded in this session
 UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "geojson", "json", "gpkg"]
 X_NAMES = ("lon", "lng", "long", "longitude", "x")
 Y_NAMES = ("lat", "latitude", "y")
@@ -269,10 +270,16 @@ def choose_data() -> Dataset | None:
             return Dataset(name, xy, domain, dsrc, 0, fingerprint(xy))
         up = st.file_uploader(f"Points file (CSV/TSV, Parquet, GeoJSON, GeoPackage; at most {MAX_UPLOAD_MB} MB "
                               f"and {MAX_ROWS:,} rows)", type=UPLOAD_TYPES, key="upload")
-        if up is None:
+        if up is not None:                  # kept for the session: the uploader forgets it on another page
+            st.session_state[UPLOAD_KEPT] = (up.name, up.getvalue())
+        kept = st.session_state.get(UPLOAD_KEPT)
+        if kept is None:
             st.info("Upload a file to continue, or pick a sample.")
             return None
-        df = read_table(up.name, up.getvalue())
+        name, raw = kept
+        if up is None:
+            st.caption(f"Using `{name}`, uploaded earlier in this session (Start over forgets it).")
+        df = read_table(name, raw)
         cols = [str(c) for c in df.columns]
         xcol = st.selectbox("Longitude / x column", cols, index=guess_column(cols, X_NAMES), key="xcol",
                             placeholder="pick the longitude / x column")
@@ -285,7 +292,7 @@ def choose_data() -> Dataset | None:
         user, k = choose_user(df, cols, (xcol, ycol))
         domain, dsrc = _choose_domain(None, "upload")
         fp = fingerprint(xy) if user is None else f"{fingerprint(xy)}|u{k}|{user_fingerprint(user)}"
-        return Dataset(up.name, xy, domain, dsrc, bad, fp, user, k)
+        return Dataset(name, xy, domain, dsrc, bad, fp, user, k)
     except (ValueError, OSError) as exc:
         st.error(f"Data problem: {exc}")
         return None
