@@ -103,7 +103,11 @@ def parser() -> argparse.ArgumentParser:
                    help="with --workload-id: the layer's parent id column (levels from the parent links)")
     b.add_argument("--crs", default=None, help='coordinate reference system of the domain, e.g. "EPSG:4326"')
     r = sub.add_parser("regions", help="private counts for every region of a public layer (counties, states, ...)")
-    _input_arguments(r, "the region release (.json, opens with psdviz info) or its counts table (.csv, .parquet)")
+    _input_arguments(r, "the region release (.json, opens with psdviz info) or its counts table (.csv, .parquet)",
+                     optional=True)
+    r.add_argument("--release", default=None, metavar="FILE",
+                   help="answer the layer's regions from a spatial release file instead of building from points "
+                        "(no data, no epsilon: each region's estimate and its 95 % interval from the release)")
     r.add_argument("--regions", required=True, nargs="+", metavar="FILE",
                    help=f"a layer file (GeoJSON, GeoPackage, zipped Shapefile, TopoJSON), several files one level "
                         f"each (top level first; parents from the geometry), or one of {BUNDLED}")
@@ -144,12 +148,13 @@ def parser() -> argparse.ArgumentParser:
 BUNDLED = ("us-states", "us-counties", "world")
 
 
-def _input_arguments(sp: argparse.ArgumentParser, out: str) -> None:
+def _input_arguments(sp: argparse.ArgumentParser, out: str, optional: bool = False) -> None:
     """The arguments every command that reads points shares: input, columns, budget, randomness,
-    user-level bound, engines, output."""
-    sp.add_argument("input", help="Parquet or CSV file, or a glob of them (quoted)")
-    sp.add_argument("--lon", required=True, help="longitude / x column")
-    sp.add_argument("--lat", required=True, help="latitude / y column")
+    user-level bound, engines, output (``optional``: the input and its columns may be left out, as
+    ``psdviz regions --release`` reads a release instead)."""
+    sp.add_argument("input", nargs="?" if optional else None, help="Parquet or CSV file, or a glob of them (quoted)")
+    sp.add_argument("--lon", required=not optional, help="longitude / x column")
+    sp.add_argument("--lat", required=not optional, help="latitude / y column")
     sp.add_argument("--epsilon", type=float, default=1.0,
                     help=f"privacy budget (default 1); above {LARGE_EPSILON:g} refused unless --allow-large-epsilon")
     sp.add_argument("--allow-large-epsilon", action="store_true",
@@ -538,7 +543,37 @@ def load_layer(a: argparse.Namespace):
     return rg.Regions.from_levels([rg.Regions.from_file(f, id=a.id, name=a.name, layer=a.layer) for f in files])
 
 
+def regions_from_release(a: argparse.Namespace) -> int:
+    """``psdviz regions --release FILE --regions LAYER --out counts.csv``: an analyst's region counts from
+    a published spatial release (post-processing: no data read, no epsilon spent)."""
+    suffix = Path(a.out).suffix.lower()
+    if suffix not in (".csv", ".parquet"):
+        raise ValueError(f"with --release, --out is the counts table (.csv or .parquet) (got {a.out!r})")
+    if a.input is not None:
+        raise ValueError("give either points (INPUT --lon --lat) or --release FILE, not both")
+    rel = load_release(a.release)
+    if not hasattr(rel, "answer_regions"):
+        raise ValueError(f"{a.release} is not a spatial release: region counts are answered from published cells")
+    with warnings.catch_warnings(record=True) as loaded:
+        warnings.simplefilter("always")
+        layer = load_layer(a)
+    for line in (_warning_line(w) for w in loaded):
+        if line:
+            print(f"psdviz regions: {line}", file=sys.stderr)
+    from .core.rng import labelled
+    table = labelled(rel.answer_regions(layer), rel.randomness)
+    table.to_csv(a.out, index=False) if suffix == ".csv" else table.to_parquet(a.out, index=False)
+    print(f"wrote {a.out}: {len(table):,} regions answered from {a.release} (estimate, low_95 and high_95: noise "
+          "and the cells the borders cut; no epsilon spent)")
+    return 0
+
+
 def run_regions(a: argparse.Namespace) -> int:
+    if a.release is not None:
+        return regions_from_release(a)
+    if a.input is None or a.lon is None or a.lat is None:
+        raise ValueError("psdviz regions needs INPUT --lon COL --lat COL (points), or --release FILE (a spatial "
+                         "release to answer the regions from)")
     suffix = Path(a.out).suffix.lower()
     if suffix not in (".json", ".csv", ".parquet"):
         raise ValueError(f"--out must end in .json (the release), .csv or .parquet (its counts) (got {a.out!r})")

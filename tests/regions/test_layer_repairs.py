@@ -86,3 +86,24 @@ def test_the_cli_says_the_repairs_in_one_line_each(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 0 and "psdviz regions: warning: overlapping regions of one level were cut apart" in err
     assert "Traceback" not in err and "RegionRepairWarning" not in err
+
+
+def test_an_analyst_gets_region_counts_from_a_release_file(tmp_path, capsys):
+    """psdviz regions --release: region estimates and whole intervals from a published spatial release, no
+    data read and no epsilon spent."""
+    import numpy as np
+
+    import psdviz as pv
+    from psdviz.cli import main
+    rng = np.random.default_rng(1)
+    pts = np.column_stack([rng.uniform(-120, -75, 20_000), rng.uniform(30, 45, 20_000)])
+    rel = pv.build(pts, pv.Domain(-125, 24, -66, 50), "quadtree", 1.0)
+    path = rel.save(tmp_path / "r.parquet", crs="EPSG:4326")
+    assert main(["regions", "--release", str(path), "--regions", "us-states", "--out", str(tmp_path / "c.csv")]) == 0
+    assert "no epsilon spent" in capsys.readouterr().out
+    import pandas as pd
+    c = pd.read_csv(tmp_path / "c.csv", dtype={"id": str})
+    assert {"estimate", "low_95", "high_95", "standard_error", "uniformity_error"} <= set(c.columns)
+    assert (c["low_95"] <= c["estimate"]).all() and (c["estimate"] <= c["high_95"]).all()
+    assert main(["regions", "--regions", "us-states", "--out", str(tmp_path / "d.csv")]) == 2
+    assert "or --release FILE" in capsys.readouterr().err
