@@ -62,6 +62,35 @@ class RegionRelease:
         return self.table.assign(estimate=self.estimate, low_95=low, high_95=high, standard_error=self.standard_error,
                                  noisy=self.noisy, source=np.asarray(SOURCES, dtype=object)[self.status])
 
+    def to_geodataframe(self, regions):
+        """The counts with the regions' shapes (``regions``: the public layer the release was built on, which
+        the release file does not hold), as a GeoDataFrame in the layer's CRS."""
+        if list(regions.table()["id"]) != list(self.table["id"]):
+            raise ValueError("regions must be the layer this release was built on (the same ids in the same order)")
+        return regions.frame[["id", "geometry"]].merge(self.counts(), on="id")
+
+    def explore(self, regions, **kwargs):
+        """A folium choropleth of the counts (needs ``psdviz[app]``), regions whose interval reaches zero drawn
+        pale; keyword arguments go to ``folium.Map``."""
+        from ..core.optional import require
+        folium = require("folium", "explore")
+        gdf = self.to_geodataframe(regions)
+        top = float(max(gdf["estimate"].max(), 1))
+        pale = gdf["low_95"] <= 0
+        palette = ["#fff5eb", "#fdd0a2", "#fdae6b", "#fd8d3c", "#f16913", "#d94801", "#8c2d04"]
+        gdf = gdf.assign(colour=[palette[0] if p else palette[1 + min(int(6 * e / top), 5)]
+                                 for p, e in zip(pale, gdf["estimate"])])
+        m = folium.Map(**{"tiles": None, **kwargs})
+        x0, y0, x1, y1 = (float(v) for v in gdf.total_bounds)
+        m.fit_bounds([[y0, x0], [y1, x1]])
+        folium.GeoJson(gdf.__geo_interface__, style_function=lambda f: {
+            "fillColor": f["properties"]["colour"], "color": "#555555", "weight": 0.5, "fillOpacity": 0.7},
+            tooltip=folium.GeoJsonTooltip(["name", "estimate", "low_95", "high_95"])).add_to(m)
+        m.get_root().html.add_child(folium.Element(
+            '<div style="font-size:0.8em">pale: the 95 % interval reaches zero (not distinguishable from zero); '
+            'darker: more points (six equal steps up to the largest estimate)</div>'))
+        return m
+
     def report(self, format: str = "json") -> dict | str:
         """Publishable facts: method, parameters, epsilon, ledger, randomness, privacy unit, notes; with
         ``format="markdown"`` the privacy statement (:func:`psdviz.publish.statement.markdown`)."""

@@ -57,3 +57,14 @@ def test_a_release_as_a_geodataframe_and_a_folium_map(rel):
     assert (gdf["low_95"] <= gdf["estimate"]).all() and (gdf["estimate"] <= gdf["high_95"]).all()
     html = rel.explore().get_root().render()
     assert "not distinguishable from zero" in html and "low_95" in html
+
+
+def test_the_notebook_example_runs(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+    script = Path(__file__).resolve().parents[2] / "docs" / "examples" / "notebook.py"
+    run = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "synthetic points" in run.stdout and "# Privacy statement: auto" in run.stdout
+    assert (tmp_path / "cells.html").stat().st_size > 10_000 and (tmp_path / "states.html").stat().st_size > 10_000
