@@ -107,7 +107,7 @@ def parser() -> argparse.ArgumentParser:
                      optional=True)
     r.add_argument("--release", default=None, metavar="FILE",
                    help="answer the layer's regions from a spatial release file instead of building from points "
-                        "(no data, no epsilon: each region's estimate and its 95 % interval from the release)")
+                        "(no data, no epsilon: each region's estimate and its 95 %% interval from the release)")
     r.add_argument("--regions", required=True, nargs="+", metavar="FILE",
                    help=f"a layer file (GeoJSON, GeoPackage, zipped Shapefile, TopoJSON), several files one level "
                         f"each (top level first; parents from the geometry), or one of {BUNDLED}")
