@@ -1,0 +1,36 @@
+"""The fast lane: ``pytest -m "not slow and not browser"`` (docs/development.md). Files whose tests repeat a
+mechanism many times (privacy audits: D against D' over many runs; variance against simulation), start a
+cluster engine (Spark, Dask) or read every bundled layer cell by cell are marked ``slow`` here, in one place,
+so the fast lane stays a quick check while the full suite (the README's test command) runs everything."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SLOW_FILES = {
+    "privacy",                                  # D vs D' audits and ratio tests: many runs a side
+    "sources",                                  # Spark sessions, Dask clusters, every source against every method
+    "test_planner.py",                          # planned standard errors against 1,000 releases
+    "test_workload_regions.py",                 # the planned count's law against simulation
+    "test_compare.py",                          # lab comparisons over trials
+    "test_odd_parameters.py",                   # every method at extreme parameter values
+    "test_raster.py",                           # the bundled layers' rasters cell by cell
+    "test_budget_file.py",                      # processes drawing from one budget at once
+    "test_cli.py",                              # the command line end to end (Dask cluster included)
+    "test_ui_compare.py",                       # the Compare page's presets
+    "test_classroom_cache.py",                  # threads held on purpose
+    "test_ui_regions.py",                       # the Regions page on every bundled layer
+    "test_app_polish.py",                       # every page's details
+    "test_ui_sparse.py",                        # the Sparse page's summaries
+    "test_regions_cli.py",                      # region releases from the command line
+    "test_app_state.py",                        # state across pages (three page runs a test)
+    "test_sample_points.py",                    # the notebook example in a subprocess
+}
+
+
+def pytest_collection_modifyitems(items) -> None:
+    for item in items:
+        parts = Path(str(item.fspath)).parts
+        if SLOW_FILES & set(parts):
+            item.add_marker(pytest.mark.slow)
