@@ -321,6 +321,10 @@ def export_view(release: pv.Release, rid: str) -> None:
     rep = export.report_bytes(release, {"app": "psdviz map page"})
     c2.download_button("Privacy report (JSON)", rep, file_name="psdviz_report.json", mime="application/json",
                        key="dl_report", on_click="ignore")
+    c2.download_button("Privacy statement (Markdown, to hand on)", lambda: release.report(format="markdown"),
+                       file_name="psdviz_statement.md", mime="text/markdown", key="dl_statement", on_click="ignore",
+                       help="What was released, the privacy unit and epsilon in words, the ledger, the expected "
+                            "error at typical query sizes and what is not private.")
     hist = st.session_state.setdefault(keys.COMPARISONS, [])  # filled by the query fragment; read at click time
     c3.download_button("Query comparisons (CSV)", lambda: export.comparisons_csv(hist), file_name="psdviz_queries.csv",
                        mime="text/csv", key="dl_csv", on_click="ignore")

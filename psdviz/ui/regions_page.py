@@ -179,6 +179,9 @@ def _exports(rel, counts: pd.DataFrame, frame, name: str) -> None:
     c1, c2, c3, c4 = st.columns(4)
     c1.download_button("Release file (JSON)", export.release_bytes(rel, ".json", allow), name,
                        "application/json", key="rg_json")
+    if hasattr(rel, "report"):
+        c1.download_button("Privacy statement (Markdown)", lambda: rel.report(format="markdown"),
+                           "region_statement.md", "text/markdown", key="rg_statement_json", on_click="ignore")
     counts = labelled(counts, rel.randomness)
     c2.download_button("Counts (CSV)", counts.to_csv(index=False), "region_counts.csv", "text/csv", key="rg_csv")
     geo = frame[["id", "geometry"]].merge(counts, on="id")

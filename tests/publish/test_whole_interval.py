@@ -122,3 +122,17 @@ def test_the_app_says_where_the_interval_falls_short():
     assert "too narrow more often than 1 time in 20" in detail(3.0, 2.0, "htree")
     assert "too narrow" not in detail(3.0, 2.0, "quadtree") and "(a model)" in detail(3.0, 2.0, "quadtree")
     assert set(SHORT) <= set(pv.METHODS)
+
+
+def test_the_map_page_offers_the_statement_as_a_download():
+    from streamlit.testing.v1 import AppTest
+    script = """
+from psdviz.ui import map_page, mapview
+mapview.show_map = lambda *a, **k: {}
+map_page.render()
+"""
+    at = AppTest.from_string(script, default_timeout=120)
+    at.run()
+    assert not at.exception
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Privacy statement (Markdown, to hand on)" in labels

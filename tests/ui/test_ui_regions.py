@@ -76,7 +76,7 @@ def test_seeded_exports_need_the_opt_in():
     at.radio(key="rg_rand").set_value("seed").run()
     assert len(at.get("download_button")) == 0
     at.checkbox(key="rg_allow_seeded").check().run()
-    assert len(at.get("download_button")) == 4
+    assert len(at.get("download_button")) == 5
 
 
 def test_colour_classes_cannot_split_regions_within_noise():
@@ -229,4 +229,4 @@ def test_a_spatial_release_planned_for_the_layer_answers_the_regions():
     assert "two typical errors of noise and cut cells together" in words         # the legend's class width
     assert "fall in no region" not in words
     at.checkbox(key="rg_allow_seeded").check().run()
-    assert len(at.get("download_button")) == 4 and not at.exception
+    assert len(at.get("download_button")) == 5 and not at.exception
