@@ -299,10 +299,9 @@ class Release:
         True
         """
         rects = validate_rects(rects)
-        z = interval_z(level)
-        est = self.answer(rects)
-        whole = np.sqrt(np.maximum(self.answer_variance(rects), 0.0) + self.answer_uniformity_error(rects) ** 2)
-        return np.column_stack([est - z * whole, est + z * whole])
+        low, high = whole_interval(self.answer(rects), np.sqrt(np.maximum(self.answer_variance(rects), 0.0)),
+                                   self.answer_uniformity_error(rects), level)
+        return np.column_stack([low, high])
 
     def answer_uniformity_error(self, rects) -> np.ndarray:
         """Modelled error of the uniformity assumption in the cells each rectangle's edges cut.
@@ -374,15 +373,17 @@ class Release:
 
     def to_geodataframe(self, crs=None):
         """The published cells as a GeoDataFrame (needs ``psdviz[geo]``): node, level, estimate, low_95 and
-        high_95 (the whole 95 % interval; a whole cell's is the noise of its estimate), noisy count and
-        its noise standard deviation, in ``crs`` (e.g. "EPSG:4326" for a longitude/latitude domain)."""
+        high_95 (the whole 95 % interval; a whole cell's is the noise of its estimate,
+        :func:`psdviz.publish.cells.cell_intervals`), noisy count and its noise standard deviation, in ``crs``
+        (e.g. "EPSG:4326" for a longitude/latitude domain)."""
         from ..core.optional import require
+        from .cells import cell_intervals
         gpd = require("geopandas", "to_geodataframe")
         shapely = require("shapely", "to_geodataframe")
         t = self.tree
         leaves = t.leaf_index()
         r = t.rect[leaves]
-        iv = self.answer_interval(r) if leaves.size else np.zeros((0, 2))
+        iv = cell_intervals(self, leaves)
         sd = np.sqrt(np.where(np.isfinite(t.noise_var[leaves]), t.noise_var[leaves], np.nan))
         frame = pd.DataFrame({"node": leaves, "level": t.depth[leaves], "estimate": t.est[leaves],
                               "low_95": iv[:, 0], "high_95": iv[:, 1], "noisy": t.noisy[leaves], "noise_sd": sd})

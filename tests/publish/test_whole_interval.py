@@ -136,3 +136,15 @@ map_page.render()
     assert not at.exception
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Privacy statement (Markdown, to hand on)" in labels
+
+
+@pytest.mark.parametrize("method", ["quadtree", "kdtree", "hybrid", "ag", "privtree"])
+def test_cell_intervals_are_never_narrower_than_the_exact_ones(method):
+    """A view's cells take the noise sd of their own count (one array operation for every cell), which
+    bounds the post-processed estimate's: never narrower than the exact interval of the whole cell."""
+    from psdviz.publish.cells import cell_intervals
+    rel = pv.build(PTS, DOM, method, 1.0, seed=5)
+    leaves = rel.tree.leaf_index()[:300]
+    fast, exact = cell_intervals(rel, leaves), rel.answer_interval(rel.tree.rect[leaves])
+    assert ((fast[:, 1] - fast[:, 0]) >= (exact[:, 1] - exact[:, 0]) * (1 - 1e-9)).all()
+    np.testing.assert_allclose(fast.mean(axis=1), rel.tree.est[leaves])
