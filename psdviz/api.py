@@ -13,14 +13,13 @@ from .core.contribution import bound_contributions, user_codes
 from .core.domain import Domain, as_points, prepare_points
 from .core.grid import DEFAULT_RESOLUTION
 from .core.ledger import TOLERANCE
-from .core.privacy_unit import ONE_POINT
 from .core.progress import report, reporting
 from .core.rng import make_randomness
 from .core.validation import check_epsilon, warn_large_epsilon
 from .methods.param_info import coerce_params
 from .methods.registry import accepts_workload, get_builder, methods, references
 from .methods.workload_budget import check_workload
-from .publish.group_privacy import to_user_level, user_unit
+from .publish.group_privacy import to_user_level, unit_for, user_unit
 from .publish.nonnegative import nonnegative as make_nonnegative
 from .publish.release import Release
 from .sources import is_table_source, open_source
@@ -133,7 +132,7 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
     if privacy_budget is not None:  # before any data is read: nothing is built when it does not fit
         if method not in methods():
             raise ValueError(f"{method!r} is a non-private reference: it cannot draw from a privacy budget")
-        privacy_budget.check(epsilon, 0.0, user_unit(int(max_points_per_user)) if user is not None else ONE_POINT)
+        privacy_budget.check(epsilon, 0.0, unit_for(max_points_per_user if user is not None else None))
     with reporting(progress):
         report(0, 1, f"{method}: quantising the points to the public grid")
         with _source(points, domain, rnd, user, max_points_per_user, outside, nonfinite, resolution, lon, lat,
@@ -292,7 +291,7 @@ def build_regions(points, regions, method: str = "regions", epsilon: float = 0.5
     check_passes(passes)
     check_pooling(pooling)
     if privacy_budget is not None:
-        privacy_budget.check(epsilon, 0.0, user_unit(int(max_points_per_user)) if user is not None else ONE_POINT)
+        privacy_budget.check(epsilon, 0.0, unit_for(max_points_per_user if user is not None else None))
     with _source(points, domain, rnd, user, max_points_per_user, "drop", nonfinite, resolution, lon, lat,
                  memory_limit, passes) as (ps, k, dropped):
         rel = measure_regions(ps, regions, epsilon / k, rnd, pooling)

@@ -36,6 +36,7 @@ from .core.source import rows_read
 from .core.validation import LARGE_EPSILON, LargeEpsilonWarning
 from .methods.param_info import method_help
 from .methods.registry import methods, references
+from .publish.group_privacy import unit_for
 from .regions.build import POOLINGS
 from .releases import load_release
 from .sources.files import expand_paths, file_kind
@@ -415,9 +416,7 @@ def check_budget(a: argparse.Namespace) -> None:
     """With --budget: refuse, before any data is read, a release the budget cannot take."""
     budget = open_budget(a)
     if budget is not None:
-        from .api import user_unit
-        from .core.privacy_unit import ONE_POINT
-        budget.check(a.epsilon, 0.0, user_unit(a.max_points_per_user) if a.user else ONE_POINT)
+        budget.check(a.epsilon, 0.0, unit_for(a.max_points_per_user if a.user else None))
 
 
 def check_input_options(a: argparse.Namespace) -> None:
@@ -506,9 +505,7 @@ def run_build(a: argparse.Namespace) -> int:
         memory = points if isinstance(points, np.ndarray) else None
         print(input_counts(rel, a), file=sys.stderr)
         outside = outside_warning(rel, a, domain, memory)
-    for line in [outside] + [_warning_line(w) for w in said]:
-        if line:
-            print(f"psdviz build: {line}", file=sys.stderr)
+    say("build", [outside, *map(_warning_line, said)])
     budget = open_budget(a)
     path = write_drawn(budget, rel, "spatial", a.out, lambda p: rel.save(p, crs=a.crs, allow_seeded=a.allow_seeded))
     _print_ledger(rel)
@@ -557,12 +554,10 @@ def regions_from_release(a: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as loaded:
         warnings.simplefilter("always")
         layer = load_layer(a)
-    for line in (_warning_line(w) for w in loaded):
-        if line:
-            print(f"psdviz regions: {line}", file=sys.stderr)
+    say("regions", map(_warning_line, loaded))
     from .core.rng import labelled
     table = labelled(rel.answer_regions(layer), rel.randomness)
-    table.to_csv(a.out, index=False) if suffix == ".csv" else table.to_parquet(a.out, index=False)
+    write_table(table, a.out)
     print(f"wrote {a.out}: {len(table):,} regions answered from {a.release} (estimate, low_95 and high_95: noise "
           "and the cells the borders cut; no epsilon spent)")
     return 0
@@ -586,20 +581,8 @@ def run_regions(a: argparse.Namespace) -> int:
         warnings.simplefilter("always")
         rel = build_regions(points, layer, epsilon=a.epsilon, seed=a.seed, pooling=a.pooling, **extra)
     print(input_counts(rel, a), file=sys.stderr)
-    for line in (_warning_line(w) for w in [*loaded, *said]):
-        if line:
-            print(f"psdviz regions: {line}", file=sys.stderr)
-    if suffix == ".json":
-        path = write_drawn(open_budget(a), rel, "regions", a.out, lambda p: rel.save(p, allow_seeded=a.allow_seeded))
-    else:
-        from .core.rng import check_seeded_export, labelled
-        check_seeded_export(rel.randomness, a.allow_seeded, "the region counts")
-        table = labelled(rel.counts(), rel.randomness)
-
-        def write(p):
-            table.to_csv(p, index=False) if suffix == ".csv" else table.to_parquet(p, index=False)
-            return Path(p)
-        path = write_drawn(open_budget(a), rel, "regions", a.out, write)
+    say("regions", map(_warning_line, [*loaded, *said]))
+    path = write_drawn(open_budget(a), rel, "regions", a.out, lambda p: region_output(rel, p, a.allow_seeded))
     _print_ledger(rel)
     print(f"wrote {path}: {len(rel.estimate):,} regions in {rel.report()['levels']} levels, epsilon {rel.epsilon:g} "
           f"per {rel.privacy_unit}")
@@ -654,33 +637,25 @@ def describe(rel) -> None:
 
 def run_budget(a: argparse.Namespace) -> int:
     from .budget import Budget
-    from .core.privacy_unit import ONE_POINT
     if a.action == "init":
         if a.epsilon is None:
             raise ValueError("psdviz budget init FILE needs --epsilon (the whole epsilon for the data set)")
         if Path(a.file).exists():
             raise ValueError(f"{a.file} exists already: a budget is created once (psdviz budget show {a.file})")
-        unit = ONE_POINT if a.max_points_per_user is None else user_unit_of(a.max_points_per_user)
-        Budget(a.file, total_epsilon=a.epsilon, unit=unit, total_delta=a.delta)
+        Budget(a.file, total_epsilon=a.epsilon, unit=unit_for(a.max_points_per_user), total_delta=a.delta)
     print(Budget(a.file).report())
     return 0
 
 
-def user_unit_of(k: int):
-    from .api import user_unit
-    return user_unit(k)
-
-
 def run_job(a: argparse.Namespace) -> int:
     from .budget import Budget
-    from .core.privacy_unit import ONE_POINT
     from .jobs import load_job, plan
     job = load_job(a.job)
     for line in plan(job):
         print(line)
     budget = None if job.budget is None else Budget(job.path.parent / job.budget)
     if budget is not None:              # the whole job must fit before any data is read
-        budget.check(job.epsilon, 0.0, ONE_POINT, what=f"the job ({len(job.releases)} releases)")
+        budget.check(job.epsilon, 0.0, unit_for(None), what=f"the job ({len(job.releases)} releases)")
     if a.dry_run:
         print("dry run: nothing read, nothing written")
         return 0
@@ -713,17 +688,32 @@ def job_layer(spec: dict, base: Path):
                                 name=spec.get("name"), layer=spec.get("layer"))
 
 
-def region_output(rel, path) -> Path:
-    """A region release as its file (.json) or its counts (.csv, .parquet)."""
+def region_output(rel, path, allow_seeded: bool = False) -> Path:
+    """A region release as its file (.json) or its counts (.csv, .parquet; a seeded run's rows say NOT
+    PRIVATE)."""
+    path = Path(path)
+    if path.suffix.lower() == ".json":
+        return Path(rel.save(path, allow_seeded=allow_seeded))
+    from .core.rng import check_seeded_export, labelled
+    check_seeded_export(rel.randomness, allow_seeded, "the region counts")
+    return write_table(labelled(rel.counts(), rel.randomness), path)
+
+
+def write_table(table, path) -> Path:
+    """A table as CSV or Parquet, by the path's suffix."""
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix == ".json":
-        return Path(rel.save(path))
     if suffix not in (".csv", ".parquet"):
-        raise ValueError(f"a regions release is written as .json, .csv or .parquet (got {path.name})")
-    table = rel.counts()
+        raise ValueError(f"{path.name}: a table is written as .csv or .parquet")
     table.to_csv(path, index=False) if suffix == ".csv" else table.to_parquet(path, index=False)
     return path
+
+
+def say(command: str, lines) -> None:
+    """The owner's warning lines on stderr, one line each (None entries skipped)."""
+    for line in lines:
+        if line:
+            print(f"psdviz {command}: {line}", file=sys.stderr)
 
 
 def run_sample(a: argparse.Namespace) -> int:
@@ -734,7 +724,7 @@ def run_sample(a: argparse.Namespace) -> int:
     if suffix not in (".csv", ".parquet"):
         raise ValueError(f"--out must end in .csv or .parquet (got {a.out!r})")
     pts = rel.sample_points(a.n, a.seed)
-    pts.to_csv(a.out, index=False) if suffix == ".csv" else pts.to_parquet(a.out, index=False)
+    write_table(pts, a.out)
     print(f"wrote {a.out}: {len(pts):,} synthetic points drawn from the private release (no real point; no "
           "epsilon spent)")
     return 0

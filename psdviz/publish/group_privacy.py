@@ -19,12 +19,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..core.privacy_unit import PrivacyUnit
+from ..core.privacy_unit import ONE_POINT, PrivacyUnit
 from .release import Release
 
 
 def user_unit(k: int) -> PrivacyUnit:
     return PrivacyUnit("user", k)
+
+
+def unit_for(max_points_per_user: int | None) -> PrivacyUnit:
+    """The privacy unit of a build: one point, or one user of at most ``max_points_per_user`` points."""
+    return ONE_POINT if max_points_per_user is None else user_unit(int(max_points_per_user))
 
 
 def to_user_level(rel: Release, k: int, epsilon: float) -> Release:
