@@ -148,14 +148,11 @@ class Budget:
 
     @property
     def remaining(self) -> float:
-        doc = self._read()
-        return max(0.0, float(doc["total_epsilon"]) - math.fsum(float(r["epsilon"]) for r in doc["releases"]))
+        return max(0.0, _left(self._read())[0])
 
     @property
     def remaining_delta(self) -> float:
-        doc = self._read()
-        return max(0.0, float(doc.get("total_delta", 0.0)) - math.fsum(float(r.get("delta", 0.0))
-                                                                       for r in doc["releases"]))
+        return max(0.0, _left(self._read())[1])
 
     def report(self) -> str:
         """The budget in words: the total, what was spent on which release, what remains, and the rule."""
@@ -179,12 +176,11 @@ class Budget:
         have, want = doc["unit"], str(_unit(unit))
         if have != want:
             raise BudgetError(_unit_refusal(have, want, epsilon))
-        left = float(doc["total_epsilon"]) - math.fsum(float(r["epsilon"]) for r in doc["releases"])
+        left, dleft = _left(doc)
         if epsilon > left * (1 + TOLERANCE) + TOLERANCE:
             raise BudgetError(f"the budget {self.path.name} has epsilon {max(left, 0.0):g} left of "
                               f"{doc['total_epsilon']:g}; {what} asks for {epsilon:g}: nothing was built and the "
                               "budget is unchanged (lower epsilon, or start a new budget for new data)")
-        dleft = float(doc.get("total_delta", 0.0)) - math.fsum(float(r.get("delta", 0.0)) for r in doc["releases"])
         if delta > dleft * (1 + TOLERANCE) + 1e-300:
             raise BudgetError(f"the budget {self.path.name} has delta {max(dleft, 0.0):.3g} left; {what} needs delta "
                               f"{delta:.3g}: nothing was built and the budget is unchanged")
@@ -192,9 +188,7 @@ class Budget:
     def record(self, kind: str, method: str, epsilon: float, delta: float, unit, file=None) -> Entry:
         """Add one release, under the file's lock, after checking the remainder again there (another
         process may have drawn meanwhile); the file is replaced atomically."""
-        if kind not in KINDS:
-            raise BudgetError(f"kind must be one of {KINDS} (got {kind!r})")
-        entry = Entry(kind, str(method), float(epsilon), float(delta), str(_unit(unit)),
+        entry = Entry(check_kind(kind), str(method), float(epsilon), float(delta), str(_unit(unit)),
                       None if file is None else str(file), time.strftime("%Y-%m-%dT%H:%M:%S%z"))
         with self._locked():
             self.check(epsilon, delta, unit)
@@ -224,6 +218,14 @@ class Budget:
             json.dump(doc, fh, indent=2)
             fh.write("\n")
         os.replace(tmp, self.path)
+
+
+def _left(doc: dict) -> tuple[float, float]:
+    """(epsilon, delta) a budget document has left: its totals less the sums over its releases (sequential
+    composition); negative for a file edited past its total."""
+    spent = math.fsum(float(r["epsilon"]) for r in doc["releases"])
+    dspent = math.fsum(float(r.get("delta", 0.0)) for r in doc["releases"])
+    return float(doc["total_epsilon"]) - spent, float(doc.get("total_delta", 0.0)) - dspent
 
 
 def _unit(unit) -> PrivacyUnit:
