@@ -161,9 +161,6 @@ def _spatial_error(spec: dict, domain: Domain) -> str:
                     **{"prune": None, **spec.get("params", {})})
     out = []
     for share in (0.01, 0.1):
-        s = math.sqrt(share)
-        cx, cy = (domain.xmin + domain.xmax) / 2, (domain.ymin + domain.ymax) / 2
-        r = np.array([[cx - s * domain.width / 2, cy - s * domain.height / 2,
-                       cx + s * domain.width / 2, cy + s * domain.height / 2]])
+        r = domain.centred_rect(share)
         out.append(f"{share:.0%} of the domain +- {1.96 * math.sqrt(rel.answer_variance(r)[0]):,.1f} (noise, 95 %)")
     return "expected error (before pruning) of a centred rectangle of " + ", ".join(out)

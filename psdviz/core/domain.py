@@ -68,6 +68,14 @@ class Domain:
     def as_rect(self) -> np.ndarray:
         return np.array([self.xmin, self.ymin, self.xmax, self.ymax])
 
+    def centred_rect(self, share: float) -> np.ndarray:
+        """The (1, 4) rectangle at the domain's centre covering ``share`` of its area, its sides in the
+        domain's proportions: a typical query of that size (public, like the domain)."""
+        s = math.sqrt(share)
+        cx, cy = (self.xmin + self.xmax) / 2, (self.ymin + self.ymax) / 2
+        hw, hh = s * self.width / 2, s * self.height / 2
+        return np.array([[cx - hw, cy - hh, cx + hw, cy + hh]])
+
     def contains(self, xy: np.ndarray) -> np.ndarray:
         """Boolean mask of points inside the closed domain."""
         return ((xy[:, 0] >= self.xmin) & (xy[:, 0] <= self.xmax)

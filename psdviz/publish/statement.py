@@ -108,9 +108,7 @@ def _errors(rel) -> list[str]:
         rows = ["| query | estimate | 95 % interval (noise and the cells the edges cut) | noise standard error |",
                 "|---|---:|---|---:|"]
         for share in (0.01, 0.1, 0.5):
-            s = math.sqrt(share)
-            cx, cy = (d.xmin + d.xmax) / 2, (d.ymin + d.ymax) / 2
-            r = np.array([[cx - s * d.width / 2, cy - s * d.height / 2, cx + s * d.width / 2, cy + s * d.height / 2]])
+            r = d.centred_rect(share)
             est, (lo, hi) = float(rel.answer(r)[0]), rel.answer_interval(r)[0]
             se = math.sqrt(max(float(rel.answer_variance(r)[0]), 0.0))
             rows.append(f"| a centred rectangle of {share:.0%} of the domain | {rounded(est)} | {rounded(lo)} to "
