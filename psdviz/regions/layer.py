@@ -239,11 +239,8 @@ def _repaired(frame):
                          f"({bad.size} region(s) so): fix or remove them")
     invalid = present & ~shapely.is_valid(geoms)
     if invalid.any():
-        fixed = shapely.make_valid(geoms[invalid])
-        keep = [[p for p in shapely.get_parts(g) if p.geom_type in ("Polygon", "MultiPolygon")] for g in fixed]
-        parts = [shapely.union_all(k) if k else shapely.Polygon() for k in keep]   # no area left: refused below
         geoms = geoms.copy()
-        geoms[invalid] = parts
+        geoms[invalid] = [_areas(g) for g in shapely.make_valid(geoms[invalid])]   # no area left: refused below
         names = ", ".join(repr(i) for i in ids[invalid][:10]) + (" ..." if invalid.sum() > 10 else "")
         warnings.warn(f"{int(invalid.sum())} region(s) were not valid polygons and were made valid: {names}",
                       RegionRepairWarning, stacklevel=4)
@@ -428,10 +425,17 @@ def polygon(geometry: dict):
     parts = [_unwrap(Polygon(p[0], [h for h in p[1:] if len(h) >= 4])) for p in polys if p and len(p[0]) >= 4]
     if not parts:
         return None
-    shape = shapely.make_valid(shapely.union_all(shapely.make_valid(np.asarray(parts, dtype=object))))
-    if shape.geom_type not in ("Polygon", "MultiPolygon"):     # a collection: keep its areas
-        shape = shapely.union_all([g for g in shapely.get_parts(shape) if g.geom_type in ("Polygon", "MultiPolygon")])
-    return shape
+    return _areas(shapely.make_valid(shapely.union_all(shapely.make_valid(np.asarray(parts, dtype=object)))))
+
+
+def _areas(shape):
+    """The polygonal part of a valid geometry (a collection from ``make_valid`` keeps its areas; an empty
+    polygon when it has none)."""
+    if shape.geom_type in ("Polygon", "MultiPolygon"):
+        return shape
+    shapely = require("shapely", "region layers")
+    parts = [p for p in shapely.get_parts(shape) if p.geom_type in ("Polygon", "MultiPolygon")]
+    return shapely.union_all(parts) if parts else shapely.Polygon()
 
 
 def _unwrap(poly):
