@@ -50,10 +50,10 @@ def detail(se: float, cut: float | None, method: str | None = None) -> str:
 
 
 def show(est: float, se: float, cut: float | None, label: str = "Private answer", method: str | None = None) -> None:
-    """The estimate, its whole 95 % interval as the headline beside it, and what it is made of below."""
-    c1, c2 = st.columns(2)
-    c1.metric(label, people(est))
-    c2.metric("95 % interval", interval_text(est, se, 0.0 if cut is None else cut),
+    """The estimate, its whole 95 % interval as the headline under it (full width: two numbers side by
+    side in half a column were cut to "67,70..."), and what it is made of below."""
+    st.metric(label, people(est))
+    st.metric("95 % interval", interval_text(est, se, 0.0 if cut is None else cut),
               help=(NOISE_ONLY if cut is None else f"{WHOLE}: the estimate plus or minus 1.96 standard deviations of "
                     f"its whole error. The cut cells' part is {words.CUT_MODEL}. As measured, {SPARSE}."))
     st.caption(detail(se, cut, method))
