@@ -160,6 +160,51 @@ def test_a_release_files_claims_are_checked(tmp_path):
     assert pv.load_release(user.save(tmp_path / "u.parquet")).privacy_unit == user.privacy_unit
 
 
+def test_a_hilbert_files_disjointness_is_checked_from_its_curve_ranges(tmp_path):
+    """A Hilbert R-tree's boxes overlap by design, so its levels are proven disjoint by the curve ranges
+    the file holds: a file without them, with overlapping or gapped ranges, or with a box that does not
+    hold its range is refused; ranges on another method are refused too."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    rel = pv.build(PTS, DOM, "hilbert", 1.0, height=3)
+    src = rel.save(tmp_path / "h.parquet")
+    back = pv.load_release(src)
+    np.testing.assert_array_equal(back.curve, rel.curve)
+    np.testing.assert_array_equal(back.answer([[0.1, 0.2, 0.6, 0.7]]), rel.answer([[0.1, 0.2, 0.6, 0.7]]))
+    lo = rel.curve[:, 0].copy()
+    second = int(rel.tree.first_child[0]) + 1            # the root's second child: shift its start
+    overlap = lo.copy()
+    overlap[second] -= 1
+    leaf = int(np.flatnonzero(rel.tree.is_leaf & (rel.curve[:, 1] > rel.curve[:, 0]))[0])
+    x = pq.read_table(src).column("x0").to_numpy().copy()
+    quad = pv.build(PTS, DOM, "quadtree", 1.0).save(tmp_path / "q.parquet")
+
+    def with_ranges(p):
+        t = pq.read_table(quad)
+        n = t.num_rows
+        t = t.append_column("curve_lo", pa.array(np.zeros(n, np.int64))).append_column(
+            "curve_hi", pa.array(np.ones(n, np.int64)))
+        pq.write_table(t, p)
+        return p
+
+    def without_ranges(p):
+        t = pq.read_table(src)
+        pq.write_table(t.drop_columns(["curve_lo", "curve_hi"]), p)
+        return p
+    x[leaf] = pq.read_table(src).column("x1").to_numpy()[leaf]        # a box of zero width: holds no cell
+    cases = {
+        "quadtree called hilbert": (lambda p: _edit_meta(quad, p, lambda m: m.update(method="hilbert")),
+                                    "must hold each node's curve range"),
+        "ranges dropped": (without_ranges, "must hold each node's curve range"),
+        "overlapping children": (lambda p: _edit_column(src, p, "curve_lo", overlap), "consecutive runs"),
+        "box without its range": (lambda p: _edit_column(src, p, "x0", x), "hold every cell of its curve range"),
+        "ranges on a quadtree": (with_ranges, "only a Hilbert R-tree holds curve ranges"),
+    }
+    for name, (make, says) in cases.items():
+        with pytest.raises(pv.ReleaseFileError, match=says):
+            pv.load_release(make(tmp_path / f"{name}.parquet"))
+
+
 def test_a_region_release_with_negative_standard_errors_is_refused(tmp_path):
     import json
 

@@ -92,7 +92,7 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
         lo, hi = np.column_stack([lo, split]).ravel(), np.column_stack([split, hi]).ravel()
         offsets = np.r_[np.column_stack([offsets[:-1], cut]).ravel(), h.size]
     noisy, var = measure_tree(rnd, ledger, np.diff(np.r_[0, np.cumsum(weight)][offsets]), height, eps_count)
-    rects = leaf_rects(ps.grid, order, lo, hi)
+    rects = hilbert_curve.range_rects(ps.grid, order, lo, hi)
     levels = [rects]
     for _ in range(height):
         r = levels[-1].reshape(-1, 4, 4)
@@ -104,11 +104,15 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
               "median": median, "sample_rate": sample_rate, "postprocess": bool(postprocess), "prune": prune}
     rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "hilbert", params, regular=False,
                                postprocess=postprocess, prune=prune, parallel=CurveRanges.of(lo, hi), data_cuts=height)
-    return rel.with_notes(capped, capped_height)
+    ranges = node_ranges(lo, hi, height)
+    return rel.evolve(curve=ranges if rel.kept is None else ranges[rel.kept]).with_notes(capped, capped_height)
 
 
-def leaf_rects(grid: Grid, order: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Domain rectangles of the Hilbert cells in each range [lo, hi): a curve cell of order ``order``
-    is a block of 2^(bits - order) grid cells, so its corners are grid positions."""
-    box = hilbert_curve.range_bboxes(order, lo, hi).astype(np.int64)
-    return grid.rects(box << (grid.bits - order))
+def node_ranges(lo: np.ndarray, hi: np.ndarray, height: int) -> np.ndarray:
+    """(n, 2) curve range [lo, hi) of every node of the complete fanout-4 tree over the leaf ranges
+    ``lo``, ``hi`` (in curve order), nodes in level order as :func:`complete_tree` numbers them: a node
+    at depth d owns the run of 4^(height - d) consecutive leaf ranges below it. Saved with the release,
+    so a loaded file's disjointness is checked from its ranges (:func:`psdviz.publish.release_checks
+    .check_curve_ranges`), not believed."""
+    return np.concatenate([np.column_stack([lo[::4 ** (height - d)], hi[4 ** (height - d) - 1::4 ** (height - d)]])
+                           for d in range(height + 1)])

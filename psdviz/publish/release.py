@@ -112,6 +112,7 @@ class Release:
     query_model: dict | None = None  # how answers and variances are computed (query_model.py)
     kept: np.ndarray | None = None  # after pruning a complete tree: each node's id in the full tree
     privacy_unit: PrivacyUnit = ONE_POINT
+    curve: np.ndarray | None = None  # Hilbert R-tree: each node's range [lo, hi) of curve positions, (n, 2)
 
     def __post_init__(self) -> None:
         freeze(self, tuples=("notes",), dicts=("params", "points_report")
@@ -121,6 +122,8 @@ class Release:
         object.__setattr__(self, "tree", self.tree.frozen())
         if self.kept is not None:
             object.__setattr__(self, "kept", read_only(np.asarray(self.kept, dtype=np.int64)))
+        if self.curve is not None:
+            object.__setattr__(self, "curve", read_only(np.asarray(self.curve, dtype=np.int64).reshape(-1, 2)))
 
     @cached_property
     def _query(self) -> tuple[QueryIndex | None, VarianceFn | None]:

@@ -36,6 +36,7 @@ NODE_COLUMNS = [("depth", "depth", np.int16), ("parent", "parent", np.int64),
                 ("noise_variance", "noise_var", np.float64), ("count_epsilon", "count_eps", np.float64),
                 ("split_epsilon", "split_eps", np.float64), ("pruned_epsilon", "pruned_eps", np.float64)]
 RECT_COLUMNS = ("x0", "y0", "x1", "y1")
+CURVE_COLUMNS = ("curve_lo", "curve_hi")      # a Hilbert R-tree's node ranges
 MAX_FANOUT = 64
 MAX_FULL_HEIGHT = 30
 _DAMAGED = "the file is damaged or was altered; do not use it"
@@ -156,13 +157,14 @@ def check_footer(path) -> tuple[int, list[str]]:
         raise bad(f"the file declares {n:,} nodes, outside 1 .. min(its size {size:,} bytes, {MAX_NODES:,})")
     schema = pq.read_schema(path)
     need = ["node", "is_leaf", *RECT_COLUMNS, *(c for c, _, _ in NODE_COLUMNS)]
-    for name in need + (["full_index"] if "full_index" in schema.names else []):
+    optional = [c for c in ("full_index", *CURVE_COLUMNS) if c in schema.names]
+    for name in need + optional:
         if name not in schema.names:
             raise bad(f"the node table has no column {name!r}")
         typ = schema.field(name).type
         if not (pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_boolean(typ)):
             raise bad(f"column {name!r} holds {typ}, not numbers")
-    return n, need + (["full_index"] if "full_index" in schema.names else [])
+    return n, need + optional
 
 
 def column(table: pa.Table, name: str, dtype) -> np.ndarray:
@@ -220,6 +222,33 @@ def check_values(f: dict, rect: np.ndarray, grid: Grid) -> None:
     for name in ("count_eps", "split_eps", "pruned_eps"):
         if not np.isfinite(f[name]).all() or (f[name] < 0).any():
             raise bad(f"per-node {name} must be finite and >= 0")
+
+
+def check_curve_ranges(tree, curve: np.ndarray | None, order, grid: Grid) -> None:
+    """A Hilbert R-tree's levels are disjoint because each node counts a range [lo, hi) of curve
+    positions and a parent's children split its range into consecutive runs (the boxes may overlap).
+    The file must hold those ranges (columns ``curve_lo``, ``curve_hi``) and they must prove it: the
+    root owns the whole curve of ``order``, every parent's children run from its ``lo`` to its ``hi``
+    without gap or overlap, and every node's box holds the cells of its range (answers read the boxes). A
+    file without them, or whose ranges overlap, is refused: its claim of disjointness is not believed."""
+    from ..splits.hilbert_curve import range_rects
+    if curve is None:
+        raise bad("a Hilbert R-tree file must hold each node's curve range (columns 'curve_lo', 'curve_hi'), "
+                  "which prove its levels disjoint; this one has none (rebuild it with this psdviz)")
+    if isinstance(order, bool) or not isinstance(order, int) or not 1 <= order <= grid.bits:
+        raise bad(f"the Hilbert order {order!r} must be a whole number from 1 to the resolution {grid.bits}")
+    lo, hi = curve[:, 0], curve[:, 1]
+    if lo[0] != 0 or hi[0] != 4 ** order or (lo > hi).any() or (lo < 0).any() or (hi > 4 ** order).any():
+        raise bad(f"curve ranges must lie in [0, 4^{order}) with lo <= hi and the root owning the whole curve")
+    inner = np.flatnonzero(tree.n_children > 0)
+    first, last = tree.first_child[inner], tree.first_child[inner] + tree.n_children[inner] - 1
+    kids = np.flatnonzero(tree.parent >= 0)
+    after = kids[:-1][np.diff(tree.parent[kids]) == 0]          # each child followed by a sibling
+    if (lo[first] != lo[inner]).any() or (hi[last] != hi[inner]).any() or (hi[after] != lo[after + 1]).any():
+        raise bad("a parent's children must split its curve range into consecutive runs (no gap, no overlap)")
+    box, full = range_rects(grid, order, lo, hi), hi > lo
+    if not ((box[full, :2] >= tree.rect[full, :2]) & (box[full, 2:] <= tree.rect[full, 2:])).all():
+        raise bad("a node's box must hold every cell of its curve range")
 
 
 def check_method(method: str, private: tuple[str, ...], references: tuple[str, ...]) -> None:

@@ -37,7 +37,7 @@ FORMAT = "psdviz-release"
 FORMAT_VERSION = 1
 META_KEY = b"psdviz"
 
-_COLUMNS, _RECT = checks.NODE_COLUMNS, checks.RECT_COLUMNS
+_COLUMNS, _RECT, CURVE = checks.NODE_COLUMNS, checks.RECT_COLUMNS, checks.CURVE_COLUMNS
 
 
 def _json_value(v):
@@ -114,6 +114,8 @@ def save_release(rel: Release, path, crs=None, *, allow_seeded: bool = False) ->
         cols[name] = np.zeros(t.n_nodes) if val is None else np.asarray(val, dtype=dtype)
     if rel.kept is not None:
         cols["full_index"] = rel.kept
+    if rel.curve is not None:
+        cols["curve_lo"], cols["curve_hi"] = rel.curve[:, 0], rel.curve[:, 1]
     cols["geometry"] = box_wkb(t.rect)
     table = pa.table(cols)
     meta = {META_KEY: json.dumps(_metadata(rel)).encode(), b"geo": json.dumps(_geo_metadata(t.rect, crs)).encode()}
@@ -144,7 +146,7 @@ def _read_metadata(path: Path) -> dict:
     return meta
 
 
-def _tree(path: Path, grid: Grid) -> tuple[FlatTree, np.ndarray | None]:
+def _tree(path: Path, grid: Grid) -> tuple[FlatTree, np.ndarray | None, np.ndarray | None]:
     """The node table, checked (links, values, the public grid) before a tree is made of it."""
     n, names = checks.check_footer(path)
     try:
@@ -158,17 +160,22 @@ def _tree(path: Path, grid: Grid) -> tuple[FlatTree, np.ndarray | None]:
     checks.check_links(f)
     checks.check_values(f, rect, grid)
     kept = checks.column(table, "full_index", np.int64) if "full_index" in names else None
-    return FlatTree(rect=rect, **{field: f[field] for _, field, _ in _COLUMNS}), kept
+    curve = (np.column_stack([checks.column(table, c, np.int64) for c in CURVE])
+             if set(CURVE) <= set(names) else None)
+    return FlatTree(rect=rect, **{field: f[field] for _, field, _ in _COLUMNS}), kept, curve
 
 
-def loaded_parallel(meta: dict, tree: FlatTree, grid: Grid) -> Disjointness | None:
+def loaded_parallel(meta: dict, tree: FlatTree, grid: Grid, curve: np.ndarray | None) -> Disjointness | None:
     """The disjointness proof for a loaded tree: its children must tile their parent (levels below its
     leaves, measured before pruning, lie inside them), except in a Hilbert R-tree, whose boxes overlap by
-    design and whose curve ranges the file does not hold: there the method's construction (consecutive
-    curve ranges) is the argument."""
+    design: there the file's curve ranges are checked (:func:`release_checks.check_curve_ranges`), and
+    levels below its leaves lie inside the leaves' ranges."""
     if meta["method"] == "hilbert":
+        checks.check_curve_ranges(tree, curve, meta["parameters"].get("order"), grid)
         return Checked(frozenset(range(int(meta["query_model"].get("full_height", tree.height)) + 1)),
-                       "consecutive Hilbert curve ranges (by construction; a file holds the boxes, not the ranges)")
+                       "consecutive Hilbert curve ranges, checked on load; deeper levels lie inside the leaves' ranges")
+    if curve is not None:
+        raise checks.bad(f"only a Hilbert R-tree holds curve ranges, not a {meta['method']} release")
     return TreeTiling.of(tree, grid).pruned(tree.height)
 
 
@@ -183,17 +190,18 @@ def load_release(path) -> Release:
     ledger = checks.check_ledger(meta)
     domain = Domain(*meta["domain"])
     grid = Grid(domain, int(meta["resolution"]))
-    tree, kept = _tree(path, grid)
+    tree, kept, curve = _tree(path, grid)
     checks.check_against_ledger(float(tree.path_epsilons().max()), ledger)
     checks.check_claims(tree, ledger, meta["privacy_unit"])
     checks.check_query_model(meta["query_model"], tree.height, tree.n_nodes, grid, kept)
     rules = meta["input_handling"]
+    parallel = loaded_parallel(meta, tree, grid, curve)
     try:
         return make_release(meta["method"], dict(meta["parameters"]), domain, tree, ledger,
                             checks.loaded_randomness(meta["randomness"]),
                             {"outside_rows": rules["outside_domain"], "nonfinite_rows": rules["rows_with_nan_or_inf"]},
                             consistent=meta["consistent"], grid=grid, notes=meta["notes"], kept=kept,
                             privacy_unit=meta["privacy_unit"], query_model=meta["query_model"],
-                            parallel=loaded_parallel(meta, tree, grid))
+                            parallel=parallel).evolve(curve=curve)
     except (ArithmeticError, LookupError, TypeError, ValueError) as exc:
         raise checks.bad(f"{path}: it does not hold together ({exc})") from None

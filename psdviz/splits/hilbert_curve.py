@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.grid import Grid
+
 STEP = 3  # bits per table lookup
 
 
@@ -142,3 +144,10 @@ def range_bboxes(order: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         ex, ey = decode(order, np.minimum(lo[empty], n * n - 1))
         box[empty] = np.column_stack([ex, ey, ex, ey])
     return box
+
+
+def range_rects(grid: Grid, order: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Domain rectangles of the curve cells in each range [lo, hi): a curve cell of order ``order``
+    is a block of 2^(bits - order) grid cells, so every corner is a grid position."""
+    box = range_bboxes(order, lo, hi).astype(np.int64)
+    return grid.rects(box << (grid.bits - order))
