@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.tree import FlatTree, child_links
-from ..inference.tree_gls import gls_estimate, gls_plan, gls_variance_fn
+from ..inference.tree_gls import gls_estimate, gls_node_variance, gls_plan
 
 
 def region_tree(parent: np.ndarray, level: np.ndarray, noisy: np.ndarray, var: np.ndarray) -> FlatTree:
@@ -38,31 +38,11 @@ def region_tree(parent: np.ndarray, level: np.ndarray, noisy: np.ndarray, var: n
 
 
 def least_squares(tree: FlatTree) -> tuple[np.ndarray, np.ndarray]:
-    """(estimate, standard error) of every tree row from the weighted least squares."""
+    """(estimate, standard error) of every tree row from the weighted least squares; the standard errors
+    exact, in two passes over the tree (:func:`psdviz.inference.tree_gls.gls_node_variance`)."""
     plan = gls_plan(tree, tree.noise_var)
     est = gls_estimate(tree, tree.noisy, plan)
-    var_fn = gls_variance_fn(tree, plan)
-    anc = ancestors(tree)
-    leaves = tree.is_leaf
-    se = np.empty(tree.n_nodes)
-    for s in range(0, tree.n_nodes, 64):      # chunks of 64 nodes: weights stay (n_nodes, 64)
-        cols = np.arange(s, min(s + 64, tree.n_nodes))
-        w = leaves[:, None] & (anc[:, tree.depth[cols]] == cols[None, :])   # the leaves below each node
-        se[cols] = np.sqrt(np.maximum(var_fn(w.astype(float)), 0.0))
-    return est, se
-
-
-def ancestors(tree: FlatTree) -> np.ndarray:
-    """(n_nodes, height + 1): column d holds each row's ancestor at depth d (itself at its own depth),
-    -1 below its depth. One vectorised step per level."""
-    anc = np.full((tree.n_nodes, tree.height + 1), -1, dtype=np.int64)
-    cur = np.arange(tree.n_nodes)
-    depth = tree.depth.astype(np.int64)
-    for k in range(tree.height + 1):          # k steps up: the ancestor at depth - k
-        alive = cur >= 0
-        anc[np.flatnonzero(alive), (depth - k)[alive]] = cur[alive]
-        cur = np.where(alive, tree.parent[np.maximum(cur, 0)], -1)
-    return anc
+    return est, np.sqrt(np.maximum(gls_node_variance(tree, tree.noise_var, plan), 0.0))
 
 
 def up_sums(values: np.ndarray, parent: np.ndarray, levels: np.ndarray) -> np.ndarray:

@@ -2,7 +2,7 @@
 import numpy as np
 
 from psdviz.core.tree import FlatTree
-from psdviz.inference.tree_gls import gls_adjoint, gls_estimate, gls_plan, gls_variance_fn
+from psdviz.inference.tree_gls import gls_adjoint, gls_estimate, gls_node_variance, gls_plan, gls_variance_fn
 
 
 def random_tree(rng, fanouts=((2, 4), (1, 3), (1, 3)), unmeasured_root=True):
@@ -77,6 +77,24 @@ def test_gls_adjoint_and_variance_match_dense():
     var = gls_variance_fn(tree, plan)(w)
     dense = ((lmat.T @ w[leaves]) ** 2 * tree.noise_var[meas][:, None]).sum(axis=0)
     np.testing.assert_allclose(var, dense, rtol=1e-9)
+
+
+def test_node_variances_in_two_passes_equal_the_dense_ones():
+    """Every node's estimate variance from the two passes equals the dense least squares' (the node's
+    leaves' rows of L summed, times the noise), with unmeasured roots and inner nodes."""
+    rng = np.random.default_rng(5)
+    for trial in range(6):
+        tree = random_tree(rng, fanouts=((1, 4), (1, 3), (0, 3)) if trial % 3 else ((2, 4), (1, 3), (1, 3)),
+                           unmeasured_root=trial % 2 == 0)
+        if trial >= 4:                      # an unmeasured inner node (not a leaf)
+            inner = np.flatnonzero(~tree.is_leaf & (tree.depth == 1))[:1]
+            tree.noise_var[inner] = np.inf
+        leaves, meas, lmat = dense_wls(tree)
+        _, h = leaf_design(tree)
+        node_rows = h[:, np.searchsorted(np.flatnonzero(tree.is_leaf), leaves)] @ lmat   # nodes x measured
+        dense = (node_rows ** 2 * tree.noise_var[meas][None, :]).sum(axis=1)
+        got = gls_node_variance(tree, tree.noise_var, gls_plan(tree, tree.noise_var))
+        np.testing.assert_allclose(got, dense, rtol=1e-9)
 
 
 def test_star_is_inverse_variance_then_even_spread():
