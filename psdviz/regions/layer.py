@@ -285,9 +285,10 @@ def _ordered(frame, tolerance: float):
     level = _levels(parent_pos, ids)
     order = _tree_order(parent_pos, level, ids.to_numpy())
     frame = frame.iloc[order].assign(level=level[order]).reset_index(drop=True)
-    frame = _cut_overlaps(frame, tolerance)
-    _check_no_overlap(frame, tolerance)
-    return frame
+    found = _overlaps(frame)
+    cut = _cut_overlaps(frame, tolerance, found)
+    _check_no_overlap(cut, tolerance, found if cut is frame else None)
+    return cut
 
 
 def _tree_order(parent_pos: np.ndarray, level: np.ndarray, ids: np.ndarray) -> np.ndarray:
@@ -336,18 +337,20 @@ def _overlaps(frame):
     a, b = shapely.STRtree(geoms).query(geoms, predicate="intersects")
     keep = (a < b) & (levels[a] == levels[b])
     a, b = a[keep], b[keep]
+    inside = shapely.relate_pattern(geoms[a], geoms[b], "T********")   # interiors meet: not a shared border
+    a, b = a[inside], b[inside]
     inter = shapely.area(shapely.intersection(geoms[a], geoms[b])) if a.size else np.zeros(0)
     smaller = np.minimum(shapely.area(geoms[a]), shapely.area(geoms[b])) if a.size else np.zeros(0)
     return a, b, inter, smaller
 
 
-def _cut_overlaps(frame, tolerance: float):
+def _cut_overlaps(frame, tolerance: float, found=None):
     """Overlaps above ``tolerance`` but at most :data:`REPAIRABLE_OVERLAP` of the smaller region (shared
     borders quantised apart, as DC and Virginia in a 1:10m TopoJSON) are cut from the larger region, with
     a :class:`RegionRepairWarning` naming the pairs; larger overlaps are left for the refusal."""
     import warnings
     shapely = require("shapely", "region layers")
-    a, b, inter, smaller = _overlaps(frame)
+    a, b, inter, smaller = _overlaps(frame) if found is None else found
     fix = (inter > tolerance * np.maximum(smaller, 1e-300)) & (inter <= REPAIRABLE_OVERLAP * smaller)
     if not fix.any():
         return frame
@@ -364,9 +367,10 @@ def _cut_overlaps(frame, tolerance: float):
     return frame.set_geometry(geoms)
 
 
-def _check_no_overlap(frame, tolerance: float) -> None:
-    """Refuse two regions of one level whose intersection is more than ``tolerance`` of the smaller's area."""
-    a, b, inter, smaller = _overlaps(frame)
+def _check_no_overlap(frame, tolerance: float, found=None) -> None:
+    """Refuse two regions of one level whose intersection is more than ``tolerance`` of the smaller's area
+    (``found``: :func:`_overlaps` of this frame, when already computed)."""
+    a, b, inter, smaller = _overlaps(frame) if found is None else found
     levels = frame["level"].to_numpy()
     if a.size == 0:
         return

@@ -2,7 +2,8 @@
 cells by two array look-ups instead of a point-in-polygon test.
 
 Rule. The leaf regions are drawn once on a raster of the grid (raster cells are blocks of
-2^(bits - r) grid cells per axis, about ``CELLS_ACROSS`` raster cells across the median leaf). A raster
+2^(bits - r) grid cells per axis, about ``CELLS_ACROSS`` raster cells across the median leaf, fewer
+for layers of very many leaves so the borders stay about ``BORDER_SAMPLES`` samples). A raster
 cell touched by any leaf's border (an edge meets its closed box) is marked; the other raster cells form
 connected pieces that no border crosses, so every point of a piece lies in the same leaf regions and
 one test of one point settles the piece. Raster cells are grouped in tiles of 2^T x 2^T; a tile no
@@ -27,6 +28,8 @@ from ..core.grid import Grid
 from ..core.optional import require
 
 CELLS_ACROSS = 32      # raster cells across the median leaf region (borders then hold a few per cent)
+BORDER_SAMPLES = 2_000_000  # fewer across for many leaves: about this many border samples in all
+MIN_ACROSS = 4
 TILE_BITS = 4          # tiles of 16 x 16 raster cells
 MARKED = -2            # a raster cell touched by a border: located cell by cell
 _SLOP = 1e-9           # samples this close to a cell side mark both sides (rounding)
@@ -181,11 +184,13 @@ def _cell(value: float, lo: float, length: float, n: int) -> int:
 
 
 def _raster_bits(geoms: np.ndarray, grid: Grid) -> tuple[int, int]:
-    """Bits per axis of the raster: cells about 1/CELLS_ACROSS of the median leaf's side, no finer than
+    """Bits per axis of the raster: cells about 1/CELLS_ACROSS of the median leaf's side (fewer, down to
+    MIN_ACROSS, when the leaves' borders would take more than about BORDER_SAMPLES samples), no finer than
     the grid and no coarser than one tile over the domain."""
     shapely = require("shapely", "region layers")
     area = shapely.area(geoms)
-    side = math.sqrt(float(np.median(area[area > 0]))) / CELLS_ACROSS if np.any(area > 0) else math.inf
+    across = min(CELLS_ACROSS, max(MIN_ACROSS, BORDER_SAMPLES // (4 * max(geoms.size, 1))))
+    side = math.sqrt(float(np.median(area[area > 0]))) / across if np.any(area > 0) else math.inf
     d = grid.domain
 
     def bits(length: float) -> int:

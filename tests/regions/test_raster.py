@@ -79,3 +79,24 @@ def test_counts_through_the_raster_equal_the_cell_by_cell_counts():
     grid = Grid(pv.Domain(*regions.bounds()), 20)
     exact = cells_to_regions(grid.keys(xy), grid, regions.geometry, leaf_rows(regions.parent_index()))
     assert rel.input_report["rows_in_no_region"] == int((exact < 0).sum())
+
+
+def test_a_layer_of_very_many_small_regions_is_drawn_coarser_and_stays_exact():
+    """30,000 small quadrilaterals (jittered corners): the raster takes fewer cells across each leaf so
+    its border samples stay bounded, and every cell still gets the exact test's region."""
+    from psdviz.regions.raster import BORDER_SAMPLES, CELLS_ACROSS
+    k = 174
+    rng = np.random.default_rng(7)
+    corners = np.stack(np.meshgrid(np.arange(k + 1), np.arange(k + 1), indexing="ij"), -1) / k
+    corners[1:-1, 1:-1] += rng.uniform(-0.2, 0.2, (k - 1, k - 1, 2)) / k
+    i, j = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
+    ring = np.stack([corners[i, j], corners[i + 1, j], corners[i + 1, j + 1], corners[i, j + 1]], 2)
+    geoms = shapely.polygons(ring.reshape(-1, 4, 2))
+    regions = Regions.from_frame(gpd.GeoDataFrame({"id": np.arange(geoms.size).astype(str)}, geometry=geoms),
+                                 id="id", crs=None)
+    grid = Grid(pv.Domain(0, 0, 1, 1), 16)
+    keys = border_cells(regions, grid, 60_000, seed=3)
+    exact, fast, raster = exact_and_raster(regions, grid, keys)
+    np.testing.assert_array_equal(fast, exact)
+    assert 4 * CELLS_ACROSS * geoms.size > BORDER_SAMPLES        # the layer is one that is drawn coarser
+    assert raster.rx == 12                     # 16 across the median leaf (32 across would be 2^13 cells)
