@@ -108,7 +108,8 @@ def test_hostile_inputs_give_one_line_errors(tmp_path, capsys):
         code, line = _cli_line(capsys, *base[:1], str(ok), *base[1:], "--param", f"{name}=5")
         assert code == 2 and f"--param {name}=...: {name} is not a method parameter" in line
     wide = tmp_path / "wide.csv"            # DuckDB would spend minutes detecting 20,000 columns
-    wide.write_text(",".join(["lon", "lat"] + [f"c{i}" for i in range(19_998)]) + "\n" + "0.5,0.5" + ",1" * 19_998 + "\n")
+    header = ",".join(["lon", "lat"] + [f"c{i}" for i in range(19_998)])
+    wide.write_text(header + "\n" + "0.5,0.5" + ",1" * 19_998 + "\n")
     code, line = _cli_line(capsys, *base[:1], str(wide), *base[1:])
     assert code == 2 and "has 20,000 columns; psdviz reads CSV files of at most 1,000 columns" in line
     nested = tmp_path / "nested.json"

@@ -159,7 +159,7 @@ def gls_node_variance(tree: FlatTree, noise_var: np.ndarray, plan: GlsPlan) -> n
     out = vz.astype(float).copy()
     with np.errstate(divide="ignore", invalid="ignore"):
         for d in range(tree.height):
-            lo, hi, chi = bounds[d], bounds[d + 1], bounds[d + 2]
+            hi, chi = bounds[d + 1], bounds[d + 2]
             p = tree.parent[hi:chi]
             info = 1.0 / q[p] + np.where(np.isfinite(var[p]), 1.0 / var[p], 0.0)   # p's outside + own
             q[hi:chi] = np.where(info > 0, 1.0 / info, np.inf) + np.maximum(s_par[p] - vz[hi:chi], 0.0)

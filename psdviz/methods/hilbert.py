@@ -24,7 +24,7 @@ from functools import partial
 import numpy as np
 
 from ..core.domain import Domain, PointSet
-from ..core.grid import Grid, cap_by_resolution
+from ..core.grid import cap_by_resolution
 from ..core.ledger import Ledger
 from ..core.parallel import CurveRanges
 from ..core.progress import report

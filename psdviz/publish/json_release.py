@@ -9,6 +9,7 @@ another format or version, larger than :data:`MAX_BYTES`, or whose ledger does n
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 
@@ -48,6 +49,16 @@ def read(path, fmt: str) -> dict:
     if not isinstance(doc.get("report"), dict):
         raise bad(f"{path} has no report")
     return doc
+
+
+def finite_number(value) -> bool:
+    """A JSON number (not a bool) that is finite as a float (a huge integer is not)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
 
 
 def ledger_and_randomness(report: dict) -> tuple[Ledger, Randomness]:

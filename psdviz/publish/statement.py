@@ -88,13 +88,18 @@ def _what(rel, rep: dict) -> list[str]:
     return out
 
 
+def _factor(eps: float) -> str:
+    """e^epsilon for people; beyond a double's range (epsilon above about 709) in words."""
+    return rounded(math.exp(eps)) if eps < 700 else f"about 10^{eps / math.log(10):,.0f}"
+
+
 def _privacy(rel, rep: dict) -> list[str]:
     eps = float(rep["epsilon"])
     delta = float(rep.get("delta") or 0.0)
     unit = str(rep.get("privacy_unit", "one record"))
     dp = f"({rounded(eps)}, {delta:.3g})-differential privacy" if delta else f"{rounded(eps)}-differential privacy"
     return [f"- {dp} per {unit}: whatever {unit.split(',')[0]} contributes, every output of this release is at "
-            f"most e^{rounded(eps)} = {rounded(math.exp(eps))} times more (or less) likely than without it"
+            f"most e^{rounded(eps)} = {_factor(eps)} times more (or less) likely than without it"
             + (f", except with probability at most {delta:.3g}" if delta else "") + ".",
             f"- epsilon spent: {float(rep.get('epsilon_spent', eps)):.6g} of {eps:g}.",
             f"- randomness: {rep.get('randomness')}."]

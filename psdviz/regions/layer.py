@@ -47,6 +47,10 @@ class Regions:
             if col is not None and col not in gdf.columns:
                 raise ValueError(f"column {col!r} (given as {what}) is not in the regions; their columns are "
                                  f"{list(gdf.columns)}")
+        missing = gdf[id].isna().to_numpy() | (gdf[id].astype(str).str.strip() == "").to_numpy()
+        if missing.any():
+            raise ValueError(f"{int(missing.sum()):,} of the {len(gdf):,} regions have no {id!r} (the first is feature "
+                             f"{int(np.flatnonzero(missing)[0])}): every region needs an id")
         frame = gpd.GeoDataFrame({
             "id": gdf[id].astype(str).to_numpy(),
             "name": (gdf[name] if name else gdf[id]).astype(str).to_numpy(),
@@ -390,20 +394,44 @@ def _is_topojson(path: Path) -> bool:
 
 
 def _read_topojson(path: Path, layer):
+    """The features of one object of a TopoJSON file as a GeoDataFrame. The file is untrusted: any
+    structure the specification does not allow is a ValueError naming the file and the object."""
     import json
 
     gpd = require("geopandas", "region layers")
-
+    shapely = require("shapely", "region layers")
     from ..io.topojson import features
-    topo = json.loads(path.read_text())
-    objects = list(topo.get("objects", {}))
+    try:
+        topo = json.loads(path.read_bytes())
+    except ValueError:
+        raise ValueError(f"{path.name} is not a JSON file") from None
+    except RecursionError:
+        raise ValueError(f"{path.name}: its JSON is nested too deeply for a region layer") from None
+    if not isinstance(topo, dict) or not isinstance(topo.get("objects"), dict):
+        raise ValueError(f"{path.name} is not TopoJSON: it needs an 'objects' object (the TopoJSON specification, "
+                         "github.com/topojson/topojson-specification)")
+    objects = list(topo["objects"])
     name = layer or (objects[0] if len(objects) == 1 else None)
     if name not in objects:
         raise ValueError(f"{path.name} holds TopoJSON objects {objects}: pass layer= one of them")
-    feats = features(topo, name)
-    rows = [{**(f.get("properties") or {}), "id": f.get("id", (f.get("properties") or {}).get("id")),
-             "geometry": polygon(f["geometry"])} for f in feats if f.get("geometry")]
+    try:
+        feats = features(topo, name)
+        rows = [{**_properties(f), "id": f.get("id", _properties(f).get("id")), "geometry": polygon(f["geometry"])}
+                for f in feats if f.get("geometry")]
+    except (TypeError, AttributeError, KeyError, IndexError) as exc:
+        raise ValueError(f"{path.name} is not valid TopoJSON in object {name!r} ({type(exc).__name__}: "
+                         f"{str(exc)[:120]}); see the TopoJSON specification") from None
+    except shapely.errors.GEOSException as exc:
+        raise ValueError(f"{path.name}: a shape of object {name!r} cannot be built "
+                         f"({str(exc).splitlines()[0][:160]}); repair the file in a GIS") from None
     return gpd.GeoDataFrame(rows, geometry="geometry", crs=LON_LAT)
+
+
+def _properties(feature: dict) -> dict:
+    props = feature.get("properties")
+    if props is not None and not isinstance(props, dict):
+        raise TypeError("a feature's properties must be an object")
+    return props or {}
 
 
 # ---- bundled layers (public-domain outlines fetched from the npm registry at set-up) ---------------

@@ -44,5 +44,8 @@ def load_sparse(path) -> SparseRelease:
     params, layout = rep.get("params"), rep.get("layout")
     if not isinstance(params, dict) or not isinstance(layout, dict) or not isinstance(rep.get("method"), str):
         raise bad("method, params and layout must be text and objects")
+    sens = params.get("sensitivity", 1.0)
+    if not jr.finite_number(sens) or not sens > 0:
+        raise bad(f"sensitivity must be a finite number > 0 (got {str(sens)[:40]})")
     return SparseRelease(rep["method"], params, m, idx, values, weights, ledger, rnd, layout, dyadic,
                          jr.text_list(rep.get("notes"), "notes"))
