@@ -174,7 +174,7 @@ class Budget:
         is read)."""
         doc = self._read()
         have, want = doc["unit"], str(_unit(unit))
-        if have != want:
+        if _row(have) != _row(want):
             raise BudgetError(_unit_refusal(have, want, epsilon))
         left, dleft = _left(doc)
         if epsilon > left * (1 + TOLERANCE) + TOLERANCE:
@@ -236,6 +236,15 @@ def _unit(unit) -> PrivacyUnit:
     except ValueError:
         raise BudgetError(f"unknown privacy unit {unit!r}: 'one point', 'one user, at most k points', "
                           "'one record' or 'one individual (...)'") from None
+
+
+ROW_UNITS = ("one point", "one record")   # both are one row of the data set: one unit for its budget
+
+
+def _row(unit: str) -> str:
+    """The unit a budget compares: a point (a row with a location) and a record (a row of a grouped
+    table) are the same thing for a data set whose rows are both, one row."""
+    return "one row" if unit in ROW_UNITS else unit
 
 
 def _unit_refusal(have: str, want: str, epsilon: float) -> str:

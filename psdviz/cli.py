@@ -649,6 +649,7 @@ def run_budget(a: argparse.Namespace) -> int:
 
 def run_job(a: argparse.Namespace) -> int:
     from .budget import Budget
+    from .jobs import columns as job_columns
     from .jobs import load_job, plan
     job = load_job(a.job)
     for line in plan(job):
@@ -660,7 +661,7 @@ def run_job(a: argparse.Namespace) -> int:
         print("dry run: nothing read, nothing written")
         return 0
     d = job.data
-    cols = read_columns(str(job.path.parent / d["path"]), [d["lon"], d["lat"]])     # the data, read once
+    cols = read_columns(str(job.path.parent / d["path"]), job_columns(job))     # the data, read once
     points = np.column_stack([np.asarray(cols[d["lon"]], float), np.asarray(cols[d["lat"]], float)])
     domain = Domain(*d["domain"])
     for r in job.releases:
@@ -669,12 +670,33 @@ def run_job(a: argparse.Namespace) -> int:
         if r.kind == "spatial":
             rel = build(points, domain, s["method"], float(s["epsilon"]), nonfinite="drop", **s.get("params", {}))
             write_drawn(budget, rel, "spatial", out, lambda p, rel=rel, s=s: rel.save(p, crs=s.get("crs")))
+        elif r.kind == "count-of-counts":
+            rel = job_coco(s, cols, job.path.parent)
+            write_drawn(budget, rel, "count-of-counts", out, lambda p, rel=rel: rel.save(p))
         else:
             layer = job_layer(s, job.path.parent)
             rel = build_regions(points, layer, epsilon=float(s["epsilon"]), pooling=s.get("pooling", "sparse"))
             write_drawn(budget, rel, "regions", out, lambda p, rel=rel: region_output(rel, p))
         print(f"wrote {out} (line {r.line}): epsilon {rel.epsilon:g} per {rel.privacy_unit}")
     return 0
+
+
+def job_coco(spec: dict, cols: dict, base: Path):
+    """A job's count-of-counts release: the rows' groups and places, the public hierarchy from its own
+    CSV (never from the data), the release's epsilon split evenly over the hierarchy's levels."""
+    import pandas as pd
+
+    from . import coco
+    path = base / spec["hierarchy"]
+    try:
+        places = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"hierarchy {spec['hierarchy']}: cannot read it ({exc})") from None
+    h = coco.Hierarchy.from_columns(places, spec["levels"], root="all")
+    table = coco.group_records(cols[spec["group"]], pd.Series(cols[spec["levels"][-1]]).astype(str), h,
+                               spec["max_size"], span=spec["span"])
+    n = h.n_levels
+    return coco.publish(table, h, spec["method"], epsilon=[float(spec["epsilon"]) / n] * n)
 
 
 def job_layer(spec: dict, base: Path):

@@ -8,11 +8,18 @@ A job is a YAML file (example: docs/job-example.yaml)::
       - {kind: spatial, method: auto, epsilon: 0.5, out: trips.parquet}
       - {kind: spatial, method: quadtree, epsilon: 0.2, params: {height: 7}, out: trips-quad.parquet}
       - {kind: regions, regions: us-counties, epsilon: 0.3, out: counties.csv}
+      - {kind: count-of-counts, group: household, levels: [state, county], hierarchy: places.csv,
+         max_size: 20, epsilon: 0.3, out: households.json}
+
+A count-of-counts release reads the ``group`` column (which group each row belongs to) and the ``levels``
+columns (its place, coarsest first) of the same rows; the places come from ``hierarchy``, a public CSV with
+those columns (never from the data: which places hold records is private), and its epsilon is split
+evenly over the hierarchy's levels (root included). Each row is one record, so its privacy unit, "one
+record", is the spatial releases' "one point": one row of the data set.
 
 The schema is checked before anything is read, with errors that name the line of the file. With a budget
 the whole job must fit what remains before any data is read. ``--dry-run`` prints the plan (each release's
 epsilon and its expected error at typical query sizes, from public facts only) and writes nothing.
-Count-of-counts releases take a grouped table rather than points and are not part of job files yet.
 """
 from __future__ import annotations
 
@@ -25,9 +32,11 @@ import numpy as np
 from .core.domain import Domain
 from .core.optional import require
 
-KINDS = ("spatial", "regions")
+KINDS = ("spatial", "regions", "count-of-counts")
 RELEASE_KEYS = {"spatial": {"kind", "method", "epsilon", "params", "out", "resolution", "crs"},
-                "regions": {"kind", "regions", "id", "parent", "name", "layer", "epsilon", "out", "pooling"}}
+                "regions": {"kind", "regions", "id", "parent", "name", "layer", "epsilon", "out", "pooling"},
+                "count-of-counts": {"kind", "group", "levels", "hierarchy", "max_size", "method", "span", "epsilon",
+                                    "out"}}
 DATA_KEYS = {"path", "lon", "lat", "domain"}
 
 
@@ -125,9 +134,44 @@ def _release(item, line: int, name: str) -> JobRelease:
             raise JobError(f"{name} line {line}: params must be a mapping of the method's parameters")
         if not item["out"].endswith(".parquet"):
             raise JobError(f"{name} line {line}: a spatial release is written as .parquet")
-    elif not isinstance(item.get("regions"), str):
+    elif kind == "regions" and not isinstance(item.get("regions"), str):
         raise JobError(f"{name} line {line}: a regions release needs regions: a bundled layer or a layer file")
+    elif kind == "count-of-counts":
+        return JobRelease(kind, _coco_spec(item, line, name), line)
     return JobRelease(kind, {"method": "auto", "params": {}, **item}, line)
+
+
+def _coco_spec(item: dict, line: int, name: str) -> dict:
+    """A count-of-counts release's keys checked (group, levels, hierarchy, max_size, method, span, .json)."""
+    from .coco.publish import METHODS
+    levels = item.get("levels")
+    if not isinstance(item.get("group"), str):
+        raise JobError(f"{name} line {line}: a count-of-counts release needs group: the column naming each row's group")
+    if not (isinstance(levels, list) and levels and all(isinstance(c, str) for c in levels)):
+        raise JobError(f"{name} line {line}: levels must list the place columns, coarsest first")
+    if not isinstance(item.get("hierarchy"), str):
+        raise JobError(f"{name} line {line}: hierarchy must name a public CSV of the places (columns {levels})")
+    k = item.get("max_size")
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        raise JobError(f"{name} line {line}: max_size must be a whole number >= 1 (groups larger are truncated)")
+    method = item.get("method", "hc")
+    if method not in METHODS:
+        raise JobError(f"{name} line {line}: method must be one of {', '.join(METHODS)}")
+    if item.get("span", "error") not in ("error", "split"):
+        raise JobError(f"{name} line {line}: span must be error or split")
+    if not item["out"].endswith(".json"):
+        raise JobError(f"{name} line {line}: a count-of-counts release is written as .json")
+    return {"method": method, "span": "error", **item}
+
+
+def columns(job: Job) -> list[str]:
+    """Every column the job reads from its data, in one read: the coordinates, then each count-of-counts
+    release's group and place columns."""
+    out = [job.data["lon"], job.data["lat"]]
+    for r in job.releases:
+        if r.kind == "count-of-counts":
+            out += [c for c in [r.spec["group"], *r.spec["levels"]] if c not in out]
+    return out
 
 
 def plan(job: Job) -> list[str]:
@@ -139,6 +183,11 @@ def plan(job: Job) -> list[str]:
         if r.kind == "spatial":
             lines.append(f"- line {r.line}: {r.spec['method']} at epsilon {eps:g} -> {r.spec['out']}; "
                          + _spatial_error(r.spec, Domain(*job.data["domain"])))
+        elif r.kind == "count-of-counts":
+            n = len(r.spec["levels"]) + 1
+            lines.append(f"- line {r.line}: count-of-counts of {r.spec['group']} groups over "
+                         f"{' > '.join(r.spec['levels'])} ({r.spec['method']}) at epsilon {eps:g} ({eps / n:.3g} per "
+                         f"level over {n} levels, root included) -> {r.spec['out']}; its error depends on the data")
         else:
             lines.append(f"- line {r.line}: counts of {r.spec['regions']} at epsilon {eps:g} -> {r.spec['out']}; "
                          "each level's region counts carry two-sided geometric noise at epsilon / levels "
