@@ -18,8 +18,9 @@ import psdviz as pv
 from psdviz.api import swamped
 from psdviz.core.source import rows_read
 from psdviz.publish.cells import cell_at, cell_details, frontier_sizes, noise_level, view_depth
+from psdviz.publish.group_privacy import unit_for
 
-from . import answer_box, cache, controls, data_input, epsilon_panel, export, keys, mapview, words
+from . import answer_box, budget_control, cache, controls, data_input, epsilon_panel, export, keys, mapview, words
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
 from .outlines import is_lon_lat
 from .query_panel import at_rect_corner, clicked_point, compare, overlaps_domain, rect_from_drawings, rect_order_error
@@ -36,6 +37,7 @@ def render() -> None:
         data = data_input.choose_data()
         st.header("2. Method")
         spec = controls.choose_build()
+        budget = budget_control.chosen_budget()
     if data is None:
         return
     st.session_state[SHARED_DATA_KEY] = data  # other pages (e.g. the Compare page) may offer it
@@ -43,8 +45,17 @@ def render() -> None:
     if msg:
         st.error(f"{msg}. Pick a value in range.")
         return
+    fresh = spec.seed is None and spec.method not in pv.REFERENCES
+    rid = cache.release_id(data, spec)
+    unit = unit_for(data.max_points_per_user if data.user is not None else None)
+    refused = fresh and budget_control.refusal(budget, rid, spec.epsilon, unit, budget_control.recorded(budget, rid))
+    if refused:
+        st.error(f"Not built: {refused}")
+        return
     try:
         release = cache.build_release(data, spec)
+        if fresh:
+            budget_control.record(budget, release, rid)
     except ValueError as exc:
         st.error(f"Cannot build {spec.method}: {exc}")
         return
@@ -57,7 +68,6 @@ def render() -> None:
     swamp = swamped(release)
     if swamp:
         st.warning(swamp[0].upper() + swamp[1:] + ".")
-    rid = cache.release_id(data, spec)
     forget_other_datas_queries(data)
     remember_params(release)
     input_summary(data, release)
