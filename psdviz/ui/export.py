@@ -25,6 +25,14 @@ def geojson_bytes(release: Release, depth: int | None = None, allow_seeded: bool
     return json.dumps(cells_geojson(release, depth, allow_seeded=allow_seeded)).encode()
 
 
+def synthetic_csv(release: Release, allow_seeded: bool = False) -> bytes:
+    """Synthetic points drawn from the release (``Release.sample_points``: post-processing, no epsilon,
+    no real point) as CSV; a seeded run's rows say NOT PRIVATE."""
+    from psdviz.core.rng import check_seeded_export, labelled
+    check_seeded_export(release.randomness, allow_seeded, "synthetic points")
+    return labelled(release.sample_points(), release.randomness).to_csv(index=False).encode()
+
+
 def release_bytes(release, suffix: str, allow_seeded: bool = False, **save_kw) -> bytes:
     """Any release's file (``release.save``) as bytes for a download button."""
     with tempfile.TemporaryDirectory() as tmp:

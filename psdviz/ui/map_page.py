@@ -361,3 +361,9 @@ def export_view(release: pv.Release, rid: str) -> None:
     c1.download_button(f"Cells only (GeoJSON: {what})", lambda: export.geojson_bytes(release, depth, allow),
                        file_name="psdviz_release.geojson", mime="application/geo+json", key="dl_geojson",
                        on_click="ignore")
+    c3.download_button("Synthetic points (CSV: drawn from the private release; no real point)",
+                       lambda: export.synthetic_csv(release, allow), file_name="psdviz_synthetic_points.csv",
+                       mime="text/csv", key="dl_synthetic", on_click="ignore",
+                       help="As many points as the release's total, each in a published cell chosen in proportion "
+                            "to its estimate and uniform inside it: post-processing of the release, no epsilon "
+                            "spent, no real point (Release.sample_points, psdviz sample).")

@@ -46,3 +46,26 @@ def test_a_missing_budget_file_is_said_in_words(tmp_path):
     at.text_input(key="budget_path").set_value(str(tmp_path / "none.json")).run()
     assert not at.exception
     assert any("No budget file at" in e.value and "psdviz budget init" in e.value for e in at.error)
+
+
+def test_the_map_page_offers_synthetic_points_labelled_as_such():
+    import io
+
+    import numpy as np
+    import pandas as pd
+    import pytest
+
+    from psdviz.ui import export
+    at = AppTest.from_string(PAGE, default_timeout=180)
+    at.run()
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Synthetic points (CSV: drawn from the private release; no real point)" in labels
+    pts = np.random.default_rng(0).random((4000, 2))
+    fresh = pv.build(pts, pv.Domain(0, 0, 1, 1), "quadtree", 1.0)
+    table = pd.read_csv(io.BytesIO(export.synthetic_csv(fresh)))
+    assert list(table.columns) == ["lon", "lat"] and len(table) == len(fresh.sample_points())   # the released total
+    assert table["lon"].between(0, 1).all() and table["lat"].between(0, 1).all()
+    seeded = pv.build(pts, pv.Domain(0, 0, 1, 1), "quadtree", 1.0, seed=3)
+    with pytest.raises(ValueError, match="seeded"):
+        export.synthetic_csv(seeded)
+    assert (pd.read_csv(io.BytesIO(export.synthetic_csv(seeded, True)))["warning"].str.contains("NOT PRIVATE")).all()
