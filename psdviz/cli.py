@@ -609,14 +609,13 @@ def describe(rel) -> None:
     rep = rel.report()
     if "warning" in rep:
         con.print(shown(rep["warning"]), style="bold red")
-    params = rep.get("parameters", rep.get("params", {}))
-    method = rep.get("method") or ", ".join(rep.get("methods", []))
+    params, method = rep["parameters"], rep["method"]
     chosen = f" (chose {params['chosen']})" if "chosen" in params else ""
     head = shown(f"{method}{chosen}")
     head.stylize("bold")
     con.print(head + shown(f", epsilon {rel.epsilon:g} per {rel.privacy_unit}"
                            + (f", delta {rep['delta']:.3g}" if rep.get("delta") else "")), highlight=False)
-    if hasattr(rel, "grid"):                # a spatial release: cells on a grid over a domain
+    if rep["kind"] == "spatial":            # cells on a grid over a domain
         d = rel.domain
         con.print(f"cells: {rep['cells']:,} published ({rep['nodes']:,} nodes in the tree)", highlight=False)
         con.print(f"domain: x [{d.xmin:g}, {d.xmax:g}], y [{d.ymin:g}, {d.ymax:g}]; resolution "

@@ -114,3 +114,35 @@ def test_load_release_refuses_what_is_not_a_release(tmp_path):
     (tmp_path / "c.json").write_text(json.dumps(bad))
     with pytest.raises(ValueError, match="damaged or was altered"):
         pv.load_release(tmp_path / "c.json")
+
+
+def _regions():
+    gpd = pytest.importorskip("geopandas")
+    shapely = pytest.importorskip("shapely")
+    from psdviz.regions import Regions
+    layer = Regions.from_frame(gpd.GeoDataFrame({"id": ["w", "e"]}, geometry=[shapely.box(0, 0, 0.5, 1),
+                                                                            shapely.box(0.5, 0, 1, 1)]),
+                               id="id", crs=None)
+    return pv.build_regions(PTS, layer, epsilon=1.0, domain=pv.Domain(0, 0, 1, 1))
+
+
+@pytest.mark.parametrize("make", [_spatial, _regions, _coco, _sparse], ids=["spatial", "regions", "coco", "sparse"])
+def test_every_kind_reports_one_header_with_one_schema(make):
+    """One function writes the head of every kind's report: the same keys, in the same order, with the
+    same types; each kind's own facts come after it."""
+    from psdviz.publish.protocol import HEADER
+    rep = make().report()
+    assert tuple(rep)[:len(HEADER)] == HEADER
+    assert rep["kind"] in ("spatial", "regions", "count-of-counts", "sparse") and isinstance(rep["method"], str)
+    assert isinstance(rep["parameters"], dict) and isinstance(rep["ledger"], list) and rep["private"] is True
+    assert "params" not in rep and "points_report" not in rep and "input_report" not in rep
+    assert make().input_report                                       # one name for the owner's counts
+
+
+def test_a_sparse_file_written_with_params_still_loads(tmp_path):
+    rel = _sparse()
+    doc = json.loads(rel.save(tmp_path / "s.json").read_text())
+    doc["report"]["params"] = doc["report"].pop("parameters")           # the name files had before
+    (tmp_path / "old.json").write_text(json.dumps(doc))
+    back = pv.load_release(tmp_path / "old.json")
+    assert back.report()["parameters"] == rel.report()["parameters"]

@@ -16,7 +16,7 @@ import pandas as pd
 from ..core.ledger import Ledger
 from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness, check_seeded_export
-from ..publish.protocol import owner_audit
+from ..publish.protocol import owner_audit, report_header
 from ..publish.release import freeze
 from .error import emd, emd_by_level
 from .hierarchy import Hierarchy
@@ -91,17 +91,12 @@ class CocoRelease:
         from ..publish.statement import check_format, markdown
         if check_format(format) == "markdown":
             return markdown(self)
-        return {"methods": list(self.methods), "consistency": self.consistency,
-                "epsilon": self.epsilon, "epsilon_spent": self.ledger.total(),
-                "max_size": self.max_size, "levels": self.hierarchy.n_levels,
-                "nodes": self.hierarchy.n_nodes,
-                "parameters": {k: (v if isinstance(v, (int, float, str, bool, type(None))) else str(v))
-                               for k, v in self.params.items()},
-                "randomness": self.randomness.mode, **self.randomness.warning(),
+        method = self.methods[0] if len(set(self.methods)) == 1 else ", ".join(self.methods)
+        return {**report_header(self, "count-of-counts", method, dict(self.params)),
+                "methods": list(self.methods), "consistency": self.consistency,
+                "max_size": self.max_size, "levels": self.hierarchy.n_levels, "nodes": self.hierarchy.n_nodes,
                 "structure": ("public inputs" if self.structure_public else
-                              "G and hierarchy from the data: NOT PRIVATE"),
-                "delta": self.ledger.delta(), "privacy_unit": str(self.privacy_unit),
-                "ledger": self.ledger.records(), "notes": list(self.notes)}
+                              "G and hierarchy from the data: NOT PRIVATE")}
 
     def audit(self) -> dict:
         """The data owner's audit: exact counts about the input table (records, groups, truncated and

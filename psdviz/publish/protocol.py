@@ -44,3 +44,37 @@ def owner_audit(counts, seed, **facts) -> dict:
     """The data owner's audit of any release: the exact input ``counts`` (or, for a release loaded
     from a file, a sentence saying files never hold them), the seed of a seeded run, and ``facts``."""
     return {"note": AUDIT_NOTE, **facts, "seed": seed, **(dict(counts) or {"counts": NOT_IN_FILES})}
+
+
+HEADER = ("kind", "method", "private", "epsilon", "epsilon_spent", "delta", "parameters", "privacy_unit",
+          "randomness", "ledger", "notes")
+KINDS = ("spatial", "regions", "count-of-counts", "sparse")
+
+
+def report_header(release, kind: str, method: str, parameters: dict, private: bool = True) -> dict:
+    """The head every kind's report starts with, in this order and with these names (:data:`HEADER`):
+    what kind of release, its method, whether it is private, epsilon, the epsilon its ledger spent,
+    its one delta, its parameters as JSON values, the privacy unit in words, the randomness mode (and a
+    seeded run's NOT PRIVATE warning), the ledger and the notes. Each kind adds its own facts after it.
+    Publishable facts only: no input count, no seed."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS} (got {kind!r})")
+    return {"kind": kind, "method": str(method), "private": bool(private), "epsilon": release.epsilon,
+            "epsilon_spent": release.ledger.total(), "delta": release.ledger.delta(),
+            "parameters": {k: json_value(v) for k, v in parameters.items()},
+            "privacy_unit": str(release.privacy_unit), "randomness": release.randomness.mode,
+            **release.randomness.warning(), "ledger": release.ledger.records(), "notes": list(release.notes)}
+
+
+def json_value(v):
+    """A parameter as a JSON value: numbers, text, booleans, None and lists of them as they are
+    (numpy numbers as Python numbers), anything else as its text."""
+    if isinstance(v, (bool, str, type(None), int, float)):
+        return v
+    if hasattr(v, "item") and getattr(v, "ndim", 1) == 0:
+        return v.item()
+    if isinstance(v, (list, tuple)):
+        return [json_value(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): json_value(x) for k, x in v.items()}
+    return str(v)

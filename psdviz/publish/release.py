@@ -22,6 +22,7 @@ from ..core.privacy_unit import ONE_POINT, PrivacyUnit
 from ..core.rng import Randomness
 from ..core.tree import FlatTree, read_only
 from ..query.decompose import answer_tree, decompose, leaf_weights
+from .protocol import report_header
 
 # Exact variance of post-processed answers: node weights (n_nodes, k), non-zero on leaves only, of
 # queries written as sums over released leaf estimates -> (k,) variances from the noise variances.
@@ -124,6 +125,12 @@ class Release:
             object.__setattr__(self, "kept", read_only(np.asarray(self.kept, dtype=np.int64)))
         if self.curve is not None:
             object.__setattr__(self, "curve", read_only(np.asarray(self.curve, dtype=np.int64).reshape(-1, 2)))
+
+    @property
+    def input_report(self) -> dict:
+        """The owner's counts about the input, under the name every release kind uses (spatial releases
+        keep them as ``points_report``); not private: read them through :meth:`audit`."""
+        return self.points_report
 
     @cached_property
     def _query(self) -> tuple[QueryIndex | None, VarianceFn | None]:
@@ -463,18 +470,12 @@ class Release:
         from .statement import check_format, markdown
         if check_format(format) == "markdown":
             return markdown(self)
-        return {
-            "method": self.method, "private": self.private, "epsilon": self.epsilon,
-            "epsilon_spent": self.ledger.total(), "delta": self.ledger.delta(),
-            "parameters": {report_name(k, self.params): (
-                v if isinstance(v, (int, float, str, bool, type(None)))
-                else f"{len(v):,} rectangles (recorded in the release)" if k == "workload" else str(v))
-                for k, v in self.params.items()},
-            "domain": [self.domain.xmin, self.domain.ymin, self.domain.xmax, self.domain.ymax],
-            "resolution": self.grid.describe() if self.grid is not None else None,
-            "randomness": self.randomness.mode, "privacy_unit": str(self.privacy_unit),
-            "input_handling": self.input_handling(),
-            "ledger": self.ledger.records(),
-            "cells": int(self.tree.is_leaf.sum()), "nodes": self.tree.n_nodes, "notes": self.notes,
-            **self.randomness.warning(),
-        }
+        params = {report_name(k, self.params): (
+            f"{len(v):,} rectangles (recorded in the release)" if k == "workload" and isinstance(v, (list, tuple))
+            else v if isinstance(v, (int, float, str, bool, type(None))) else str(v))
+            for k, v in self.params.items()}
+        return {**report_header(self, "spatial", self.method, params, self.private),
+                "domain": [self.domain.xmin, self.domain.ymin, self.domain.xmax, self.domain.ymax],
+                "resolution": self.grid.describe() if self.grid is not None else None,
+                "input_handling": self.input_handling(),
+                "cells": int(self.tree.is_leaf.sum()), "nodes": self.tree.n_nodes}

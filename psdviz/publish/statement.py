@@ -57,7 +57,7 @@ def _cell(v) -> str:
 
 
 def _method(rep: dict) -> str:
-    params = rep.get("parameters", rep.get("params", {})) or {}
+    params = rep["parameters"]
     if "methods" in rep:
         return "count of counts (" + ", ".join(rep["methods"]) + ")"
     m = str(rep.get("method", "release"))
@@ -81,7 +81,7 @@ def _what(rel, rep: dict) -> list[str]:
                    f"0 to {rep['max_size']:,})")
     elif "m" in rep:
         out.append(f"- a summary of {rep['size']:,} entries of a table of {rep['m']:,} cells")
-    params = rep.get("parameters", rep.get("params", {})) or {}
+    params = rep["parameters"]
     if params:
         text = ", ".join(f"{k} = {rounded(v) if isinstance(v, float) else v}" for k, v in params.items())
         out.append(f"- parameters: {_cell(text)}")

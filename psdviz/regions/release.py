@@ -16,7 +16,7 @@ from ..core.ledger import Ledger
 from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness, check_seeded_export
 from ..publish import json_release as jr
-from ..publish.protocol import owner_audit
+from ..publish.protocol import owner_audit, report_header
 from ..publish.release import freeze, whole_interval
 from ..publish.release_checks import bad
 
@@ -97,11 +97,8 @@ class RegionRelease:
         from ..publish.statement import check_format, markdown
         if check_format(format) == "markdown":
             return markdown(self)
-        return {"method": "regions", "epsilon": self.epsilon, "epsilon_spent": self.ledger.total(),
-                "delta": self.ledger.delta(), "parameters": dict(self.params), "regions": int(self.table.shape[0]),
-                "levels": int(self.table["level"].max()) + 1, "randomness": self.randomness.mode,
-                **self.randomness.warning(), "privacy_unit": str(self.privacy_unit),
-                "ledger": self.ledger.records(), "notes": list(self.notes)}
+        return {**report_header(self, "regions", "regions", dict(self.params)),
+                "regions": int(self.table.shape[0]), "levels": int(self.table["level"].max()) + 1}
 
     def audit(self) -> dict:
         """The data owner's exact input counts (rows read, outside the domain, in no region): not private."""

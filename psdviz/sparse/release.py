@@ -25,7 +25,7 @@ from ..core.domain import Domain
 from ..core.ledger import Ledger
 from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness, check_seeded_export
-from ..publish.protocol import owner_audit
+from ..publish.protocol import owner_audit, report_header
 from ..publish.release import freeze
 from .dyadic import DyadicIndex, decompose_ranges
 from .table import _range_sums, _subset_sum
@@ -68,12 +68,9 @@ class SparseRelease:
         from ..publish.statement import check_format, markdown
         if check_format(format) == "markdown":
             return markdown(self)
-        return {"method": self.method, "params": _jsonable(self.params), "m": int(self.m), "size": self.size,
-                "epsilon": self.epsilon, "epsilon_spent": self.ledger.total(), "delta": self.ledger.delta(),
-                "ledger": self.ledger.records(), "randomness": self.randomness.mode,
-                **self.randomness.warning(), "privacy_unit": str(self.privacy_unit),
-                "layout": _jsonable(self.layout),
-                "dyadic_height": None if self.dyadic is None else self.dyadic.height, "notes": list(self.notes)}
+        return {**report_header(self, "sparse", self.method, _jsonable(self.params)),
+                "m": int(self.m), "size": self.size, "layout": _jsonable(self.layout),
+                "dyadic_height": None if self.dyadic is None else self.dyadic.height}
 
     def audit(self) -> dict:
         """The data owner's audit: exact counts about the input table (non-zero cells, total). Not

@@ -41,7 +41,7 @@ def load_sparse(path) -> SparseRelease:
     weights = jr.float_array(doc.get("weights"), "weights")
     if not idx.size == values.size == weights.size or (np.diff(idx) <= 0).any():
         raise bad("indices must ascend, one value and one weight each")
-    params, layout = rep.get("params"), rep.get("layout")
+    params, layout = rep.get("parameters", rep.get("params")), rep.get("layout")   # "params": earlier files
     if not isinstance(params, dict) or not isinstance(layout, dict) or not isinstance(rep.get("method"), str):
         raise bad("method, params and layout must be text and objects")
     sens = params.get("sensitivity", 1.0)
