@@ -20,7 +20,19 @@ from psdviz.core.source import rows_read
 from psdviz.publish.cells import cell_at, cell_details, frontier_sizes, noise_level, view_depth
 from psdviz.publish.group_privacy import unit_for
 
-from . import answer_box, budget_control, cache, controls, data_input, epsilon_panel, export, keys, mapview, words
+from . import (
+    answer_box,
+    budget_control,
+    cache,
+    controls,
+    data_input,
+    epsilon_panel,
+    export,
+    keys,
+    mapview,
+    share,
+    words,
+)
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
 from .outlines import is_lon_lat
 from .query_panel import at_rect_corner, clicked_point, compare, overlaps_domain, rect_from_drawings, rect_order_error
@@ -33,6 +45,7 @@ MAP_KEY = keys.MAP
 def render() -> None:
     st.subheader("psdviz: private spatial decompositions, built, seen and queried")
     with st.sidebar:
+        share.join()
         st.header("1. Data")
         data = data_input.choose_data()
         st.header("2. Method")
@@ -75,6 +88,8 @@ def render() -> None:
     map_and_query(release, data, depth, show_points, outlines)
     budget_view(release)
     export_view(release, rid)
+    share.share_panel(spec.method, spec.seed is not None,
+                      st.session_state.get("data_source", "").startswith("sample: "))
 
 
 def forget_other_datas_queries(data: data_input.Dataset) -> None:
