@@ -36,6 +36,7 @@ from . import (
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
 from .outlines import is_lon_lat
 from .query_panel import at_rect_corner, clicked_point, compare, overlaps_domain, rect_from_drawings, rect_order_error
+from .state import forget
 
 EXPORT_MAX_CELLS = 250_000
 SHARED_DATA_KEY = keys.SHARED_DATA
@@ -100,8 +101,7 @@ def forget_other_datas_queries(data: data_input.Dataset) -> None:
     it is not taken up again."""
     owner = f"{data.fingerprint}|{data.domain}"
     if st.session_state.get(keys.QUERY_DATA) not in (None, owner):
-        for key in (keys.QUERY_RECT, keys.CLICKED, keys.COMPARISONS, keys.EPSILON_PLAN):
-            st.session_state.pop(key, None)
+        forget(keys.QUERY_RECT, keys.CLICKED, keys.COMPARISONS, keys.EPSILON_PLAN)
     st.session_state[keys.QUERY_DATA] = owner
 
 

@@ -22,6 +22,7 @@ from psdviz.regions.release import SOURCES
 from . import answer_box, data_input, export, keys, mapview, words
 from . import regions_view as view
 from .controls import choose_randomness
+from .state import forget
 from .uploads import open_upload
 
 LAYERS = {"US states > counties": rg.us_counties, "US states": rg.us_states, "World countries": rg.world_countries}
@@ -241,7 +242,8 @@ def render() -> None:
         st.error(f"Cannot build: {exc}")
         return
     st.caption(_used_words(rel))
-    drill = st.session_state.pop(keys.REGIONS_DRILL, None)
+    drill = st.session_state.get(keys.REGIONS_DRILL)
+    forget(keys.REGIONS_DRILL)
     if drill is not None:
         st.session_state["rg_level"], st.session_state[keys.REGION] = drill
     c_level, c_colour = st.columns(2)

@@ -24,6 +24,7 @@ from . import answer_box, keys, mapview, words
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
 from .map_page import cell_panel, keep_new_drawing, noise_caption
 from .query_panel import at_rect_corner, clicked_point, overlaps_domain, private_answer, rect_order_error
+from .state import forget
 from .uploads import open_upload
 
 MAP_KEY = keys.RELEASE_MAP
@@ -52,8 +53,7 @@ def render() -> None:
     digest = hashlib.sha1(data).hexdigest()
     if st.session_state.get(keys.RELEASE_DIGEST) != digest:      # a new file: queries of the old one go
         st.session_state[keys.RELEASE_DIGEST] = digest
-        for key in (RECT_KEY, HISTORY_KEY):
-            st.session_state.pop(key, None)
+        forget(RECT_KEY, HISTORY_KEY)
     try:
         release = _load(digest, data, up.name if Path(up.name).suffix else f"{up.name}.parquet")
     except ValueError as exc:

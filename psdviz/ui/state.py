@@ -19,11 +19,30 @@ def settable(key: str) -> bool:
     return not (key in UNSETTABLE or key.startswith(("dl_", "FormSubmitter")) or key.endswith(UNSETTABLE_SUFFIXES))
 
 
+MIRROR = "kept|"   # a copy of each settable key under a name no widget has, so Streamlit never removes it
+
+
 def keep_widget_state() -> None:
-    """Re-assign every settable key to itself, so widgets on pages not drawn this run keep their values."""
-    for key in list(st.session_state.keys()):
-        if isinstance(key, str) and settable(key):
-            st.session_state[key] = st.session_state[key]
+    """Re-assign every settable key to itself, so widgets on pages not drawn this run keep their values,
+    and keep a copy of each under :data:`MIRROR`: a key Streamlit removed anyway (a map page's widgets
+    after a run of its map fragment alone, then another page) is put back from its copy. Keys the app
+    drops on purpose go through :func:`forget`, which drops the copy too."""
+    state = st.session_state
+    names = [k for k in list(state.keys()) if isinstance(k, str)]
+    for key in names:
+        if key.startswith(MIRROR) and key[len(MIRROR):] not in state and settable(key[len(MIRROR):]):
+            state[key[len(MIRROR):]] = state[key]
+    for key in names:
+        if not key.startswith(MIRROR) and settable(key) and key in state:
+            state[key] = state[key]
+            state[MIRROR + key] = state[key]
+
+
+def forget(*names: str) -> None:
+    """Drop session keys on purpose (and their copies, so :func:`keep_widget_state` does not restore them)."""
+    for key in names:
+        st.session_state.pop(key, None)
+        st.session_state.pop(MIRROR + key, None)
 
 
 def start_over_button() -> None:

@@ -21,6 +21,7 @@ from . import answer_box, cache, controls, data_input, keys, mapview, words
 from .map_layers import MAX_SHAPES, _outline_layer, legend_html, query_layer
 from .map_page import keep_new_drawing
 from .query_panel import overlaps_domain
+from .state import forget
 from .teach_view import error_legend, error_map, linked_maps
 
 K_MAX = 50
@@ -78,8 +79,7 @@ def _forget_other_data(data: data_input.Dataset) -> bool:
     st.session_state[keys.TEACH_DATA] = owner
     if old in (None, owner):
         return False
-    for key in (keys.TEACH_RECT, keys.TEACH_REDRAWS):
-        st.session_state.pop(key, None)
+    forget(keys.TEACH_RECT, keys.TEACH_REDRAWS)
     return True
 
 
