@@ -122,8 +122,9 @@ def parameter_widget(method: str, info: ParamInfo, chosen: dict | None = None, h
     return st.text_input(name, value=str(default), key=key, help=text)
 
 
-def choose_build() -> BuildSpec:
-    """Sidebar widgets -> BuildSpec (values only; validation is the engine's)."""
+def choose_build(beside_epsilon=None) -> BuildSpec:
+    """Sidebar widgets -> BuildSpec (values only; validation is the engine's); ``beside_epsilon``: drawn
+    right under the epsilon control (the map page's data set budget)."""
     options = list(pv.METHODS) + list(pv.REFERENCES)
     method = st.selectbox("Method", options, index=options.index("auto"), format_func=method_label, key="method",
                           help="How the domain is cut into cells and which counts get noise. auto: the "
@@ -135,6 +136,8 @@ def choose_build() -> BuildSpec:
     if st.checkbox("type epsilon", key="eps_typed_on", help="Any value from 0.01 to 10."):
         epsilon = st.number_input("epsilon", value=float(epsilon), key="eps_typed", format="%.4g")
     st.caption(build_help("epsilon"))
+    if beside_epsilon is not None:
+        beside_epsilon()
     if method == "auto":
         st.caption(auto_rule_text())
     params = {}

@@ -50,8 +50,9 @@ def render() -> None:
         st.header("1. Data")
         data = data_input.choose_data()
         st.header("2. Method")
-        spec = controls.choose_build()
-        budget = budget_control.chosen_budget()
+        chosen: dict = {}
+        spec = controls.choose_build(beside_epsilon=lambda: chosen.update(budget=budget_control.chosen_budget()))
+        budget = chosen.get("budget")
     if data is None:
         return
     st.session_state[SHARED_DATA_KEY] = data  # other pages (e.g. the Compare page) may offer it
