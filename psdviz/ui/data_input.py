@@ -298,22 +298,41 @@ def choose_data() -> Dataset | None:
         return None
 
 
-def layer_columns(name: str, data: bytes) -> list[str]:
+def layer_objects(name: str, data: bytes) -> list[str]:
+    """The objects of an uploaded TopoJSON file or the layers of a GeoPackage (one of them is the region
+    layer); [] for files that hold one layer."""
+    import json
+    from pathlib import Path
+    if b'"Topology"' in data[:4096]:
+        try:
+            objects = json.loads(data).get("objects")
+        except (ValueError, RecursionError, AttributeError):
+            raise ValueError(f"{name} is not a JSON file") from None
+        return [str(k) for k in objects] if isinstance(objects, dict) else []
+    if Path(name).suffix.lower() == ".gpkg":
+        import geopandas as gpd
+        return open_upload(data, name, lambda path: [str(n) for n in gpd.list_layers(path)["name"]], "layer")
+    return []
+
+
+def layer_columns(name: str, data: bytes, layer: str | None = None) -> list[str]:
     """The attribute columns of an uploaded region layer (GeoJSON, GeoPackage, zipped Shapefile,
-    TopoJSON), to pick its id, parent and name columns from."""
+    TopoJSON; ``layer``: the TopoJSON object or GeoPackage layer), to pick its id, parent and name columns
+    from."""
     import json
     from pathlib import Path
 
     import geopandas as gpd
     if b'"Topology"' in data[:4096]:
-        topo = json.loads(data)
-        geoms = next(iter(topo.get("objects", {}).values()), {}).get("geometries", [])
-        cols = {"id"} | {k for g in geoms[:50] for k in (g.get("properties") or {})}
+        objects = json.loads(data).get("objects", {})
+        chosen = objects.get(layer) if layer is not None else next(iter(objects.values()), {})
+        geoms = (chosen or {}).get("geometries", []) if isinstance(chosen, dict) else []
+        cols = {"id"} | {k for g in geoms[:50] if isinstance(g, dict) for k in (g.get("properties") or {})}
         return sorted(cols)
 
     def head(path: Path):
         try:
-            return gpd.read_file(f"zip://{path}" if path.suffix.lower() == ".zip" else path, rows=5)
+            return gpd.read_file(f"zip://{path}" if path.suffix.lower() == ".zip" else path, rows=5, layer=layer)
         except Exception as exc:   # pyogrio raises its own errors for unreadable files
             raise ValueError(f"cannot read {name}: {exc}") from None
     frame = open_upload(data, name, head, "layer")

@@ -69,9 +69,10 @@ def _bundled(name: str) -> rg.Regions:
 
 
 @st.cache_resource(max_entries=4, show_spinner="Reading the region layer...")
-def _uploaded(digest: str, _data: bytes, filename: str, id_col: str, parent: str | None, name: str | None):
-    return open_upload(_data, filename, lambda path: rg.Regions.from_file(path, id=id_col, parent=parent, name=name),
-                       "layer")
+def _uploaded(digest: str, _data: bytes, filename: str, id_col: str, parent: str | None, name: str | None,
+              layer: str | None = None):
+    return open_upload(_data, filename, lambda path: rg.Regions.from_file(path, id=id_col, parent=parent, name=name,
+                                                                          layer=layer), "layer")
 
 
 @st.cache_resource(max_entries=4, show_spinner="Counting the regions privately...")
@@ -103,13 +104,17 @@ def _layer_controls() -> tuple[str, rg.Regions] | None:
         st.info("Upload a layer of polygons with an id column (and a parent column for levels).")
         return None
     data = up.getvalue()
-    cols = data_input.layer_columns(up.name, data)
+    objects = data_input.layer_objects(up.name, data)
+    obj = st.selectbox("Layer in the file (e.g. counties or states)", objects, key="rg_object",
+                       help="This file holds several layers; one of them is the regions (one level, or one with "
+                            "a parent column).") if len(objects) > 1 else None
+    cols = data_input.layer_columns(up.name, data, obj)
     id_col = st.selectbox("Region id column", cols, key="rg_id")
     parent = st.selectbox("Parent id column (levels)", ["(none)", *cols], key="rg_parent")
     name = st.selectbox("Name column", ["(same as id)", *cols], key="rg_name")
     layer = _uploaded(hashlib.sha1(data).hexdigest(), data, up.name, id_col,
-                      None if parent == "(none)" else parent, None if name == "(same as id)" else name)
-    return up.name, layer
+                      None if parent == "(none)" else parent, None if name == "(same as id)" else name, obj)
+    return up.name if obj is None else f"{up.name}: {obj}", layer
 
 
 def _points() -> tuple[str, np.ndarray]:

@@ -21,5 +21,5 @@ def open_upload(data: bytes, filename: str, open_path: Callable[[Path], T], stem
         try:
             return open_path(path)
         except ValueError as exc:
-            text = str(exc).replace(str(path), filename).replace(tmp, "(upload)")
+            text = str(exc).replace(str(path), filename).replace(tmp, "(upload)").replace(path.name, filename)
             raise ValueError(text) from None

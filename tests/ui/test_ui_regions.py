@@ -230,3 +230,28 @@ def test_a_spatial_release_planned_for_the_layer_answers_the_regions():
     assert "fall in no region" not in words
     at.checkbox(key="rg_allow_seeded").check().run()
     assert len(at.get("download_button")) == 5 and not at.exception
+
+
+def test_an_uploaded_file_of_several_layers_offers_them_and_errors_name_the_upload():
+    """A TopoJSON with two objects: the page lists them, reads the chosen one's columns and regions, and an
+    error names the uploaded file, never the temporary copy ("layer.json")."""
+    import json
+
+    import pytest
+
+    from psdviz.ui import data_input, regions_page
+    arcs = [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]], [[1, 0], [2, 0], [2, 1], [1, 1], [1, 0]]]
+    topo = {"type": "Topology", "arcs": arcs, "objects": {
+        "states": {"type": "GeometryCollection", "geometries": [
+            {"type": "Polygon", "arcs": [[0]], "properties": {"code": "A"}},
+            {"type": "Polygon", "arcs": [[1]], "properties": {"code": "B"}}]},
+        "land": {"type": "GeometryCollection", "geometries": [
+            {"type": "Polygon", "arcs": [[0]], "properties": {"kind": "land"}}]}}}
+    data = json.dumps(topo).encode()
+    assert data_input.layer_objects("mine.json", data) == ["states", "land"]
+    assert "code" in data_input.layer_columns("mine.json", data, "states")
+    assert "kind" in data_input.layer_columns("mine.json", data, "land")
+    layer = regions_page._uploaded("d1", data, "mine.json", "code", None, None, "states")
+    assert sorted(layer.frame["id"]) == ["A", "B"]
+    with pytest.raises(ValueError, match=r"^mine.json holds TopoJSON objects \['states', 'land'\]"):
+        regions_page._uploaded("d2", data, "mine.json", "code", None, None, None)
