@@ -146,3 +146,33 @@ def test_a_sparse_file_written_with_params_still_loads(tmp_path):
     (tmp_path / "old.json").write_text(json.dumps(doc))
     back = pv.load_release(tmp_path / "old.json")
     assert back.report()["parameters"] == rel.report()["parameters"]
+
+
+def test_files_hold_the_privacy_unit_as_data_and_version_1_files_still_load(tmp_path):
+    """Version 2 files carry the unit as {"kind", "limit"}; a version 1 file (its sentence) still loads, for
+    the spatial release and the region release."""
+    import pyarrow.parquet as pq
+
+    from psdviz.core.privacy_unit import PrivacyUnit
+    users = np.arange(PTS.shape[0]) % 700
+    rel = pv.build(PTS, pv.Domain(0, 0, 1, 1), "quadtree", 1.0, height=3, user=users, max_points_per_user=3)
+    path = rel.save(tmp_path / "u.parquet")
+    table = pq.read_table(path)
+    meta = dict(table.schema.metadata)
+    doc = json.loads(meta[b"psdviz"])
+    assert doc["format_version"] == 2 and doc["privacy_unit"] == {"kind": "user", "limit": 3}
+    doc.update(format_version=1, privacy_unit="one user, at most 3 points")
+    meta[b"psdviz"] = json.dumps(doc).encode()
+    pq.write_table(table.replace_schema_metadata(meta), tmp_path / "v1.parquet")
+    old = pv.load_release(tmp_path / "v1.parquet")
+    assert old.privacy_unit == PrivacyUnit("user", 3)
+    np.testing.assert_array_equal(old.answer(RECTS), rel.answer(RECTS))
+    regions = _regions()
+    doc = json.loads(regions.save(tmp_path / "r.json").read_text())
+    assert doc["format_version"] == 2 and doc["privacy_unit"] == {"kind": "point", "limit": 1}
+    doc.update(format_version=1, privacy_unit="one point")
+    (tmp_path / "r1.json").write_text(json.dumps(doc))
+    assert pv.load_release(tmp_path / "r1.json").privacy_unit == PrivacyUnit("point")
+    for bad in ({"kind": "user", "limit": 2.5}, {"kind": "crowd", "limit": 1}, {"kind": "point"}, True):
+        with pytest.raises(ValueError):
+            PrivacyUnit.from_data(bad)

@@ -1,8 +1,9 @@
 """Whose presence a release hides: the privacy unit, typed.
 
-``str(unit)`` is the sentence reports and files carry ("one point", "one user, at most 5 points");
-:meth:`PrivacyUnit.parse` reads it back. A unit compares equal to its sentence, so code and tests
-may write either.
+``str(unit)`` is the sentence reports carry ("one point", "one user, at most 5 points"); release files
+carry the unit as data (:meth:`PrivacyUnit.to_data`: ``{"kind": "user", "limit": 5}``) and
+:meth:`PrivacyUnit.from_data` reads it back (and the sentence of files written before, through
+:meth:`PrivacyUnit.parse`). A unit compares equal to its sentence, so code and tests may write either.
 """
 from __future__ import annotations
 
@@ -48,6 +49,28 @@ class PrivacyUnit:
 
     def __hash__(self) -> int:
         return hash(str(self))
+
+    def to_data(self) -> dict:
+        """The unit as data for a file: ``{"kind": ..., "limit": ...}`` (a whole number but for an
+        individual's L1 bound)."""
+        limit = float(self.limit) if self.kind == "individual" else int(self.limit)
+        return {"kind": self.kind, "limit": limit}
+
+    @classmethod
+    def from_data(cls, value) -> PrivacyUnit:
+        """The unit a file holds: the data of :meth:`to_data`, or the sentence files held before; a
+        ValueError naming what is wrong for anything else."""
+        if isinstance(value, str):
+            return cls.parse(value)
+        if not isinstance(value, dict) or set(value) != {"kind", "limit"}:
+            raise ValueError(f"a privacy unit is {{'kind': ..., 'limit': ...}} (got {str(value)[:80]})")
+        kind, limit = value["kind"], value["limit"]
+        ok = (isinstance(limit, (int, float)) and not isinstance(limit, bool) and 0 < limit < 1e15
+              and (kind == "individual" or float(limit).is_integer())
+              and (kind in ("user", "individual") or limit == 1))
+        if kind not in KINDS or not ok:
+            raise ValueError(f"unknown privacy unit {str(value)[:80]}")
+        return cls(kind, float(limit) if kind == "individual" else int(limit))
 
     @classmethod
     def parse(cls, text: str) -> PrivacyUnit:

@@ -20,7 +20,8 @@ from ..core.rng import Randomness
 from .release_checks import bad, check_ledger, loaded_randomness
 
 MAX_BYTES = 2 * 1024 ** 3
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2      # 2: a region release's privacy unit as data; version 1 files still load
+READS = (1, 2)
 
 
 def write(path, fmt: str, doc: dict) -> Path:
@@ -43,9 +44,11 @@ def read(path, fmt: str) -> dict:
         raise bad(f"{path} is not a JSON release file") from None
     except RecursionError:           # JSON nested thousands deep: no release file is
         raise bad(f"{path}: its JSON is nested too deeply for a release file") from None
-    if not isinstance(doc, dict) or doc.get("format") != fmt or doc.get("format_version") != FORMAT_VERSION:
-        got = (doc.get("format"), doc.get("format_version")) if isinstance(doc, dict) else (None, None)
-        raise ValueError(f"{path} is format {got[0]!r} version {got[1]!r}; expected {fmt!r} version {FORMAT_VERSION}")
+    version = doc.get("format_version") if isinstance(doc, dict) else None
+    if not isinstance(doc, dict) or doc.get("format") != fmt or isinstance(version, bool) or version not in READS:
+        got = (doc.get("format"), version) if isinstance(doc, dict) else (None, None)
+        raise ValueError(f"{path} is format {got[0]!r} version {got[1]!r}; expected {fmt!r} version "
+                         f"{' or '.join(map(str, READS))}")
     if not isinstance(doc.get("report"), dict):
         raise bad(f"{path} has no report")
     return doc

@@ -49,11 +49,13 @@ def bad(what: str) -> ReleaseFileError:
 
 # ---- metadata -------------------------------------------------------------------------------------
 _META_TYPES = {"method": str, "parameters": dict, "domain": list, "resolution": int, "epsilon": float,
-               "epsilon_spent": float, "delta": float, "ledger": list, "randomness": str, "privacy_unit": str,
+               "epsilon_spent": float, "delta": float, "ledger": list, "randomness": str, "privacy_unit": (str, dict),
                "consistent": bool, "input_handling": dict, "notes": list, "query_model": dict}
 
 
 def _typed(value, kind) -> bool:
+    if isinstance(kind, tuple):
+        return any(_typed(value, k) for k in kind)
     if kind is float:
         return is_number(value)
     if kind is int:
@@ -76,7 +78,8 @@ def check_metadata(meta) -> None:
         if key not in meta:
             raise bad(f"the release metadata has no {key!r}")
         if not _typed(meta[key], kind):
-            raise bad(f"the release metadata's {key!r} is not a {kind.__name__} (got {type(meta[key]).__name__})")
+            what = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+            raise bad(f"the release metadata's {key!r} is not a {what} (got {type(meta[key]).__name__})")
     if not _METHOD.match(meta["method"]):
         raise bad(f"unknown method {meta['method']!r} (a psdviz method name: lower-case letters, digits, '-')")
     if not all(isinstance(v, (str, int, float, bool, type(None))) or (k == "workload" and _rects(v))
@@ -93,11 +96,11 @@ def check_metadata(meta) -> None:
         raise bad(str(exc)) from None
     loaded_randomness(meta["randomness"])
     try:
-        unit = PrivacyUnit.parse(meta["privacy_unit"])
+        unit = PrivacyUnit.from_data(meta["privacy_unit"])
     except ValueError:
         unit = None
     if unit is None or unit.kind not in ("point", "user"):
-        raise bad(f"unknown privacy unit {meta['privacy_unit']!r}")
+        raise bad(f"unknown privacy unit {str(meta['privacy_unit'])[:80]}")
     rules = meta["input_handling"]
     if not all(isinstance(rules.get(k), str) for k in ("outside_domain", "rows_with_nan_or_inf")):
         raise bad("input_handling must state the rules for outside and non-finite rows as text")
@@ -284,14 +287,15 @@ def check_claims(tree, ledger: Ledger, unit: str) -> None:
         raise bad(f"a node states a noise variance below {floor:.3g}, less than one count with the whole epsilon "
                   f"{ledger.total():g} could have: the file claims answers more exact than its noise")
     try:
-        parsed = PrivacyUnit.parse(unit)
+        parsed = PrivacyUnit.from_data(unit)
     except (TypeError, ValueError):
-        raise bad(f"unknown privacy unit {unit!r}") from None
+        raise bad(f"unknown privacy unit {str(unit)[:80]}") from None
     k = parsed.limit if parsed.kind == "user" else None
     sens = [float(r["sensitivity"]) for r in ledger.records() if r.get("sensitivity") is not None
             and float(r["epsilon"]) > 0]
     if k is not None and k > 1 and sens and min(sens) < k * (1 - 1e-9):
-        raise bad(f"the file says its privacy unit is {unit!r}, but its ledger spends at sensitivity {min(sens):g}: "
+        raise bad(f"the file says its privacy unit is {str(parsed)!r}, but its ledger spends at sensitivity "
+                  f"{min(sens):g}: "
                   "a user-level release spends every measurement at sensitivity k or more (group privacy)")
 
 

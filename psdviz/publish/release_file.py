@@ -27,6 +27,7 @@ from ..core.domain import Domain
 from ..core.grid import Grid
 from ..core.optional import require
 from ..core.parallel import Checked, Disjointness, TreeTiling
+from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import check_seeded_export
 from ..core.tree import FlatTree
 from . import release_checks as checks
@@ -34,7 +35,8 @@ from .factory import make_release
 from .release import Release
 
 FORMAT = "psdviz-release"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2          # 2: the privacy unit as data; version 1 files (its sentence) still load
+READS = (1, 2)
 META_KEY = b"psdviz"
 
 _COLUMNS, _RECT, CURVE = checks.NODE_COLUMNS, checks.RECT_COLUMNS, checks.CURVE_COLUMNS
@@ -60,7 +62,8 @@ def _metadata(rel: Release) -> dict:
         "domain": [rel.domain.xmin, rel.domain.ymin, rel.domain.xmax, rel.domain.ymax],
         "resolution": rel.grid.bits, "epsilon": rel.epsilon, "epsilon_spent": rel.ledger.total(),
         "delta": rel.ledger.delta(), "ledger": rel.ledger.records(), "randomness": rel.randomness.mode,
-        "privacy_unit": str(rel.privacy_unit), "consistent": rel.consistent, "input_handling": rel.input_handling(),
+        "privacy_unit": rel.privacy_unit.to_data(), "consistent": rel.consistent,
+        "input_handling": rel.input_handling(),
         "notes": list(rel.notes), "query_model": rel.query_model, **rel.randomness.warning(),
     }
 
@@ -139,10 +142,11 @@ def _read_metadata(path: Path) -> dict:
         raise checks.bad(f"{path}: the release metadata is not valid JSON text") from None
     except RecursionError:      # nested thousands deep: no release's metadata is
         raise checks.bad(f"{path}: the release metadata is nested too deeply") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
+    version = meta.get("format_version") if isinstance(meta, dict) else None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT or isinstance(version, bool) or version not in READS:
         got = (meta.get("format"), meta.get("format_version")) if isinstance(meta, dict) else (None, None)
         raise ValueError(f"{path} is format {got[0]!r} version {got[1]!r}; "
-                         f"this psdviz reads {FORMAT!r} version {FORMAT_VERSION} only")
+                         f"this psdviz reads {FORMAT!r} versions {', '.join(map(str, READS))}")
     return meta
 
 
@@ -201,7 +205,7 @@ def load_release(path) -> Release:
                             checks.loaded_randomness(meta["randomness"]),
                             {"outside_rows": rules["outside_domain"], "nonfinite_rows": rules["rows_with_nan_or_inf"]},
                             consistent=meta["consistent"], grid=grid, notes=meta["notes"], kept=kept,
-                            privacy_unit=meta["privacy_unit"], query_model=meta["query_model"],
+                            privacy_unit=PrivacyUnit.from_data(meta["privacy_unit"]), query_model=meta["query_model"],
                             parallel=parallel).evolve(curve=curve)
     except (ArithmeticError, LookupError, TypeError, ValueError) as exc:
         raise checks.bad(f"{path}: it does not hold together ({exc})") from None

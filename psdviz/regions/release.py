@@ -110,7 +110,7 @@ class RegionRelease:
         check_seeded_export(self.randomness, allow_seeded, "the region release")
         t = self.table
         return jr.write(path, FORMAT, {
-            "report": self.report(), "privacy_unit": str(self.privacy_unit),
+            "report": self.report(), "privacy_unit": self.privacy_unit.to_data(),
             "regions": {"id": t["id"].tolist(), "name": t["name"].tolist(), "level": t["level"].tolist(),
                         "parent": [None if p is None or p != p else str(p) for p in t["parent"]]},
             "noisy": self.noisy.tolist(), "estimate": self.estimate.tolist(),
@@ -156,4 +156,12 @@ def load_regions(path) -> RegionRelease:
         raise bad("status must name one source per region, and exactly the pooled regions have no noisy count")
     return RegionRelease(table, arrays[0], est, arrays[1], arrays[2], params, ledger, rnd,
                          tuple(jr.text_list(doc["report"].get("notes"), "notes")),
-                         PrivacyUnit.parse(str(doc.get("privacy_unit"))), status=status.astype(np.int8))
+                         _unit(doc.get("privacy_unit")), status=status.astype(np.int8))
+
+
+def _unit(value) -> PrivacyUnit:
+    """A region file's privacy unit (data; the sentence in version 1 files), refused in one line if unknown."""
+    try:
+        return PrivacyUnit.from_data(value)
+    except ValueError:
+        raise bad(f"unknown privacy unit {str(value)[:80]}") from None

@@ -53,7 +53,7 @@ def test_file_holds_no_seed_and_no_audit(points, tmp_path):
     text = json.dumps(meta)
     assert '"seed"' not in text and "12345" not in text
     assert "rows_in" not in text and "rows_used" not in text and str(points.shape[0]) not in text
-    assert meta["privacy_unit"] == "one point" and meta["randomness"].startswith("seeded")
+    assert meta["privacy_unit"] == {"kind": "point", "limit": 1} and meta["randomness"].startswith("seeded")
     back = pv.load_release(path)
     assert back.audit()["seed"] is None and "not available" in back.audit()["counts"]
 
