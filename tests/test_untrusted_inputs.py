@@ -145,6 +145,17 @@ def _edit_column(src, dst, name, values):
 USER_10 = "one user, at most 10 points"
 
 
+def _tightened(rel):
+    """The release's noise variances with the deepest measured node's set just above the whole-epsilon floor
+    but below what its own (smaller) count epsilon gives."""
+    from psdviz.core.noise import geometric_variance
+    var = np.array(rel.tree.noise_var, float)
+    v = int(np.flatnonzero(np.isfinite(var) & (rel.tree.count_eps > 0))[-1])
+    var[v] = 2 * float(geometric_variance(rel.ledger.total()))
+    assert var[v] < float(geometric_variance(rel.tree.count_eps[v]))      # the case is what it says
+    return var
+
+
 def test_a_release_files_claims_are_checked(tmp_path):
     rel = pv.build(PTS, DOM, "quadtree", 1.0)
     src = rel.save(tmp_path / "r.parquet")
@@ -154,6 +165,8 @@ def test_a_release_files_claims_are_checked(tmp_path):
                             "spends at sensitivity 1"),
         "zero variances": (lambda p: _edit_column(src, p, "noise_variance", np.zeros(n)), "more exact than its noise"),
         "NaN estimates": (lambda p: _edit_column(src, p, "estimate", np.full(n, np.nan)), "no finite estimate"),
+        "one node more exact than its epsilon": (lambda p: _edit_column(src, p, "noise_variance", _tightened(rel)),
+                                                 "below .*, the least its own count epsilon"),
         "kd-pure": (lambda p: _edit_meta(src, p, lambda m: m.update(method="kd-pure")), "non-private reference"),
         "unknown method": (lambda p: _edit_meta(src, p, lambda m: m.update(method="kd-magic")), "unknown method"),
     }
