@@ -59,9 +59,18 @@ def method_label(m: str) -> str:
     return f"{m} (not private: reference)" if m in pv.REFERENCES else m
 
 
+def auto_rule_sentence() -> str:
+    """What ``method="auto"`` does, in one sentence a teacher can read aloud."""
+    from psdviz.methods.auto import FEATURE_FRACTION
+    return (f"auto spends a small part of epsilon ({FEATURE_FRACTION:.0%}) on a few noisy facts about the points "
+            "(roughly how many there are and how crowded they are) and picks the method that suits data like "
+            "that; the release says what it picked and why.")
+
+
 def auto_rule_text() -> str:
-    """What ``method="auto"`` does, in one line (its pick depends on noisy facts, so it is known
-    only after the build; the release's first note says what it picked and why)."""
+    """What ``method="auto"`` does, in full: the facts it measures and its rule table (its pick depends on
+    noisy facts, so it is known only after the build; the release's first note says what it picked and
+    why)."""
     from psdviz.methods.auto import FEATURE_FRACTION, RULES
     rows = "; ".join(f"{r.label} when {r.when}" for r in RULES)
     return (f"auto spends {FEATURE_FRACTION:.0%} of epsilon on noisy facts (N, how spread the points are, "
@@ -139,7 +148,9 @@ def choose_build(beside_epsilon=None) -> BuildSpec:
     if beside_epsilon is not None:
         beside_epsilon()
     if method == "auto":
-        st.caption(auto_rule_text())
+        st.caption(auto_rule_sentence())
+        with st.expander("How auto decides"):
+            st.caption(auto_rule_text())
     params = {}
     hints = st.session_state.get(LAST_PARAMS_KEY, {}).get(method, {})
     with st.expander("Method parameters", expanded=False):

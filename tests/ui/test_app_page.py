@@ -64,8 +64,10 @@ def test_opens_with_auto_on_the_sample_and_says_what_it_picked():
     assert not at.exception and not at.error
     assert at.selectbox(key="method").value == "auto"
     assert any("PRIVATE release" in m.value and "`auto`" in m.value for m in at.markdown)
-    rule = [c.value for c in at.sidebar.caption if c.value.startswith("auto spends")]
-    assert len(rule) == 1 and "privtree" in rule[0] and "ag when" in rule[0]
+    said = [c.value for c in at.sidebar.caption if c.value.startswith("auto spends a small part")]
+    assert len(said) == 1 and "N eps" not in said[0] and len(said[0].split()) < 50   # a sentence to read aloud
+    rule = [c.value for c in at.sidebar.caption if c.value.startswith("auto spends 2%")]
+    assert len(rule) == 1 and "privtree" in rule[0] and "ag when" in rule[0]      # the rule table, in the expander
     picked = [c.value for c in at.caption if c.value.startswith("auto chose")]
     assert len(picked) == 1 and picked[0].startswith("auto chose privtree")   # GeoNames: concentrated points
     assert at.session_state["map_calls"] >= 1 and at.session_state["map_html_len"] > 10_000
