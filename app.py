@@ -13,6 +13,8 @@ import streamlit as st
 @asynccontextmanager
 async def warm_up(_app):
     import psdviz.ui.navigation  # noqa: F401  (every page and what it imports)
+    from psdviz.ui import memory
+    memory.start()           # memory freed by closed sessions goes back to the system
     yield
 
 

@@ -138,13 +138,19 @@ def main() -> int:
         time.sleep(3)
         idle_mb = rss_mb(proc.pid)
         rows = [run(url, n, a.rounds, proc.pid) for n in a.sessions]
-        time.sleep(a.settle)
+        settle = []                          # (seconds after the last visitors closed, RSS MB) every 30 s
+        for t in range(30, a.settle + 1, 30):
+            time.sleep(30)
+            settle.append((t, rss_mb(proc.pid)))
+        time.sleep(a.settle % 30)
         after_mb = rss_mb(proc.pid)
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
     print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}; server RSS idle {idle_mb:.0f} MB, {after_mb:.0f} MB {a.settle} s after the "
           f"last visitors closed ({after_mb / idle_mb - 1:+.0%}).")
+    print("Server RSS after the visitors closed: " + ", ".join(f"{t} s {m:.0f} MB" for t, m in settle)
+          + " (Streamlit keeps a closed session for server.disconnectedSessionTTL, 120 s by default).")
     print("| visitors | steps | errors | same release on return | open-to-map median (s) | worst (s) | "
           "server RSS peak (MB) |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
