@@ -2,9 +2,13 @@
 summaries): what a caller may rely on whichever kind of release it holds."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+import numpy as np
+
+from ..core.domain import Domain
 from ..core.ledger import Ledger
 from ..core.privacy_unit import PrivacyUnit
 
@@ -66,15 +70,19 @@ def report_header(release, kind: str, method: str, parameters: dict, private: bo
             **release.randomness.warning(), "ledger": release.ledger.records(), "notes": list(release.notes)}
 
 
-def json_value(v):
-    """A parameter as a JSON value: numbers, text, booleans, None and lists of them as they are
-    (numpy numbers as Python numbers), anything else as its text."""
-    if isinstance(v, (bool, str, type(None), int, float)):
+def json_value(v, text_nonfinite: bool = False):
+    """A parameter as a JSON value: text, booleans and None as they are, numbers (numpy's too) as Python
+    numbers, a domain as its four bounds, lists and dicts value by value, anything else as its text. With
+    ``text_nonfinite`` a non-finite number is written as its text (strict JSON, as release files need)."""
+    if isinstance(v, (bool, str, type(None))):
         return v
-    if hasattr(v, "item") and getattr(v, "ndim", 1) == 0:
-        return v.item()
+    if isinstance(v, (int, float, np.generic)):
+        v = v.item() if isinstance(v, np.generic) else v
+        return str(v) if text_nonfinite and isinstance(v, float) and not math.isfinite(v) else v
+    if isinstance(v, Domain):
+        return {"xmin": v.xmin, "ymin": v.ymin, "xmax": v.xmax, "ymax": v.ymax}
     if isinstance(v, (list, tuple)):
-        return [json_value(x) for x in v]
+        return [json_value(x, text_nonfinite) for x in v]
     if isinstance(v, dict):
-        return {str(k): json_value(x) for k, x in v.items()}
+        return {str(k): json_value(x, text_nonfinite) for k, x in v.items()}
     return str(v)

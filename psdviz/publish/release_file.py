@@ -16,7 +16,6 @@ root-to-leaf path than the epsilon is refused with a ValueError naming what is w
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +31,7 @@ from ..core.rng import check_seeded_export
 from ..core.tree import FlatTree
 from . import release_checks as checks
 from .factory import make_release
+from .protocol import json_value
 from .release import Release
 
 FORMAT = "psdviz-release"
@@ -42,23 +42,10 @@ META_KEY = b"psdviz"
 _COLUMNS, _RECT, CURVE = checks.NODE_COLUMNS, checks.RECT_COLUMNS, checks.CURVE_COLUMNS
 
 
-def _json_value(v):
-    """Parameters as JSON values (numbers, strings, booleans, None, lists of them such as a workload's
-    rectangles); anything else as its text."""
-    if isinstance(v, (bool, str, type(None))):
-        return v
-    if isinstance(v, (list, tuple)):
-        return [_json_value(x) for x in v]
-    if isinstance(v, (int, float, np.integer, np.floating)):
-        v = v.item() if hasattr(v, "item") else v
-        return v if not (isinstance(v, float) and not math.isfinite(v)) else str(v)
-    return str(v)
-
-
 def _metadata(rel: Release) -> dict:
     return {
         "format": FORMAT, "format_version": FORMAT_VERSION, "method": rel.method,
-        "parameters": {k: _json_value(v) for k, v in rel.params.items()},
+        "parameters": {k: json_value(v, text_nonfinite=True) for k, v in rel.params.items()},
         "domain": [rel.domain.xmin, rel.domain.ymin, rel.domain.xmax, rel.domain.ymax],
         "resolution": rel.grid.bits, "epsilon": rel.epsilon, "epsilon_spent": rel.ledger.total(),
         "delta": rel.ledger.delta(), "ledger": rel.ledger.records(), "randomness": rel.randomness.mode,

@@ -21,11 +21,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..core.domain import Domain
 from ..core.ledger import Ledger
 from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness, check_seeded_export
-from ..publish.protocol import owner_audit, report_header
+from ..publish.protocol import json_value, owner_audit, report_header
 from ..publish.release import freeze
 from .dyadic import DyadicIndex, decompose_ranges
 from .table import _range_sums, _subset_sum
@@ -68,8 +67,8 @@ class SparseRelease:
         from ..publish.statement import check_format, markdown
         if check_format(format) == "markdown":
             return markdown(self)
-        return {**report_header(self, "sparse", self.method, _jsonable(self.params)),
-                "m": int(self.m), "size": self.size, "layout": _jsonable(self.layout),
+        return {**report_header(self, "sparse", self.method, self.params),
+                "m": int(self.m), "size": self.size, "layout": json_value(self.layout),
                 "dyadic_height": None if self.dyadic is None else self.dyadic.height}
 
     def audit(self) -> dict:
@@ -149,24 +148,10 @@ class SparseRelease:
         warnings.warn("SparseRelease.to_dict is deprecated: use save(path) (opened by pv.load_release) or report()",
                       DeprecationWarning, stacklevel=2)
         check_seeded_export(self.randomness, allow_seeded, "the sparse summary")
-        return {"method": self.method, "params": _jsonable(self.params), "m": int(self.m),
+        return {"method": self.method, "params": json_value(self.params), "m": int(self.m),
                 "size": self.size, "epsilon": self.epsilon, "ledger": self.ledger.records(),
                 "randomness": self.randomness.mode, **self.randomness.warning(),
-                "layout": _jsonable(self.layout), "dyadic_height": None if self.dyadic is None
+                "layout": json_value(self.layout), "dyadic_height": None if self.dyadic is None
                 else self.dyadic.height, "notes": list(self.notes),
                 "indices": self.indices.tolist(), "values": self.values.tolist(),
                 "weights": self.weights.tolist()}
-
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, Domain):
-        return {"xmin": obj.xmin, "ymin": obj.ymin, "xmax": obj.xmax, "ymax": obj.ymax}
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, (str, int, float, bool)) or obj is None:
-        return obj
-    return str(obj)
