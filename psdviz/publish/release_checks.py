@@ -268,17 +268,15 @@ def check_claims(tree, ledger: Ledger, unit: str) -> None:
     """What can be derived is derived and compared with what the file states.
 
     - Leaves hold finite estimates (a NaN estimate would answer 0 with no error).
-    - No measured node is more precise than one count with the whole budget at sensitivity 1 could be:
-      its noise variance is at least the two-sided geometric variance at the ledger's total epsilon
-      (inverse-variance combinations of several measurements stay above it), so zeroed variances, which
-      would make answers claim to be exact, are refused.
     - The privacy unit follows from the ledger: a file saying "one user, at most k points" must have
       every spend at sensitivity k or more (group privacy scales them), else it is a point-level file
       relabelled.
     - Node by node, no measured count is more precise than its own count epsilon allows: its variance is
       at least the two-sided geometric variance at that epsilon (over k for a user-level file, whose
       epsilons are recorded k times). A count measured once has exactly that variance; one combined from
-      several measurements (their epsilons summed) has more."""
+      several measurements (their epsilons summed) has more. Zeroed variances, which would make answers
+      claim to be exact, are refused so; a node's epsilon never exceeds the ledger's (checked before),
+      so this also holds every node above the whole epsilon's variance."""
     from ..core.noise import geometric_variance
     from ..core.privacy_unit import PrivacyUnit
     leaves = tree.is_leaf
@@ -288,12 +286,6 @@ def check_claims(tree, ledger: Ledger, unit: str) -> None:
         parsed = PrivacyUnit.from_data(unit)
     except (TypeError, ValueError):
         raise bad(f"unknown privacy unit {str(unit)[:80]}") from None
-    var = tree.noise_var
-    floor = float(geometric_variance(ledger.total())) * (1 - 1e-9)
-    measured = np.isfinite(var) & (tree.count_eps > 0)
-    if (var[measured] < floor).any():
-        raise bad(f"a node states a noise variance below {floor:.3g}, less than one count with the whole epsilon "
-                  f"{ledger.total():g} could have: the file claims answers more exact than its noise")
     k = parsed.limit if parsed.kind == "user" else None
     sens = [float(r["sensitivity"]) for r in ledger.records() if r.get("sensitivity") is not None
             and float(r["epsilon"]) > 0]
@@ -301,6 +293,8 @@ def check_claims(tree, ledger: Ledger, unit: str) -> None:
         raise bad(f"the file says its privacy unit is {str(parsed)!r}, but its ledger spends at sensitivity "
                   f"{min(sens):g}: "
                   "a user-level release spends every measurement at sensitivity k or more (group privacy)")
+    var = tree.noise_var
+    measured = np.isfinite(var) & (tree.count_eps > 0)
     k_all = float(parsed.limit) if parsed.kind == "user" else 1.0      # user level: count_eps counts k times
     own = np.asarray(geometric_variance(tree.count_eps[measured] / k_all), float) * (1 - 1e-9)
     low = var[measured] < own
