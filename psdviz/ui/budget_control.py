@@ -38,10 +38,10 @@ def chosen_budget() -> pv.Budget | None:
     return budget
 
 
-def refusal(budget: pv.Budget | None, rid: str, epsilon: float, unit, recorded_here: bool) -> str | None:
-    """Why a fresh build of ``epsilon`` must not be built under ``budget`` (words), or None. A release
-    this session already recorded is kept, not drawn again."""
-    if budget is None or recorded_here:
+def refusal(budget: pv.Budget | None, rid: str, epsilon: float, unit) -> str | None:
+    """Why the fresh release ``rid`` of ``epsilon`` must not be built under ``budget`` (words), or None.
+    A release this session already recorded is kept, not drawn again."""
+    if budget is None or recorded(budget, rid):
         return None
     try:
         budget.check(float(epsilon), 0.0, unit, what=f"a release at epsilon {epsilon:g}")

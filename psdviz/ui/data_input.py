@@ -19,6 +19,7 @@ from psdviz import Domain
 from psdviz.io.samples import SAMPLES, get_sample, load_sample
 
 from .domain_presets import LOWER_48, preset_domain, presets
+from .state import MIRROR
 from .uploads import open_upload
 
 MAX_UPLOAD_MB = 50          # also set as server.maxUploadSize in .streamlit/config.toml
@@ -212,13 +213,15 @@ PRESET = "a country or US state (public outline)"
 
 def _kept(key: str, default):
     """Start a widget's value from what the user last chose, kept outside the widget: a widget that a
-    run does not draw (after a failed upload) loses its own state, the user's choice must not."""
-    st.session_state.setdefault(key, st.session_state.get(f"kept|{key}", default))
+    run does not draw (after a failed upload) loses its own state, the user's choice must not. The copy is
+    the one :func:`psdviz.ui.state.keep_widget_state` keeps of every input, written here at once because
+    this page's run may not reach that mirror before the next one."""
+    st.session_state.setdefault(key, st.session_state.get(MIRROR + key, default))
     return key
 
 
 def _keep(key: str, value):
-    st.session_state[f"kept|{key}"] = value
+    st.session_state[MIRROR + key] = value
     return value
 
 

@@ -63,7 +63,7 @@ def render() -> None:
     fresh = spec.seed is None and spec.method not in pv.REFERENCES
     rid = cache.release_id(data, spec)
     unit = unit_for(data.max_points_per_user if data.user is not None else None)
-    refused = fresh and budget_control.refusal(budget, rid, spec.epsilon, unit, budget_control.recorded(budget, rid))
+    refused = fresh and budget_control.refusal(budget, rid, spec.epsilon, unit)
     if refused:
         st.error(f"Not built: {refused}")
         return

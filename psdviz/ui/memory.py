@@ -9,6 +9,7 @@ import ctypes
 import ctypes.util
 import gc
 import threading
+import time
 
 PERIOD_S = 60.0
 _started = threading.Event()
@@ -31,7 +32,7 @@ def start(period: float = PERIOD_S) -> None:
 
     def loop() -> None:
         while True:
-            threading.Event().wait(period)
+            time.sleep(period)
             gc.collect()
             if trim is not None:
                 trim(0)

@@ -17,6 +17,7 @@ from collections import OrderedDict
 import streamlit as st
 
 from . import keys
+from .state import MIRROR
 
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"    # no 0/O, 1/I/L: read aloud and typed by a class
 CODE_LENGTH = 6
@@ -33,7 +34,7 @@ def snapshot(method: str) -> dict:
     method's parameters and the depth shown."""
     state = st.session_state
     return {k: state[k] for k in list(state.keys()) if isinstance(k, str) and (
-        k in _FIXED or k.startswith(("sample_", "kept|sample_", f"p_{method}_", "depth|")))}
+        k in _FIXED or k.startswith(("sample_", MIRROR + "sample_", f"p_{method}_", "depth|")))}
 
 
 def make_code(inputs: dict) -> str:
