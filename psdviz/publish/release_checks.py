@@ -95,11 +95,7 @@ def check_metadata(meta) -> None:
     except ValueError as exc:
         raise bad(str(exc)) from None
     loaded_randomness(meta["randomness"])
-    try:
-        unit = PrivacyUnit.from_data(meta["privacy_unit"])
-    except ValueError:
-        unit = None
-    if unit is None or unit.kind not in ("point", "user"):
+    if loaded_unit(meta["privacy_unit"]).kind not in ("point", "user"):
         raise bad(f"unknown privacy unit {str(meta['privacy_unit'])[:80]}")
     rules = meta["input_handling"]
     if not all(isinstance(rules.get(k), str) for k in ("outside_domain", "rows_with_nan_or_inf")):
@@ -254,6 +250,14 @@ def check_curve_ranges(tree, curve: np.ndarray | None, order, grid: Grid) -> Non
         raise bad("a node's box must hold every cell of its curve range")
 
 
+def loaded_unit(value) -> PrivacyUnit:
+    """The privacy unit a file states (as data, or the sentence of version 1 files), or the file refused."""
+    try:
+        return PrivacyUnit.from_data(value)
+    except (TypeError, ValueError):
+        raise bad(f"unknown privacy unit {str(value)[:80]}") from None
+
+
 def check_method(method: str, private: tuple[str, ...], references: tuple[str, ...]) -> None:
     """A release file is one of psdviz's ``private`` methods: an unknown name or a non-private reference
     (kd-pure, kd-true, which psdviz never saves) is refused. The names are passed in by the loader above
@@ -278,14 +282,10 @@ def check_claims(tree, ledger: Ledger, unit: str) -> None:
       claim to be exact, are refused so; a node's epsilon never exceeds the ledger's (checked before),
       so this also holds every node above the whole epsilon's variance."""
     from ..core.noise import geometric_variance
-    from ..core.privacy_unit import PrivacyUnit
     leaves = tree.is_leaf
     if not np.isfinite(tree.est[leaves]).all():
         raise bad("a published cell has no finite estimate")
-    try:
-        parsed = PrivacyUnit.from_data(unit)
-    except (TypeError, ValueError):
-        raise bad(f"unknown privacy unit {str(unit)[:80]}") from None
+    parsed = loaded_unit(unit)
     k = parsed.limit if parsed.kind == "user" else None
     sens = [float(r["sensitivity"]) for r in ledger.records() if r.get("sensitivity") is not None
             and float(r["epsilon"]) > 0]

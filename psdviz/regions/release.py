@@ -18,7 +18,7 @@ from ..core.rng import Randomness, check_seeded_export
 from ..publish import json_release as jr
 from ..publish.protocol import owner_audit, report_header
 from ..publish.release import freeze, whole_interval
-from ..publish.release_checks import bad
+from ..publish.release_checks import bad, loaded_unit
 
 FORMAT = "psdviz-regions"
 MEASURED, STOPPED, SHARED = 0, 1, 2       # how a region's count was obtained
@@ -156,12 +156,4 @@ def load_regions(path) -> RegionRelease:
         raise bad("status must name one source per region, and exactly the pooled regions have no noisy count")
     return RegionRelease(table, arrays[0], est, arrays[1], arrays[2], params, ledger, rnd,
                          tuple(jr.text_list(doc["report"].get("notes"), "notes")),
-                         _unit(doc.get("privacy_unit")), status=status.astype(np.int8))
-
-
-def _unit(value) -> PrivacyUnit:
-    """A region file's privacy unit (data; the sentence in version 1 files), refused in one line if unknown."""
-    try:
-        return PrivacyUnit.from_data(value)
-    except ValueError:
-        raise bad(f"unknown privacy unit {str(value)[:80]}") from None
+                         loaded_unit(doc.get("privacy_unit")), status=status.astype(np.int8))
