@@ -88,7 +88,9 @@ def test_epsilon_above_ten_is_refused_unless_asked(us, capsys):
 
 
 def test_a_swamped_release_is_written_with_the_epsilon_that_would_help(us, capsys):
-    code, out = _build(us, "--domain", "-125", "25", "-65", "50", "--epsilon", "1e-10")
+    # seeded: with fresh noise at this epsilon the total lies outside two noise sds in about 5 % of runs
+    code, out = _build(us, "--domain", "-125", "25", "-65", "50", "--epsilon", "1e-10", "--seed", "2",
+                       "--allow-seeded")
     err = capsys.readouterr().err
     line = _one_line(err, "psdviz build: warning: the noise swamps")
     assert code == 0 and out.exists() and "epsilon of at least about" in line and "now 1e-10" in line
@@ -116,7 +118,7 @@ def test_the_owner_is_told_the_row_counts_on_stderr_never_in_the_file(us, capsys
 def test_seeded_release_files_need_the_explicit_flag(us, capsys):
     code, out = _build(us, "--domain", "-125", "25", "-65", "50", "--seed", "4242")
     assert code == 2 and not out.exists() and "NOT private" in _one_line(capsys.readouterr().err)
-    code, out = _build(us, "--domain", "-125", "25", "-65", "50", "--seed", "4242", "--allow-seeded")
+    code, out = _build(us, "--domain", "-125", "25", "-65", "50", "--seed", "2", "--allow-seeded")
     assert code == 0 and "NOT PRIVATE" in capsys.readouterr().err
     assert main(["info", str(out)]) == 0
     assert "NOT PRIVATE" in capsys.readouterr().out
