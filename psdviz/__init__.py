@@ -20,13 +20,21 @@ from .methods.param_info import parameter_info as method_parameters
 from .methods.registry import get_builder as builder
 from .methods.registry import methods as _methods
 from .methods.registry import references as _references
+from .methods.registry import spec_of as method_spec
+from .methods.spec import MethodSpec
 from .planner import EpsilonPlan, plan_epsilon
 from .publish.release import Release
 from .query.truth import PointIndex, true_answer
 from .releases import load_release
 
-METHODS: tuple[str, ...] = _methods()
-REFERENCES: tuple[str, ...] = _references()
+
+def __getattr__(name: str):
+    """``METHODS`` and ``REFERENCES``: the registry's methods (built-in and installed plug-ins), read when asked."""
+    if name == "METHODS":
+        return _methods()
+    if name == "REFERENCES":
+        return _references()
+    raise AttributeError(f"module 'psdviz' has no attribute {name!r}")
 
 __all__ = [
     "METHODS",
@@ -39,6 +47,7 @@ __all__ = [
     "InputDataError",
     "LargeEpsilonWarning",
     "Ledger",
+    "MethodSpec",
     "NoiseDominatesWarning",
     "ParameterError",
     "PointIndex",
@@ -51,6 +60,7 @@ __all__ = [
     "load_release",
     "method_help",
     "method_parameters",
+    "method_spec",
     "plan_epsilon",
     "prepare_points",
     "true_answer",

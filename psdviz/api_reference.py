@@ -16,7 +16,7 @@ from .coco import publish
 from .core.params import Param
 from .methods.declarations import BUILD
 from .methods.param_info import parameter_info
-from .methods.registry import methods, references, summary
+from .methods.registry import methods, references, spec_of, summary
 from .publish.release_file import load_release
 from .sparse import METHODS as SPARSE_METHODS
 from .sparse import method_parameters as sparse_parameters
@@ -47,19 +47,29 @@ def _methods(names, declared, doc) -> list[str]:
     return out
 
 
+def _method_text(method: str) -> str:
+    """What a spatial method does (its builder's words), then its spec's facts on one line."""
+    spec = spec_of(method)
+    facts = [f"From: {spec.paper}." if spec.paper else "psdviz's own method.",
+             "The partition reads the data (privately)." if spec.data_dependent else "A fixed, public partition.",
+             f"Plans for workloads of {' or '.join(spec.workloads)}." if spec.workloads else ""]
+    return f"{summary(method)}\n\n{' '.join(f for f in facts if f)}"
+
+
 def reference() -> str:
     """docs/api.md as text."""
     lines = ["# psdviz API reference", "",
              "Generated from the engine's declarations (`psdviz params --reference > docs/api.md`); do not edit "
-             "by hand. Each parameter is declared once (`psdviz/methods/declarations.py`, `psdviz/sparse/api.py`, "
-             "`psdviz/coco/publish.py`); validation, `method_parameters`, the app's controls and this page read "
-             "the same declarations.", ""]
+             "by hand. Each spatial method is declared in its own module (its `SPEC`, docs/how-to/add-a-method.md), "
+             "each parameter once (that `SPEC`, the shared vocabulary `psdviz/methods/declarations.py`, "
+             "`psdviz/sparse/api.py`, `psdviz/coco/publish.py`); validation, `method_parameters`, the app's controls "
+             "and this page read the same declarations.", ""]
     lines += _entry("Spatial releases", build)
     defaults = inspect.signature(build).parameters
     own = {n: dataclasses.replace(d, name=n, kind="float" if n == "epsilon" else "int", default=defaults[n].default,
                                   optional=n == "seed") for n, d in BUILD.items()}
     lines += ["Inputs of `build` itself:", "", *_table(own)]
-    lines += _methods(methods() + references(), parameter_info, summary)
+    lines += _methods(methods() + references(), parameter_info, _method_text)
     lines += _entry("Opening a release file", load_release)
     lines += _entry("Count of counts", publish) + _methods(COCO_METHODS, coco_parameters, lambda m: "")
     lines += _entry("Sparse summaries", summarize) + _methods(SPARSE_METHODS, sparse_parameters, lambda m: "")

@@ -6,11 +6,14 @@ sequential composition along any root-to-leaf path of a complete tree is exactly
 """
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 import numpy as np
 
 from .validation import check_epsilon
 
-PLANS = ("uniform", "geometric", "leaf")
+Plan = Literal["uniform", "geometric", "leaf"]   # how a tree's epsilon is split over its levels
+PLANS: tuple[str, ...] = get_args(Plan)
 STOP_SDS = 1.0   # stopping rules read a noisy count as small when it is within this many noise sds
 
 

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Annotated
 
 from .validation import coerce_param
+
+SHARE = "share"
+Share = Annotated[float, SHARE]   # a builder's annotation for a share (of epsilon, of the points) in (0, 1)
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,11 @@ class Param:
         A short label for a form (the name when empty).
     when_none : str
         What None means, in a few words ("no pruning"), for optional parameters.
+    share : bool
+        A share of something (annotated :data:`Share` in the builder): a form offers a slider.
+    public_fact : bool
+        Setting it publishes a fact about the data (e.g. the number of points declared public): a form
+        never prefills it, the user types it.
     """
 
     name: str
@@ -52,6 +61,8 @@ class Param:
     open_high: bool = False
     label: str = ""
     when_none: str = ""
+    share: bool = False
+    public_fact: bool = False
 
     def coerce(self, value):
         """``value`` as this parameter's plain Python value, or a ValueError naming the parameter and

@@ -26,6 +26,7 @@ from ..core.domain import Domain, PointSet
 from ..core.grid import Grid, cap_by_resolution, even_edges, even_part, whole_step_parts
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
+from ..core.params import Share
 from ..core.population import DEFAULT_N_FRACTION, resolve_n, root_measurement
 from ..core.rng import Randomness, make_randomness
 from ..core.tree import FlatTree, check_node_count
@@ -33,6 +34,7 @@ from ..core.validation import check_fraction, check_int
 from ..publish.release import Release
 from ..splits.keyers import even_cells
 from .gls_finish import finish_gls_tree
+from .spec import FRACTION, POSITIVE, MethodSpec, doc
 
 AG_C = 10.0
 AG_C2 = 5.0
@@ -102,9 +104,9 @@ def ag_leaf_ids(kx: np.ndarray, ky: np.ndarray, memo: dict, size: int, edges1: n
     return start[cell] + sy * m + sx
 
 
-def build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, alpha: float = AG_ALPHA,
+def build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, alpha: Share = AG_ALPHA,
              c: float = AG_C, c2: float = AG_C2, m1: int | None = None, n_public: int | None = None,
-             n_fraction: float = DEFAULT_N_FRACTION, postprocess: bool = True) -> Release:
+             n_fraction: Share = DEFAULT_N_FRACTION, postprocess: bool = True) -> Release:
     """Adaptive grid; ``m1`` overrides the level-1 formula (then N is not needed)."""
     return _build_ag(ps, domain, epsilon, rnd, alpha=alpha, c=c, c2=c2, m1=m1, n_public=n_public,
                      n_fraction=n_fraction, postprocess=postprocess)
@@ -117,9 +119,9 @@ def plan_release(ps: PointSet, domain: Domain, epsilon: float, n: int, **params)
     return _build_ag(ps, domain, epsilon, make_randomness(0), n_public=n, expected_n=n, **params)
 
 
-def _build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, alpha: float = AG_ALPHA,
+def _build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, alpha: Share = AG_ALPHA,
               c: float = AG_C, c2: float = AG_C2, m1: int | None = None, n_public: int | None = None,
-              n_fraction: float = DEFAULT_N_FRACTION, postprocess: bool = True,
+              n_fraction: Share = DEFAULT_N_FRACTION, postprocess: bool = True,
               expected_n: int | None = None) -> Release:
     alpha = check_fraction(alpha, "alpha")
     for name, val in (("c", c), ("c2", c2)):
@@ -172,3 +174,19 @@ def _finish(tree: FlatTree, ps: PointSet, domain: Domain, ledger: Ledger, rnd: R
     sub-grid sizes are read back from the tree's fanouts by the query model."""
     return finish_gls_tree(tree, ps, domain, ledger, rnd, "ag", params, postprocess=postprocess,
                            answer="grid_of_grids", notes=(capped,), edges1=[int(e) for e in edges1])
+
+
+# what this module declares (psdviz/methods/spec.py): parameters whose meaning is its own, then the method
+PARAMS = {
+    "alpha": doc("Adaptive grid: share of epsilon spent on the coarse first-level grid; the rest goes to the "
+                 "finer grids inside each cell.", "ICDE'13 (AG), section 5", **FRACTION),
+    "c": doc("Adaptive grid: constant of the first-level size m1 = sqrt(N epsilon / c) / 4 (the paper's 10).",
+             "ICDE'13 (AG)", **POSITIVE),
+    "c2": doc("Adaptive grid: constant of the second-level size m2 = sqrt(N' (1 - alpha) epsilon / c2), N' the "
+              "cell's noisy count, rounded to the integer with the least modelled error.", "ICDE'13 (AG)",
+              **POSITIVE),
+    "m1": doc("Adaptive grid: cells per side of the first-level grid. None: max(10, floor(sqrt(N epsilon / c) / 4)).",
+              "ICDE'13 (AG)", 1, 2000),
+}
+
+SPEC = MethodSpec("ag", build_ag, paper="ICDE'13 (Qardaji et al.), AG, section 5", params=PARAMS, rank=8)

@@ -45,6 +45,8 @@ from ..core.rng import Randomness
 from ..publish.nonnegative import nonnegative
 from ..publish.release import Release
 from ..splits.keyers import cells_and_corners, split_cells_and_corners
+from .registry import accepts_workload, get_builder, parameters
+from .spec import WORKLOAD_KINDS, MethodSpec
 from .workload_budget import workload_record
 
 FEATURE_FRACTION = 0.02    # of epsilon, for the noisy facts (N, occupied cells, largest corner cell)
@@ -206,8 +208,6 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
                n_public: int | None = None, workload=None) -> Release:
     """Buy the facts, build the method the rule picks with its defaults and the rest of epsilon (and the
     workload, when the pick plans for one)."""
-    from .registry import accepts_workload, get_builder, parameters  # the registry lists this module too
-
     ledger = Ledger(epsilon)
     facts, pop = measure_facts(ps, epsilon, rnd, ledger, n_public)
     cost = ledger.total()
@@ -247,3 +247,7 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
     notes = (why, *rel.notes) if unused is None else (why, unused, *rel.notes)
     return rel.evolve(method="auto", params=params, notes=notes, ledger=ledger.then(rel.ledger),
                       tree=dataclasses.replace(rel.tree, split_eps=split_eps))
+
+
+# what this module declares (psdviz/methods/spec.py); n_public is the shared vocabulary's
+SPEC = MethodSpec("auto", build_auto, workloads=WORKLOAD_KINDS, rank=0)

@@ -1,28 +1,18 @@
-"""What each spatial method's parameters mean, where they come from and what they accept.
+"""The shared vocabulary of spatial methods' parameters: what a name means wherever a method uses it.
 
-A builder's keyword signature gives each parameter's name, type and default; this table gives the
-rest (one line of meaning, the paper section, the accepted range). :mod:`.param_info` joins the two
-into :class:`psdviz.core.params.Param` declarations. A name means the same in every method unless
-``FOR_METHOD`` says otherwise for one method.
+A builder's keyword signature gives each parameter's name, type and default (choices as ``Literal``);
+a declaration here gives the rest (one line of meaning, the paper section, the accepted range) for the
+names several methods share. A method module declares the names that are its own, or that mean
+something else there, in its ``SPEC.params`` (:mod:`.spec`); :mod:`.param_info` joins the signature,
+the spec and this table into :class:`psdviz.core.params.Param` declarations.
 """
 from __future__ import annotations
 
 from ..core.params import Param
-from .hilbert import MAX_ORDER
-from .htree import MAX_SIZE
-from .kdcell import MAX_GRID
 from .kdtree import MAX_HEIGHT as KD_MAX_HEIGHT
+from .spec import FRACTION, POSITIVE, MethodSpec, doc
 
-
-def doc(meaning: str, paper: str = "", low: float | None = None, high: float | None = None, **limits) -> Param:
-    """A declaration without its name, kind and default (the builder's signature supplies them)."""
-    return Param("", "", None, meaning, paper, low=low, high=high, **limits)
-
-
-FRACTION = {"low": 0.0, "high": 1.0, "open_low": True, "open_high": True}
-POSITIVE = {"low": 0.0, "open_low": True}
-
-GENERAL: dict[str, Param] = {
+SHARED: dict[str, Param] = {
     "height": doc("Number of levels below the root. Deeper trees give smaller cells but split the budget over "
                   "more levels (more noise per count).", "ICDE'12 sections 3-4", 1, KD_MAX_HEIGHT),
     "budget": doc("How epsilon is split over levels: uniform (same at every level), geometric (more to the "
@@ -42,9 +32,6 @@ GENERAL: dict[str, Param] = {
                     "ICDE'12 section 7 (the floor is psdviz's reading)", 0.0, 5.0, label="stop floor (noise sds)"),
     "count_fraction": doc("Share of epsilon spent on noisy counts; the rest pays for the private split points "
                           "(medians) of data-dependent trees.", "ICDE'12 section 6.2", **FRACTION),
-    "switch": doc("Hybrid tree: the top levels split at private medians, the levels below at midpoints (free). "
-                  "None: a quarter of the height.", "ICDE'12 sections 6.2, 8", 1, KD_MAX_HEIGHT,
-                  when_none="a quarter of the height"),
     "split_grid": doc("Cells per side (a power of two) of a coarser public grid the splits use first: a node "
                       "spanning two or more of its cells is split on its lines, a node one cell wide splits the "
                       "other axis first, and only inside one cell are splits finer. For values recorded at that "
@@ -59,66 +46,11 @@ GENERAL: dict[str, Param] = {
     "delta": doc("Failure probability allowed by each smooth-sensitivity median ((epsilon, delta)-DP); the "
                  "release's delta is this times the median levels, at most 0.001. Only used when median = smooth.",
                  "ICDE'12 Definition 4", **FRACTION),
-    "order": doc("Hilbert curve order: points are snapped to a 2^order x 2^order grid before the curve orders "
-                 "them (capped by the resolution).", "ICDE'12 sections 3.3, 8", 1, MAX_ORDER),
-    "grid": doc("kd-cell: points are first counted on a grid x grid lattice; medians are then found on those "
-                "cell counts instead of on the points.", "Xiao et al., as in ICDE'12 section 8", 2, MAX_GRID),
-    "grid_size": doc("Cells per side. None: the paper's formula m = sqrt(N epsilon / c) with N estimated "
-                     "privately (or the public N).", "ICDE'13 (UG), section 4", 1, None),
     "n_public": doc("Declare the number of points public (then N costs no budget). None keeps N private.",
-                    "", 1, None, when_none="N stays private"),
+                    "", 1, None, when_none="N stays private", public_fact=True),
     "n_fraction": doc("Share of epsilon used to estimate N privately when a formula needs it.", "", **FRACTION),
     "c": doc("Constant in the size formula sqrt(N epsilon / c): larger c = fewer, bigger cells.",
              "ICDE'13 (UG), section 4", **POSITIVE),
-    "alpha": doc("Adaptive grid: share of epsilon spent on the coarse first-level grid; the rest goes to the "
-                 "finer grids inside each cell.", "ICDE'13 (AG), section 5", **FRACTION),
-    "c2": doc("Adaptive grid: constant of the second-level size m2 = sqrt(N' (1 - alpha) epsilon / c2), N' the "
-              "cell's noisy count, rounded to the integer with the least modelled error.", "ICDE'13 (AG)",
-              **POSITIVE),
-    "m1": doc("Adaptive grid: cells per side of the first-level grid. None: max(10, floor(sqrt(N epsilon / c) / 4)).",
-              "ICDE'13 (AG)", 1, 2000),
-    "variant": doc("h-tree variant: standard (strips, then cells in each strip), composite (a coarse h-tree with "
-                   "a fine h-tree in each cell) or hybrid (a coarse h-tree with uniform grids inside).",
-                   "private h-tree paper, section 6", label="h-tree variant"),
-    "size": doc("h-tree: number of strips and of cells per strip (m). None: sqrt(N epsilon / c) with N "
-                "estimated privately.", "private h-tree paper, Eq. 3", 1, MAX_SIZE),
-    "median_fraction": doc("h-tree: share of epsilon spent on the private split points; the rest pays for the "
-                           "counts.", "private h-tree paper, section 5.1", **FRACTION),
-    "tree_fraction": doc("PrivTree: share of epsilon spent on deciding which cells to split; the rest pays for the "
-                         "leaf counts.", "PrivTree (SIGMOD'16), section 3", **FRACTION),
-    "theta": doc("PrivTree: a cell is split while its noisy, depth-biased count exceeds theta (the paper uses 0).",
-                 "PrivTree (SIGMOD'16), Algorithm 2"),
-    "max_depth": doc("PrivTree: a safety cap on the depth (no privacy cost); the tree normally stops earlier.",
-                     "", 1, 40),
-    "split_fraction": doc("kd-privtree: share of epsilon spent on choosing where each cell is cut (exponential "
-                          "mechanism over a few grid positions); the rest goes to the split tests and counts.",
-                          "", **FRACTION),
-    "split_levels": doc("kd-privtree: how many top depths choose their cut privately (the budget is split evenly "
-                        "between them); deeper cells are cut at the middle of their longer side, for free.", "", 1, 64),
-}
-
-FOR_METHOD: dict[tuple[str, str], Param] = {
-    ("quadtree", "height"): doc("Levels below the root. None: chosen from N and epsilon, h = ceil(log4(N epsilon / "
-                                "c)) (quad-opt); deeper trees give smaller cells but more noise per cell.",
-                                "ICDE'12 sections 4, 8", 1, 64, when_none="chosen from N and epsilon"),
-    ("quadtree", "c"): doc("Constant of the height rule h = ceil(log4(N epsilon / c)); a leaf then holds about "
-                           "c / epsilon points, a few noise standard deviations.", "ICDE'12 section 8", **POSITIVE),
-    ("hybrid", "height"): doc("Levels below the root. None: the quadtree's rule h = ceil(log4(N epsilon / 10)), at "
-                              "most the paper's 8 (its lower levels are quadtree levels); N public or estimated.",
-                              "ICDE'12 section 8", 1, KD_MAX_HEIGHT),
-    ("htree", "c"): doc("h-tree: constant in the size formula m = sqrt(N epsilon / c) (the paper's c = 3).",
-                        "private h-tree paper, Eq. 3", **POSITIVE),
-    ("ag", "c"): doc("Adaptive grid: constant of the first-level size m1 = sqrt(N epsilon / c) / 4 (the paper's 10).",
-                     "ICDE'13 (AG)", **POSITIVE),
-    ("kd-privtree", "tree_fraction"): doc("kd-privtree: share of epsilon spent on PrivTree's tests of which cells "
-                                          "to split; split_fraction pays for where, the rest for the leaf counts.",
-                                          "PrivTree (SIGMOD'16), Theorem 3.1", **FRACTION),
-    ("kd-privtree", "theta"): doc("kd-privtree: a cell is split while its noisy, depth-biased count exceeds theta "
-                                  "(PrivTree's rule; 0 as in the paper).", "PrivTree (SIGMOD'16)"),
-    ("kd-privtree", "max_depth"): doc("kd-privtree: a safety cap on the depth of the binary tree (no privacy cost).",
-                                      "", 1, 64),
-    ("privtree", "max_depth"): doc("PrivTree: a safety cap on the depth (no privacy cost); the tree normally "
-                                   "stops earlier.", "", 1, 40),
 }
 
 
@@ -135,9 +67,11 @@ BUILD: dict[str, Param] = {
 }
 
 
-def doc_for(method: str, name: str) -> Param:
-    """The declaration text of ``name`` in ``method`` (a ValueError if none: every parameter has one)."""
-    found = FOR_METHOD.get((method, name)) or GENERAL.get(name)
+def doc_for(spec: MethodSpec, name: str) -> Param:
+    """The declaration text of ``name`` in the method of ``spec``: its own, else the shared one (a ValueError
+    if neither: every parameter has one)."""
+    found = spec.params.get(name) or SHARED.get(name)
     if found is None:
-        raise ValueError(f"parameter {name!r} of {method!r} has no declaration in psdviz/methods/declarations.py")
+        raise ValueError(f"parameter {name!r} of {spec.name!r} has no declaration: add it to the SPEC of "
+                         f"{spec.builder.__module__} (or to psdviz/methods/declarations.py if methods share it)")
     return found

@@ -20,6 +20,8 @@ early-stop.md.
 """
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 import numpy as np
 
 from ..core.budget import STOP_SDS  # a node stops when its noisy count <= max(threshold, STOP_SDS * sd)
@@ -29,7 +31,8 @@ from ..core.progress import report
 from ..core.rng import Randomness
 from ..core.tree import FlatTree
 
-PRUNINGS = ("after_ols", "build")   # when a tree's prune threshold applies
+Pruning = Literal["after_ols", "build"]   # when a tree's prune threshold applies
+PRUNINGS: tuple[str, ...] = get_args(Pruning)
 
 
 def check_pruning(pruning: str) -> str:

@@ -23,10 +23,12 @@ from functools import partial
 
 import numpy as np
 
+from ..core.budget import Plan
 from ..core.domain import Domain, PointSet
 from ..core.grid import cap_by_resolution
 from ..core.ledger import Ledger
 from ..core.parallel import CurveRanges
+from ..core.params import Share
 from ..core.progress import report
 from ..core.rng import Randomness
 from ..core.source import KeySource
@@ -34,7 +36,7 @@ from ..core.tree import FlatTree
 from ..core.validation import check_int
 from ..publish.release import Release
 from ..splits import hilbert_curve
-from ..splits.medians import MECHANISM, private_medians
+from ..splits.medians import MECHANISM, MedianMethod, private_medians
 from .complete_tree import finish_complete_tree
 from .kdtree import (
     DEFAULT_COUNT_FRACTION,
@@ -45,6 +47,7 @@ from .kdtree import (
     measure_tree,
     median_count_budget,
 )
+from .spec import MethodSpec, doc
 
 MAX_ORDER = 26   # 4^26 positions: smooth sensitivity still computes them exactly in float64
 DEFAULT_ORDER = 18
@@ -65,8 +68,9 @@ def distinct_positions(ps: KeySource, order: int) -> tuple[np.ndarray, np.ndarra
 
 
 def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
-                  order: int = DEFAULT_ORDER, count_fraction: float = DEFAULT_COUNT_FRACTION, budget: str = "geometric",
-                  median: str = "em", sample_rate: float = 1.0, delta: float = 1e-5, postprocess: bool = True,
+                  order: int = DEFAULT_ORDER, count_fraction: Share = DEFAULT_COUNT_FRACTION,
+                  budget: Plan = "geometric", median: MedianMethod = "em", sample_rate: float = 1.0,
+                  delta: float = 1e-5, postprocess: bool = True,
                   prune: float | None = DEFAULT_PRUNE) -> Release:
     """Hilbert R-tree with ``height`` fanout-4 levels over a curve of the given order."""
     order, capped = cap_by_resolution(check_int(order, "order", 1, MAX_ORDER), ps.grid.bits, "order",
@@ -116,3 +120,12 @@ def node_ranges(lo: np.ndarray, hi: np.ndarray, height: int) -> np.ndarray:
     .check_curve_ranges`), not believed."""
     return np.concatenate([np.column_stack([lo[::4 ** (height - d)], hi[4 ** (height - d) - 1::4 ** (height - d)]])
                            for d in range(height + 1)])
+
+
+# what this module declares (psdviz/methods/spec.py): parameters whose meaning is its own, then the method
+PARAMS = {
+    "order": doc("Hilbert curve order: points are snapped to a 2^order x 2^order grid before the curve orders "
+                 "them (capped by the resolution).", "ICDE'12 sections 3.3, 8", 1, MAX_ORDER),
+}
+
+SPEC = MethodSpec("hilbert", build_hilbert, paper="ICDE'12 (Cormode et al.), sections 3.3 and 8", params=PARAMS, rank=5)

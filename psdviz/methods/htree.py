@@ -19,6 +19,7 @@ them. The readings of the variants' sizes and budgets are in docs/decisions/htre
 from __future__ import annotations
 
 import math
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -26,6 +27,7 @@ from ..core.domain import Domain, PointSet
 from ..core.grid import Grid, cap_by_resolution, even_part
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
+from ..core.params import Share
 from ..core.population import DEFAULT_N_FRACTION, resolve_n, root_measurement
 from ..core.rng import Randomness
 from ..core.tree import FlatTree, check_node_count
@@ -33,10 +35,12 @@ from ..core.validation import check_fraction, check_int
 from ..publish.release import Release
 from ..splits.slicing import MIN_POINTS, slice_groups
 from .gls_finish import finish_gls_tree
+from .spec import FRACTION, POSITIVE, MethodSpec, doc
 
 HT_C = 3.0
 MEDIAN_FRACTION = 0.4
-VARIANTS = ("standard", "composite", "hybrid")
+Variant = Literal["standard", "composite", "hybrid"]
+VARIANTS: tuple[str, ...] = get_args(Variant)
 MAX_SIZE = 4096
 
 
@@ -188,9 +192,9 @@ def _grid_layer(b: _Builder, k: int, eps: float, rnd: Randomness, ledger: Ledger
     b.add_level(rect, owner, member, noisy, var, eps)
 
 
-def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, variant: str = "standard",
-                size: int | None = None, c: float = HT_C, median_fraction: float = MEDIAN_FRACTION,
-                n_public: int | None = None, n_fraction: float = DEFAULT_N_FRACTION,
+def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, variant: Variant = "standard",
+                size: int | None = None, c: float = HT_C, median_fraction: Share = MEDIAN_FRACTION,
+                n_public: int | None = None, n_fraction: Share = DEFAULT_N_FRACTION,
                 postprocess: bool = True) -> Release:
     """Private h-tree; ``size`` (m) overrides Eq. 3 (then N is not needed)."""
     if variant not in VARIANTS:
@@ -262,3 +266,22 @@ def _finish(tree: FlatTree, ps: PointSet, domain: Domain, ledger: Ledger, rnd: R
     x/y splits, leaf grids)."""
     return finish_gls_tree(tree, ps, domain, ledger, rnd, "htree", params, postprocess=postprocess,
                            answer="split_index")
+
+
+# what this module declares (psdviz/methods/spec.py): parameters whose meaning is its own, then the method
+PARAMS = {
+    "variant": doc("h-tree variant: standard (strips, then cells in each strip), composite (a coarse h-tree with "
+                   "a fine h-tree in each cell) or hybrid (a coarse h-tree with uniform grids inside).",
+                   "private h-tree paper, section 6", label="h-tree variant"),
+    "size": doc("h-tree: number of strips and of cells per strip (m). None: sqrt(N epsilon / c) with N "
+                "estimated privately.", "private h-tree paper, Eq. 3", 1, MAX_SIZE),
+    "c": doc("h-tree: constant in the size formula m = sqrt(N epsilon / c) (the paper's c = 3).",
+             "private h-tree paper, Eq. 3", **POSITIVE),
+    "median_fraction": doc("h-tree: share of epsilon spent on the private split points; the rest pays for the "
+                           "counts.", "private h-tree paper, section 5.1", **FRACTION),
+}
+
+SPEC = MethodSpec("htree", build_htree, paper="the private h-tree paper, sections 5-6", params=PARAMS, rank=9,
+                  interval_caveat="the h-tree's cells follow the data's own spread so closely that the cut cells' "
+                                  "model understates their error: this interval is too narrow more often than 1 "
+                                  "time in 20")

@@ -15,14 +15,19 @@ the defaults: docs/decisions/hybrid-defaults.md.
 """
 from __future__ import annotations
 
-from ..core.budget import STOP_SDS
+from ..core.budget import STOP_SDS, Plan
 from ..core.domain import Domain, PointSet
 from ..core.ledger import Ledger
+from ..core.params import Share
 from ..core.population import DEFAULT_N_FRACTION
 from ..core.rng import Randomness
 from ..publish.release import Release
+from ..splits.medians import MedianMethod
+from .early_stop import Pruning
 from .kdtree import DEFAULT_COUNT_FRACTION, DEFAULT_HEIGHT, DEFAULT_PRUNE, build_private_kd
+from .kdtree import MAX_HEIGHT as KD_MAX_HEIGHT
 from .quadtree import height_from_n
+from .spec import MethodSpec, doc
 
 
 def default_switch(height) -> int:
@@ -30,11 +35,18 @@ def default_switch(height) -> int:
     return max(1, int(height) // 4) if isinstance(height, (int, float)) else 1
 
 
+def suggested_switch(chosen: dict) -> int | None:
+    """The switch a form prefills once the user turns it on: height // 4 when the height is set; None when the
+    height is derived from N (the data)."""
+    height = chosen.get("height")
+    return default_switch(height) if height is not None else None
+
+
 def build_hybrid(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int | None = None,
-                 switch: int | None = None, count_fraction: float = DEFAULT_COUNT_FRACTION,
-                 budget: str = "geometric", median: str = "em", sample_rate: float = 1.0, delta: float = 1e-5,
+                 switch: int | None = None, count_fraction: Share = DEFAULT_COUNT_FRACTION,
+                 budget: Plan = "geometric", median: MedianMethod = "em", sample_rate: float = 1.0, delta: float = 1e-5,
                  postprocess: bool = True, prune: float | None = DEFAULT_PRUNE, n_public: int | None = None,
-                 n_fraction: float = DEFAULT_N_FRACTION, pruning: str = "build",
+                 n_fraction: Share = DEFAULT_N_FRACTION, pruning: Pruning = "build",
                  split_grid: int | None = None, stop_sds: float = STOP_SDS) -> Release:
     """``height`` None: min(8, ceil(log4(N eps / 10))) from a public or noisy N (module docstring);
     ``switch`` = number of fanout-4 levels split by private medians (default height // 4);
@@ -51,3 +63,17 @@ def build_hybrid(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, 
                             sample_rate=sample_rate, delta=delta, postprocess=postprocess, prune=prune,
                             pruning=pruning, ledger=ledger, eps_n=eps_n, n_note=n_note, split_grid=split_grid,
                             stop_sds=stop_sds)
+
+
+# what this module declares (psdviz/methods/spec.py): parameters whose meaning is its own, then the method
+PARAMS = {
+    "height": doc("Levels below the root. None: the quadtree's rule h = ceil(log4(N epsilon / 10)), at "
+                  "most the paper's 8 (its lower levels are quadtree levels); N public or estimated.",
+                  "ICDE'12 section 8", 1, KD_MAX_HEIGHT),
+    "switch": doc("Hybrid tree: the top levels split at private medians, the levels below at midpoints (free). "
+                  "None: a quarter of the height.", "ICDE'12 sections 6.2, 8", 1, KD_MAX_HEIGHT,
+                  when_none="a quarter of the height"),
+}
+
+SPEC = MethodSpec("hybrid", build_hybrid, paper="ICDE'12 (Cormode et al.), sections 6.2 and 8", params=PARAMS,
+                  suggest={"switch": suggested_switch}, rank=4)

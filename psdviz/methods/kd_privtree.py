@@ -27,6 +27,7 @@ import numpy as np
 from ..core.domain import Domain, PointSet
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
+from ..core.params import Share
 from ..core.progress import report
 from ..core.rng import Randomness
 from ..core.source import KeySource, RowIds, memo_token
@@ -37,6 +38,7 @@ from ..publish.release import Release
 from ..splits.imbalance import candidates, choose_splits, imbalance, left_counts
 from ..splits.kdsplit import split_children
 from .privtree import level_tree, privtree_parameters, split_decisions
+from .spec import FRACTION, MethodSpec, doc
 
 TREE_FRACTION = 0.3     # stop / split tests (module docstring)
 SPLIT_FRACTION = 0.3    # split positions
@@ -163,7 +165,7 @@ def grow(src: KeySource, lam: float, delta: float, theta: float, eps_level: floa
 
 
 def build_kd_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
-                      tree_fraction: float = TREE_FRACTION, split_fraction: float = SPLIT_FRACTION,
+                      tree_fraction: Share = TREE_FRACTION, split_fraction: Share = SPLIT_FRACTION,
                       split_levels: int = SPLIT_LEVELS, theta: float = 0.0, max_depth: int = MAX_DEPTH) -> Release:
     """kd-privtree with ``tree_fraction`` of epsilon for the stop / split tests, ``split_fraction`` for
     the positions of the top ``split_levels`` depths, the rest for the leaf counts."""
@@ -204,3 +206,23 @@ def build_kd_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomn
               "leaves": int(leaf.sum())}
     return make_release("kd-privtree", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid,
                         query_model={"answer": "tree", "variance": "leaf", "data_cuts": levels_used})
+
+
+# what this module declares (psdviz/methods/spec.py): parameters whose meaning is its own, then the method
+PARAMS = {
+    "tree_fraction": doc("kd-privtree: share of epsilon spent on PrivTree's tests of which cells "
+                         "to split; split_fraction pays for where, the rest for the leaf counts.",
+                         "PrivTree (SIGMOD'16), Theorem 3.1", **FRACTION),
+    "split_fraction": doc("kd-privtree: share of epsilon spent on choosing where each cell is cut (exponential "
+                          "mechanism over a few grid positions); the rest goes to the split tests and counts.",
+                          "", **FRACTION),
+    "split_levels": doc("kd-privtree: how many top depths choose their cut privately (the budget is split evenly "
+                        "between them); deeper cells are cut at the middle of their longer side, for free.", "", 1, 64),
+    "theta": doc("kd-privtree: a cell is split while its noisy, depth-biased count exceeds theta "
+                 "(PrivTree's rule; 0 as in the paper).", "PrivTree (SIGMOD'16)"),
+    "max_depth": doc("kd-privtree: a safety cap on the depth of the binary tree (no privacy cost).",
+                     "", 1, 64),
+}
+
+SPEC = MethodSpec("kd-privtree", build_kd_privtree, paper="PrivTree (SIGMOD'16) with kd cuts (psdviz's own)",
+                  params=PARAMS, rank=11)

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.budget import STOP_SDS, level_epsilons
+from ..core.budget import STOP_SDS, Plan, level_epsilons
 from ..core.domain import Domain, PointSet
 from ..core.grid import MAX_RESOLUTION, cap_by_resolution
 from ..core.ledger import Ledger
 from ..core.measure import measure_levels
 from ..core.parallel import TreeTiling
+from ..core.params import Share
 from ..core.rng import Randomness
 from ..core.source import KeySource
 from ..core.tree import FlatTree, check_node_count
@@ -36,11 +37,12 @@ from ..publish.factory import make_release
 from ..publish.release import Release
 from ..splits.coarse_grid import coarse_first
 from ..splits.kdsplit import exact_median_splits, kd_partition
-from ..splits.medians import MECHANISM, check_median_method, check_sample_rate, expand, private_medians
+from ..splits.medians import MECHANISM, MedianMethod, check_median_method, check_sample_rate, expand, private_medians
 from .complete_tree import finish_complete_tree
-from .early_stop import effective_pruning, measure_with_stops, stop_floor
+from .early_stop import Pruning, effective_pruning, measure_with_stops, stop_floor
 from .gls_finish import finish_gls_tree
 from .quadtree import quad_nodes, quad_structure
+from .spec import MethodSpec
 
 MAX_HEIGHT = 10
 DEFAULT_HEIGHT = 8          # section 8: h = 8 with fanout 4
@@ -183,9 +185,9 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
 
 
 def build_kdtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
-                 count_fraction: float = DEFAULT_COUNT_FRACTION, budget: str = "geometric", median: str = "em",
-                 sample_rate: float = 1.0, delta: float = 1e-5, postprocess: bool = True,
-                 prune: float | None = DEFAULT_PRUNE, pruning: str = "build",
+                 count_fraction: Share = DEFAULT_COUNT_FRACTION, budget: Plan = "geometric",
+                 median: MedianMethod = "em", sample_rate: float = 1.0, delta: float = 1e-5, postprocess: bool = True,
+                 prune: float | None = DEFAULT_PRUNE, pruning: Pruning = "build",
                  split_grid: int | None = None, stop_sds: float = STOP_SDS) -> Release:
     """kd-standard of section 8: EM medians on every level, geometric counts, pruning m = 32 during the
     build (:mod:`psdviz.methods.early_stop`), then GLS; ``pruning="after_ols"`` is the paper's text.
@@ -198,8 +200,8 @@ def build_kdtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, 
 
 
 def build_kd_noisymean(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
-                       height: int = DEFAULT_HEIGHT, count_fraction: float = DEFAULT_COUNT_FRACTION,
-                       budget: str = "geometric", postprocess: bool = True,
+                       height: int = DEFAULT_HEIGHT, count_fraction: Share = DEFAULT_COUNT_FRACTION,
+                       budget: Plan = "geometric", postprocess: bool = True,
                        prune: float | None = DEFAULT_PRUNE) -> Release:
     """kd-noisymean (Inan et al. [12] as compared in section 8): splits at noisy means."""
     return build_private_kd(ps, domain, epsilon, rnd, "kd-noisymean", height=height, switch=height,
@@ -216,7 +218,7 @@ NOT_PRIVATE = "not private: exact medians{} (a reference for the cost of privacy
 
 
 def build_kd_true(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,
-                  count_fraction: float = DEFAULT_COUNT_FRACTION, budget: str = "geometric",
+                  count_fraction: Share = DEFAULT_COUNT_FRACTION, budget: Plan = "geometric",
                   postprocess: bool = True, prune: float | None = DEFAULT_PRUNE) -> Release:
     """kd-true (section 8): exact medians, noisy counts with the same count budget as kdtree
     (count_fraction * epsilon), so kd-true vs kdtree isolates the cost of private medians."""
@@ -250,3 +252,12 @@ def build_kd_pure(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
                        ps.report(), consistent=True, private=False, grid=ps.grid,
                        query_model={"answer": "tree", "variance": "none", "data_cuts": height})
     return rel.with_notes(NOT_PRIVATE.format(", exact counts"), capped)
+
+
+# what this module declares (psdviz/methods/spec.py): the kd family's methods and its two non-private references
+SPECS = (
+    MethodSpec("kdtree", build_kdtree, paper="ICDE'12 (Cormode et al.), sections 6 and 8", rank=3),
+    MethodSpec("kd-noisymean", build_kd_noisymean, paper="Inan et al., as compared in ICDE'12 section 8", rank=7),
+    MethodSpec("kd-pure", build_kd_pure, paper="ICDE'12 section 8", private=False, rank=0),
+    MethodSpec("kd-true", build_kd_true, paper="ICDE'12 section 8", private=False, rank=1),
+)

@@ -1,59 +1,55 @@
 """Each spatial method's parameter declarations (:class:`psdviz.core.params.Param`), read from the
-engine itself: name, kind and default from the builder's keyword signature, meaning, paper section
-and range from :mod:`.declarations`, choices from the very tuples the builders validate against
-(:data:`psdviz.core.budget.PLANS`, :data:`psdviz.splits.medians.MEDIAN_METHODS`,
-:data:`psdviz.methods.htree.VARIANTS`, :data:`psdviz.methods.early_stop.PRUNINGS`).
+engine itself: name, type and default from the builder's keyword signature (choices from its
+``Literal[...]`` annotations, shares from :data:`psdviz.core.params.Share`), meaning, paper section and
+range from the method's spec (:mod:`.spec`) or the shared vocabulary (:mod:`.declarations`).
 
 :func:`suggested_value` is the value to prefill when a user switches an unset (None) parameter on:
-the engine's effective default where it does not depend on the data (hybrid ``switch`` = height // 4),
-the kd family's pruning threshold for ``prune``, and None where the engine derives the value from the
-(private) data.
+what the method's spec suggests from the values chosen so far (hybrid ``switch`` = height // 4), and
+None where the engine derives the value from the (private) data.
 """
 from __future__ import annotations
 
 import dataclasses
+import types
+import typing
 
-from ..core.budget import PLANS
-from ..core.params import Param, coerce_all, parameters_section
-from ..splits.medians import MEDIAN_METHODS
+from ..core.params import SHARE, Param, coerce_all, parameters_section
 from .declarations import doc_for
-from .early_stop import PRUNINGS
-from .htree import VARIANTS
-from .hybrid import default_switch
-from .kdtree import DEFAULT_PRUNE
-from .registry import keyword_parameters, summary
-
-CHOICES: dict[str, tuple[str, ...]] = {"budget": PLANS, "median": MEDIAN_METHODS, "variant": VARIANTS,
-                                      "pruning": PRUNINGS}
-
+from .registry import get_builder, keyword_parameters, spec_of, summary
 
 ParamInfo = Param   # the name the app and older code import
 
 
-def _type_names(annotation) -> set[str]:
-    text = annotation.__name__ if isinstance(annotation, type) else str(annotation)
-    return {t.strip() for t in text.split("|")}
-
-
-def _kind(name: str, names: set[str]) -> str:
-    if "bool" in names:
-        return "bool"
-    if name in CHOICES:
-        return "choice"
-    for k in ("int", "float", "str"):
-        if k in names:
-            return k
-    raise ValueError(f"parameter {name!r} has no supported type annotation (got {sorted(names)})")
+def _declared_type(hint) -> tuple[str, tuple[str, ...], bool, bool]:
+    """(kind, choices, optional, share) of a builder parameter's resolved annotation."""
+    args = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
+    optional = type(None) in args
+    (base,) = [a for a in args if a is not type(None)] or [type(None)]
+    share = typing.get_origin(base) is typing.Annotated and SHARE in base.__metadata__
+    if share:
+        base = typing.get_args(base)[0]
+    if typing.get_origin(base) is typing.Literal:
+        return "choice", tuple(typing.get_args(base)), optional, False
+    for t, kind in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str")):
+        if base is t:
+            return kind, (), optional, share
+    raise ValueError(f"a method parameter must be annotated bool, int, float, str, Literal[...] or Share, "
+                     f"optionally | None (got {hint!r})")
 
 
 def parameter_info(method: str) -> dict[str, Param]:
     """name -> :class:`~psdviz.core.params.Param` for every keyword parameter of ``method``'s builder,
     in signature order (``pv.method_parameters``)."""
+    spec = spec_of(method)
+    hints = typing.get_type_hints(get_builder(method), include_extras=True)
     out = {}
     for p in keyword_parameters(method):
-        n, names = p.name, _type_names(p.annotation)
-        out[n] = dataclasses.replace(doc_for(method, n), name=n, kind=_kind(n, names), default=p.default,
-                                     optional="None" in names or p.default is None, choices=CHOICES.get(n, ()))
+        try:
+            kind, choices, optional, share = _declared_type(hints[p.name])
+        except (KeyError, ValueError) as err:
+            raise ValueError(f"parameter {p.name!r} of {method!r}: {err}") from None
+        out[p.name] = dataclasses.replace(doc_for(spec, p.name), name=p.name, kind=kind, default=p.default,
+                                          optional=optional or p.default is None, choices=choices, share=share)
     return out
 
 
@@ -73,12 +69,8 @@ def suggested_value(method: str, name: str, values: dict | None = None):
     info = parameter_info(method)
     if name not in info:
         raise ValueError(f"method {method!r} has no parameter {name!r}; its parameters are {sorted(info)}")
-    if name == "switch":   # height // 4 when the height is set; from N (the data) when it is not
-        height = values.get("height", info["height"].default)
-        return default_switch(height) if height is not None else None
-    if name == "prune":
-        return DEFAULT_PRUNE
-    return info[name].default
+    suggest = spec_of(method).suggest.get(name)
+    return suggest(values) if suggest is not None else info[name].default
 
 
 def coerce_params(method: str, params: dict) -> dict:

@@ -33,6 +33,7 @@ from ..core.grid import cap_by_resolution
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
 from ..core.noise import laplace_draw
+from ..core.params import Share
 from ..core.progress import report
 from ..core.rng import Randomness
 from ..core.source import KeySource, memo_token
@@ -42,6 +43,7 @@ from ..publish.factory import make_release
 from ..publish.release import Release
 from ..splits import morton
 from ..splits.keyers import row_major_cells
+from .spec import FRACTION, MethodSpec, doc
 
 FANOUT = 4
 TREE_FRACTION = 0.4   # share of epsilon for the split decisions: module docstring
@@ -154,7 +156,7 @@ def grow(ps: KeySource, lam: float, delta: float, theta: float, max_depth: int,
 
 
 def build_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
-                   tree_fraction: float = TREE_FRACTION, theta: float = 0.0,
+                   tree_fraction: Share = TREE_FRACTION, theta: float = 0.0,
                    max_depth: int = MAX_DEPTH) -> Release:
     """PrivTree with ``tree_fraction`` of epsilon for the split decisions, the rest for leaf counts."""
     frac = check_fraction(tree_fraction, "tree_fraction")
@@ -202,3 +204,16 @@ def level_tree(g: dict, leaf: np.ndarray, fanout: int, noisy_leaves: np.ndarray,
     return FlatTree(rect=rect, depth=depth, parent=parent, first_child=first,
                     n_children=np.where(leaf, 0, fanout).astype(np.int32), noisy=noisy,
                     count_eps=np.where(leaf, eps_c, 0.0), split_eps=split_eps, noise_var=var)
+
+
+# what this module declares (psdviz/methods/spec.py): parameters whose meaning is its own, then the method
+PARAMS = {
+    "tree_fraction": doc("PrivTree: share of epsilon spent on deciding which cells to split; the rest pays for the "
+                         "leaf counts.", "PrivTree (SIGMOD'16), section 3", **FRACTION),
+    "theta": doc("PrivTree: a cell is split while its noisy, depth-biased count exceeds theta (the paper uses 0).",
+                 "PrivTree (SIGMOD'16), Algorithm 2"),
+    "max_depth": doc("PrivTree: a safety cap on the depth (no privacy cost); the tree normally "
+                     "stops earlier.", "", 1, 40),
+}
+
+SPEC = MethodSpec("privtree", build_privtree, paper="PrivTree (Zhang et al., SIGMOD'16)", params=PARAMS, rank=10)

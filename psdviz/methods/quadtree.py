@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.budget import STOP_SDS, level_epsilons
+from ..core.budget import STOP_SDS, Plan, level_epsilons
 from ..core.domain import Domain, PointSet
 from ..core.grid import cap_by_resolution
 from ..core.ledger import Ledger
 from ..core.measure import measure_levels
 from ..core.parallel import TreeTiling
+from ..core.params import Share
 from ..core.population import DEFAULT_N_FRACTION, resolve_n
 from ..core.rng import Randomness
 from ..core.source import KeySource
@@ -37,8 +38,9 @@ from ..publish.release import Release
 from ..splits import morton
 from ..splits.keyers import morton_cells
 from .complete_tree import finish_complete_tree
-from .early_stop import effective_pruning, measure_with_stops, stop_floor
+from .early_stop import Pruning, effective_pruning, measure_with_stops, stop_floor
 from .gls_finish import finish_gls_tree
+from .spec import POSITIVE, WORKLOAD_KINDS, MethodSpec, doc
 from .workload_budget import (
     deepest_used,
     is_layer,
@@ -95,9 +97,9 @@ def quad_structure(domain: Domain, height: int) -> dict:
 
 
 def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int | None = None,
-                   budget: str = "geometric", postprocess: bool = True, prune: float | None = DEFAULT_PRUNE,
-                   n_public: int | None = None, n_fraction: float = DEFAULT_N_FRACTION, c: float = QUAD_C,
-                   pruning: str = "build", workload=None, stop_sds: float = STOP_SDS) -> Release:
+                   budget: Plan = "geometric", postprocess: bool = True, prune: float | None = DEFAULT_PRUNE,
+                   n_public: int | None = None, n_fraction: Share = DEFAULT_N_FRACTION, c: float = QUAD_C,
+                   pruning: Pruning = "build", workload=None, stop_sds: float = STOP_SDS) -> Release:
     """Private quadtree: geometric budget, pruning m = 32 during the build, least squares, height from N.
     ``pruning="after_ols"`` is the paper's text (the complete tree, OLS, then pruning). A ``workload``
     (public query rectangles or a region layer, checked by ``pv.build``) replaces the geometric plan by the
@@ -183,3 +185,16 @@ def _workload_plan(epsilon: float, height: int, budget: str, workload, counts: n
     shares = ", ".join(f"{e / epsilon:.0%}" for e in eps)
     return eps, "workload", (f"budget planned for a workload of {workload_size(workload)} (epsilon per level "
                              f"proportional to the cube root of its canonical nodes there; root to leaves: {shares})")
+
+
+# what this module declares (psdviz/methods/spec.py): parameters whose meaning is its own, then the method
+PARAMS = {
+    "height": doc("Levels below the root. None: chosen from N and epsilon, h = ceil(log4(N epsilon / "
+                  "c)) (quad-opt); deeper trees give smaller cells but more noise per cell.",
+                  "ICDE'12 sections 4, 8", 1, 64, when_none="chosen from N and epsilon"),
+    "c": doc("Constant of the height rule h = ceil(log4(N epsilon / c)); a leaf then holds about "
+             "c / epsilon points, a few noise standard deviations.", "ICDE'12 section 8", **POSITIVE),
+}
+
+SPEC = MethodSpec("quadtree", build_quadtree, paper="ICDE'12 (Cormode et al.), sections 3-8",
+                  workloads=WORKLOAD_KINDS, params=PARAMS, rank=1)   # its build stops on noisy counts: data-dependent

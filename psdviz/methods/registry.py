@@ -1,53 +1,89 @@
-"""Method names -> builder functions, imported lazily so that each method stays in its own module.
+"""The spatial methods: found, not listed.
 
-A builder has the signature ``builder(ps, domain, epsilon, rnd, **params) -> Release`` and
-validates its own parameters (keyword-only, with the paper's defaults).
+Every module of this package that declares ``SPEC`` (or ``SPECS``, a tuple) is a method module
+(:class:`.spec.MethodSpec`); installed plug-ins add theirs through the ``psdviz.methods`` entry-point
+group, whose entries name a module that declares ``SPEC`` the same way (docs/how-to/add-a-method.md).
+A builder has the signature ``builder(ps, domain, epsilon, rnd, **params) -> Release`` and validates
+its own parameters (keyword-only, with the paper's defaults).
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
-from collections.abc import Callable
+import pkgutil
+from collections.abc import Callable, Iterable
+from importlib.metadata import entry_points
+from types import ModuleType
 
-# name -> "module:function" (relative to psdviz.methods)
-_BUILDERS: dict[str, str] = {
-    "auto": "auto:build_auto",
-    "quadtree": "quadtree:build_quadtree",
-    "ug": "ug:build_ug",
-    "kdtree": "kdtree:build_kdtree",
-    "hybrid": "hybrid:build_hybrid",
-    "hilbert": "hilbert:build_hilbert",
-    "kd-cell": "kdcell:build_kd_cell",
-    "kd-noisymean": "kdtree:build_kd_noisymean",
-    "ag": "ag:build_ag",
-    "htree": "htree:build_htree",
-    "privtree": "privtree:build_privtree",
-    "kd-privtree": "kd_privtree:build_kd_privtree",
-}
+from .spec import MethodSpec
 
-# Non-private references for teaching the cost of privacy: buildable, labelled, never exportable.
-_REFERENCES: dict[str, str] = {
-    "kd-pure": "kdtree:build_kd_pure",
-    "kd-true": "kdtree:build_kd_true",
-}
+ENTRY_POINTS = "psdviz.methods"
+
+
+def _declared(module: ModuleType) -> Iterable[MethodSpec]:
+    specs = getattr(module, "SPECS", None) or ((module.SPEC,) if hasattr(module, "SPEC") else ())
+    for spec in specs:
+        if not isinstance(spec, MethodSpec):
+            raise ValueError(f"{module.__name__}: SPEC must be a psdviz.methods.spec.MethodSpec (got {type(spec)})")
+        yield spec
+
+
+def _modules() -> Iterable[ModuleType]:
+    for info in pkgutil.iter_modules(importlib.import_module(__package__).__path__):
+        yield importlib.import_module(f"{__package__}.{info.name}")
+    for ep in entry_points(group=ENTRY_POINTS):
+        try:
+            yield importlib.import_module(ep.value.split(":")[0])
+        except ImportError as err:
+            raise ImportError(f"the psdviz method plug-in {ep.name!r} ({ep.value}) cannot be imported: {err}") from err
+
+
+@functools.cache
+def specs() -> dict[str, MethodSpec]:
+    """name -> spec of every method and reference, private methods first, each group by rank then name."""
+    found: dict[str, MethodSpec] = {}
+    for module in _modules():
+        for spec in _declared(module):
+            if spec.name in found and found[spec.name] is not spec:
+                raise ValueError(f"two methods are called {spec.name!r} ({found[spec.name].builder.__module__} "
+                                 f"and {spec.builder.__module__})")
+            takes = "workload" in inspect.signature(spec.builder).parameters
+            if takes != bool(spec.workloads):
+                raise ValueError(f"method {spec.name!r}: its builder {'takes' if takes else 'has no'} workload= "
+                                 f"but its spec declares workloads={spec.workloads}")
+            found[spec.name] = spec
+    ordered = sorted(found.values(), key=lambda s: (not s.private, s.rank, s.name))
+    return {s.name: s for s in ordered}
+
+
+def reload() -> None:
+    """Find the methods again (after installing a plug-in in a running process)."""
+    specs.cache_clear()
 
 
 def methods() -> tuple[str, ...]:
-    return tuple(_BUILDERS)
+    """The private methods (``pv.METHODS``)."""
+    return tuple(n for n, s in specs().items() if s.private)
 
 
 def references() -> tuple[str, ...]:
-    return tuple(_REFERENCES)
+    """The non-private teaching references (``pv.REFERENCES``): buildable, labelled, never exportable."""
+    return tuple(n for n, s in specs().items() if not s.private)
+
+
+def spec_of(method: str) -> MethodSpec:
+    """The spec of ``method``; a ValueError listing the methods when there is none."""
+    table = specs()
+    if method not in table:
+        raise ValueError(f"unknown method {method!r}; choose one of {sorted(table)}")
+    return table[method]
 
 
 def get_builder(method: str) -> Callable:
     """The builder of ``method``; its docstring (``help()``) ends with the method's declared parameters
     as a numpydoc section, made from the same declarations as validation and the app's controls."""
-    table = {**_BUILDERS, **_REFERENCES}
-    if method not in table:
-        raise ValueError(f"unknown method {method!r}; choose one of {sorted(table)}")
-    module, func = table[method].split(":")
-    builder = getattr(importlib.import_module(f"psdviz.methods.{module}"), func)
+    builder = spec_of(method).builder
     if not hasattr(builder, "summary"):
         builder.summary = inspect.cleandoc(builder.__doc__ or "")   # what the method does, without parameters
         from .param_info import method_help  # param_info reads this registry: imported when first needed
@@ -80,4 +116,4 @@ def parameters(method: str) -> dict[str, object]:
 
 def accepts_workload(method: str) -> bool:
     """Whether ``method`` plans its measurements for a workload (``pv.build(..., workload=...)``)."""
-    return "workload" in inspect.signature(get_builder(method)).parameters
+    return bool(spec_of(method).workloads)

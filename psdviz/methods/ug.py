@@ -20,6 +20,7 @@ from ..core.domain import Domain, PointSet
 from ..core.grid import cap_by_resolution, even_edges
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
+from ..core.params import Share
 from ..core.population import DEFAULT_N_FRACTION, resolve_n
 from ..core.rng import Randomness
 from ..core.tree import FlatTree, check_node_count
@@ -27,6 +28,7 @@ from ..core.validation import check_positive
 from ..publish.factory import make_release
 from ..publish.release import Release
 from ..splits.keyers import even_cells
+from .spec import MethodSpec, doc
 
 UG_C = 10.0
 
@@ -54,7 +56,7 @@ def grid_tree(domain: Domain, ex: np.ndarray, ey: np.ndarray, noisy: np.ndarray,
 
 
 def build_ug(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, grid_size: int | None = None,
-             n_public: int | None = None, n_fraction: float = DEFAULT_N_FRACTION, c: float = UG_C) -> Release:
+             n_public: int | None = None, n_fraction: Share = DEFAULT_N_FRACTION, c: float = UG_C) -> Release:
     """Uniform grid; ``grid_size`` overrides the formula (then N is not needed and costs nothing)."""
     c = check_positive(c, "c")
     ledger = Ledger(epsilon)
@@ -79,3 +81,13 @@ def build_ug(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, g
     return make_release("ug", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid,
                         notes=(capped,), query_model={"answer": "pyramid", "levels": [1], "regular": False,
                                                       "variance": "leaf"})
+
+
+# what this module declares (psdviz/methods/spec.py): parameters whose meaning is its own, then the method
+PARAMS = {
+    "grid_size": doc("Cells per side. None: the paper's formula m = sqrt(N epsilon / c) with N estimated "
+                     "privately (or the public N).", "ICDE'13 (UG), section 4", 1, None),
+}
+
+SPEC = MethodSpec("ug", build_ug, paper="ICDE'13 (Qardaji et al.), UG, section 4", data_dependent=False, params=PARAMS,
+                  rank=2)

@@ -7,19 +7,12 @@ import math
 
 import streamlit as st
 
+import psdviz as pv
 from psdviz.publish.release import whole_interval
 
 from . import words
 
 WHOLE = "95 % interval, noise and the cells the edges cut"
-# methods whose intervals are measured to hold the truth in fewer than 95 % of rectangles on typical data,
-# and why (docs/decisions/whole-interval.md; the figures live there, not here)
-SHORT = {
-    "htree": "the h-tree's cells follow the data's own spread so closely that the cut cells' model understates "
-             "their error: this interval is too narrow more often than 1 time in 20",
-    "kd-cell": "kd-cell's cells are cut at medians of the data, finer than the model assumes: this interval is "
-               "too narrow more often than 1 time in 20",
-}
 SPARSE = ("on very sparse data (a few thousand points over many cells) the interval holds the truth less often "
           "than 95 %: the model of the cut cells reads the release, which knows little there")
 NOISE_ONLY = "95 % interval of the noise (a region release counts whole regions: no cell is cut)"
@@ -39,13 +32,20 @@ def interval_text(est: float, se: float, cut: float = 0.0) -> str:
     return f"{people(low)} to {people(high)}"
 
 
+def _caveat(method: str | None) -> str:
+    """Where ``method``'s whole interval is measured to fall short, in its spec's words (empty when none is
+    known; docs/decisions/whole-interval.md has the figures)."""
+    return pv.method_spec(method).interval_caveat if method in pv.METHODS + pv.REFERENCES else ""
+
+
 def detail(se: float, cut: float | None, method: str | None = None) -> str:
     """What the interval is made of, in words: the noise alone, then the cut cells' model, and where the
     interval is known to fall short, why."""
     noise = f"the noise alone ± {people(1.96 * se)} (standard error {people(se)})"
     if cut is None:
         return f"{NOISE_ONLY}; {noise}."
-    short = f" For {method}: {SHORT[method]}." if method in SHORT else ""
+    caveat = _caveat(method)
+    short = f" For {method}: {caveat}." if caveat else ""
     return f"{WHOLE}. In it: {noise}; the cells the edges cut ± {people(1.96 * cut)} (a model).{short}"
 
 

@@ -99,7 +99,7 @@ def _optional_number(method: str, info: ParamInfo, key: str, chosen: dict, hint)
              else f"set {info.name} (unset: {info.when_none or UNSET_FORMULA})")
     if not st.checkbox(label, value=on_by_default, key=f"{key}_on", help=text):
         return None
-    if info.name == "n_public":   # never prefilled: declaring N publishes it, so the user types it
+    if info.public_fact:   # never prefilled: setting it publishes a fact (N), so the user types it
         typed = st.number_input("N (declared public)", min_value=1, value=None, step=1, key=key, help=text,
                                 placeholder="type the public number of points")
         st.caption("This publishes N: the release states it exactly. Leave it empty to keep N private.")
@@ -124,7 +124,7 @@ def parameter_widget(method: str, info: ParamInfo, chosen: dict | None = None, h
                             index=info.choices.index(default) if default in info.choices else 0)
     if info.optional:
         return _optional_number(method, info, key, chosen or {}, hint)
-    if info.kind == "float" and name.endswith("fraction"):
+    if info.share:
         return st.slider(name, 0.05, 0.95, float(default), 0.05, key=key, help=text)
     if info.kind in ("int", "float"):
         return _number(name, info.kind, default, key, text, label=f"{name} (paper default {default:g})")

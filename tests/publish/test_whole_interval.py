@@ -118,10 +118,11 @@ def test_markdown_statement_for_every_kind(rel, tmp_path):
 
 
 def test_the_app_says_where_the_interval_falls_short():
-    from psdviz.ui.answer_box import SHORT, detail
+    from psdviz.ui.answer_box import detail
     assert "too narrow more often than 1 time in 20" in detail(3.0, 2.0, "htree")
+    assert "too narrow" in detail(3.0, 2.0, "kd-cell")
     assert "too narrow" not in detail(3.0, 2.0, "quadtree") and "(a model)" in detail(3.0, 2.0, "quadtree")
-    assert set(SHORT) <= set(pv.METHODS)
+    assert {m for m in pv.METHODS if pv.method_spec(m).interval_caveat} == {"htree", "kd-cell"}
 
 
 def test_the_map_page_offers_the_statement_as_a_download():

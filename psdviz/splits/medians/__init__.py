@@ -10,6 +10,8 @@ Theorem 7 sampling when ``sample_rate`` < 1.
 """
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 import numpy as np
 
 from .cell import cell_medians
@@ -19,7 +21,8 @@ from .sampling import amplified_epsilon, bernoulli_sample
 from .smooth import EPS_LIMIT as SMOOTH_EPS_LIMIT
 from .smooth import smooth_medians, smooth_sensitivity
 
-MEDIAN_METHODS = ("em", "smooth", "noisymean")
+MedianMethod = Literal["em", "smooth", "noisymean"]   # how each private median is chosen
+MEDIAN_METHODS: tuple[str, ...] = get_args(MedianMethod)
 MECHANISM = {"em": "exponential", "smooth": "smooth sensitivity", "noisymean": "two-sided geometric (sum and count)"}
 
 
