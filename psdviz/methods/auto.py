@@ -42,12 +42,12 @@ from ..core.ledger import Ledger
 from ..core.noise import geometric_noise
 from ..core.population import PopulationSize, noisy_population, resolve_n
 from ..core.rng import Randomness
+from ..core.workload import Workload, as_workload
 from ..publish.nonnegative import nonnegative
 from ..publish.release import Release
 from ..splits.keyers import cells_and_corners, split_cells_and_corners
 from .registry import accepts_workload, get_builder, parameters
 from .spec import WORKLOAD_KINDS, MethodSpec
-from .workload_budget import workload_record
 
 FEATURE_FRACTION = 0.02    # of epsilon, for the noisy facts (N, occupied cells, largest corner cell)
 FEATURE_SIDE = 256         # cells per axis of the public grid the cell facts are read from
@@ -205,7 +205,7 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
 
 
 def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
-               n_public: int | None = None, workload=None) -> Release:
+               n_public: int | None = None, workload: Workload | None = None) -> Release:
     """Buy the facts, build the method the rule picks with its defaults and the rest of epsilon (and the
     workload, when the pick plans for one)."""
     ledger = Ledger(epsilon)
@@ -243,7 +243,7 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
               "corner_share": round(facts.corner_share, 4),
               "coarse_corner_share": round(facts.coarse_corner_share, 4), **rel.params}
     if unused:
-        params.update(workload_record(workload))
+        params.update(as_workload(workload).record())
     notes = (why, *rel.notes) if unused is None else (why, unused, *rel.notes)
     return rel.evolve(method="auto", params=params, notes=notes, ledger=ledger.then(rel.ledger),
                       tree=dataclasses.replace(rel.tree, split_eps=split_eps))

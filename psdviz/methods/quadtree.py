@@ -34,6 +34,7 @@ from ..core.rng import Randomness
 from ..core.source import KeySource
 from ..core.tree import FlatTree, check_node_count, complete_links
 from ..core.validation import check_int, check_positive
+from ..core.workload import RegionLayer, Workload, as_workload
 from ..publish.release import Release
 from ..splits import morton
 from ..splits.keyers import morton_cells
@@ -41,14 +42,7 @@ from .complete_tree import finish_complete_tree
 from .early_stop import Pruning, effective_pruning, measure_with_stops, stop_floor
 from .gls_finish import finish_gls_tree
 from .spec import POSITIVE, WORKLOAD_KINDS, MethodSpec, doc
-from .workload_budget import (
-    deepest_used,
-    is_layer,
-    workload_counts,
-    workload_epsilons,
-    workload_record,
-    workload_size,
-)
+from .workload_budget import deepest_used, workload_counts, workload_epsilons
 from .workload_regions import layer_plan
 
 MAX_HEIGHT = 11  # the largest height under the node cap (tree.MAX_NODES)
@@ -99,7 +93,7 @@ def quad_structure(domain: Domain, height: int) -> dict:
 def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int | None = None,
                    budget: Plan = "geometric", postprocess: bool = True, prune: float | None = DEFAULT_PRUNE,
                    n_public: int | None = None, n_fraction: Share = DEFAULT_N_FRACTION, c: float = QUAD_C,
-                   pruning: Pruning = "build", workload=None, stop_sds: float = STOP_SDS) -> Release:
+                   pruning: Pruning = "build", workload: Workload | None = None, stop_sds: float = STOP_SDS) -> Release:
     """Private quadtree: geometric budget, pruning m = 32 during the build, least squares, height from N.
     ``pruning="after_ols"`` is the paper's text (the complete tree, OLS, then pruning). A ``workload``
     (public query rectangles or a region layer, checked by ``pv.build``) replaces the geometric plan by the
@@ -112,8 +106,8 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     if by_rule:
         height, eps_n, n_note = height_from_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction, c)
     height, capped = cap_by_resolution(check_int(height, "height", 1, 64), ps.grid.bits, "height", ps.grid.bits)
-    counts = None
-    if by_rule and workload is not None and is_layer(workload):
+    counts, workload = None, None if workload is None else as_workload(workload)
+    if by_rule and isinstance(workload, RegionLayer):
         height, counts, capped = _layer_depth(height, workload, domain, ps.grid.bits, capped)
     elif workload is not None:
         counts = workload_counts(workload, domain, height)
@@ -134,7 +128,7 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     floor, floor_note = stop_floor(pruning, prune, stop_sds)
     params.update(floor)
     if workload is not None:
-        params.update(workload_record(workload))   # public input: the queries planned for
+        params.update(workload.record())   # public input: the queries planned for
     if pruning == "build" and prune is not None:
         skeleton = FlatTree(noisy=np.zeros(split_eps.size), count_eps=eps[s["depth"]], split_eps=split_eps, **s)
         tree = measure_with_stops(rnd, ledger, skeleton, level_counts(ps, height), eps, float(prune),
@@ -160,7 +154,7 @@ def _workload_depth(height: int, counts: np.ndarray, capped: str | None) -> tupl
     return used, note if capped is None else f"{capped}; {note}"
 
 
-def _layer_depth(height: int, layer, domain: Domain, bits: int,
+def _layer_depth(height: int, layer: RegionLayer, domain: Domain, bits: int,
                  capped: str | None) -> tuple[int, np.ndarray, str | None]:
     """The height rule's tree deepened to resolve a region layer (:func:`.workload_regions.layer_plan`),
     within the node cap and the release grid: the height, the layer's counts for it, and the note."""
@@ -175,7 +169,7 @@ def _layer_depth(height: int, layer, domain: Domain, bits: int,
     return deep, counts, note if capped is None else f"{capped}; {note}"
 
 
-def _workload_plan(epsilon: float, height: int, budget: str, workload, counts: np.ndarray,
+def _workload_plan(epsilon: float, height: int, budget: str, workload: Workload, counts: np.ndarray,
                    domain: Domain) -> tuple[np.ndarray, str, str]:
     """The per-level plan for a workload whose counts at ``height`` are ``counts`` (eps per depth, the plan's
     name, a note for the release)."""
@@ -183,7 +177,7 @@ def _workload_plan(epsilon: float, height: int, budget: str, workload, counts: n
         raise ValueError(f"budget={budget!r} and a workload: the workload sets the budget plan; drop one of them")
     eps = workload_epsilons(epsilon, height, workload, domain, counts=counts)
     shares = ", ".join(f"{e / epsilon:.0%}" for e in eps)
-    return eps, "workload", (f"budget planned for a workload of {workload_size(workload)} (epsilon per level "
+    return eps, "workload", (f"budget planned for a workload of {workload.size_text()} (epsilon per level "
                              f"proportional to the cube root of its canonical nodes there; root to leaves: {shares})")
 
 

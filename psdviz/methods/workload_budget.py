@@ -26,19 +26,21 @@ import numpy as np
 from ..core.domain import MAX_WORKLOAD_RECTS, Domain, validate_rects
 from ..core.optional import require
 from ..core.validation import check_epsilon
+from ..core.workload import Rectangles, RegionLayer, Workload, as_workload
 
 FLOOR_SHARE = 0.05       # every level keeps at least this share of the plan's largest level ...
 GEOMETRIC_FLOOR = 0.5    # ... and the top levels at least this fraction of the geometric plan's shape ...
 TOP_LEVELS = 3           # ... at depths 0-2, whose stopped nodes would be leaves of 1/16 of the domain or more
 
 
-def check_workload(workload, domain: Domain):
-    """The workload checked against the domain, a ValueError naming what to fix: rectangles as a (k, 4) array
-    clipped to the domain, or a region layer (:class:`psdviz.regions.Regions`, every region of every level
-    one query) that meets the domain."""
-    if is_layer(workload):
+def check_workload(workload, domain: Domain) -> Workload:
+    """The workload checked against the domain, a ValueError naming what to fix: rectangles clipped to the
+    domain, or a region layer (:class:`psdviz.regions.Regions`, every region of every level one query) that
+    meets the domain."""
+    workload = as_workload(workload)
+    if isinstance(workload, RegionLayer):
         return _check_layer(workload, domain)
-    arr = validate_rects(workload)
+    arr = validate_rects(workload.rects)
     if not 1 <= arr.shape[0] <= MAX_WORKLOAD_RECTS:
         raise ValueError(f"workload must hold between 1 and {MAX_WORKLOAD_RECTS:,} rectangles (got {arr.shape[0]:,})")
     lo, hi = [domain.xmin, domain.ymin] * 2, [domain.xmax, domain.ymax] * 2
@@ -48,10 +50,10 @@ def check_workload(workload, domain: Domain):
         raise ValueError(f"workload rectangle {int(np.flatnonzero(empty)[0])} has no area inside the domain "
                          f"[{domain.xmin:g}, {domain.xmax:g}] x [{domain.ymin:g}, {domain.ymax:g}]; drop it or fix "
                          "its corners")
-    return clipped
+    return Rectangles(clipped)
 
 
-def _check_layer(regions, domain: Domain):
+def _check_layer(regions: RegionLayer, domain: Domain) -> RegionLayer:
     """A region layer as a workload: at most MAX_WORKLOAD_RECTS regions, all of them meeting the domain."""
     shapely = require("shapely", "region layers")
     if not 1 <= len(regions.geometry) <= MAX_WORKLOAD_RECTS:
@@ -66,40 +68,14 @@ def _check_layer(regions, domain: Domain):
     return regions
 
 
-def is_layer(workload) -> bool:
-    """Whether a workload is a region layer (a :class:`psdviz.regions.Regions`, read through its ``geometry``,
-    ``ids`` and ``n_levels``; the regions package sits beside this one, so it is not imported here)."""
-    return all(hasattr(workload, a) for a in ("geometry", "ids", "n_levels"))
-
-
-def workload_size(workload) -> str:
-    """'12 rectangles' or '3,286 regions': how the release describes its workload."""
-    return f"{len(workload.geometry):,} regions" if is_layer(workload) else f"{len(workload):,} rectangles"
-
-
-def workload_record(workload) -> dict:
-    """The release parameters recording a workload (public input): the rectangles themselves, or for a
-    region layer its size, levels and a SHA-256 of its ids and geometry (WKB), which names the layer
-    without copying it into the release."""
-    if not is_layer(workload):
-        return {"workload": np.asarray(workload, float).tolist()}
-    import hashlib
-
-    shapely = require("shapely", "region layers")
-    digest = hashlib.sha256()
-    for rid, wkb in zip(workload.ids, shapely.to_wkb(workload.geometry)):
-        digest.update(str(rid).encode() + b"\0" + wkb)
-    return {"workload_regions": f"{workload_size(workload)} in {workload.n_levels} level(s), sha256 "
-                                f"{digest.hexdigest()}"}
-
-
-def workload_counts(workload, domain: Domain, height: int) -> np.ndarray:
+def workload_counts(workload: Workload, domain: Domain, height: int) -> np.ndarray:
     """N_l per depth for either kind of workload (:func:`canonical_counts` or
     :func:`psdviz.methods.workload_regions.region_canonical_counts`)."""
-    if is_layer(workload):
+    workload = as_workload(workload)
+    if isinstance(workload, RegionLayer):
         from .workload_regions import region_canonical_counts
         return region_canonical_counts(workload.geometry, domain, height)
-    return canonical_counts(workload, domain, height)
+    return canonical_counts(workload.rects, domain, height)
 
 
 def _axis(lo: np.ndarray, hi: np.ndarray, cells: int) -> tuple[np.ndarray, np.ndarray]:
@@ -141,7 +117,7 @@ def deepest_used(counts: np.ndarray) -> int:
     return int(used[-1]) if used.size else counts.size - 1
 
 
-def workload_epsilons(epsilon: float, height: int, workload, domain: Domain,
+def workload_epsilons(epsilon: float, height: int, workload: Workload, domain: Domain,
                       counts: np.ndarray | None = None) -> np.ndarray:
     """eps per depth, proportional to N_l^(1/3), summing to ``epsilon`` (``counts``: the workload's N_l for
     this height when already counted).

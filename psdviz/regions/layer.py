@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..core.optional import require
 from ..core.parallel import Checked
+from ..core.workload import RegionLayer
 
 OVERLAP_TOLERANCE = 1e-3   # 0.1 % of the smaller region: quantised shared borders (US counties at 1:10m reach 0.02 %)
 LON_LAT = "EPSG:4326"
@@ -150,6 +151,11 @@ class Regions:
     @property
     def n_levels(self) -> int:
         return int(self.levels.max()) + 1
+
+    def as_workload(self) -> RegionLayer:
+        """The layer as a query workload (``pv.build(..., workload=layer)``): every region of every level one
+        query."""
+        return RegionLayer(self.geometry, self.ids, self.n_levels)
 
     def parent_index(self) -> np.ndarray:
         """Row of each region's parent (-1 for top-level regions); a read-only array, computed once."""

@@ -151,7 +151,7 @@ def test_bad_workloads_are_refused_in_words(kwargs, match):
 
 
 def test_workload_is_clipped_to_the_domain():
-    np.testing.assert_allclose(check_workload([[-1, -1, 2, 2]], DOM), [[0, 0, 2, 2]])
+    np.testing.assert_allclose(check_workload([[-1, -1, 2, 2]], DOM).rects, [[0, 0, 2, 2]])
 
 
 def test_random_rectangles_put_more_epsilon_deeper():

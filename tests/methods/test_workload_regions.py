@@ -153,3 +153,19 @@ def test_auto_records_a_layer_it_did_not_plan_for():
     rel = pv.build(pts, DOM, "auto", 0.5, seed=1, workload=_layer())
     assert rel.params["chosen"] != "quadtree" and rel.params["workload_regions"].startswith("5 regions")
     assert any("The workload was not used" in n for n in rel.notes)
+
+
+def test_a_workload_is_typed_once_and_the_types_build_the_same_release():
+    """A layer becomes a RegionLayer, an array Rectangles (psdviz.core.workload); passing the typed value
+    builds the very release the layer or the array builds."""
+    from psdviz.core.workload import Rectangles, RegionLayer, as_workload
+    layer, rects = _layer(), np.array([[0.1, 0.1, 0.6, 0.4], [0.0, 0.5, 1.0, 1.0]])
+    typed = as_workload(layer)
+    assert isinstance(typed, RegionLayer) and len(typed) == 5 and typed.n_levels == 2
+    assert isinstance(as_workload(rects), Rectangles) and as_workload(typed) is typed
+    pts = np.random.default_rng(0).random((5_000, 2))
+    for given, same in ((layer, typed), (rects, Rectangles(rects))):
+        a = pv.build(pts, DOM, "quadtree", 1.0, seed=2, height=5, workload=given)
+        b = pv.build(pts, DOM, "quadtree", 1.0, seed=2, height=5, workload=same)
+        np.testing.assert_array_equal(a.tree.noisy, b.tree.noisy)
+        assert a.params == b.params

@@ -1,0 +1,75 @@
+"""The publisher's query workload, typed: rectangles or a region layer.
+
+A workload is public input (the queries the publisher will ask); a method that plans for one
+(``MethodSpec.workloads``) spends its budget where those queries need it. :func:`as_workload` turns
+what a caller passes (a (k, 4) array of rectangles, or a layer that offers ``as_workload()``, such as
+:class:`psdviz.regions.Regions`) into one of the two types; everything after it tells them apart by type.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from .optional import require
+
+
+@dataclass(frozen=True, eq=False)
+class Rectangles:
+    """Query rectangles, (k, 4) rows of xmin, ymin, xmax, ymax in the release's coordinates."""
+
+    rects: np.ndarray
+    kind = "rectangles"
+
+    def __len__(self) -> int:
+        return int(self.rects.shape[0])
+
+    def size_text(self) -> str:
+        """'12 rectangles': how a release describes its workload."""
+        return f"{len(self):,} rectangles"
+
+    def record(self) -> dict:
+        """The release parameters recording it (public input): the rectangles themselves."""
+        return {"workload": np.asarray(self.rects, float).tolist()}
+
+
+@dataclass(frozen=True, eq=False)
+class RegionLayer:
+    """Every region of every level of a layer as one query: shapely geometries, their ids, the levels."""
+
+    geometry: np.ndarray
+    ids: np.ndarray
+    n_levels: int
+    kind = "regions"
+
+    def __len__(self) -> int:
+        return int(len(self.geometry))
+
+    def size_text(self) -> str:
+        """'3,286 regions'."""
+        return f"{len(self):,} regions"
+
+    def record(self) -> dict:
+        """Its size, levels and a SHA-256 of its ids and geometry (WKB): names the layer without copying it
+        into the release."""
+        shapely = require("shapely", "region layers")
+        digest = hashlib.sha256()
+        for rid, wkb in zip(self.ids, shapely.to_wkb(self.geometry)):
+            digest.update(str(rid).encode() + b"\0" + wkb)
+        return {"workload_regions": f"{self.size_text()} in {self.n_levels} level(s), sha256 {digest.hexdigest()}"}
+
+
+Workload = Rectangles | RegionLayer
+
+
+def as_workload(value) -> Workload:
+    """``value`` as a typed workload: a :data:`Workload` as it is, a layer through its ``as_workload()``, and
+    anything else as rectangles (checked against the domain by
+    :func:`psdviz.methods.workload_budget.check_workload`)."""
+    if isinstance(value, (Rectangles, RegionLayer)):
+        return value
+    convert = getattr(value, "as_workload", None)
+    if callable(convert):
+        return convert()
+    return Rectangles(np.asarray(value, float))
