@@ -15,9 +15,9 @@ from .core.domain import Domain, prepare_points
 from .core.ledger import Ledger, Spend
 from .core.validation import LargeEpsilonWarning
 from .errors import BudgetError, InputDataError, ParameterError, ReleaseFileError
+from .methods.param_info import documented_builder as builder
 from .methods.param_info import method_help
 from .methods.param_info import parameter_info as method_parameters
-from .methods.registry import get_builder as builder
 from .methods.registry import methods as _methods
 from .methods.registry import references as _references
 from .methods.registry import spec_of as method_spec

@@ -16,11 +16,19 @@ import pandas as pd
 from ..core.ledger import Ledger
 from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness, check_seeded_export
+from ..publish import json_release as jr
 from ..publish.protocol import owner_audit, report_header
 from ..publish.release import freeze
 from .error import emd, emd_by_level
 from .hierarchy import Hierarchy
 from .representations import to_cumulative, to_unattributed
+
+FORMAT = "psdviz-coco"   # the release file (psdviz/coco/release_file.py reads it)
+
+
+def _entries(matrix: np.ndarray) -> dict:
+    node, size = np.nonzero(matrix)
+    return {"node": node.tolist(), "size": size.tolist(), "count": matrix[node, size].tolist()}
 
 
 @dataclass(frozen=True)
@@ -106,8 +114,13 @@ class CocoRelease:
     def save(self, path, *, allow_seeded: bool = False):
         """Write the release file (JSON: the report, the hierarchy, G and the histograms' non-zero
         entries); ``pv.load_release`` opens it. A seeded run is refused unless ``allow_seeded=True``."""
-        from .release_file import save_coco
-        return save_coco(self, path, allow_seeded=allow_seeded)
+        check_seeded_export(self.randomness, allow_seeded, "the count-of-counts release")
+        h = self.hierarchy
+        return jr.write(path, FORMAT, {
+            "report": {**self.report(), "parameters": dict(self.params)},
+            "hierarchy": {"names": list(h.names), "parent": h.parent.tolist(), "level": h.level.tolist()},
+            "groups": self.groups.tolist(), "histograms": _entries(self.histograms),
+            "independent": _entries(self.independent)})
 
     def to_json(self, *, allow_seeded: bool = False) -> str:
         """Deprecated: use :meth:`save` (the release file) or :meth:`report`. The release as JSON text."""

@@ -1,4 +1,5 @@
-"""Count-of-counts release files (JSON, ``psdviz/publish/json_release.py``): write and read back.
+"""Count-of-counts release files (JSON, ``psdviz/publish/json_release.py``): read back what ``CocoRelease.save``
+wrote.
 
 The file holds the publishable report, the public hierarchy (names, parents, levels), K, G per node
 and the non-zero entries of the released histograms and of the per-node estimates before
@@ -10,31 +11,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.rng import check_seeded_export
 from ..publish import json_release as jr
 from ..publish.release_checks import bad
 from .hierarchy import Hierarchy
 from .publish import CONSISTENCY
-from .release import CocoRelease
+from .release import FORMAT, CocoRelease
 
-FORMAT = "psdviz-coco"
 MAX_DENSE = 60_000_000     # nodes x (K + 1): two int64 matrices of this size stay under 1 GB
 PER_BYTE = 500             # ... and at most this many per byte of the file (a 36 kB file cannot ask for GBs)
-
-
-def _entries(matrix: np.ndarray) -> dict:
-    node, size = np.nonzero(matrix)
-    return {"node": node.tolist(), "size": size.tolist(), "count": matrix[node, size].tolist()}
-
-
-def save_coco(rel: CocoRelease, path, *, allow_seeded: bool = False):
-    check_seeded_export(rel.randomness, allow_seeded, "the count-of-counts release")
-    h = rel.hierarchy
-    return jr.write(path, FORMAT, {
-        "report": {**rel.report(), "parameters": dict(rel.params)},
-        "hierarchy": {"names": list(h.names), "parent": h.parent.tolist(), "level": h.level.tolist()},
-        "groups": rel.groups.tolist(), "histograms": _entries(rel.histograms),
-        "independent": _entries(rel.independent)})
 
 
 def _matrix(doc, name: str, n: int, k: int, low: int) -> np.ndarray:

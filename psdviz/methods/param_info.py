@@ -59,6 +59,16 @@ def method_help(method: str) -> str:
     return f"{summary(method)}\n\n{parameters_section(parameter_info(method))}"
 
 
+def documented_builder(method: str):
+    """The builder of ``method`` (``pv.builder``), its docstring ending with the method's declared parameters
+    as a numpydoc section (``help()``), made from the same declarations as validation and the app's controls."""
+    builder = get_builder(method)
+    if getattr(builder, "__psdviz_help__", None) != method:
+        builder.__doc__ = method_help(method)
+        builder.__psdviz_help__ = method
+    return builder
+
+
 def suggested_value(method: str, name: str, values: dict | None = None):
     """Value to prefill for ``name`` when it is unset; ``values`` = the other parameters chosen so far.
 

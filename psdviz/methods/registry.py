@@ -81,19 +81,13 @@ def spec_of(method: str) -> MethodSpec:
 
 
 def get_builder(method: str) -> Callable:
-    """The builder of ``method``; its docstring (``help()``) ends with the method's declared parameters
-    as a numpydoc section, made from the same declarations as validation and the app's controls."""
-    builder = spec_of(method).builder
-    if not hasattr(builder, "summary"):
-        builder.summary = inspect.cleandoc(builder.__doc__ or "")   # what the method does, without parameters
-        from .param_info import method_help  # param_info reads this registry: imported when first needed
-        builder.__doc__ = method_help(method)
-    return builder
+    """The builder of ``method`` (``pv.builder`` adds its declared parameters to its docstring)."""
+    return spec_of(method).builder
 
 
 def summary(method: str) -> str:
-    """What ``method``'s builder does, in its own words (its docstring before the parameters section)."""
-    return get_builder(method).summary
+    """What ``method``'s builder does, in its own words (its docstring as written, without parameters)."""
+    return spec_of(method).summary
 
 
 # Keyword inputs a builder may take that ``pv.build`` passes itself (not method parameters: no form, no

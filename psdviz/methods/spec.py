@@ -10,6 +10,7 @@ vocabulary of :mod:`.declarations`.
 """
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -73,6 +74,7 @@ class MethodSpec:
     private: bool = True
     rank: int = 1000
     interval_caveat: str = ""
+    summary: str = field(init=False)   # what the method does: its builder's docstring as written
 
     def __post_init__(self) -> None:
         if not self.name or not all(c.isalnum() or c == "-" for c in self.name) or self.name != self.name.lower():
@@ -84,3 +86,4 @@ class MethodSpec:
             raise ValueError(f"method {self.name!r}: workloads must be among {WORKLOAD_KINDS} (got {sorted(unknown)})")
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
         object.__setattr__(self, "suggest", MappingProxyType(dict(self.suggest)))
+        object.__setattr__(self, "summary", inspect.cleandoc(self.builder.__doc__ or ""))

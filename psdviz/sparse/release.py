@@ -24,10 +24,13 @@ import pandas as pd
 from ..core.ledger import Ledger
 from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness, check_seeded_export
+from ..publish import json_release as jr
 from ..publish.protocol import json_value, owner_audit, report_header
 from ..publish.release import freeze
 from .dyadic import DyadicIndex, decompose_ranges
 from .table import _range_sums, _subset_sum
+
+FORMAT = "psdviz-sparse"   # the release file (psdviz/sparse/release_file.py reads it)
 
 
 @dataclass(frozen=True)
@@ -79,8 +82,9 @@ class SparseRelease:
     def save(self, path, *, allow_seeded: bool = False):
         """Write the release file (JSON: the report and the kept entries); ``pv.load_release`` opens it.
         A seeded run is refused unless ``allow_seeded=True``."""
-        from .release_file import save_sparse
-        return save_sparse(self, path, allow_seeded=allow_seeded)
+        check_seeded_export(self.randomness, allow_seeded, "the sparse summary")
+        return jr.write(path, FORMAT, {"report": self.report(), "indices": self.indices.tolist(),
+                                       "values": self.values.tolist(), "weights": self.weights.tolist()})
 
     @property
     def size(self) -> int:

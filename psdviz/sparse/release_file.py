@@ -1,4 +1,5 @@
-"""Sparse-summary release files (JSON, ``psdviz/publish/json_release.py``): write and read back.
+"""Sparse-summary release files (JSON, ``psdviz/publish/json_release.py``): read back what
+``SparseRelease.save`` wrote.
 
 The file holds the publishable report (resolved parameters, m, layout, ledger) and the kept entries
 (cell or dyadic node, noisy value, estimation weight). Reading checks the entries against m before a
@@ -8,20 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.rng import check_seeded_export
 from ..publish import json_release as jr
 from ..publish.release_checks import bad
 from .dyadic import DyadicIndex
-from .release import SparseRelease
+from .release import FORMAT, SparseRelease
 
-FORMAT = "psdviz-sparse"
 MAX_CELLS = 10 ** 15
-
-
-def save_sparse(rel: SparseRelease, path, *, allow_seeded: bool = False):
-    check_seeded_export(rel.randomness, allow_seeded, "the sparse summary")
-    return jr.write(path, FORMAT, {"report": rel.report(), "indices": rel.indices.tolist(),
-                                   "values": rel.values.tolist(), "weights": rel.weights.tolist()})
 
 
 def load_sparse(path) -> SparseRelease:
