@@ -52,7 +52,7 @@ def test_nonnegative_flag_gives_the_engine_release(data, capsys):
     rel = pv.load_release(out)
     same = pv.build(df[["lon", "lat"]].to_numpy(), pv.Domain(-10, 35, 30, 60), "hybrid", 0.3, seed=4,
                     nonfinite="drop", nonnegative=True)
-    assert rel.query_model["inference"] == "nnls"
+    assert rel.query_model.inference == "nnls"
     q = np.array([[-5, 40, 10, 50], [0, 36, 29, 59]])
     np.testing.assert_array_equal(rel.answer(q), same.answer(q))
 

@@ -23,12 +23,12 @@ from ..core.parallel import Disjointness, TreeTiling
 from ..core.privacy_unit import ONE_POINT, PrivacyUnit
 from ..core.rng import Randomness
 from ..core.tree import FlatTree
-from .query_model import check_model
+from .query_model import QueryModel, as_model
 from .release import Release
 
 
 def make_release(method: str, params: dict, domain: Domain, tree: FlatTree, ledger: Ledger,
-                 randomness: Randomness, points_report: dict, *, consistent: bool, query_model: dict,
+                 randomness: Randomness, points_report: dict, *, consistent: bool, query_model: QueryModel | dict,
                  grid: Grid, kept: np.ndarray | None = None, private: bool = True, notes=(),
                  privacy_unit: PrivacyUnit | str = ONE_POINT, parallel: Disjointness | None = None) -> Release:
     """A checked, immutable release with its query machinery built.
@@ -42,8 +42,8 @@ def make_release(method: str, params: dict, domain: Domain, tree: FlatTree, ledg
         input account (rows outside the domain, rows without coordinates).
     consistent : bool
         The tree's estimates are consistent (each parent equals the sum of its children).
-    query_model : dict
-        How answers and variances are computed (:mod:`psdviz.publish.query_model`).
+    query_model : QueryModel or dict
+        How answers and variances are computed (:mod:`psdviz.publish.query_model`; a dict is its saved form).
     grid : Grid
         The public resolution grid every coordinate lies on.
     kept : array, optional
@@ -57,12 +57,9 @@ def make_release(method: str, params: dict, domain: Domain, tree: FlatTree, ledg
         A path spends more than the ledger, a parallel step measured regions that may overlap, or the
         query model is unknown or does not fit the tree.
     """
-    check_model(query_model)
+    model = as_model(query_model).cut_at(tree.height)   # a tree stopped above its planned depth: every depth it kept
     check_paths(tree, ledger)
     ledger.check_parallel(parallel if parallel is not None else TreeTiling.of(tree, grid))
-    model = dict(query_model)
-    if "data_cuts" in model:      # a tree stopped or pruned above its planned depth: every depth it kept
-        model["data_cuts"] = min(int(model["data_cuts"]), tree.height)
     rel = Release(method, params, domain, tree, ledger, randomness, points_report, consistent, private=private,
                   notes=tuple(n for n in notes if n), grid=grid, query_model=model, kept=kept,
                   privacy_unit=privacy_unit)

@@ -1,4 +1,5 @@
-"""How a release answers queries and their variances, as data (a small JSON-ready description).
+"""How a release answers queries and their variances, as typed data (:class:`QueryModel`, saved as a small
+JSON object).
 
 A builder describes its query machinery instead of wiring closures, and :func:`machinery` builds it
 from that description and the released tree alone (when the release is made by
@@ -6,7 +7,7 @@ from that description and the released tree alone (when the release is made by
 release is built and when a saved release is loaded (``release_file.py``), so a loaded release
 answers ``answer`` and ``answer_variance`` with exactly the same code and the same numbers.
 
-Description keys:
+Fields (and the keys of the saved object):
 
 * ``answer``: ``"tree"`` (canonical decomposition, ICDE'12 section 4.1), ``"pyramid"`` (regular or
   near-equal grid levels: ``levels`` = the depths used, ``regular`` = equal cells), ``"grid_of_grids"``
@@ -19,8 +20,14 @@ Description keys:
 * ``data_cuts`` (optional, default 0): the children of nodes shallower than this depth have edges placed
   from the data (private medians, imbalance positions); the cut-cell model of ``query/uniformity.py``
   takes their points as one clump.
+* ``inference`` (optional): ``"nnls"`` when the estimates are non-negative least squares over the released
+  counts (:mod:`psdviz.publish.nonnegative`).
 """
 from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -31,15 +38,76 @@ from ..query.grid_of_grids import GridOfGrids
 from ..query.pyramid import Pyramid
 from ..query.split_index import SplitIndex
 
-ANSWERS = ("tree", "pyramid", "grid_of_grids", "split_index")
-VARIANCES = ("none", "leaf", "complete_leaf", "ols", "gls")
+Answer = Literal["tree", "pyramid", "grid_of_grids", "split_index"]
+Variance = Literal["none", "leaf", "complete_leaf", "ols", "gls"]
+ANSWERS: tuple[str, ...] = get_args(Answer)
+VARIANCES: tuple[str, ...] = get_args(Variance)
+INFERENCES = ("", "nnls")
 
 
-def check_model(model: dict) -> None:
-    """The query model names an answer path and a variance this version knows."""
-    if model.get("answer") not in ANSWERS or model.get("variance") not in VARIANCES:
-        raise ValueError(f"unknown query model {model!r}: answer must be one of {ANSWERS}, "
-                         f"variance one of {VARIANCES}")
+@dataclass(frozen=True)
+class QueryModel:
+    """How a release answers queries and their variances (module docstring: what each field means).
+
+    ``levels`` and ``regular`` belong to the pyramid, ``edges1`` to the grid of grids, ``fanout``,
+    ``full_height``, ``var`` (per depth, None where nothing was measured) and ``eps`` to the complete-tree
+    variances; :meth:`to_data` saves only the fields of the model's own paths.
+    """
+
+    answer: Answer
+    variance: Variance
+    data_cuts: int = 0
+    levels: tuple[int, ...] = ()
+    regular: bool = False
+    edges1: tuple[int, ...] = ()
+    fanout: int = 0
+    full_height: int = 0
+    eps: tuple[float, ...] = ()
+    var: tuple[float | None, ...] = ()
+    inference: str = ""
+
+    def __post_init__(self) -> None:
+        if self.answer not in ANSWERS or self.variance not in VARIANCES or self.inference not in INFERENCES:
+            raise ValueError(f"unknown query model (answer {self.answer!r}, variance {self.variance!r}, inference "
+                             f"{self.inference!r}): answer must be one of {ANSWERS}, variance one of {VARIANCES}")
+        for name in ("levels", "edges1", "eps", "var"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+
+    def to_data(self) -> dict:
+        """The JSON object a release file holds: the answer, the variance and the fields their paths read."""
+        out: dict = {"answer": self.answer, "variance": self.variance}
+        if self.answer == "pyramid":
+            out.update(levels=list(self.levels), regular=self.regular)
+        if self.answer == "grid_of_grids":
+            out["edges1"] = list(self.edges1)
+        if self.variance in ("complete_leaf", "ols") or self.fanout:
+            out.update(full_height=self.full_height, fanout=self.fanout, eps=list(self.eps), var=list(self.var))
+        if self.data_cuts:
+            out["data_cuts"] = self.data_cuts
+        if self.inference:
+            out["inference"] = self.inference
+        return out
+
+    @classmethod
+    def from_data(cls, data: dict) -> QueryModel:
+        """A model from its saved object (checked against its tree by
+        :func:`psdviz.publish.release_checks.check_query_model`); unknown keys are refused."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a query model is a JSON object (got {type(data).__name__})")
+        unknown = sorted(set(data) - {f.name for f in dataclasses.fields(cls)})
+        if unknown or data.get("answer") not in ANSWERS or data.get("variance") not in VARIANCES:
+            raise ValueError(f"unknown query model {data!r}: answer must be one of {ANSWERS}, variance one of "
+                             f"{VARIANCES}" + (f", and no keys {unknown}" if unknown else ""))
+        return cls(**data)
+
+    def cut_at(self, height: int) -> QueryModel:
+        """The model of a tree stopped or pruned above its planned depth: data cuts at most its height."""
+        return dataclasses.replace(self, data_cuts=min(self.data_cuts, height))
+
+
+def as_model(model: QueryModel | dict) -> QueryModel:
+    """A builder's or a file's description as a :class:`QueryModel` (a ValueError for an unknown one)."""
+    return model if isinstance(model, QueryModel) else QueryModel.from_data(model)
 
 
 def machinery(rel) -> tuple:
@@ -48,11 +116,11 @@ def machinery(rel) -> tuple:
     model = rel.query_model
     vals = rel.tree.est if rel.consistent else rel.tree.noisy
     index = None
-    if model["answer"] == "pyramid":
-        index = _pyramid(rel.tree, vals, rel.domain, model["levels"], model["regular"])
-    elif model["answer"] == "grid_of_grids":
-        index = _grid_of_grids(rel.tree, vals, rel.grid, np.asarray(model["edges1"], np.int64))
-    elif model["answer"] == "split_index":
+    if model.answer == "pyramid":
+        index = _pyramid(rel.tree, vals, rel.domain, list(model.levels), model.regular)
+    elif model.answer == "grid_of_grids":
+        index = _grid_of_grids(rel.tree, vals, rel.grid, np.asarray(model.edges1, np.int64))
+    elif model.answer == "split_index":
         index = SplitIndex(rel.tree, vals, rel.grid)
     return index, _variance(rel.tree, model, rel.kept)
 
@@ -81,9 +149,9 @@ def _grid_of_grids(tree: FlatTree, vals: np.ndarray, grid, edges1: np.ndarray) -
     return GridOfGrids.build(grid, edges1, m2, vals[1:1 + n1], vals[1 + n1:])
 
 
-def _full_tree(tree: FlatTree, model: dict) -> FlatTree:
-    var = np.array([np.inf if v is None else v for v in model["var"]], dtype=float)
-    return complete_skeleton(int(model["full_height"]), int(model["fanout"]), var)
+def _full_tree(model: QueryModel) -> FlatTree:
+    var = np.array([np.inf if v is None else v for v in model.var], dtype=float)
+    return complete_skeleton(int(model.full_height), int(model.fanout), var)
 
 
 def _full_leaf_weights(full: FlatTree, kept: np.ndarray | None, w: np.ndarray) -> np.ndarray:
@@ -97,8 +165,8 @@ def _full_leaf_weights(full: FlatTree, kept: np.ndarray | None, w: np.ndarray) -
     return full.path_sum(big)[bounds[full.height]:]
 
 
-def _variance(tree: FlatTree, model: dict, kept: np.ndarray | None):
-    kind = model["variance"]
+def _variance(tree: FlatTree, model: QueryModel, kept: np.ndarray | None):
+    kind = model.variance
     if kind == "none":
         return None
     if kind == "leaf":
@@ -106,14 +174,14 @@ def _variance(tree: FlatTree, model: dict, kept: np.ndarray | None):
         return lambda w: (w ** 2 * var[:, None]).sum(axis=0)
     if kind == "gls":
         return gls_variance_fn(tree, gls_plan(tree, tree.noise_var))
-    full = _full_tree(tree, model)
+    full = _full_tree(model)
     if kind == "complete_leaf":
         leaf_var = full.noise_var[full.level_bounds()[full.height]:]
         return lambda w: (_full_leaf_weights(full, kept, w) ** 2 * leaf_var[:, None]).sum(axis=0)
-    eps = np.asarray(model["eps"], dtype=float)
+    eps = np.asarray(model.eps, dtype=float)
     finite = np.isfinite(full.noise_var)
 
     def ols(w: np.ndarray) -> np.ndarray:
-        coef = ols_coefficients(full, eps, int(model["fanout"]), _full_leaf_weights(full, kept, w))
+        coef = ols_coefficients(full, eps, int(model.fanout), _full_leaf_weights(full, kept, w))
         return (coef[finite] ** 2 * full.noise_var[finite, None]).sum(axis=0)
     return ols

@@ -23,6 +23,7 @@ from ..core.rng import Randomness
 from ..core.tree import FlatTree, read_only
 from ..query.decompose import answer_tree, decompose, leaf_weights
 from .protocol import report_header
+from .query_model import QueryModel, as_model, machinery
 
 # Exact variance of post-processed answers: node weights (n_nodes, k), non-zero on leaves only, of
 # queries written as sums over released leaf estimates -> (k,) variances from the noise variances.
@@ -110,14 +111,15 @@ class Release:
     private: bool = True
     notes: tuple[str, ...] = ()
     grid: Grid | None = None      # the public resolution grid every coordinate lies on
-    query_model: dict | None = None  # how answers and variances are computed (query_model.py)
+    query_model: QueryModel | None = None  # how answers and variances are computed (query_model.py)
     kept: np.ndarray | None = None  # after pruning a complete tree: each node's id in the full tree
     privacy_unit: PrivacyUnit = ONE_POINT
     curve: np.ndarray | None = None  # Hilbert R-tree: each node's range [lo, hi) of curve positions, (n, 2)
 
     def __post_init__(self) -> None:
-        freeze(self, tuples=("notes",), dicts=("params", "points_report")
-               + (("query_model",) if self.query_model is not None else ()))
+        freeze(self, tuples=("notes",), dicts=("params", "points_report"))
+        if self.query_model is not None:      # typed and frozen (a dict is its saved form)
+            object.__setattr__(self, "query_model", as_model(self.query_model))
         if isinstance(self.privacy_unit, str):
             object.__setattr__(self, "privacy_unit", PrivacyUnit.parse(self.privacy_unit))
         object.__setattr__(self, "tree", self.tree.frozen())
@@ -136,20 +138,18 @@ class Release:
     def _query(self) -> tuple[QueryIndex | None, VarianceFn | None]:
         if self.query_model is None:
             return None, None
-        from .query_model import machinery
         return machinery(self)
 
     def evolve(self, **changes) -> Release:
         """A new release with ``changes`` (releases are immutable). The query machinery is kept when
         nothing it is derived from changes, else rebuilt now from the new tree and query model (a model
         that does not fit fails here). Releases are made by :func:`psdviz.publish.factory.make_release`."""
-        from .query_model import check_model
         new_rnd = changes.get("randomness")
         if new_rnd is not None and self.randomness.seeded and not new_rnd.seeded:
             raise ValueError("a seeded release stays seeded: its noise came from the seed, whatever the label says "
                              "(build again with seed=None for a fresh release)")
         if changes.get("query_model") is not None:
-            check_model(changes["query_model"])
+            changes["query_model"] = as_model(changes["query_model"])
         out = dataclasses.replace(self, **changes)
         if "_query" in self.__dict__ and not set(changes) & _MACHINERY_INPUTS:
             out.__dict__["_query"] = self.__dict__["_query"]
@@ -337,7 +337,7 @@ class Release:
         """Per node: the cut cells' factor and whether the data placed its edges (:mod:`psdviz.query.uniformity`),
         a function of the release alone, so computed once rather than per query."""
         from ..query.uniformity import cut_factor, data_placed
-        placed = data_placed(self.tree, (self.query_model or {}).get("data_cuts", 0))
+        placed = data_placed(self.tree, self.query_model.data_cuts if self.query_model is not None else 0)
         return read_only(cut_factor(self.tree, self._values(), placed)), read_only(placed)
 
     def _cut_error(self, reg: np.ndarray, node: np.ndarray, share: np.ndarray, n: int) -> np.ndarray:

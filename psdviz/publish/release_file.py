@@ -51,7 +51,7 @@ def _metadata(rel: Release) -> dict:
         "delta": rel.ledger.delta(), "ledger": rel.ledger.records(), "randomness": rel.randomness.mode,
         "privacy_unit": rel.privacy_unit.to_data(), "consistent": rel.consistent,
         "input_handling": rel.input_handling(),
-        "notes": list(rel.notes), "query_model": rel.query_model, **rel.randomness.warning(),
+        "notes": list(rel.notes), "query_model": rel.query_model.to_data(), **rel.randomness.warning(),
     }
 
 

@@ -241,7 +241,7 @@ def test_corner_atom_gets_the_hybrid_tree_with_nnls():
     pts = zero_inflated(30_000, DOM, np.random.default_rng(2), atom=0.87, lines=0.13, corner=True)
     rel = pv.build(pts, DOM, "auto", 0.1, seed=4, resolution=8)
     assert (rel.params["chosen"], rel.params["nonnegative"]) == ("hybrid", True)
-    assert rel.notes[0].startswith("auto chose hybrid+nnls") and rel.query_model["inference"] == "nnls"
+    assert rel.notes[0].startswith("auto chose hybrid+nnls") and rel.query_model.inference == "nnls"
     tree = rel.tree
     assert tree.noisy[np.isfinite(tree.noisy)].min() < 0 <= tree.est.min() + 1e-9   # the bound was active
     np.testing.assert_allclose(tree.est, nnls_estimate(tree, tree.noisy, tree.noise_var))

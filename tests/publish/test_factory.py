@@ -117,7 +117,7 @@ def test_the_factory_refuses_a_path_that_spends_more_than_the_ledger():
     t = rel.tree
     tree = dataclasses.replace(t, count_eps=np.asarray(t.count_eps) * 2, rect=np.array(t.rect),
                                noisy=np.array(t.noisy))
-    kw = dict(consistent=rel.consistent, grid=rel.grid, query_model=dict(rel.query_model))
+    kw = dict(consistent=rel.consistent, grid=rel.grid, query_model=rel.query_model)
     with pytest.raises(ValueError, match="more than the 1 its ledger recorded"):
         make_release("quadtree", {}, UNIT, tree, rel.ledger, rel.randomness, {}, **kw)
     same = make_release("quadtree", {}, UNIT, dataclasses.replace(t), rel.ledger, rel.randomness, {}, **kw)

@@ -27,7 +27,7 @@ def test_every_method_gets_non_negative_consistent_estimates(sparse_points, meth
     # post-processing only: the same draws, the same released counts, the same ledger
     np.testing.assert_array_equal(t.noisy, plain.tree.noisy)
     assert rel.ledger.records() == plain.ledger.records()
-    assert rel.query_model["inference"] == "nnls" and any("non-negative" in n for n in rel.notes)
+    assert rel.query_model.inference == "nnls" and any("non-negative" in n for n in rel.notes)
     assert np.isfinite(rel.answer([[0.2, 0.2, 0.9, 0.9]])).all()
 
 
@@ -44,7 +44,7 @@ def test_round_trip_through_a_release_file(sparse_points, tmp_path):
     back = pv.load_release(rel.save(tmp_path / "r.parquet", allow_seeded=True))
     q = np.array([[0, 0, 0.5, 0.5], [0.1, 0.3, 0.7, 0.9], [0, 0, 1, 1]])
     np.testing.assert_array_equal(back.answer(q), rel.answer(q))
-    assert back.query_model["inference"] == "nnls"
+    assert back.query_model.inference == "nnls"
 
 
 def test_bad_flag_is_a_clear_error(sparse_points):

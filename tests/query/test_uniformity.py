@@ -116,15 +116,15 @@ def test_cells_the_data_placed_take_their_points_as_one_clump():
     pts = np.random.default_rng(5).uniform(0, 64, (20_000, 2))
     kd = pv.build(pts, DOM, "kdtree", 1.0, seed=1, height=4)
     hy = pv.build(pts, DOM, "hybrid", 1.0, seed=1, height=6, switch=2)
-    assert kd.query_model["data_cuts"] == 4 and hy.query_model["data_cuts"] == 2
-    assert "data_cuts" not in _quadtree(pts).query_model
-    assert pv.build(pts, DOM, "hilbert", 1.0, seed=1, height=4).query_model["data_cuts"] == 4
+    assert kd.query_model.data_cuts == 4 and hy.query_model.data_cuts == 2
+    assert _quadtree(pts).query_model.data_cuts == 0 and "data_cuts" not in _quadtree(pts).query_model.to_data()
+    assert pv.build(pts, DOM, "hilbert", 1.0, seed=1, height=4).query_model.data_cuts == 4
     stopped = pv.build(pts[:500], DOM, "kdtree", 0.1, seed=1, height=8)    # the build stops above depth 8
-    assert stopped.tree.height < 8 and stopped.query_model["data_cuts"] == stopped.tree.height
+    assert stopped.tree.height < 8 and stopped.query_model.data_cuts == stopped.tree.height
     for rel in (kd, hy):
         t, values = rel.tree, rel._values()
-        got, measured = cut_factor(t, values, data_placed(t, rel.query_model["data_cuts"])), overdispersion(t)
-        placed = (t.parent >= 0) & (t.depth <= rel.query_model["data_cuts"])
+        got, measured = cut_factor(t, values, data_placed(t, rel.query_model.data_cuts)), overdispersion(t)
+        placed = (t.parent >= 0) & (t.depth <= rel.query_model.data_cuts)
         np.testing.assert_array_equal(got[placed], np.maximum(measured[placed], np.maximum(values[placed], 0)))
         np.testing.assert_array_equal(got[~placed], measured[~placed])
 
@@ -160,7 +160,7 @@ def test_cut_cells_the_data_placed_add_as_standard_deviations():
         t, values = rel.tree, rel._values()
         q, v, a = decompose(t, rect, np.isfinite(values))
         cut = a < 1
-        kappa = cut_factor(t, values, data_placed(t, rel.query_model.get("data_cuts", 0)))[v[cut]]
+        kappa = cut_factor(t, values, data_placed(t, rel.query_model.data_cuts))[v[cut]]
         sd = np.sqrt(kappa * np.maximum(values[v[cut]], 0) * a[cut] * (1 - a[cut]))
         assert cut.sum() > 5
         want = sd.sum() if coherent else np.sqrt((sd ** 2).sum())
