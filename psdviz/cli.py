@@ -29,15 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
+import psdviz as pv
+
+from . import Domain, LargeEpsilonWarning, method_help
 from .api import EmptyReleaseWarning, NoiseDominatesWarning, build, build_regions
-from .core.domain import Domain
-from .core.optional import MissingExtraError, require
-from .core.source import rows_read
-from .core.validation import LARGE_EPSILON, LargeEpsilonWarning
-from .methods.param_info import method_help
-from .methods.registry import methods, references
-from .publish.group_privacy import unit_for
-from .regions.build import POOLINGS
+from .present import LARGE_EPSILON, MissingExtraError, require, rows_read, unit_for
+from .regions import POOLINGS
 from .releases import load_release
 from .sources.files import expand_paths, file_kind
 
@@ -84,7 +81,7 @@ def parser() -> argparse.ArgumentParser:
     _input_arguments(b, "release file to write (.parquet)")
     b.add_argument("--domain", required=True, nargs=4, type=float, metavar=("XMIN", "YMIN", "XMAX", "YMAX"),
                    help="public bounds (never read from the data)")
-    b.add_argument("--method", default="auto", choices=list(methods()), help="default: auto (recommended)")
+    b.add_argument("--method", default="auto", choices=list(pv.METHODS), help="default: auto (recommended)")
     b.add_argument("--allow-outside", action="store_true",
                    help="no warning on stderr when more than a tenth of the rows lie outside the domain (the "
                         "release is written either way: whether it is written never turns on exact counts)")
@@ -120,7 +117,7 @@ def parser() -> argparse.ArgumentParser:
                    help="sparse (default): a region whose private count is too small for its children is measured "
                         "again and its descendants get area shares of it; none: measure every region")
     p = sub.add_parser("params", help="a method's parameters: accepted values, defaults, meaning, paper section")
-    p.add_argument("method", nargs="?", choices=list(methods()) + list(references()), help="a spatial method")
+    p.add_argument("method", nargs="?", choices=list(pv.METHODS) + list(pv.REFERENCES), help="a spatial method")
     p.add_argument("--reference", action="store_true", help="print the whole API reference (docs/api.md)")
     bu = sub.add_parser("budget", help="a data set's privacy budget across releases: init or show its file")
     bu.add_argument("action", choices=["init", "show"])
@@ -365,7 +362,7 @@ def spark_frame(master: str, pattern, columns: list[str]):
 
 def _warning_line(w: warnings.WarningMessage) -> str | None:
     """One line for a warning the engine gave (its own words; deprecations and library chatter dropped)."""
-    from .regions.layer import RegionRepairWarning
+    from .regions import RegionRepairWarning
     if not issubclass(w.category, (NoiseDominatesWarning, LargeEpsilonWarning, RegionRepairWarning)):
         return None
     return "warning: " + " ".join(str(w.message).split())
@@ -555,7 +552,7 @@ def regions_from_release(a: argparse.Namespace) -> int:
         warnings.simplefilter("always")
         layer = load_layer(a)
     say("regions", map(_warning_line, loaded))
-    from .core.rng import labelled
+    from .present import labelled
     table = labelled(rel.answer_regions(layer), rel.randomness)
     write_table(table, a.out)
     print(f"wrote {a.out}: {len(table):,} regions answered from {a.release} (estimate, low_95 and high_95: noise "
@@ -715,7 +712,7 @@ def region_output(rel, path, allow_seeded: bool = False) -> Path:
     path = Path(path)
     if path.suffix.lower() == ".json":
         return Path(rel.save(path, allow_seeded=allow_seeded))
-    from .core.rng import check_seeded_export, labelled
+    from .present import check_seeded_export, labelled
     check_seeded_export(rel.randomness, allow_seeded, "the region counts")
     return write_table(labelled(rel.counts(), rel.randomness), path)
 

@@ -7,6 +7,7 @@ import; every engine module is used by the product (not by the tests alone).
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -123,3 +124,60 @@ def _absolute_imports(path: Path) -> list[str]:
             out.append(node.module)
             out += [f"{node.module}.{a.name}" for a in node.names]
     return out
+
+
+FACES = {"psdviz.regions", "psdviz.coco", "psdviz.sparse"}     # the product packages' public faces
+TOP_MODULES = {module_name(p) for p in PKG.glob("*.py") if p.name != "__init__.py"}
+
+
+def _engine_imports(path: Path) -> set[str]:
+    names = imports_of(path) if path.is_relative_to(PKG) else _absolute_imports(path)
+    return {n for n in names if n.startswith("psdviz")}
+
+
+def _ui_may(name: str) -> bool:
+    return (name in {"psdviz", "psdviz.present"} | FACES or name.startswith(("psdviz.ui", "psdviz.lab")))
+
+
+def _cli_may(name: str) -> bool:
+    return name == "psdviz" or name in TOP_MODULES | FACES or name.startswith("psdviz.sources")
+
+
+@pytest.mark.parametrize("path", sorted((PKG / "ui").glob("*.py")) + [ROOT / "app.py"],
+                         ids=lambda p: p.name)
+def test_the_ui_reaches_the_engine_through_the_api_and_the_presentation_layer(path: Path):
+    """The pages import ``psdviz`` (the public API), ``psdviz.present`` (cells to draw, rasters, colour
+    classes, the words about methods), the product packages' faces and the lab; never an engine module."""
+    bad = sorted(n for n in _engine_imports(path) if not _ui_may(n))
+    assert not bad, f"{path.name} imports engine modules directly: {bad} (name them in psdviz/present.py)"
+
+
+def test_the_cli_reaches_the_engine_through_the_api_and_its_sources():
+    bad = sorted(n for n in _engine_imports(PKG / "cli.py") if not _cli_may(n))
+    assert not bad, f"cli.py imports engine modules directly: {bad}"
+
+
+PACKAGE_WORDS = re.compile(r"\b(core|splits|inference|query|publish|io|sources|methods|coco|sparse|regions|lab|ui)\b")
+
+
+def _declared_imports(doc: str) -> set[str] | None:
+    """The packages a sub-package's docstring says it may import (None: anything), from its sentence
+    "May import X, Y and Z" (up to its first full stop or semicolon)."""
+    found = re.search(r"may import (.*?)(?:[.;]\s|[.;]$)", doc.replace("\n", " "), re.IGNORECASE)
+    assert found, "the docstring must say what the package may import: 'May import psdviz.core and io.'"
+    said = found.group(1)
+    if "anything" in said:
+        return None
+    return set() if said.strip().startswith("nothing") else set(PACKAGE_WORDS.findall(said))
+
+
+@pytest.mark.parametrize("init", sorted(p for p in PKG.glob("*/__init__.py") if "static" not in p.parts),
+                         ids=lambda p: p.parent.name)
+def test_each_package_imports_only_what_its_docstring_allows(init: Path):
+    package = init.parent.name
+    allowed = _declared_imports(ast.get_docstring(ast.parse(init.read_text())) or "")
+    if allowed is None:
+        return
+    used = {layer(n) for p in init.parent.rglob("*.py") for n in imports_of(p)
+            if n.startswith("psdviz.") and layer(n) not in (package, "<top>")}
+    assert used <= allowed, f"psdviz.{package} imports {sorted(used - allowed)}, which its docstring does not allow"

@@ -1,2 +1,2 @@
 """Core: the public domain, parameter validation, randomness, noise, the exponential mechanism,
-the ledger and budget plans, the measure step and the flat tree. Imports nothing from psdviz above it."""
+the ledger and budget plans, the measure step and the flat tree. May import nothing outside psdviz.core."""

@@ -2,8 +2,9 @@
 
 May import psdviz.core, splits, inference, query, publish, io and sources; never methods, lab or ui.
 """
-from .build import measure_regions
-from .layer import Regions, us_counties, us_states, world_countries
-from .release import RegionRelease
+from .build import POOLINGS, measure_regions, true_counts
+from .layer import RegionRepairWarning, Regions, us_counties, us_states, world_countries
+from .release import SOURCES, RegionRelease
 
-__all__ = ["RegionRelease", "Regions", "measure_regions", "us_counties", "us_states", "world_countries"]
+__all__ = ["POOLINGS", "SOURCES", "RegionRelease", "RegionRepairWarning", "Regions", "measure_regions",
+           "true_counts", "us_counties", "us_states", "world_countries"]

@@ -8,7 +8,7 @@ import math
 import streamlit as st
 
 import psdviz as pv
-from psdviz.publish.release import whole_interval
+from psdviz.present import whole_interval
 
 from . import words
 

@@ -17,10 +17,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from psdviz.core.rng import labelled
+from psdviz.present import labelled
 
 from .. import coco
-from ..coco.sample import flights_table, load_flight_airports
+from ..present import flights_table, load_flight_airports
 from . import coco_view as view
 from . import data_input, export, keys, mapview, outlines
 from .controls import choose_randomness

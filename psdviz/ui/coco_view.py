@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..coco import CocoRelease, Hierarchy
-from ..io import topojson as tj
+from ..present import topojson as tj
 from .assets import use_local_leaflet
 
 

@@ -20,15 +20,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ..core.domain import Domain
-from ..core.rng import FRESH, SEEDED
-from ..core.validation import check_int
-from ..io.samples import SAMPLES, sample_points
+from .. import Domain
 from ..lab import compare as C
 from ..lab import frontier as F
 from ..lab.dpbench import check_histogram, histogram_domain, histogram_points
 from ..lab.presets import PRESETS, resolve
 from ..lab.synthetic import skewed, with_outliers
+from ..present import FRESH, SAMPLES, SEEDED, check_int, sample_points
 from . import compare_charts as charts
 from . import keys
 from .cache import SharedCache

@@ -14,10 +14,15 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 import psdviz as pv
-from psdviz.core.grid import DEFAULT_RESOLUTION, MAX_RESOLUTION
-from psdviz.methods.declarations import BUILD
-from psdviz.methods.param_info import ParamInfo, parameter_info, suggested_value
-from psdviz.methods.registry import accepts_workload
+from psdviz.present import (
+    BUILD,
+    DEFAULT_RESOLUTION,
+    MAX_RESOLUTION,
+    ParamInfo,
+    accepts_workload,
+    parameter_info,
+    suggested_value,
+)
 
 from . import keys
 
@@ -61,7 +66,7 @@ def method_label(m: str) -> str:
 
 def auto_rule_sentence() -> str:
     """What ``method="auto"`` does, in one sentence a teacher can read aloud."""
-    from psdviz.methods.auto import FEATURE_FRACTION
+    from psdviz.present import FEATURE_FRACTION
     return (f"auto spends a small part of epsilon ({FEATURE_FRACTION:.0%}) on a few noisy facts about the points "
             "(roughly how many there are and how crowded they are) and picks the method that suits data like "
             "that; the release says what it picked and why.")
@@ -71,7 +76,7 @@ def auto_rule_text() -> str:
     """What ``method="auto"`` does, in full: the facts it measures and its rule table (its pick depends on
     noisy facts, so it is known only after the build; the release's first note says what it picked and
     why)."""
-    from psdviz.methods.auto import FEATURE_FRACTION, RULES
+    from psdviz.present import FEATURE_FRACTION, RULES
     rows = "; ".join(f"{r.label} when {r.when}" for r in RULES)
     return (f"auto spends {FEATURE_FRACTION:.0%} of epsilon on noisy facts (N, how spread the points are, "
             "the fullest corner cell's count on the release grid; the spread only from N eps = 10^4, where a "

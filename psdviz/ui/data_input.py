@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from psdviz import Domain
-from psdviz.io.samples import SAMPLES, get_sample, load_sample
+from psdviz.present import SAMPLES, get_sample, load_sample
 
 from .domain_presets import LOWER_48, preset_domain, presets
 from .state import MIRROR

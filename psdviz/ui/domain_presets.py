@@ -11,7 +11,7 @@ import math
 
 import streamlit as st
 
-from psdviz.core.domain import Domain
+from psdviz import Domain
 
 LOWER_48 = "USA: the lower 48 states and DC"
 NOT_LOWER_48 = {"02", "15", "60", "66", "69", "72", "78"}   # AK, HI, and the island areas (FIPS)
@@ -25,7 +25,7 @@ def _rounded(xmin: float, ymin: float, xmax: float, ymax: float) -> tuple[float,
 @st.cache_data(show_spinner="Reading the public outlines...")
 def presets() -> dict[str, tuple[float, float, float, float]]:
     """Preset name -> (xmin, ymin, xmax, ymax), lower 48 first, then US states, then countries (by name)."""
-    from psdviz.regions.layer import us_states, world_countries
+    from psdviz.regions import us_states, world_countries
     states, countries = us_states().frame, world_countries().frame
     out = {}
     lower = states[~states["id"].isin(NOT_LOWER_48)]

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import psdviz as pv
-from psdviz.planner import PLANNABLE
+from psdviz.present import PLANNABLE
 
 from . import keys
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from psdviz import Release
-from psdviz.publish.cells import cells_geojson
+from psdviz.present import cells_geojson
 
 COMPARISON_COLUMNS = ["xmin", "ymin", "xmax", "ymax", "private_answer", "low_95", "high_95", "standard_error",
                       "uniformity_error",
@@ -28,7 +28,7 @@ def geojson_bytes(release: Release, depth: int | None = None, allow_seeded: bool
 def synthetic_csv(release: Release, allow_seeded: bool = False) -> bytes:
     """Synthetic points drawn from the release (``Release.sample_points``: post-processing, no epsilon,
     no real point) as CSV; a seeded run's rows say NOT PRIVATE."""
-    from psdviz.core.rng import check_seeded_export, labelled
+    from psdviz.present import check_seeded_export, labelled
     check_seeded_export(release.randomness, allow_seeded, "synthetic points")
     return labelled(release.sample_points(), release.randomness).to_csv(index=False).encode()
 

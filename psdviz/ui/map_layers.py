@@ -21,17 +21,18 @@ from folium.plugins import Draw
 from folium.template import Template
 
 from psdviz import Release
-from psdviz.publish.cells import frontier
-from psdviz.publish.colours import (  # noqa: F401  (re-exported: the pages import them from here)
+from psdviz.present import (  # noqa: F401  (re-exported: the pages import them from here)
     LOW_SHARE,
     PALE_WORDS,
     PALETTE,
     Colours,
     colour_bins,
+    frontier,
     legend_html,
+    mercator_centres,
+    rasterize,
     view_colours,
 )
-from psdviz.query.raster import mercator_centres, rasterize
 
 from .assets import use_local_leaflet
 from .outlines import OutlineLayer, countries, is_lon_lat

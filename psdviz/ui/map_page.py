@@ -15,10 +15,7 @@ import plotly.express as px
 import streamlit as st
 
 import psdviz as pv
-from psdviz.api import swamped
-from psdviz.core.source import rows_read
-from psdviz.publish.cells import cell_at, cell_details, frontier_sizes, noise_level, view_depth
-from psdviz.publish.group_privacy import unit_for
+from psdviz.present import cell_at, cell_details, frontier_sizes, noise_level, rows_read, swamped, unit_for, view_depth
 
 from . import (
     answer_box,

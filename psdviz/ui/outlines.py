@@ -15,7 +15,7 @@ from pathlib import Path
 from branca.element import MacroElement
 from folium.template import Template
 
-from psdviz.io import topojson as tj
+from psdviz.present import topojson as tj
 
 from .assets import STATIC_DIR
 

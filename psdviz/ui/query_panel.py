@@ -7,7 +7,7 @@ import numpy as np
 
 import psdviz as pv
 from psdviz.lab.metrics import relative_error
-from psdviz.publish.release import whole_interval
+from psdviz.present import whole_interval
 
 
 def rect_from_drawings(drawings) -> list[float] | None:

@@ -14,10 +14,8 @@ import streamlit as st
 
 import psdviz as pv
 from psdviz import regions as rg
-from psdviz.core.rng import labelled
-from psdviz.io.samples import sample_points
-from psdviz.regions.build import true_counts
-from psdviz.regions.release import SOURCES
+from psdviz.present import labelled, sample_points
+from psdviz.regions import SOURCES, true_counts
 
 from . import answer_box, data_input, export, keys, mapview, words
 from . import regions_view as view
@@ -90,7 +88,7 @@ def _build_planned(key: str, _xy: np.ndarray, _layer: rg.Regions, epsilon: float
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _truth(key: str, _xy: np.ndarray, _layer: rg.Regions) -> np.ndarray:
-    from psdviz.core.domain import prepare_points
+    from psdviz import prepare_points
     return true_counts(prepare_points(_xy, pv.Domain(*_layer.bounds()), outside="drop", nonfinite="drop"), _layer)[0]
 
 

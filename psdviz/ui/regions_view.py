@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from ..regions.release import SOURCES
+from ..regions import SOURCES
 from .assets import use_local_leaflet
 from .words import counted
 

@@ -17,8 +17,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import psdviz as pv
-from psdviz.publish.cells import view_depth
-from psdviz.publish.release import whole_interval
+from psdviz.present import view_depth, whole_interval
 
 from . import answer_box, keys, mapview, words
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer

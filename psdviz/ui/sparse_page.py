@@ -23,13 +23,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from psdviz.core.rng import labelled
+from psdviz.present import labelled
 
 from .. import sparse
-from ..io.samples import SAMPLES, sample_points
 from ..lab.sparse_lab import compare_queries, query_sizes
-from ..sparse.laborious import LABORIOUS_MAX
-from ..sparse.sample import flights_sparse_table
+from ..present import LABORIOUS_MAX, SAMPLES, flights_sparse_table, sample_points
 from . import data_input, export, keys
 from . import sparse_view as view
 from .controls import choose_randomness

@@ -159,7 +159,7 @@ def owner_error_map(a: pv.Release, data: data_input.Dataset) -> None:
         return
     nodes = a.tree.leaf_index()
     if nodes.size > MAX_SHAPES:
-        from psdviz.publish.cells import frontier, view_depth
+        from psdviz.present import frontier, view_depth
         nodes = frontier(a.tree, view_depth(a.tree, MAX_SHAPES))
     err = cell_errors(a, cache.truth_index(data), nodes)
     st.warning("NOT PRIVATE: this map compares the release with the true counts. Never publish it.")

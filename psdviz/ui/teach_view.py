@@ -12,7 +12,7 @@ from folium.plugins import Draw, DualMap
 from folium.template import Template
 
 from psdviz import Release
-from psdviz.publish.cells import frontier, view_depth
+from psdviz.present import frontier, view_depth
 
 from .assets import url, use_local_leaflet
 from .map_layers import (

@@ -1,0 +1,58 @@
+"""The presentation layer: what an app or a command line needs to show releases, beyond the public API.
+
+The Streamlit pages (``psdviz/ui``) and the CLI (``psdviz/cli.py``) reach the engine through ``psdviz``
+(the public API), the four product packages' faces (``psdviz.regions``, ``psdviz.coco``,
+``psdviz.sparse``; ``psdviz.lab`` for comparisons), ``psdviz.sources`` (the CLI's inputs) and this module
+alone; ``tests/test_layers.py`` enforces it. Everything here is defined in the engine, tested there
+without Streamlit, and named here once:
+
+- cells to draw: the frontier of a release at a zoom, the clicked cell, cells as GeoJSON, noise levels;
+- rasters and colour classes: density rasters on the map's projection, the palette, the classes, the pale
+  rule and its words, the legend;
+- the whole interval beside every private number, and the labels of seeded (not private) output;
+- the words a page needs about methods: their parameters' declarations and prefills, what auto measures,
+  which methods plan for workloads, ``pv.build``'s own inputs;
+- public facts a page shows: the grid's limits, the bundled samples and outlines, the privacy unit's words,
+  how many rows a source read, whether noise swamps a release.
+"""
+from __future__ import annotations
+
+from .api import swamped
+from .coco.sample import flights_table, load_flight_airports
+from .core.grid import DEFAULT_RESOLUTION, MAX_RESOLUTION
+from .core.optional import MissingExtraError, require
+from .core.rng import FRESH, SEEDED, check_seeded_export, labelled
+from .core.source import rows_read
+from .core.validation import LARGE_EPSILON, check_int
+from .io import topojson
+from .io.samples import SAMPLES, get_sample, load_sample, sample_points
+from .methods.auto import FEATURE_FRACTION, RULES
+from .methods.declarations import BUILD
+from .methods.param_info import ParamInfo, parameter_info, suggested_value
+from .methods.registry import accepts_workload
+from .planner import PLANNABLE
+from .publish.cells import (
+    cell_at,
+    cell_details,
+    cells_geojson,
+    frontier,
+    frontier_sizes,
+    noise_level,
+    view_depth,
+)
+from .publish.colours import LOW_SHARE, PALE_WORDS, PALETTE, Colours, colour_bins, legend_html, view_colours
+from .publish.group_privacy import unit_for
+from .publish.release import whole_interval
+from .query.raster import mercator_centres, rasterize
+from .sparse.laborious import LABORIOUS_MAX
+from .sparse.sample import flights_sparse_table
+
+__all__ = [
+    "BUILD", "DEFAULT_RESOLUTION", "FEATURE_FRACTION", "FRESH", "LABORIOUS_MAX", "LARGE_EPSILON", "LOW_SHARE",
+    "MAX_RESOLUTION", "PALETTE", "PALE_WORDS", "PLANNABLE", "RULES", "SAMPLES", "SEEDED", "Colours",
+    "MissingExtraError", "ParamInfo", "accepts_workload", "cell_at", "cell_details", "cells_geojson",
+    "check_int", "check_seeded_export", "colour_bins", "flights_sparse_table", "flights_table", "frontier",
+    "frontier_sizes", "get_sample", "labelled", "legend_html", "load_flight_airports", "load_sample",
+    "mercator_centres", "noise_level", "parameter_info", "rasterize", "require", "rows_read", "sample_points",
+    "suggested_value", "swamped", "topojson", "unit_for", "view_colours", "view_depth", "whole_interval",
+]
