@@ -84,7 +84,7 @@ def load_job(path) -> Job:
         raise JobError(f"{path.name}{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
     if not isinstance(doc, dict) or node is None:
         raise JobError(f"{path.name}: a job file is a mapping with data, releases and optionally budget")
-    where = {k.value: v for k, v in node.value}
+    at = {k.value: v for k, v in node.value}
     unknown = set(doc) - {"data", "releases", "budget"}
     if unknown:
         key = sorted(unknown)[0]
@@ -92,20 +92,20 @@ def load_job(path) -> Job:
                        f"{key!r} (a job has data, releases and budget)")
     data = doc.get("data")
     if not isinstance(data, dict) or set(data) - DATA_KEYS or not {"path", "lon", "lat", "domain"} <= set(data):
-        raise JobError(f"{path.name} line {_lines(where.get('data'))}: data needs path, lon, lat and domain "
+        raise JobError(f"{path.name} line {_lines(at.get('data'))}: data needs path, lon, lat and domain "
                        f"[xmin, ymin, xmax, ymax] (and nothing else)")
     dom = data["domain"]
     if not (isinstance(dom, list) and len(dom) == 4 and all(isinstance(v, (int, float)) for v in dom)):
-        raise JobError(f"{path.name} line {_lines(where.get('data'))}: data.domain must be [xmin, ymin, xmax, ymax]")
+        raise JobError(f"{path.name} line {_lines(at.get('data'))}: data.domain must be [xmin, ymin, xmax, ymax]")
     try:
         Domain(*dom)
     except ValueError as exc:
-        raise JobError(f"{path.name} line {_lines(where.get('data'))}: {exc}") from None
+        raise JobError(f"{path.name} line {_lines(at.get('data'))}: {exc}") from None
     rels = doc.get("releases")
     if not isinstance(rels, list) or not rels:
-        raise JobError(f"{path.name} line {_lines(where.get('releases'))}: releases must be a list of one or more")
+        raise JobError(f"{path.name} line {_lines(at.get('releases'))}: releases must be a list of one or more")
     job = Job(path, data, doc.get("budget"), [])
-    for item, n in zip(rels, where["releases"].value):
+    for item, n in zip(rels, at["releases"].value):
         job.releases.append(_release(item, _lines(n), path.name))
     outs = [r.spec["out"] for r in job.releases]
     if len(set(outs)) != len(outs):

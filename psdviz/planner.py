@@ -48,7 +48,7 @@ class EpsilonPlan:
     expected_count: float       # the query's expected count under uniform density (N * area share)
     curve: tuple[np.ndarray, np.ndarray]   # (epsilons, standard errors)
     params: dict
-    se_fn: Callable[[float], float] = field(repr=False, compare=False, default=None)
+    se_fn: Callable[[float], float] = field(repr=False, compare=False, default=None)  # type: ignore[assignment]
 
     def standard_error_at(self, epsilon: float) -> float:
         """The expected standard error of the query's answer at ``epsilon`` (computed, no data)."""

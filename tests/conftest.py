@@ -26,6 +26,7 @@ SLOW_FILES = {
     "test_regions_cli.py",                      # region releases from the command line
     "test_app_state.py",                        # state across pages (three page runs a test)
     "test_sample_points.py",                    # the notebook example in a subprocess
+    "test_types.py",                            # mypy over the package
 }
 
 

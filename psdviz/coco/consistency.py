@@ -25,6 +25,8 @@ post-processing and costs no budget.
 """
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from .estimate import LevelEstimate
@@ -80,8 +82,9 @@ def top_down(hierarchy: Hierarchy, estimates: list[LevelEstimate], max_size: int
         raise ValueError(f"need one estimate per level ({hierarchy.n_levels}), got {len(estimates)}")
     if any(e.hg_var is None for e in estimates):
         raise ValueError("top-down consistency needs the 'hg' or 'hc' method at every level (no variance for 'naive')")
+    variances = [cast(np.ndarray, e.hg_var) for e in estimates]   # none is None (checked above)
     val = estimates[0].hg.astype(float)
-    var = estimates[0].hg_var
+    var = variances[0]
     node = _entry_nodes(hierarchy, 0, estimates[0])
     for level in range(1, hierarchy.n_levels):
         est = estimates[level]
@@ -91,7 +94,7 @@ def top_down(hierarchy: Hierarchy, estimates: list[LevelEstimate], max_size: int
         oc = child_order(parent_of, est.hg, child_node)
         if not np.array_equal(node[op], parent_of[oc]):
             raise ValueError("children's group counts must add up to their parent's")
-        m_val, m_var = merge(val[op], var[op], est.hg[oc].astype(float), est.hg_var[oc], how)
+        m_val, m_var = merge(val[op], var[op], est.hg[oc].astype(float), variances[level][oc], how)
         val = np.empty_like(m_val)
         var = np.empty_like(m_var)
         val[oc], var[oc] = m_val, m_var

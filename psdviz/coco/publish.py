@@ -180,7 +180,7 @@ def publish(table: GroupedTable, hierarchy: Hierarchy | None = None, method: str
               "max_size": K}
     notes = [(STRUCTURE_PUBLIC if table.public_groups else STRUCTURE_FROM_DATA)
              + f"; group sizes truncated at K = {K}"]
-    rel = CocoRelease(h, K, groups, hist, independent, tuple(methods), consistency, params, ledger, rnd, notes,
+    rel = CocoRelease(h, K, groups, hist, independent, tuple(methods), consistency, params, ledger, rnd, tuple(notes),
                       structure_public=table.public_groups, input_report=table.report())
     if privacy_budget is not None:
         privacy_budget.draw(rel, "count-of-counts")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import warnings
 from dataclasses import dataclass, field
+from typing import Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -92,6 +93,12 @@ class CocoRelease:
                            "level": np.repeat(self.hierarchy.level, k),
                            "size": np.tile(np.arange(k), n), "count": self.histograms.ravel()})
         return df[df["count"] != 0].reset_index(drop=True) if nonzero else df
+
+    @overload
+    def report(self, format: Literal["json"] = "json") -> dict: ...
+
+    @overload
+    def report(self, format: str) -> dict | str: ...
 
     def report(self, format: str = "json") -> dict | str:
         """JSON-ready: method, budgets, ledger, randomness, notes (no data); with ``format="markdown"`` the

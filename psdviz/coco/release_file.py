@@ -70,5 +70,5 @@ def load_coco(path) -> CocoRelease:
     if not isinstance(params, dict):
         raise bad("parameters must be an object")
     return CocoRelease(h, k, groups, hist, independent, tuple(methods), str(rep.get("consistency")), params,
-                       ledger, rnd, jr.text_list(rep.get("notes"), "notes"),
+                       ledger, rnd, tuple(jr.text_list(rep.get("notes"), "notes")),
                        structure_public=rep.get("structure") == "public inputs")

@@ -45,6 +45,7 @@ def memory_bytes(limit: str | None) -> int:
     if limit is None:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4
     m = MEMORY.match(check_memory_limit(limit))
+    assert m is not None   # check_memory_limit accepted it
     return int(float(m.group(1)) * _UNITS[m.group(2).upper()])
 
 

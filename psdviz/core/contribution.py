@@ -36,7 +36,7 @@ def bound_contributions(codes: np.ndarray, k: int, rng: np.random.Generator) -> 
     """Boolean mask of the rows kept: at most ``k`` per user, chosen uniformly at random."""
     k = check_int(k, "max_points_per_user", 1, MAX_POINTS_PER_USER)
     n = codes.shape[0]
-    order = np.lexsort((rng.random(n), codes))
+    order = np.lexsort((np.asarray(rng.random(n)), codes))
     sorted_codes = codes[order]
     first = np.r_[0, np.flatnonzero(np.diff(sorted_codes)) + 1]
     run_start = np.repeat(first, np.diff(np.r_[first, n]))

@@ -92,8 +92,8 @@ class PointSet(KeySource):
     n_nonfinite: int        # rows with NaN/inf that were dropped (only with nonfinite="drop")
     n_outside: int          # rows outside the domain
     outside: str            # "drop" or "clip": what happened to them
-    nonfinite: str = "error"  # the rule for rows with NaN/inf: "error" (refused) or "drop"
-    grid: Grid | None = field(default=None, compare=False)   # the public resolution grid
+    nonfinite: str            # the rule for rows with NaN/inf: "error" (refused) or "drop"
+    grid: Grid = field(compare=False)   # the public resolution grid
     memo: dict = field(default_factory=dict, compare=False, repr=False)   # keyers' state between passes
 
     @property

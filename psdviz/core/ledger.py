@@ -92,7 +92,7 @@ class Ledger:
 
     def frozen(self) -> Ledger:
         """A read-only copy for a release: the same spends, and :meth:`spend` refused."""
-        return FrozenLedger(self.budget, tuple(self.spends))
+        return FrozenLedger(self.budget, list(self.spends))   # held as a tuple from then on
 
     def then(self, later: Ledger) -> Ledger:
         """This ledger's spends followed by ``later``'s, under this budget (through :meth:`spend`, so

@@ -30,7 +30,8 @@ from .tree import FlatTree
 class Disjointness(Protocol):
     """Whether the regions of one level are pairwise disjoint, and what the proof rests on."""
 
-    reason: str
+    @property
+    def reason(self) -> str: ...
 
     def disjoint(self, level: int) -> bool: ...
 

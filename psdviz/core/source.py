@@ -32,7 +32,7 @@ import numpy as np
 
 from .grid import Grid
 
-Keyer = Callable[[np.ndarray, np.ndarray, dict], np.ndarray]
+Keyer = Callable[[np.ndarray, np.ndarray, dict], "np.ndarray | RowIds"]
 _tokens = itertools.count()
 
 
@@ -129,6 +129,7 @@ class KeySource(ABC):
     n_outside: int
     outside: str
     nonfinite: str
+    passes_note: str = ""   # why the data are read level by level, when they are (set by core.cells)
 
     @property
     def n(self) -> int:
@@ -173,7 +174,7 @@ class KeySource(ABC):
                 "rows_outside_domain": self.n_outside, "outside_rows": self.outside + "ped"
                 if self.outside == "drop" else "clipped to the boundary", "rows_used": self.n,
                 "nonfinite_rows": "dropped" if self.nonfinite == "drop" else "refused",
-                **({"data_passes": self.passes_note} if getattr(self, "passes_note", None) else {})}
+                **({"data_passes": self.passes_note} if self.passes_note else {})}
 
 
 def rows_read(report: dict) -> int:

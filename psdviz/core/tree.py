@@ -39,11 +39,11 @@ class FlatTree:
     noisy: np.ndarray         # (n,) float64
     count_eps: np.ndarray     # (n,) float64
     split_eps: np.ndarray     # (n,) float64
-    est: np.ndarray = field(default=None)  # (n,) float64
-    noise_var: np.ndarray = field(default=None)  # (n,) variance of each noisy count (inf if unmeasured)
+    est: np.ndarray = field(default=None)  # type: ignore[arg-type]  # (n,) float64, set by inference
+    noise_var: np.ndarray = field(default=None)  # type: ignore[arg-type]  # (n,) variance of each noisy count (inf if unmeasured)
     # (n,) epsilon spent on descendants that pruning removed (their measurements shaped this node's
     # estimate and the pruning decision), so path_epsilons() stays the full cost on a pruned tree
-    pruned_eps: np.ndarray = field(default=None)
+    pruned_eps: np.ndarray = field(default=None)  # type: ignore[arg-type]  # zeros when not given
 
     def __post_init__(self) -> None:
         if self.est is None:

@@ -37,8 +37,7 @@ def _solve(bounds: np.ndarray, eps: np.ndarray, fanout: int, z_leaf: np.ndarray)
     # E_l over paper levels l (height): E_l = sum_{j<=l} f^j eps_j^2, eps_j = eps at depth h - j
     w = eps[::-1] ** 2
     e_by_height = np.cumsum(fanout ** np.arange(h + 1, dtype=float) * w)
-    z = [None] * (h + 1)
-    z[h] = z_leaf
+    z: list[np.ndarray] = [z_leaf] * (h + 1)   # Z per depth, the leaves' first
     for d in range(h - 1, -1, -1):  # Phase II, bottom-up: Z_v = sum over children
         z[d] = z[d + 1].reshape(-1, fanout, k).sum(axis=1)
     beta = np.empty((bounds[-1], k))

@@ -25,6 +25,7 @@ import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -198,7 +199,7 @@ def run_cell(points, domain: Domain, var: Variant, epsilon: float, queries: Quer
     frames = []
     for t in range(trials):
         start = time.perf_counter()
-        plan = {"workload": queries.rects} if var.planned else {}
+        plan: dict[str, Any] = {"workload": queries.rects} if var.planned else {}
         rel = build(points, domain, var.method, epsilon, seed=build_seed(seed, var.label, epsilon, t),
                     outside="drop", nonfinite="drop", progress=None if progress is None else
                     (lambda d, n, w, t=t: progress(t, d, n, w)), **var.kwargs, **plan)

@@ -44,7 +44,7 @@ def histogram_points(hist: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def protocol_queries(m: int = 256, n: int = 256, k: int = 200, seed: int = QUERY_SEED) -> np.ndarray:
     """The protocol's k grid-aligned rectangles [i0, j0, i1, j1]."""
     rs = np.random.RandomState(seed)
-    out = []
+    out: list[list[int]] = []
     while len(out) < k:
         r, c = np.sort(rs.randint(0, m + 1, 2)), np.sort(rs.randint(0, n + 1, 2))
         if r[0] != r[1] and c[0] != c[1]:

@@ -212,7 +212,7 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
     facts, pop = measure_facts(ps, epsilon, rnd, ledger, n_public)
     cost = ledger.total()
     rule = choose(facts)
-    kw = {"n_public": pop} if "n_public" in parameters(rule.method) else {}
+    kw: dict[str, object] = {"n_public": pop} if "n_public" in parameters(rule.method) else {}
     if rule.split_grid is not None:
         kw["split_grid"] = rule.split_grid
     if rule.stop_sds is not None:

@@ -6,6 +6,8 @@ query path when the leaves form a regular grid, and exact answer variances via t
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..core.domain import Domain, PointSet
@@ -16,6 +18,7 @@ from ..core.tree import FlatTree
 from ..inference.ols import ols_estimate
 from ..inference.prune import prune_tree
 from ..publish.factory import make_release
+from ..publish.query_model import QueryModel
 from ..publish.release import Release
 
 
@@ -43,13 +46,12 @@ parent (the Hilbert R-tree's curve ranges). The query machinery is described as 
     parallel = parallel or TreeTiling.of(tree, ps.grid)   # the levels were measured on the complete tree
     if prune is not None:
         tree, kept = prune_tree(tree, prune, use_estimate=consistent)
-    model = {"answer": "tree", "variance": "ols" if postprocess else "complete_leaf" if consistent else "none",
-             "full_height": full_height, "fanout": fanout, "eps": [float(e) for e in eps],
-             "var": [None if not np.isfinite(v) else float(v) for v in var_by_depth]}
-    if data_cuts:
-        model["data_cuts"] = int(data_cuts)
+    model = QueryModel("tree", "ols" if postprocess else "complete_leaf" if consistent else "none",
+                       data_cuts=int(data_cuts or 0), full_height=full_height, fanout=fanout,
+                       eps=tuple(float(e) for e in eps),
+                       var=tuple(None if not np.isfinite(v) else float(v) for v in var_by_depth))
     if regular and kept is None:
-        model.update(answer="pyramid", regular=True,
-                     levels=[full_height] if consistent else [d for d in range(full_height + 1) if eps[d] > 0])
+        model = dataclasses.replace(model, answer="pyramid", regular=True, levels=tuple(
+            [full_height] if consistent else [d for d in range(full_height + 1) if eps[d] > 0]))
     return make_release(method, params, domain, tree, ledger, rnd, ps.report(), consistent=consistent,
                         private=private, grid=ps.grid, notes=notes, query_model=model, kept=kept, parallel=parallel)

@@ -66,7 +66,7 @@ def _level(rank: np.ndarray, axis: np.ndarray, pos: np.ndarray) -> tuple:
             np.r_[np.where(split & (axis == 1), pos, never), never])
 
 
-def _keyer(kx, ky, memo, levels: list, token: int, axis: int | None, bits: int) -> np.ndarray:
+def _keyer(kx, ky, memo, levels: list, token: int, axis: int | None, bits: int) -> np.ndarray | RowIds:
     """Each point's node at depth len(levels) (-1 if it is in a leaf above) and, with ``axis``, its key
     on that axis: node << bits | key. A source that keeps its rows keeps, in ``memo``, the rows still in
     a node and their nodes (rows in a leaf are dropped once they are a quarter of those kept)."""
@@ -129,8 +129,11 @@ def grow(src: KeySource, lam: float, delta: float, theta: float, eps_level: floa
          max_depth: int, rng: np.random.Generator) -> dict:
     """Depth by depth: the nodes' counts, the PrivTree tests, private or midpoint positions, children."""
     size = src.grid.size
-    rects, parents, leaf_mask, counts_all, levels = [np.array([[0, 0, size, size]],
-                                                              np.int64)], [np.array([-1])], [], [], []
+    rects: list[np.ndarray] = [np.array([[0, 0, size, size]], np.int64)]
+    parents: list[np.ndarray] = [np.array([-1])]
+    leaf_mask: list[np.ndarray] = []
+    counts_all: list[np.ndarray] = []
+    levels: list = []
     token, offset, total = memo_token(), 0, 1
     try:
         for d in range(max_depth + 1):

@@ -65,7 +65,7 @@ def documented_builder(method: str):
     builder = get_builder(method)
     if getattr(builder, "__psdviz_help__", None) != method:
         builder.__doc__ = method_help(method)
-        builder.__psdviz_help__ = method
+        builder.__psdviz_help__ = method  # type: ignore[attr-defined]  # marks the docstring as written
     return builder
 
 

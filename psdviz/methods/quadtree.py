@@ -105,8 +105,10 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     eps_n, n_note, by_rule = 0.0, "not needed (height given)", height is None
     if by_rule:
         height, eps_n, n_note = height_from_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction, c)
+    assert height is not None   # given, or from the height rule
     height, capped = cap_by_resolution(check_int(height, "height", 1, 64), ps.grid.bits, "height", ps.grid.bits)
-    counts, workload = None, None if workload is None else as_workload(workload)
+    counts: np.ndarray | None = None
+    workload = None if workload is None else as_workload(workload)
     if by_rule and isinstance(workload, RegionLayer):
         height, counts, capped = _layer_depth(height, workload, domain, ps.grid.bits, capped)
     elif workload is not None:
@@ -115,21 +117,23 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
             height, capped = _workload_depth(height, counts, capped)
             counts = counts[:height + 1]      # cut at the deepest level used: no query cuts a leaf there
     check_node_count(quad_nodes(height), f"a quadtree of height {height} (at most {MAX_HEIGHT} fits)")
+    plan: str = budget              # the plan's name: a Plan, or "workload"
     if workload is None:
         eps, plan_note = level_epsilons(epsilon - eps_n, height, budget), None
     else:
-        eps, budget, plan_note = _workload_plan(epsilon - eps_n, height, budget, workload, counts, domain)
-    pruning, pruning_note = effective_pruning(pruning, eps, prune)
+        assert counts is not None   # counted above for every workload
+        eps, plan, plan_note = _workload_plan(epsilon - eps_n, height, budget, workload, counts, domain)
+    when, pruning_note = effective_pruning(pruning, eps, prune)
     s = quad_structure(domain, height)
     split_eps = np.zeros(s["depth"].size)
     split_eps[0] = eps_n   # the noisy N chose the height: a structural spend at the root
-    params = {"height": height, "budget": budget, "postprocess": bool(postprocess), "prune": prune, "N": n_note,
-              "pruning": pruning}
-    floor, floor_note = stop_floor(pruning, prune, stop_sds)
+    params = {"height": height, "budget": plan, "postprocess": bool(postprocess), "prune": prune, "N": n_note,
+              "pruning": when}
+    floor, floor_note = stop_floor(when, prune, stop_sds)
     params.update(floor)
     if workload is not None:
         params.update(workload.record())   # public input: the queries planned for
-    if pruning == "build" and prune is not None:
+    if when == "build" and prune is not None:
         skeleton = FlatTree(noisy=np.zeros(split_eps.size), count_eps=eps[s["depth"]], split_eps=split_eps, **s)
         tree = measure_with_stops(rnd, ledger, skeleton, level_counts(ps, height), eps, float(prune),
                                   np.zeros(height + 1), sds=float(stop_sds), progress="quadtree levels")

@@ -189,8 +189,8 @@ def cells_geojson(release: Release, depth: int | None = None, digits: int = 2, *
     sd = np.sqrt(t.noise_var[nodes]) if t.noise_var is not None else np.full(nodes.size, np.nan)
     sd = [None if not math.isfinite(v) else round(v, digits) for v in sd.tolist()]
     lvl = t.depth[nodes].tolist()
-    iv = np.round(cell_intervals(release, nodes), digits)
-    iv = [[None if not math.isfinite(v) else v for v in pair] for pair in iv.tolist()]
+    iv = [[None if not math.isfinite(v) else v for v in pair]
+          for pair in np.round(cell_intervals(release, nodes), digits).tolist()]
     feats = [{"type": "Feature", "id": int(n),
               "geometry": {"type": "Polygon", "coordinates": [[[a, b], [c, b], [c, d], [a, d], [a, b]]]},
               "properties": {"node": int(n), "level": lv, "estimate": e, "low_95": lo, "high_95": hi,

@@ -62,7 +62,7 @@ def make_release(method: str, params: dict, domain: Domain, tree: FlatTree, ledg
     ledger.check_parallel(parallel if parallel is not None else TreeTiling.of(tree, grid))
     rel = Release(method, params, domain, tree, ledger, randomness, points_report, consistent, private=private,
                   notes=tuple(n for n in notes if n), grid=grid, query_model=model, kept=kept,
-                  privacy_unit=privacy_unit)
+                  privacy_unit=PrivacyUnit.parse(privacy_unit) if isinstance(privacy_unit, str) else privacy_unit)
     _ = rel.index   # the machinery is built now: a model that does not fit the tree fails here
     return rel
 

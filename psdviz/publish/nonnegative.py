@@ -37,6 +37,6 @@ def nonnegative(rel: Release) -> Release:
         raise ValueError(f"nonnegative needs a noisy count on every leaf; this {rel.method} release has "
                          "unmeasured leaves")
     est = nnls_estimate(tree, tree.noisy, tree.noise_var)
-    model = dataclasses.replace(rel.query_model, inference="nnls")   # every release has one (publish/factory.py)
+    model = dataclasses.replace(rel.query_model, inference="nnls")
     return rel.evolve(tree=dataclasses.replace(tree, est=est), consistent=True, notes=(*rel.notes, NOTE),
                       query_model=model)

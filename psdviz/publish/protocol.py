@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, overload, runtime_checkable
 
 import numpy as np
 
 from ..core.domain import Domain
 from ..core.ledger import Ledger
 from ..core.privacy_unit import PrivacyUnit
+from ..core.rng import Randomness
 
 
 @runtime_checkable
@@ -31,6 +32,15 @@ class PrivateRelease(Protocol):
 
     @property
     def privacy_unit(self) -> PrivacyUnit: ...
+
+    @property
+    def randomness(self) -> Randomness: ...
+
+    @overload
+    def report(self, format: Literal["json"] = "json") -> dict: ...
+
+    @overload
+    def report(self, format: str) -> dict | str: ...
 
     def report(self, format: str = "json") -> dict | str: ...
 

@@ -115,7 +115,7 @@ def machinery(rel) -> tuple:
     query model alone (the same on a built and on a loaded release)."""
     model = rel.query_model
     vals = rel.tree.est if rel.consistent else rel.tree.noisy
-    index = None
+    index: Pyramid | GridOfGrids | SplitIndex | None = None
     if model.answer == "pyramid":
         index = _pyramid(rel.tree, vals, rel.domain, list(model.levels), model.regular)
     elif model.answer == "grid_of_grids":

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from statistics import NormalDist
-from typing import Protocol
+from typing import Literal, Protocol, overload
 
 import numpy as np
 import pandas as pd
@@ -110,16 +110,15 @@ class Release:
     consistent: bool              # est is consistent: every node equals the sum of its children
     private: bool = True
     notes: tuple[str, ...] = ()
-    grid: Grid | None = None      # the public resolution grid every coordinate lies on
-    query_model: QueryModel | None = None  # how answers and variances are computed (query_model.py)
+    grid: Grid = field(kw_only=True)   # the public resolution grid every coordinate lies on
+    query_model: QueryModel = field(kw_only=True)  # how answers and variances are computed (query_model.py)
     kept: np.ndarray | None = None  # after pruning a complete tree: each node's id in the full tree
     privacy_unit: PrivacyUnit = ONE_POINT
     curve: np.ndarray | None = None  # Hilbert R-tree: each node's range [lo, hi) of curve positions, (n, 2)
 
     def __post_init__(self) -> None:
         freeze(self, tuples=("notes",), dicts=("params", "points_report"))
-        if self.query_model is not None:      # typed and frozen (a dict is its saved form)
-            object.__setattr__(self, "query_model", as_model(self.query_model))
+        object.__setattr__(self, "query_model", as_model(self.query_model))   # typed (a dict is its saved form)
         if isinstance(self.privacy_unit, str):
             object.__setattr__(self, "privacy_unit", PrivacyUnit.parse(self.privacy_unit))
         object.__setattr__(self, "tree", self.tree.frozen())
@@ -136,8 +135,6 @@ class Release:
 
     @cached_property
     def _query(self) -> tuple[QueryIndex | None, VarianceFn | None]:
-        if self.query_model is None:
-            return None, None
         return machinery(self)
 
     def evolve(self, **changes) -> Release:
@@ -337,7 +334,7 @@ class Release:
         """Per node: the cut cells' factor and whether the data placed its edges (:mod:`psdviz.query.uniformity`),
         a function of the release alone, so computed once rather than per query."""
         from ..query.uniformity import cut_factor, data_placed
-        placed = data_placed(self.tree, self.query_model.data_cuts if self.query_model is not None else 0)
+        placed = data_placed(self.tree, self.query_model.data_cuts)
         return read_only(cut_factor(self.tree, self._values(), placed)), read_only(placed)
 
     def _cut_error(self, reg: np.ndarray, node: np.ndarray, share: np.ndarray, n: int) -> np.ndarray:
@@ -456,6 +453,12 @@ class Release:
         from .release_file import save_release
         return save_release(self, path, crs, allow_seeded=allow_seeded)
 
+    @overload
+    def report(self, format: Literal["json"] = "json") -> dict: ...
+
+    @overload
+    def report(self, format: str) -> dict | str: ...
+
     def report(self, format: str = "json") -> dict | str:
         """The privacy report, holding only publishable facts: method, parameters, domain, resolution,
         ledger, randomness mode, privacy unit, input-handling rules (no counts of the input and no seed,
@@ -476,6 +479,6 @@ class Release:
             for k, v in self.params.items()}
         return {**report_header(self, "spatial", self.method, params, self.private),
                 "domain": [self.domain.xmin, self.domain.ymin, self.domain.xmax, self.domain.ymax],
-                "resolution": self.grid.describe() if self.grid is not None else None,
+                "resolution": self.grid.describe(),
                 "input_handling": self.input_handling(),
                 "cells": int(self.tree.is_leaf.sum()), "nodes": self.tree.n_nodes}

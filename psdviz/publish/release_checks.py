@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from typing import cast
 
 import numpy as np
 import pyarrow as pa
@@ -350,11 +351,11 @@ def check_query_model(model: dict, height: int, n: int, grid: Grid, kept: np.nda
 
 
 def _check_complete(model: dict, height: int, n: int, kept: np.ndarray | None) -> None:
-    fanout, full = model.get("fanout"), model.get("full_height")
-    fanout_ok = _typed(fanout, int) and 2 <= fanout <= MAX_FANOUT
-    if not (fanout_ok and _typed(full, int) and height <= full <= MAX_FULL_HEIGHT):
+    given = model.get("fanout"), model.get("full_height")
+    fanout, full = (cast(int, v) if _typed(v, int) else -1 for v in given)
+    if not (2 <= fanout <= MAX_FANOUT and height <= full <= MAX_FULL_HEIGHT):
         raise bad(f"the complete tree needs a fanout in [2, {MAX_FANOUT}] and a full_height in [{height}, "
-                  f"{MAX_FULL_HEIGHT}] (got {fanout!r}, {full!r})")
+                  f"{MAX_FULL_HEIGHT}] (got {given[0]!r}, {given[1]!r})")
     size = complete_size(fanout, full)
     if size > MAX_NODES:
         raise bad(f"a complete tree of fanout {fanout} and height {full} has {size:,} nodes, above {MAX_NODES:,}")

@@ -56,7 +56,7 @@ def _metadata(rel: Release) -> dict:
 
 
 def _geo_metadata(rect: np.ndarray, crs) -> dict:
-    col = {"encoding": "WKB", "geometry_types": ["Polygon"],
+    col: dict[str, object] = {"encoding": "WKB", "geometry_types": ["Polygon"],
            "bbox": [float(rect[:, 0].min()), float(rect[:, 1].min()), float(rect[:, 2].max()), float(rect[:, 3].max())]}
     if crs is None:
         col["crs"] = None   # GeoParquet: null = undefined CRS (the domain's units are the publisher's)
@@ -93,9 +93,6 @@ def save_release(rel: Release, path, crs=None, *, allow_seeded: bool = False) ->
     check_seeded_export(rel.randomness, allow_seeded, "a release file")
     if not rel.private:
         raise ValueError(f"{rel.method} is a non-private reference and cannot be saved as a release file")
-    if rel.grid is None or rel.query_model is None:
-        raise ValueError("this release was not made by psdviz.build (no public grid or query model); build it "
-                         "with psdviz.build before saving")
     t = rel.tree
     cols = {"node": np.arange(t.n_nodes, dtype=np.int64), "is_leaf": t.is_leaf}
     cols.update({name: t.rect[:, i] for i, name in enumerate(_RECT)})

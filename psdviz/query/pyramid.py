@@ -86,7 +86,7 @@ class Pyramid:
     def answer(self, rects: np.ndarray) -> np.ndarray:
         """Canonical answers (= leaf-sum answers when only the finest level is given)."""
         total = np.zeros(rects.shape[0])
-        prev = None
+        prev: tuple | None = None
         for s in self.tables:
             ny, nx = s.shape[0] - 1, s.shape[1] - 1
             u0, u1, v0, v1 = self._units(rects, s)
@@ -104,5 +104,6 @@ class Pyramid:
         s = self.tables[-1]
         u0, u1, v0, v1 = self._units(rects, s)
         whole = _bilinear(s, u1, v1) - _bilinear(s, u0, v1) - _bilinear(s, u1, v0) + _bilinear(s, u0, v0)
+        assert prev is not None   # a pyramid has at least one level
         (i0, i1, j0, j1), _ = prev
         return total + whole - _rect_sum(s, i0, i1, j0, j1)

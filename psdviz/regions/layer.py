@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -33,7 +34,7 @@ class Regions:
     """Regions as a GeoDataFrame with columns ``id``, ``name``, ``parent``, ``level``, ``geometry``
     (rows ordered by level, then parent, then id), in ``frame.crs``."""
 
-    frame: object   # geopandas.GeoDataFrame
+    frame: Any   # a geopandas.GeoDataFrame (geopandas is the geo extra's: not imported for the type)
 
     # ---- construction ---------------------------------------------------------------------------
     @classmethod
@@ -213,7 +214,8 @@ class Regions:
 
     def bounds(self) -> tuple[float, float, float, float]:
         """(xmin, ymin, xmax, ymax) of every region: public, since the layer is."""
-        return tuple(float(v) for v in self.frame.total_bounds)
+        xmin, ymin, xmax, ymax = (float(v) for v in self.frame.total_bounds)
+        return xmin, ymin, xmax, ymax
 
     def table(self) -> pd.DataFrame:
         """id, name, level, parent (no geometry)."""
@@ -418,7 +420,7 @@ def _read_topojson(path: Path, layer):
                          "github.com/topojson/topojson-specification)")
     objects = list(topo["objects"])
     name = layer or (objects[0] if len(objects) == 1 else None)
-    if name not in objects:
+    if name is None or name not in objects:
         raise ValueError(f"{path.name} holds TopoJSON objects {objects}: pass layer= one of them")
     try:
         feats = features(topo, name)

@@ -8,6 +8,7 @@ children) and the standard error of the least-squares step it was rounded from.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -91,6 +92,12 @@ class RegionRelease:
             'darker: more points (six equal steps up to the largest estimate)</div>'))
         return m
 
+    @overload
+    def report(self, format: Literal["json"] = "json") -> dict: ...
+
+    @overload
+    def report(self, format: str) -> dict | str: ...
+
     def report(self, format: str = "json") -> dict | str:
         """Publishable facts: method, parameters, epsilon, ledger, randomness, privacy unit, notes; with
         ``format="markdown"`` the privacy statement (:func:`psdviz.publish.statement.markdown`)."""
@@ -115,7 +122,7 @@ class RegionRelease:
                         "parent": [None if p is None or p != p else str(p) for p in t["parent"]]},
             "noisy": self.noisy.tolist(), "estimate": self.estimate.tolist(),
             "least_squares": self.least_squares.tolist(), "standard_error": self.standard_error.tolist(),
-            "status": self.status.tolist()})
+            "status": np.asarray(self.status).tolist()})
 
 
 def load_regions(path) -> RegionRelease:

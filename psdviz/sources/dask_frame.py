@@ -36,6 +36,9 @@ def is_dask_frame(obj) -> bool:
 class DaskSource(KeySource):
     """Points in a Dask DataFrame with columns ``lon`` and ``lat``."""
 
+    lon: str       # the coordinate columns' names (set by start_source)
+    lat: str
+
     def __init__(self, frame, domain: Domain, *, lon: str, lat: str, outside: str = "drop",
                  nonfinite: str = "error", resolution: int = DEFAULT_RESOLUTION):
         start_source(self, frame.columns, domain, lon=lon, lat=lat, outside=outside, nonfinite=nonfinite,

@@ -129,20 +129,21 @@ class DuckDBSource(KeySource):
 
     # validation runs once, before the first pass; the pass into the cells does it in the same scan
     @property
-    def n_input(self) -> int:
+    def n_input(self) -> int:  # type: ignore[override]  # read-only here: counted by the validating scan
         return self._validated()[0]
 
     @property
-    def n_nonfinite(self) -> int:
+    def n_nonfinite(self) -> int:  # type: ignore[override]
         return self._validated()[2]
 
     @property
-    def n_outside(self) -> int:
+    def n_outside(self) -> int:  # type: ignore[override]
         return self._validated()[3]
 
     def _validated(self) -> tuple[int, int, int, int]:
         if self._counts is None:
             self._validate()
+        assert self._counts is not None   # _validate sets them
         return self._counts
 
     def _relation(self, lon: str, lat: str) -> None:
@@ -251,7 +252,7 @@ class DuckDBSource(KeySource):
         finally:
             if keep is not None:
                 self.con.unregister(table)
-        ids = keyer.apply_post(np.asarray(res["g"], np.int64))
+        ids = keyer.apply_post(np.asarray(res["g"], np.int64))  # type: ignore[attr-defined]  # a SQL keyer's
         return weighted_groups(ids, np.asarray(res["c"], np.int64))
 
     def _grouped_udf(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
@@ -262,7 +263,8 @@ class DuckDBSource(KeySource):
             return pa.array(dense_ids(keyer(kx.to_numpy(), ky.to_numpy(), {})))
 
         name = f"psdviz_key_{next(_ids)}"
-        self.con.create_function(name, udf, [t.BIGINT, t.BIGINT], t.BIGINT, type="arrow", side_effects=False)
+        self.con.create_function(name, udf, [t.BIGINT, t.BIGINT], t.BIGINT, type="arrow",  # type: ignore[call-overload]
+                                 side_effects=False)
         try:
             res = self._fetch(f"SELECT {name}(kx, ky) AS g, count(*) AS c FROM ({self._key_sql()}) GROUP BY g")
         finally:
@@ -300,8 +302,8 @@ class DuckDBSource(KeySource):
         if cap is not None and code.size == 2 * int(cap) + 3:
             return None
         neg = {v: int(c[code == v].sum()) for v in (-3, -2, -1)}
-        outside = neg[-1] + int(c[(code >= 0) & (code & 1 == 1)].sum())
-        self._set_counts(int(c.sum()), neg[-3], neg[-3] + neg[-2], outside)
+        n_out = neg[-1] + int(c[(code >= 0) & (code & 1 == 1)].sum())
+        self._set_counts(int(c.sum()), neg[-3], neg[-3] + neg[-2], n_out)
         used = code >= 0
         ids, cnt = merge_counts([(code[used] >> 1, c[used])], distinct=self.outside == "drop")
         if cap is not None and ids.size > cap:

@@ -159,8 +159,9 @@ def summarize(table: SparseTable, method: str = "filter-priority", epsilon: floa
     if layout.get("categories") == OBSERVED:
         notes.append(OBSERVED_NOTE)
     rel = SparseRelease(method, resolved, table.m, summ.indices, summ.values, summ.weights, ledger, rnd,
-                        layout, dx, notes, input_report={"nonzero_cells": int(table.n), "total_count": int(table.l1),
-                                                         "cells": int(table.m)})
+                        layout, dx, tuple(notes),
+                        input_report={"nonzero_cells": int(table.n), "total_count": int(table.l1),
+                                      "cells": int(table.m)})
     if privacy_budget is not None:
         privacy_budget.draw(rel, "sparse")
     return rel

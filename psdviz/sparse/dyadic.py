@@ -103,11 +103,13 @@ def decompose_ranges(dx: DyadicIndex, lo, hi) -> tuple[np.ndarray, np.ndarray]:
     for k in range(h + 1):                              # height k = level h - k
         lv = h - k
         take = (lo < hi) & (lo & 1 == 1)
-        qs.append(q[take]), nodes.append(off[lv] + lo[take])
+        qs.append(q[take])
+        nodes.append(off[lv] + lo[take])
         lo = lo + take
         take = (lo < hi) & (hi & 1 == 1)
         hi = hi - take
-        qs.append(q[take]), nodes.append(off[lv] + hi[take])
+        qs.append(q[take])
+        nodes.append(off[lv] + hi[take])
         lo >>= 1
         hi >>= 1
     return np.concatenate(qs), np.concatenate(nodes)

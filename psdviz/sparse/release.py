@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from typing import Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -62,6 +63,12 @@ class SparseRelease:
     def privacy_unit(self) -> PrivacyUnit:
         """One individual, whose rows change the table's counts by at most the declared sensitivity."""
         return PrivacyUnit("individual", float(self.params.get("sensitivity", 1.0)))
+
+    @overload
+    def report(self, format: Literal["json"] = "json") -> dict: ...
+
+    @overload
+    def report(self, format: str) -> dict | str: ...
 
     def report(self, format: str = "json") -> dict | str:
         """Publishable facts: method, resolved parameters, m, summary size, epsilon, ledger, randomness,

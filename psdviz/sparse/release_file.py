@@ -41,4 +41,4 @@ def load_sparse(path) -> SparseRelease:
     if not jr.finite_number(sens) or not sens > 0:
         raise bad(f"sensitivity must be a finite number > 0 (got {str(sens)[:40]})")
     return SparseRelease(rep["method"], params, m, idx, values, weights, ledger, rnd, layout, dyadic,
-                         jr.text_list(rep.get("notes"), "notes"))
+                         tuple(jr.text_list(rep.get("notes"), "notes")))

@@ -77,6 +77,11 @@ class ZeroLaw:
         return max(int(self.theta), 1)
 
     @property
+    def _tau(self) -> float:
+        """tau as a number (inf when there is no sampling: then no magnitude lies in the body)."""
+        return math.inf if self.tau is None else float(self.tau)
+
+    @property
     def body_end(self) -> int:
         """Last magnitude with weight v/tau < 1 (v0 - 1 when there is no such magnitude)."""
         if self.tau is None:
@@ -90,7 +95,7 @@ class ZeroLaw:
             return 0.0
         tail_start = max(v0, t_end + 1)
         tail = a ** tail_start / (1.0 - a)
-        body = _vsum(a, v0, t_end) / self.tau if t_end >= v0 else 0.0
+        body = _vsum(a, v0, t_end) / self._tau if t_end >= v0 else 0.0
         side = 2.0 if self.two_sided else 1.0
         return min(1.0, side * (1.0 - a) / (1.0 + a) * (body + tail))
 
@@ -105,7 +110,7 @@ class ZeroLaw:
             raise ValueError(f"epsilon/sensitivity is too small for the sampling threshold tau={self.tau:g} "
                              f"(value table of {cut} entries > {TABLE_MAX}); raise epsilon or lower tau")
         j = np.arange(cut, dtype=float)
-        return np.cumsum((v0 + j) / self.tau * np.exp(j * math.log(a)))
+        return np.cumsum((v0 + j) / self._tau * np.exp(j * math.log(a)))
 
     def sample_values(self, rng: np.random.Generator, k: int) -> np.ndarray:
         """k values of M'(i) for zero cells conditioned on being kept (exact law, see module doc)."""

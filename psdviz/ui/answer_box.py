@@ -35,7 +35,7 @@ def interval_text(est: float, se: float, cut: float = 0.0) -> str:
 def _caveat(method: str | None) -> str:
     """Where ``method``'s whole interval is measured to fall short, in its spec's words (empty when none is
     known; docs/decisions/whole-interval.md has the figures)."""
-    return pv.method_spec(method).interval_caveat if method in pv.METHODS + pv.REFERENCES else ""
+    return pv.method_spec(method).interval_caveat if method is not None and method in pv.METHODS + pv.REFERENCES else ""
 
 
 def detail(se: float, cut: float | None, method: str | None = None) -> str:

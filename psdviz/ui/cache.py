@@ -17,6 +17,7 @@ import time
 import warnings
 from collections import OrderedDict
 from concurrent.futures import Future
+from typing import Any
 
 import numpy as np
 import streamlit as st
@@ -76,10 +77,11 @@ class SharedCache:
             if key in self.items:
                 self.items.move_to_end(key)
                 return self.items[key]
-            fut = self.pending.get(key)
-            owner = fut is None
+            waiting = self.pending.get(key)
+            owner = waiting is None
+            fut: Future = Future() if waiting is None else waiting
             if owner:
-                fut = self.pending[key] = Future()
+                self.pending[key] = fut
         if not owner:
             return fut.result()
         try:
@@ -111,7 +113,8 @@ RELEASES = SharedCache()
 
 
 def _build(_data: Dataset, domain: tuple, _spec: BuildSpec, _progress=None) -> pv.Release:
-    user = {} if _data.user is None else {"user": _data.user, "max_points_per_user": _data.max_points_per_user}
+    user: dict[str, Any] = ({} if _data.user is None else
+                            {"user": _data.user, "max_points_per_user": _data.max_points_per_user})
     with warnings.catch_warnings():   # the map page tells the owner itself, as an error beside the controls
         warnings.simplefilter("ignore", pv.EmptyReleaseWarning)
         warnings.simplefilter("ignore", pv.NoiseDominatesWarning)     # the map page says it beside the map

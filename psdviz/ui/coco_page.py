@@ -53,7 +53,8 @@ def _grouped(fp: str, group_cols: tuple, record_col: str | None, leaf_col: str, 
         df = df.drop_duplicates(list(group_cols) + [record_col])
     if _hier is None:
         h = coco.Hierarchy.from_columns(df, list(path_cols) + [leaf_col], root="root")
-        lat, lon = {}, {}
+        lat: dict[str, float] = {}
+        lon: dict[str, float] = {}
     else:
         h = coco.Hierarchy.from_columns(_hier, list(path_cols), root="root")
         lat, lon = {}, {}
@@ -150,7 +151,7 @@ def _node_picker(h: coco.Hierarchy, pos: pd.DataFrame, groups: np.ndarray) -> in
     labels = dict(zip(order, view.node_labels(h)))
     names = tuple(h.names)
     has_map = bool(pos["lat"].notna().any())
-    col_map, col_pick = st.columns([3, 2]) if has_map else (None, st.container())
+    col_map, col_pick = st.columns([3, 2]) if has_map else (st.container(), st.container())
     if has_map:
         with col_map:
             level = st.radio("Map shows", list(range(1, h.n_levels)), index=0, key="coco_map_level", horizontal=True,

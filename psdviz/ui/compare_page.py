@@ -62,6 +62,7 @@ def _load(source: str) -> tuple[np.ndarray, Domain, str]:
     name = source.split(":", 1)[1].strip().split(" ")[0]
     xy = sample_points(name)
     dom = SAMPLES[name].domain
+    assert dom is not None   # the compare page offers spatial samples only
     return xy, dom, fingerprint(xy, dom)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import cast
 
 import streamlit as st
 
@@ -130,7 +131,7 @@ def parameter_widget(method: str, info: ParamInfo, chosen: dict | None = None, h
     if info.optional:
         return _optional_number(method, info, key, chosen or {}, hint)
     if info.share:
-        return st.slider(name, 0.05, 0.95, float(default), 0.05, key=key, help=text)
+        return st.slider(name, 0.05, 0.95, float(cast(float, default)), 0.05, key=key, help=text)
     if info.kind in ("int", "float"):
         return _number(name, info.kind, default, key, text, label=f"{name} (paper default {default:g})")
     return st.text_input(name, value=str(default), key=key, help=text)

@@ -232,7 +232,7 @@ def _choose_domain(declared: Domain | None, key: str) -> tuple[Domain, str]:
         "Domain (public bounds)", options, key=_kept(f"{key}_domain", options[0]),
         help="The domain is public input, never read from the data: the cells split it, and points outside it "
              "are dropped (the app says how many). Presets come from public outlines, never from the data."))
-    if pick.startswith("the sample"):
+    if pick.startswith("the sample") and declared is not None:
         return declared, "sample's declared domain"
     if pick == "the world":
         return Domain.world(), "world"

@@ -130,11 +130,10 @@ def input_summary(data: data_input.Dataset, release: pv.Release) -> None:
                     f"x [{data.domain.xmin:g}, {data.domain.xmax:g}], y [{data.domain.ymin:g}, {data.domain.ymax:g}].")
     details.caption("Parameters used (defaults from the paper, formulas evaluated by the engine): "
                + words.params_text(release.params))
-    if release.grid is not None:
-        sx, sy = release.grid.step
-        details.caption(f"Public grid: resolution {release.grid.bits} ({release.grid.size:,} positions per axis, "
-                   f"step {words.short(sx)} x {words.short(sy)}); every published coordinate lies on it."
-                   + "".join(f" {n}." for n in release.notes if "capped" in n))
+    sx, sy = release.grid.step
+    details.caption(f"Public grid: resolution {release.grid.bits} ({release.grid.size:,} positions per axis, "
+                    f"step {words.short(sx)} x {words.short(sy)}); every published coordinate lies on it."
+                    + "".join(f" {n}." for n in release.notes if "capped" in n))
 
 
 def view_controls(release: pv.Release, rid: str) -> tuple[int, bool, bool]:
@@ -344,7 +343,7 @@ def export_view(release: pv.Release, rid: str) -> None:
     rep = export.report_bytes(release, {"app": "psdviz map page"})
     c2.download_button("Privacy report (JSON)", rep, file_name="psdviz_report.json", mime="application/json",
                        key="dl_report", on_click="ignore")
-    c2.download_button("Privacy statement (Markdown, to hand on)", lambda: release.report(format="markdown"),
+    c2.download_button("Privacy statement (Markdown, to hand on)", lambda: str(release.report(format="markdown")),
                        file_name="psdviz_statement.md", mime="text/markdown", key="dl_statement", on_click="ignore",
                        help="What was released, the privacy unit and epsilon in words, the ledger, the expected "
                             "error at typical query sizes and what is not private.")

@@ -43,11 +43,13 @@ ALIASES = {"virgin islands": "united states virgin islands", "northern mariana i
 
 @functools.lru_cache(maxsize=4)
 def _load(path: Path, mtime: float, name: str) -> tuple[tuple[str, dict, tuple], ...]:
-    out = []
+    out: list[tuple[str, dict, tuple]] = []
     for f in tj.features(json.loads(path.read_text()), name):
         g = tj.round_geometry(f["geometry"], DECIMALS)
         if g is not None:
-            out.append((str(f["properties"].get("name", "")), g, tj.bbox(g)))
+            box = tj.bbox(g)
+            if box is not None:
+                out.append((str(f["properties"].get("name", "")), g, box))
     return tuple(out)
 
 

@@ -121,6 +121,7 @@ def _points() -> tuple[str, np.ndarray]:
     pick = st.radio("Points", options, key="rg_points", horizontal=True)
     if pick == "GeoNames sample":
         return "geonames", sample_points("geonames")
+    assert shared is not None   # offered only when the map page shared its data
     return f"map:{shared.name}", shared.xy
 
 

@@ -14,7 +14,8 @@ from plotly.subplots import make_subplots
 def table_shape(layout: dict, m: int) -> tuple[int, int]:
     """(rows, columns) of the table's cell order (row-major)."""
     if layout.get("kind") == "contingency":
-        return tuple(int(v) for v in layout["shape"])
+        rows, cols = (int(v) for v in layout["shape"])
+        return rows, cols
     if layout.get("kind") == "grid":
         return int(layout["ny"]), int(layout["nx"])
     side = int(np.ceil(np.sqrt(m)))

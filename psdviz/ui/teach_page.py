@@ -9,6 +9,8 @@ GeoNames sample when the map page has loaded none.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -116,7 +118,8 @@ def noise_again(data: data_input.Dataset, a: pv.Release, rect) -> None:
     k = int(c1.number_input("k fresh releases", 2, K_MAX, 20, key="teach_k"))
     if c1.button("Draw the noise again", key="teach_redraw",
                  help=f"{k} fresh releases of `{a.method}` at epsilon {a.epsilon:g} answer the rectangle"):
-        user = {} if data.user is None else {"user": data.user, "max_points_per_user": data.max_points_per_user}
+        user: dict[str, Any] = ({} if data.user is None else
+                                {"user": data.user, "max_points_per_user": data.max_points_per_user})
         with st.spinner(f"Building {k} releases..."):
             r = redraw(data.xy, data.domain, rect, method=a.method, epsilon=a.epsilon, k=k, outside="drop",
                        nonfinite="drop", **user)
