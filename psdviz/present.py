@@ -26,6 +26,7 @@ from .core.source import rows_read
 from .core.validation import LARGE_EPSILON, check_int
 from .io import topojson
 from .io.samples import SAMPLES, get_sample, load_sample, sample_points
+from .kernel.intervals import whole_interval
 from .methods.auto import FEATURE_FRACTION, RULES
 from .methods.declarations import BUILD
 from .methods.param_info import ParamInfo, parameter_info, suggested_value
@@ -42,7 +43,6 @@ from .publish.cells import (
 )
 from .publish.colours import LOW_SHARE, PALE_WORDS, PALETTE, Colours, colour_bins, legend_html, view_colours
 from .publish.group_privacy import unit_for
-from .publish.release import whole_interval
 from .query.raster import mercator_centres, rasterize
 from .sparse.laborious import LABORIOUS_MAX
 from .sparse.sample import flights_sparse_table

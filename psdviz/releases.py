@@ -11,8 +11,8 @@ from pathlib import Path
 
 from .coco.release_file import FORMAT as COCO
 from .coco.release_file import load_coco
+from .kernel.protocol import PrivateRelease
 from .methods.registry import methods, references
-from .publish.protocol import PrivateRelease
 from .publish.release_checks import check_method
 from .publish.release_file import load_release as load_spatial
 from .regions.release import FORMAT as REGIONS

@@ -11,7 +11,7 @@ import pytest
 import psdviz as pv
 from psdviz import coco, sparse
 from psdviz.core.privacy_unit import PrivacyUnit
-from psdviz.publish.protocol import PrivateRelease
+from psdviz.kernel.protocol import PrivateRelease
 
 RNG = np.random.default_rng(8)
 PTS = RNG.random((3000, 2))
@@ -130,7 +130,7 @@ def _regions():
 def test_every_kind_reports_one_header_with_one_schema(make):
     """One function writes the head of every kind's report: the same keys, in the same order, with the
     same types; each kind's own facts come after it."""
-    from psdviz.publish.protocol import HEADER
+    from psdviz.kernel.protocol import HEADER
     rep = make().report()
     assert tuple(rep)[:len(HEADER)] == HEADER
     assert rep["kind"] in ("spatial", "regions", "count-of-counts", "sparse") and isinstance(rep["method"], str)

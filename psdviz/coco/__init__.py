@@ -1,6 +1,6 @@
 """Count-of-counts histograms over a location hierarchy (Kuo et al., VLDB 2018; slides in
-../shared/papers/). May import psdviz.core, io and publish (the release kernel: the report head, release
-files, immutability); never methods, lab or ui.
+../shared/papers/). May import psdviz.core, io and kernel (the release kernel: the report head, release files,
+immutability); never publish, methods, lab or ui.
 
 >>> from psdviz import coco
 >>> h = coco.Hierarchy.from_paths([("NY", "JFK"), ("NY", "LGA"), ("FL", "MIA")], root="USA")

@@ -17,9 +17,9 @@ import pandas as pd
 from ..core.ledger import Ledger
 from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness, check_seeded_export
-from ..publish import json_release as jr
-from ..publish.protocol import owner_audit, report_header
-from ..publish.release import freeze
+from ..kernel import json_release as jr
+from ..kernel.freeze import freeze
+from ..kernel.protocol import owner_audit, report_header
 from .error import emd, emd_by_level
 from .hierarchy import Hierarchy
 from .representations import to_cumulative, to_unattributed
@@ -102,8 +102,8 @@ class CocoRelease:
 
     def report(self, format: str = "json") -> dict | str:
         """JSON-ready: method, budgets, ledger, randomness, notes (no data); with ``format="markdown"`` the
-        privacy statement (:func:`psdviz.publish.statement.markdown`)."""
-        from ..publish.statement import check_format, markdown
+        privacy statement (:func:`psdviz.kernel.statement.markdown`)."""
+        from ..kernel.statement import check_format, markdown
         if check_format(format) == "markdown":
             return markdown(self)
         method = self.methods[0] if len(set(self.methods)) == 1 else ", ".join(self.methods)

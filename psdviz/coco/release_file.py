@@ -1,4 +1,4 @@
-"""Count-of-counts release files (JSON, ``psdviz/publish/json_release.py``): read back what ``CocoRelease.save``
+"""Count-of-counts release files (JSON, ``psdviz/kernel/json_release.py``): read back what ``CocoRelease.save``
 wrote.
 
 The file holds the publishable report, the public hierarchy (names, parents, levels), K, G per node
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..publish import json_release as jr
-from ..publish.release_checks import bad
+from ..kernel import json_release as jr
+from ..kernel.file_checks import bad
 from .hierarchy import Hierarchy
 from .publish import CONSISTENCY
 from .release import FORMAT, CocoRelease

@@ -116,7 +116,7 @@ def cell_intervals(release: Release, nodes: np.ndarray, level: float = 0.95) -> 
     exact variance, :meth:`Release.answer_interval`, takes one pass of the post-processing's adjoint per 16
     cells: minutes for a view of tens of thousands). Cells whose own count was not measured take the exact
     interval. Released values only."""
-    from .release import whole_interval
+    from ..kernel.intervals import whole_interval
     nodes = np.asarray(nodes, dtype=np.int64)
     t = release.tree
     est = t.est[nodes]

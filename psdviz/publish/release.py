@@ -9,7 +9,6 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from statistics import NormalDist
 from typing import Literal, Protocol, overload
 
 import numpy as np
@@ -21,8 +20,10 @@ from ..core.ledger import Ledger
 from ..core.privacy_unit import ONE_POINT, PrivacyUnit
 from ..core.rng import Randomness
 from ..core.tree import FlatTree, read_only
+from ..kernel.freeze import freeze
+from ..kernel.intervals import whole_interval
+from ..kernel.protocol import report_header
 from ..query.decompose import answer_tree, decompose, leaf_weights
-from .protocol import report_header
 from .query_model import QueryModel, as_model, machinery
 
 # Exact variance of post-processed answers: node weights (n_nodes, k), non-zero on leaves only, of
@@ -47,45 +48,6 @@ def report_name(param: str, params: dict) -> str:
     if param != "delta":
         return param
     return "bias_delta" if "lambda" in params else "median_delta"
-
-
-def interval_z(level: float) -> float:
-    """The normal quantile of ``(1 + level) / 2`` (1.96 for 0.95); ``level`` must lie in (0, 1)."""
-    if not (isinstance(level, (int, float, np.floating)) and not isinstance(level, bool) and 0 < level < 1):
-        raise ValueError(f"level must be a number in (0, 1), e.g. 0.95 (got {level!r})")
-    return NormalDist().inv_cdf(0.5 + float(level) / 2)
-
-
-def whole_interval(estimate, noise_se, cut_error=0.0, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """(low, high): ``estimate -+ z * sqrt(noise_se**2 + cut_error**2)``, the interval of the whole error
-    (every interval psdviz shows or exports beside a private number is this one)."""
-    half = interval_z(level) * np.hypot(np.asarray(noise_se, float), np.asarray(cut_error, float))
-    est = np.asarray(estimate, float)
-    return est - half, est + half
-
-
-class FrozenDict(dict):
-    """A dict that cannot be changed (still a dict for JSON and for readers)."""
-
-    def _refuse(self, *args, **kwargs):
-        raise TypeError("a built release cannot be changed; make a new one with dataclasses.replace")
-
-    __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = __ior__ = _refuse
-
-    def __reduce__(self):           # pickling (caches) rebuilds it from a plain dict
-        return (FrozenDict, (dict(self),))
-
-
-def freeze(release, *, arrays=(), tuples=(), dicts=()) -> None:
-    """Make a frozen release's containers unchangeable in place: arrays read-only, sequences tuples,
-    dicts :class:`FrozenDict`, the ledger a frozen copy (for the releases' ``__post_init__``)."""
-    for name in arrays:
-        object.__setattr__(release, name, read_only(np.asarray(getattr(release, name))))
-    for name in tuples:
-        object.__setattr__(release, name, tuple(getattr(release, name)))
-    for name in dicts:
-        object.__setattr__(release, name, FrozenDict(getattr(release, name)))
-    object.__setattr__(release, "ledger", release.ledger.frozen())
 
 
 @dataclass(frozen=True)
@@ -442,7 +404,7 @@ class Release:
     def audit(self) -> dict:
         """The data owner's audit: exact counts about the input (rows read, dropped, outside, used) and
         the seed of a seeded run. Not differentially private: never part of the report or of a release file."""
-        from .protocol import owner_audit
+        from ..kernel.protocol import owner_audit
         counts = self.points_report if "rows_in" in self.points_report else {}
         return owner_audit(counts, self.randomness.seed, method=self.method)
 
@@ -468,9 +430,9 @@ class Release:
         ----------
         format : {"json", "markdown"}
             "json" (default): a JSON-ready dict with one ``delta``, the release's. "markdown": the privacy
-            statement a publisher can hand on (:func:`psdviz.publish.statement.markdown`).
+            statement a publisher can hand on (:func:`psdviz.kernel.statement.markdown`).
         """
-        from .statement import check_format, markdown
+        from ..kernel.statement import check_format, markdown
         if check_format(format) == "markdown":
             return markdown(self)
         params = {report_name(k, self.params): (

@@ -22,13 +22,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..core.domain import MAX_WORKLOAD_RECTS
-from ..core.errors import ReleaseFileError
 from ..core.grid import Grid, check_resolution
-from ..core.ledger import MAX_TOTAL_DELTA, TOLERANCE, Ledger, Spend
-from ..core.privacy_unit import PrivacyUnit
-from ..core.rng import _ENGINE, FRESH, SEEDED, Randomness
+from ..core.ledger import TOLERANCE, Ledger
 from ..core.tree import MAX_NODES
 from ..core.validation import check_epsilon, is_number
+from ..kernel.file_checks import DAMAGED as _DAMAGED
+from ..kernel.file_checks import bad, loaded_randomness, loaded_unit
+from ..kernel.file_checks import typed as _typed
 
 # node columns: (file column, FlatTree field, dtype)
 NODE_COLUMNS = [("depth", "depth", np.int16), ("parent", "parent", np.int64),
@@ -40,28 +40,13 @@ RECT_COLUMNS = ("x0", "y0", "x1", "y1")
 CURVE_COLUMNS = ("curve_lo", "curve_hi")      # a Hilbert R-tree's node ranges
 MAX_FANOUT = 64
 MAX_FULL_HEIGHT = 30
-_DAMAGED = "the file is damaged or was altered; do not use it"
 _METHOD = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
-
-
-def bad(what: str) -> ReleaseFileError:
-    return ReleaseFileError(f"{what}: {_DAMAGED}")
 
 
 # ---- metadata -------------------------------------------------------------------------------------
 _META_TYPES = {"method": str, "parameters": dict, "domain": list, "resolution": int, "epsilon": float,
                "epsilon_spent": float, "delta": float, "ledger": list, "randomness": str, "privacy_unit": (str, dict),
                "consistent": bool, "input_handling": dict, "notes": list, "query_model": dict}
-
-
-def _typed(value, kind) -> bool:
-    if isinstance(kind, tuple):
-        return any(_typed(value, k) for k in kind)
-    if kind is float:
-        return is_number(value)
-    if kind is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    return isinstance(value, kind)
 
 
 def _rects(value) -> bool:
@@ -105,46 +90,6 @@ def check_metadata(meta) -> None:
         raise bad("notes must be text")
     if not isinstance(meta.get("warning", ""), str):
         raise bad("the warning must be text")
-
-
-def loaded_randomness(label) -> Randomness:
-    """The randomness of a loaded release: its label (fresh or seeded, checked), never a seed."""
-    if label not in (FRESH, SEEDED):
-        raise bad(f"unknown randomness {label!r}")
-    return Randomness(np.random.default_rng(), label, None, _ENGINE if label == FRESH else None)
-
-
-def _spend(rec) -> Spend:
-    if not isinstance(rec, dict) or not {"what", "epsilon", "mechanism"} <= set(rec) \
-            or not set(rec) <= set(Spend.__dataclass_fields__):
-        raise bad(f"a ledger entry must hold what, epsilon, mechanism and only Spend's fields (got {rec!r})")
-    s = Spend(**rec)
-    checks = [(isinstance(s.what, str) and isinstance(s.mechanism, str) and isinstance(s.note, str), "text fields"),
-              (is_number(s.epsilon) and math.isfinite(s.epsilon) and s.epsilon >= 0, "epsilon >= 0"),
-              (s.level is None or (_typed(s.level, int) and s.level >= 0), "level a whole number >= 0"),
-              (_typed(s.nodes, int) and s.nodes >= 0, "nodes a whole number >= 0"),
-              (is_number(s.sensitivity) and math.isfinite(s.sensitivity) and s.sensitivity > 0, "sensitivity > 0"),
-              (is_number(s.delta) and 0 <= s.delta <= 1, "delta in [0, 1]")]
-    for ok, what in checks:
-        if not ok:
-            raise bad(f"ledger entry {s.what!r} needs {what} (got {rec!r})")
-    return s
-
-
-def check_ledger(meta: dict) -> Ledger:
-    """The ledger: valid entries whose total fits the stated epsilon and matches the stated totals."""
-    ledger = Ledger(float(meta["epsilon"]), [_spend(r) for r in meta["ledger"]])
-    total = ledger.total()
-    if not total <= ledger.budget * (1 + TOLERANCE) + TOLERANCE:
-        raise ValueError(f"the file's ledger spends epsilon {total:g}, more than its stated epsilon "
-                         f"{ledger.budget:g}: {_DAMAGED}")
-    if not math.isclose(total, float(meta["epsilon_spent"]), rel_tol=1e-9, abs_tol=1e-12):
-        raise bad(f"epsilon_spent {meta['epsilon_spent']!r} is not the ledger's total {total:g}")
-    if not (math.isclose(ledger.delta(), float(meta["delta"]), rel_tol=1e-9, abs_tol=1e-15)
-            and ledger.delta() <= MAX_TOTAL_DELTA * (1 + TOLERANCE)):
-        raise bad(f"delta {meta['delta']!r} is not the ledger's total {ledger.delta():g} "
-                  f"or exceeds {MAX_TOTAL_DELTA:g}")
-    return ledger
 
 
 # ---- the Parquet table ------------------------------------------------------------------------------
@@ -249,14 +194,6 @@ def check_curve_ranges(tree, curve: np.ndarray | None, order, grid: Grid) -> Non
     box, full = range_rects(grid, order, lo, hi), hi > lo
     if not ((box[full, :2] >= tree.rect[full, :2]) & (box[full, 2:] <= tree.rect[full, 2:])).all():
         raise bad("a node's box must hold every cell of its curve range")
-
-
-def loaded_unit(value) -> PrivacyUnit:
-    """The privacy unit a file states (as data, or the sentence of version 1 files), or the file refused."""
-    try:
-        return PrivacyUnit.from_data(value)
-    except (TypeError, ValueError):
-        raise bad(f"unknown privacy unit {str(value)[:80]}") from None
 
 
 def check_method(method: str, private: tuple[str, ...], references: tuple[str, ...]) -> None:

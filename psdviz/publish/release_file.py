@@ -29,9 +29,10 @@ from ..core.parallel import Checked, Disjointness, TreeTiling
 from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import check_seeded_export
 from ..core.tree import FlatTree
+from ..kernel import file_checks
+from ..kernel.protocol import json_value
 from . import release_checks as checks
 from .factory import make_release
-from .protocol import json_value
 from .release import Release
 
 FORMAT = "psdviz-release"
@@ -123,9 +124,9 @@ def _read_metadata(path: Path) -> dict:
     try:
         meta = json.loads(raw)
     except ValueError:          # bad JSON or bad UTF-8
-        raise checks.bad(f"{path}: the release metadata is not valid JSON text") from None
+        raise file_checks.bad(f"{path}: the release metadata is not valid JSON text") from None
     except RecursionError:      # nested thousands deep: no release's metadata is
-        raise checks.bad(f"{path}: the release metadata is nested too deeply") from None
+        raise file_checks.bad(f"{path}: the release metadata is nested too deeply") from None
     version = meta.get("format_version") if isinstance(meta, dict) else None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT or isinstance(version, bool) or version not in READS:
         got = (meta.get("format"), meta.get("format_version")) if isinstance(meta, dict) else (None, None)
@@ -140,7 +141,7 @@ def _tree(path: Path, grid: Grid) -> tuple[FlatTree, np.ndarray | None, np.ndarr
     try:
         table = pq.read_table(path, columns=names)
     except (OSError, pa.ArrowException) as exc:
-        raise checks.bad(f"{path}: its node table cannot be read ({exc})") from None
+        raise file_checks.bad(f"{path}: its node table cannot be read ({exc})") from None
     f = {field: checks.column(table, name, dtype) for name, field, dtype in _COLUMNS}
     f["node"] = checks.column(table, "node", np.int64)
     f["is_leaf"] = checks.column(table, "is_leaf", np.int8)
@@ -163,7 +164,7 @@ def loaded_parallel(meta: dict, tree: FlatTree, grid: Grid, curve: np.ndarray | 
         return Checked(frozenset(range(int(meta["query_model"].get("full_height", tree.height)) + 1)),
                        "consecutive Hilbert curve ranges, checked on load; deeper levels lie inside the leaves' ranges")
     if curve is not None:
-        raise checks.bad(f"only a Hilbert R-tree holds curve ranges, not a {meta['method']} release")
+        raise file_checks.bad(f"only a Hilbert R-tree holds curve ranges, not a {meta['method']} release")
     return TreeTiling.of(tree, grid).pruned(tree.height)
 
 
@@ -175,7 +176,7 @@ def load_release(path) -> Release:
     path = Path(path)
     meta = _read_metadata(path)
     checks.check_metadata(meta)
-    ledger = checks.check_ledger(meta)
+    ledger = file_checks.check_ledger(meta)
     domain = Domain(*meta["domain"])
     grid = Grid(domain, int(meta["resolution"]))
     tree, kept, curve = _tree(path, grid)
@@ -186,10 +187,10 @@ def load_release(path) -> Release:
     parallel = loaded_parallel(meta, tree, grid, curve)
     try:
         return make_release(meta["method"], dict(meta["parameters"]), domain, tree, ledger,
-                            checks.loaded_randomness(meta["randomness"]),
+                            file_checks.loaded_randomness(meta["randomness"]),
                             {"outside_rows": rules["outside_domain"], "nonfinite_rows": rules["rows_with_nan_or_inf"]},
                             consistent=meta["consistent"], grid=grid, notes=meta["notes"], kept=kept,
                             privacy_unit=PrivacyUnit.from_data(meta["privacy_unit"]), query_model=meta["query_model"],
                             parallel=parallel).evolve(curve=curve)
     except (ArithmeticError, LookupError, TypeError, ValueError) as exc:
-        raise checks.bad(f"{path}: it does not hold together ({exc})") from None
+        raise file_checks.bad(f"{path}: it does not hold together ({exc})") from None

@@ -1,6 +1,7 @@
 """Regions: private counts for the places people ask about (a public layer of polygons in levels).
 
-May import psdviz.core, splits, inference, query, publish, io and sources; never methods, lab or ui.
+May import psdviz.core, splits, inference, query, kernel, io and sources; never publish, methods, lab or
+ui.
 """
 from .build import POOLINGS, measure_regions, true_counts
 from .layer import RegionRepairWarning, Regions, us_counties, us_states, world_countries

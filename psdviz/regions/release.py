@@ -16,10 +16,11 @@ import pandas as pd
 from ..core.ledger import Ledger
 from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness, check_seeded_export
-from ..publish import json_release as jr
-from ..publish.protocol import owner_audit, report_header
-from ..publish.release import freeze, whole_interval
-from ..publish.release_checks import bad, loaded_unit
+from ..kernel import json_release as jr
+from ..kernel.file_checks import bad, loaded_unit
+from ..kernel.freeze import freeze
+from ..kernel.intervals import whole_interval
+from ..kernel.protocol import owner_audit, report_header
 
 FORMAT = "psdviz-regions"
 MEASURED, STOPPED, SHARED = 0, 1, 2       # how a region's count was obtained
@@ -100,8 +101,8 @@ class RegionRelease:
 
     def report(self, format: str = "json") -> dict | str:
         """Publishable facts: method, parameters, epsilon, ledger, randomness, privacy unit, notes; with
-        ``format="markdown"`` the privacy statement (:func:`psdviz.publish.statement.markdown`)."""
-        from ..publish.statement import check_format, markdown
+        ``format="markdown"`` the privacy statement (:func:`psdviz.kernel.statement.markdown`)."""
+        from ..kernel.statement import check_format, markdown
         if check_format(format) == "markdown":
             return markdown(self)
         return {**report_header(self, "regions", "regions", dict(self.params)),

@@ -1,6 +1,6 @@
 """psdviz.sparse: compact private summaries of huge, mostly-zero count tables (ICDT'12).
-May import psdviz.core, io and publish (the release kernel: the report head, release files,
-immutability); never methods, lab or ui.
+May import psdviz.core, io and kernel (the release kernel: the report head, release files,
+immutability); never publish, methods, lab or ui.
 
 >>> import numpy as np
 >>> from psdviz import sparse

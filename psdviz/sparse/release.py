@@ -25,9 +25,9 @@ import pandas as pd
 from ..core.ledger import Ledger
 from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness, check_seeded_export
-from ..publish import json_release as jr
-from ..publish.protocol import json_value, owner_audit, report_header
-from ..publish.release import freeze
+from ..kernel import json_release as jr
+from ..kernel.freeze import freeze
+from ..kernel.protocol import json_value, owner_audit, report_header
 from .dyadic import DyadicIndex, decompose_ranges
 from .table import _range_sums, _subset_sum
 
@@ -73,8 +73,8 @@ class SparseRelease:
     def report(self, format: str = "json") -> dict | str:
         """Publishable facts: method, resolved parameters, m, summary size, epsilon, ledger, randomness,
         privacy unit, layout, notes (no count of the input, no seed); with ``format="markdown"`` the privacy
-        statement (:func:`psdviz.publish.statement.markdown`)."""
-        from ..publish.statement import check_format, markdown
+        statement (:func:`psdviz.kernel.statement.markdown`)."""
+        from ..kernel.statement import check_format, markdown
         if check_format(format) == "markdown":
             return markdown(self)
         return {**report_header(self, "sparse", self.method, self.params),

@@ -1,4 +1,4 @@
-"""Sparse-summary release files (JSON, ``psdviz/publish/json_release.py``): read back what
+"""Sparse-summary release files (JSON, ``psdviz/kernel/json_release.py``): read back what
 ``SparseRelease.save`` wrote.
 
 The file holds the publishable report (resolved parameters, m, layout, ledger) and the kept entries
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..publish import json_release as jr
-from ..publish.release_checks import bad
+from ..kernel import json_release as jr
+from ..kernel.file_checks import bad
 from .dyadic import DyadicIndex
 from .release import FORMAT, SparseRelease
 

@@ -11,7 +11,7 @@ import pytest
 
 import psdviz as pv
 from psdviz import regions as rg
-from psdviz.publish.release import interval_z, whole_interval
+from psdviz.kernel.intervals import interval_z, whole_interval
 
 PTS = np.random.default_rng(0).normal([0.4, 0.6], [0.1, 0.15], (20_000, 2)).clip(0, 1)
 DOM = pv.Domain(0, 0, 1, 1)

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 import psdviz as pv
 from psdviz.io.samples import sample_points
-from psdviz.publish.release import whole_interval
+from psdviz.kernel.intervals import whole_interval
 from psdviz.ui import data_input, export, keys
 from psdviz.ui.answer_box import people
 

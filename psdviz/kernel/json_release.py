@@ -4,7 +4,7 @@ A file is one JSON object: ``format`` and ``format_version``, the publishable ``
 ledger, randomness mode, privacy unit, notes; never the owner's audit nor a seed) and the released
 arrays. Reading refuses, with a ValueError naming the problem, a file that is not such an object, of
 another format or version, larger than :data:`MAX_BYTES`, or whose ledger does not add up
-(:func:`psdviz.publish.release_checks.check_ledger`); each product line then checks its own arrays.
+(:func:`psdviz.kernel.file_checks.check_ledger`); each product line then checks its own arrays.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core.ledger import Ledger
 from ..core.rng import Randomness
-from .release_checks import bad, check_ledger, loaded_randomness
+from .file_checks import bad, check_ledger, loaded_randomness
 
 MAX_BYTES = 2 * 1024 ** 3
 FORMAT_VERSION = 2      # 2: a region release's privacy unit as data; version 1 files still load
