@@ -28,6 +28,21 @@ UPLOAD = "Upload a layer"
 REGION_RELEASE, PLANNED = "Region release", "Spatial release planned for these regions"
 
 
+class ViewKeys(NamedTuple):
+    """The session-state keys of one page's region view (the Regions page, or Open a release's counts)."""
+    prefix: str          # widget keys: f"{prefix}_layer", f"{prefix}_level", ...
+    map: str
+    last_click: str
+    region: str
+    drill: str
+
+    def w(self, name: str) -> str:
+        return f"{self.prefix}_{name}"
+
+
+REGIONS_KEYS = ViewKeys("rg", keys.REGIONS_MAP, keys.REGIONS_LAST_CLICK, keys.REGION, keys.REGIONS_DRILL)
+
+
 class Route(NamedTuple):
     """How the page speaks of the release the counts come from."""
     what: str            # the release, in words
@@ -62,7 +77,7 @@ ROUTE_HELP = ("Region release: every region of every level measured and made con
 
 
 @st.cache_resource(max_entries=4, show_spinner="Reading the region layer...")
-def _bundled(name: str) -> rg.Regions:
+def bundled(name: str) -> rg.Regions:
     return LAYERS[name]()
 
 
@@ -92,24 +107,26 @@ def _truth(key: str, _xy: np.ndarray, _layer: rg.Regions) -> np.ndarray:
     return true_counts(prepare_points(_xy, pv.Domain(*_layer.bounds()), outside="drop", nonfinite="drop"), _layer)[0]
 
 
-def _layer_controls() -> tuple[str, rg.Regions] | None:
-    choice = st.selectbox("Region layer", [*LAYERS, UPLOAD], key="rg_layer")
+def layer_controls(k: ViewKeys = REGIONS_KEYS) -> tuple[str, rg.Regions] | None:
+    """A bundled layer or an uploaded one (with its object, id, parent and name columns): (its name, the layer),
+    or None while a file is awaited."""
+    choice = st.selectbox("Region layer", [*LAYERS, UPLOAD], key=k.w("layer"))
     if choice != UPLOAD:
-        return choice, _bundled(choice)
+        return choice, bundled(choice)
     up = st.file_uploader("A region layer (GeoJSON, GeoPackage, zipped Shapefile, TopoJSON)",
-                          type=["geojson", "json", "gpkg", "zip", "topojson"], key="rg_upload")
+                          type=["geojson", "json", "gpkg", "zip", "topojson"], key=k.w("upload"))
     if up is None:
         st.info("Upload a layer of polygons with an id column (and a parent column for levels).")
         return None
     data = up.getvalue()
     objects = data_input.layer_objects(up.name, data)
-    obj = st.selectbox("Layer in the file (e.g. counties or states)", objects, key="rg_object",
+    obj = st.selectbox("Layer in the file (e.g. counties or states)", objects, key=k.w("object"),
                        help="This file holds several layers; one of them is the regions (one level, or one with "
                             "a parent column).") if len(objects) > 1 else None
     cols = data_input.layer_columns(up.name, data, obj)
-    id_col = st.selectbox("Region id column", cols, key="rg_id")
-    parent = st.selectbox("Parent id column (levels)", ["(none)", *cols], key="rg_parent")
-    name = st.selectbox("Name column", ["(same as id)", *cols], key="rg_name")
+    id_col = st.selectbox("Region id column", cols, key=k.w("id"))
+    parent = st.selectbox("Parent id column (levels)", ["(none)", *cols], key=k.w("parent"))
+    name = st.selectbox("Name column", ["(same as id)", *cols], key=k.w("name"))
     layer = _uploaded(hashlib.sha1(data).hexdigest(), data, up.name, id_col,
                       None if parent == "(none)" else parent, None if name == "(same as id)" else name, obj)
     return up.name if obj is None else f"{up.name}: {obj}", layer
@@ -125,22 +142,22 @@ def _points() -> tuple[str, np.ndarray]:
     return f"map:{shared.name}", shared.xy
 
 
-def _pick_region(frame, counts: pd.DataFrame, level: int) -> str | None:
+def _pick_region(frame, counts: pd.DataFrame, level: int, k: ViewKeys) -> str | None:
     """The selected region: a click on the map (handled once), or the selector."""
     ids = counts[counts["level"] == level]["id"].tolist()
-    result = mapview.latest_value(keys.REGIONS_MAP)
+    result = mapview.latest_value(k.map)
     click = result.get("last_object_clicked") if isinstance(result, dict) else None
     if click and "lat" in click:
         sig = (round(float(click["lat"]), 6), round(float(click["lng"]), 6))
-        if st.session_state.get(keys.REGIONS_LAST_CLICK) != sig:
-            st.session_state[keys.REGIONS_LAST_CLICK] = sig
+        if st.session_state.get(k.last_click) != sig:
+            st.session_state[k.last_click] = sig
             hit = view.region_at(frame, counts, level, float(click["lat"]), float(click["lng"]))
             if hit is not None:
-                st.session_state[keys.REGION] = hit
-    if st.session_state.get(keys.REGION) not in ids:
-        st.session_state[keys.REGION] = ids[0] if ids else None
+                st.session_state[k.region] = hit
+    if st.session_state.get(k.region) not in ids:
+        st.session_state[k.region] = ids[0] if ids else None
     names = dict(zip(counts["id"], counts["name"]))
-    return st.selectbox("Region", ids, key=keys.REGION, format_func=lambda i: f"{names.get(i, i)} ({i})")
+    return st.selectbox("Region", ids, key=k.region, format_func=lambda i: f"{names.get(i, i)} ({i})")
 
 
 def _source_words(counts: pd.DataFrame, r: pd.Series) -> str:
@@ -156,7 +173,7 @@ def _source_words(counts: pd.DataFrame, r: pd.Series) -> str:
             "assumed inside it; the standard error covers the noise, not that assumption).")
 
 
-def _region_panel(counts: pd.DataFrame, rid: str, truth: np.ndarray | None, noise: str) -> None:
+def _region_panel(counts: pd.DataFrame, rid: str, truth: np.ndarray | None, noise: str, k: ViewKeys) -> None:
     row = counts.index[counts["id"] == rid][0]
     r = counts.loc[row]
     st.subheader(str(r["name"]))
@@ -165,35 +182,37 @@ def _region_panel(counts: pd.DataFrame, rid: str, truth: np.ndarray | None, nois
     st.caption(f"The noise's standard error: {noise}.")
     if r.get("source", SOURCES[0]) != SOURCES[0]:
         st.caption(_source_words(counts, r))
-    if truth is not None and st.toggle("Show the true count (owner's view, NOT private)", key="rg_truth"):
+    if truth is not None and st.toggle("Show the true count (owner's view, NOT private)", key=k.w("truth")):
         st.metric("True count (NOT private)", f"{int(truth[row]):,}")
     kids = counts[counts["parent"] == rid]
     if len(kids):
         st.caption(f"{len(kids)} regions inside; their counts add up to {round(float(kids['estimate'].sum())):,}.")
         st.dataframe(kids[["id", "name", "estimate", "standard_error"]].round({"estimate": 0, "standard_error": 1}),
                      hide_index=True, height=220)
-        if st.button("Drill down a level", key="rg_drill"):     # applied before the widgets of the next run
-            st.session_state[keys.REGIONS_DRILL] = (int(r["level"]) + 1, str(kids["id"].iloc[0]))
+        if st.button("Drill down a level", key=k.w("drill")):     # applied before the widgets of the next run
+            st.session_state[k.drill] = (int(r["level"]) + 1, str(kids["id"].iloc[0]))
             st.rerun()
 
 
-def _exports(rel, counts: pd.DataFrame, frame, name: str) -> None:
-    allow = export.allow_seeded_export(rel.randomness, "rg_allow_seeded")
+def _exports(rel, counts: pd.DataFrame, frame, name: str | None, k: ViewKeys) -> None:
+    """The counts as CSV, GeoJSON and GeoParquet (labelled NOT private when seeded), and the release file and its
+    statement when ``name`` is given (a page that opened the file has it already)."""
+    allow = export.allow_seeded_export(rel.randomness, k.w("allow_seeded"))
     if allow is None:
         return
     c1, c2, c3, c4 = st.columns(4)
-    c1.download_button("Release file (JSON)", export.release_bytes(rel, ".json", allow), name,
-                       "application/json", key="rg_json")
-    if hasattr(rel, "report"):
-        c1.download_button("Privacy statement (Markdown)", lambda: rel.report(format="markdown"),
-                           "region_statement.md", "text/markdown", key="rg_statement_json", on_click="ignore")
+    if name is not None:
+        c1.download_button("Release file (JSON)", export.release_bytes(rel, ".json", allow), name,
+                           "application/json", key=k.w("json"))
+        c1.download_button("Privacy statement (Markdown)", lambda: str(rel.report(format="markdown")),
+                           "region_statement.md", "text/markdown", key=k.w("statement_json"), on_click="ignore")
     counts = labelled(counts, rel.randomness)
-    c2.download_button("Counts (CSV)", counts.to_csv(index=False), "region_counts.csv", "text/csv", key="rg_csv")
+    c2.download_button("Counts (CSV)", counts.to_csv(index=False), "region_counts.csv", "text/csv", key=k.w("csv"))
     geo = frame[["id", "geometry"]].merge(counts, on="id")
     c3.download_button("Counts with outlines (GeoJSON)", geo.to_json(), "region_counts.geojson",
-                       "application/geo+json", key="rg_geojson")
+                       "application/geo+json", key=k.w("geojson"))
     c4.download_button("Counts with outlines (GeoParquet)", lambda: export.geoparquet_bytes(geo),
-                       "region_counts.parquet", "application/vnd.apache.parquet", key="rg_geoparquet",
+                       "region_counts.parquet", "application/vnd.apache.parquet", key=k.w("geoparquet"),
                        on_click="ignore")
 
 
@@ -220,7 +239,7 @@ def render() -> None:
     with st.sidebar:
         st.header("Regions")
         try:
-            picked = _layer_controls()
+            picked = layer_controls()
         except ValueError as exc:
             st.error(f"Cannot use this layer: {exc}")
             return
@@ -246,27 +265,34 @@ def render() -> None:
         st.error(f"Cannot build: {exc}")
         return
     st.caption(_used_words(rel))
-    drill = st.session_state.get(keys.REGIONS_DRILL)
-    forget(keys.REGIONS_DRILL)
+    counts_view(rel, counts, layer, REGIONS_KEYS, words_for.noise, _truth(key, xy, layer), words_for.export_name)
+
+
+def counts_view(rel, counts: pd.DataFrame, layer: rg.Regions, k: ViewKeys, noise: str, truth: np.ndarray | None,
+                export_name: str | None) -> None:
+    """One level of a layer on a choropleth of private counts (classes no narrower than their noise), the chosen
+    region's count with its whole interval, its children and a drill down; the ledger and the exports."""
+    drill = st.session_state.get(k.drill)
+    forget(k.drill)
     if drill is not None:
-        st.session_state["rg_level"], st.session_state[keys.REGION] = drill
+        st.session_state[k.w("level")], st.session_state[k.region] = drill
     c_level, c_colour = st.columns(2)
-    level = c_level.radio("Level", list(range(layer.n_levels)), key="rg_level", horizontal=True,
+    level = c_level.radio("Level", list(range(layer.n_levels)), key=k.w("level"), horizontal=True,
                           format_func=lambda lv: f"level {lv}")
     area = layer.area_km2
     by = c_colour.radio("Colour by", ["private count", "density per km²"] if area is not None else ["private count"],
-                        key="rg_colour", horizontal=True,
+                        key=k.w("colour"), horizontal=True,
                         help="Density: each region's private count over its area (equal-area projection), so "
                              "large regions do not look full only because they are large.")
     col_map, col_panel = st.columns([3, 2])
     with col_panel:
-        rid = _pick_region(layer.frame, counts, level)
+        rid = _pick_region(layer.frame, counts, level, k)
         if rid is not None:
-            _region_panel(counts, rid, _truth(key, xy, layer), words_for.noise)
+            _region_panel(counts, rid, truth, noise, k)
     with col_map:
         fmap, text = view.choropleth(layer.frame, counts, level, rid, area if by != "private count" else None)
-        mapview.show_map(fmap, key=keys.REGIONS_MAP, height=520)
+        mapview.show_map(fmap, key=k.map, height=520)
         st.caption(text)
     with st.expander("Ledger"):
         st.dataframe(words.ledger_frame(rel.ledger.records()), hide_index=True)
-    _exports(rel, counts, layer.frame, words_for.export_name)
+    _exports(rel, counts, layer.frame, export_name, k)

@@ -19,7 +19,7 @@ import streamlit as st
 import psdviz as pv
 from psdviz.present import view_depth, whole_interval
 
-from . import answer_box, keys, mapview, words
+from . import answer_box, keys, mapview, regions_page, words
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
 from .map_page import cell_panel, keep_new_drawing, noise_caption
 from .query_panel import at_rect_corner, clicked_point, overlaps_domain, private_answer, rect_order_error
@@ -30,6 +30,14 @@ MAP_KEY = keys.RELEASE_MAP
 RECT_KEY = keys.RELEASE_QUERY
 HISTORY_KEY = keys.RELEASE_QUERIES
 Z95 = 1.96
+REGION_KEYS = regions_page.ViewKeys("rel_rg", "rel_rg_map", "rel_rg_last_click", "rel_rg_region", "rel_rg_drill_next")
+SPATIAL_NOISE = regions_page.ROUTES[regions_page.PLANNED].noise
+REGION_NOISE = regions_page.ROUTES[regions_page.REGION_RELEASE].noise
+
+
+@st.cache_resource(max_entries=4, show_spinner="Answering every region from the release...")
+def _region_answers(digest: str, layer_name: str, _release, _layer) -> pd.DataFrame:
+    return _release.answer_regions(_layer)
 
 
 @st.cache_resource(max_entries=4, show_spinner="Opening the release...")
@@ -59,16 +67,42 @@ def render() -> None:
         st.error(f"Cannot open {up.name}: {exc}")
         return
     if not isinstance(release, pv.Release):
-        other_release(release)
+        other_release(release, digest)
         return
     summary(release)
     depth = depth_control(release)
     view(release, depth)
+    region_counts(release, digest)
     ledger_view(release)
 
 
-def other_release(release) -> None:
-    """A region, count-of-counts or sparse release: what it is, its privacy, its table and ledger."""
+def region_counts(release: pv.Release, digest: str) -> None:
+    """The analyst's route: the release's answers for every region of a public layer (bundled or uploaded), on a
+    choropleth with each region's whole interval, a clicked region's count, and CSV / GeoJSON exports."""
+    st.subheader("Counts for regions")
+    if not st.toggle("Answer every region of a layer from this release", key="rel_rg_on",
+                     help="Each region's answer is the area share of every released cell it covers, with its 95 % "
+                          "interval (the noise and a model of the cells its border cuts). No raw data is needed."):
+        return
+    try:
+        picked = regions_page.layer_controls(REGION_KEYS)
+    except ValueError as exc:
+        st.error(f"Cannot use this layer: {exc}")
+        return
+    if picked is None:
+        return
+    name, layer = picked
+    try:
+        counts = _region_answers(digest, name, release, layer)
+    except ValueError as exc:
+        st.error(f"Cannot answer the regions of {name}: {exc}")
+        return
+    regions_page.counts_view(release, counts, layer, REGION_KEYS, SPATIAL_NOISE, None, None)
+
+
+def other_release(release, digest: str) -> None:
+    """A region, count-of-counts or sparse release: what it is, its privacy, its table and ledger; a region
+    release on its choropleth when its layer is one of the bundled ones."""
     rep = release.report()
     if release.randomness.seeded:
         st.error(release.randomness.warning()["warning"] + ". This file is a teaching artefact, not a release.")
@@ -77,9 +111,13 @@ def other_release(release) -> None:
     for note in rep.get("notes", []):
         st.caption(note)
     if hasattr(release, "counts"):
-        st.dataframe(release.counts().round({"standard_error": 1}), hide_index=True)
         st.caption("Estimates are non-negative whole numbers; a region equals the sum of the regions inside it. "
                    "The 95 % interval is the estimate plus or minus 1.96 standard errors.")
+        layer = _bundled_layer_of(release)
+        if layer is not None:        # its outlines are known: the choropleth, a clicked region, the exports
+            regions_page.counts_view(release, release.counts(), layer, REGION_KEYS, REGION_NOISE, None, None)
+            return
+        st.dataframe(release.counts().round({"standard_error": 1}), hide_index=True)
     ledger_view(release)
 
 
@@ -177,3 +215,15 @@ def ledger_view(release: pv.Release) -> None:
     st.caption(f"Spent {release.ledger.total():.4g} of epsilon {release.epsilon:g} on the worst path "
                f"(privacy unit: {release.privacy_unit}).")
     st.dataframe(words.ledger_frame(release.ledger.records()), hide_index=True, width="stretch")
+
+
+def _bundled_layer_of(release):
+    """The bundled layer whose regions (ids, levels and parents) are exactly the region release's, or None (a
+    release of an uploaded layer is shown as its table: its outlines are not in the file)."""
+    table = release.table
+    for name in regions_page.LAYERS:
+        layer = regions_page.bundled(name)
+        mine = layer.table()
+        if len(mine) == len(table) and (mine["id"].astype(str).to_numpy() == table["id"].astype(str).to_numpy()).all():
+            return layer
+    return None

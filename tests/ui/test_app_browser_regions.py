@@ -47,10 +47,14 @@ def test_a_region_release_opens_on_the_release_page(pg, server, tmp_path):  # no
     pg.goto(f"{server}/release")
     pg.get_by_text("Upload a release file").wait_for()
     pg.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
-    pg.get_by_text("Privacy ledger").wait_for()
+    pg.get_by_text(re.compile("a region equals the sum of the regions inside it")).wait_for()
     _wait_idle(pg)
     assert pg.get_by_text(re.compile("regions")).count() >= 1
     assert pg.get_by_text(re.compile("a region equals the sum of the regions inside it")).count() == 1
+    # a bundled layer's release opens on its choropleth, not as a bare table
+    pg.frame_locator(MAP_IFRAME).last.locator("path.leaflet-interactive").first.wait_for()
+    assert pg.get_by_text(re.compile("Colour classes of")).count() == 1
+    pg.screenshot(path=str(ARTIFACTS / "09_release_regions.png"), full_page=True)
 
 
 def test_counties_by_density_with_pooled_ones_dashed(pg, server):  # noqa: F811
