@@ -166,13 +166,16 @@ def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, sho
                   outlines: bool = True) -> None:
     pts = cache.truth_index(data).xy if show_points else None
     fmap, info = make_map(release, depth, pts, outlines, st.session_state.get(keys.BASEMAP, True))
-    keep_new_drawing(mapview.latest_value(MAP_KEY).get("all_drawings"))
+    if keep_new_drawing(mapview.latest_value(MAP_KEY).get("all_drawings")):
+        forget(keys.CLICKED)     # one thing at a time: a new rectangle closes the clicked cell's panel
     kept = query_layer(st.session_state.get(keys.QUERY_RECT))  # stays visible when the map remounts
     # the map is the page's main element; the answer to the drawn rectangle sits beside it, in view
     on_map, beside = st.columns([5, 2])
     with on_map:
         out = mapview.show_map(fmap, key=MAP_KEY, overlay=kept, height=map_height(release.domain)) or {}
-    keep_new_drawing(out.get("all_drawings"))
+    drawn = keep_new_drawing(out.get("all_drawings"))
+    if drawn:
+        forget(keys.CLICKED)
     with beside:
         query_answer(release, data)
     st.markdown(legend_html(info.colours), unsafe_allow_html=True)
@@ -184,7 +187,8 @@ def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, sho
     left, right = st.columns(2)
     click = clicked_point(out.get("last_object_clicked"))
     fresh = click is not None and click != st.session_state.get(keys.CLICK_SEEN)   # the map repeats its last click
-    if fresh and not at_rect_corner(click, st.session_state.get(keys.QUERY_RECT)):  # not a drag's end
+    # a drag's end is reported as a click on the cell under the mouse: not a click on a cell
+    if fresh and not drawn and not at_rect_corner(click, st.session_state.get(keys.QUERY_RECT)):
         st.session_state[keys.CLICKED] = click
     if click is not None:
         st.session_state[keys.CLICK_SEEN] = click
@@ -230,12 +234,15 @@ def outline_note(d: pv.Domain) -> str:
     return "No country outlines: the outline file is missing (run `bash .ci/fetch_assets`)."
 
 
-def keep_new_drawing(drawings, key: str = "query_rect") -> None:
-    """Make a newly drawn rectangle the kept query (``st.session_state[key]``). A drawing already seen
-    is ignored, so a typed query is not overwritten by the same old drawing on the next rerun."""
+def keep_new_drawing(drawings, key: str = "query_rect") -> bool:
+    """Make a newly drawn rectangle the kept query (``st.session_state[key]``); True when there was one. A
+    drawing already seen is ignored, so a typed query is not overwritten by the same old drawing on the next
+    rerun."""
     rect = rect_from_drawings(drawings)
     if rect is not None and rect != st.session_state.get(f"seen|{key}"):
         st.session_state[f"seen|{key}"] = st.session_state[key] = rect
+        return True
+    return False
 
 
 def typed_query(data: data_input.Dataset) -> None:

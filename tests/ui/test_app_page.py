@@ -116,6 +116,30 @@ def test_click_shows_cell_details():
     assert "level **5**" in text and "noisy count" in text and "standard deviation" in text
 
 
+def test_the_clicked_cell_panel_opens_on_a_click_and_closes_for_a_new_rectangle():
+    """One thing at a time: the panel appears only after a click on a cell, goes when a new rectangle is
+    drawn (the map keeps reporting the old click, and the drag's end comes as a click too), and comes back
+    for the next real click."""
+    at = _app(height=5)
+    at.run()
+    assert not any(s.value == "Clicked cell" for s in at.subheader)
+    at.session_state["fake_map_value"] = {"all_drawings": None, "last_object_clicked": {"lat": 48.8, "lng": 2.3}}
+    at.run()
+    assert any(s.value == "Clicked cell" for s in at.subheader)
+    at.session_state["fake_map_value"] = {"all_drawings": [_drawing(RECT)],
+                                          "last_object_clicked": {"lat": 41.3, "lng": 12.1}}   # a drag's end
+    at.run()
+    assert not at.exception
+    assert not any(s.value == "Clicked cell" for s in at.subheader)
+    assert _metric(at, "Private answer")
+    at.run()                                       # the map repeats its last values: nothing new
+    assert not any(s.value == "Clicked cell" for s in at.subheader)
+    at.session_state["fake_map_value"] = {"all_drawings": [_drawing(RECT)],
+                                          "last_object_clicked": {"lat": 52.5, "lng": 13.4}}   # a new click
+    at.run()
+    assert any(s.value == "Clicked cell" for s in at.subheader)
+
+
 def test_bad_inputs_show_errors_and_keep_running():
     at = _app(height=4)
     at.checkbox(key="eps_typed_on").check().run()
