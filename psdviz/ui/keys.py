@@ -12,6 +12,7 @@ LAST_PARAMS = "psdviz_last_params"      # method -> the parameters its last rele
 # map page
 MAP = "psd_map"                         # the map component
 QUERY_RECT = "query_rect"               # the rectangle being answered
+QUERY_TYPED = "query_typed"             # it was typed in, not drawn: the map clears its drawn rectangles
 CLICKED = "clicked"                     # the last clicked cell
 CLICK_SEEN = "seen|clicked"             # the last click the map reported (a reported click is taken up once)
 COMPARISONS = "comparisons"             # the query history (private vs true answers)

@@ -164,6 +164,24 @@ class OneDrawing(MacroElement):
         self.draw = draw
 
 
+class ClearDrawn(MacroElement):
+    """Part of a kept query typed in (not drawn): it clears the map's drawn rectangles when the overlay is
+    applied, so the map shows one rectangle, the one answered. streamlit-folium runs an overlay's script with
+    the map as ``map_div``."""
+
+    _template = Template("""
+        {% macro script(this, kwargs) %}
+        if (typeof map_div !== "undefined" && map_div.getContainer().drawnItems) {
+            map_div.getContainer().drawnItems.clearLayers();
+        }
+        {% endmacro %}
+    """)
+
+    def __init__(self):
+        super().__init__()
+        self._name = "ClearDrawn"
+
+
 TRANSPARENT_GIF = "data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw=="
 
 
@@ -239,14 +257,17 @@ def _outline_layer(release: Release) -> OutlineLayer | None:
     return OutlineLayer(fc) if fc and fc["features"] else None
 
 
-def query_layer(rect: list[float] | None) -> folium.FeatureGroup | None:
+def query_layer(rect: list[float] | None, typed: bool = False) -> folium.FeatureGroup | None:
     """The kept query rectangle [xmin, ymin, xmax, ymax] as a dashed outline (no fill, so the cells
-    under it keep their tooltips and clicks), or None when there is no query."""
+    under it keep their tooltips and clicks), or None when there is no query. A ``typed`` rectangle also
+    clears the rectangles drawn on the map: one rectangle at a time, the one answered."""
     if rect is None:
         return None
     x0, y0, x1, y1 = (float(v) for v in rect)
     fg = folium.FeatureGroup(name="kept query rectangle")
     folium.Rectangle([[y0, x0], [y1, x1]], color=QUERY_COLOUR, weight=3, dash_array="6 4", fill=False,
                      tooltip="the query rectangle answered on the right").add_to(fg)
+    if typed:
+        ClearDrawn().add_to(fg)
     return fg
 

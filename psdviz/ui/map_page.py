@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import plotly.express as px
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 import psdviz as pv
 from psdviz.present import cell_at, cell_details, frontier_sizes, noise_level, rows_read, swamped, unit_for, view_depth
@@ -99,7 +100,7 @@ def forget_other_datas_queries(data: data_input.Dataset) -> None:
     it is not taken up again."""
     owner = f"{data.fingerprint}|{data.domain}"
     if st.session_state.get(keys.QUERY_DATA) not in (None, owner):
-        forget(keys.QUERY_RECT, keys.CLICKED, keys.COMPARISONS, keys.EPSILON_PLAN)
+        forget(keys.QUERY_RECT, keys.QUERY_TYPED, keys.CLICKED, keys.COMPARISONS, keys.EPSILON_PLAN)
     st.session_state[keys.QUERY_DATA] = owner
 
 
@@ -167,15 +168,16 @@ def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, sho
     pts = cache.truth_index(data).xy if show_points else None
     fmap, info = make_map(release, depth, pts, outlines, st.session_state.get(keys.BASEMAP, True))
     if keep_new_drawing(mapview.latest_value(MAP_KEY).get("all_drawings")):
-        forget(keys.CLICKED)     # one thing at a time: a new rectangle closes the clicked cell's panel
-    kept = query_layer(st.session_state.get(keys.QUERY_RECT))  # stays visible when the map remounts
+        forget(keys.CLICKED, keys.QUERY_TYPED)  # one thing at a time: a new rectangle closes the clicked cell
+    # stays visible when the map remounts; a typed one clears the drawn rectangles
+    kept = query_layer(st.session_state.get(keys.QUERY_RECT), bool(st.session_state.get(keys.QUERY_TYPED)))
     # the map is the page's main element; the answer to the drawn rectangle sits beside it, in view
     on_map, beside = st.columns([5, 2])
     with on_map:
         out = mapview.show_map(fmap, key=MAP_KEY, overlay=kept, height=map_height(release.domain)) or {}
     drawn = keep_new_drawing(out.get("all_drawings"))
     if drawn:
-        forget(keys.CLICKED)
+        forget(keys.CLICKED, keys.QUERY_TYPED)
     with beside:
         query_answer(release, data)
     st.markdown(legend_html(info.colours), unsafe_allow_html=True)
@@ -256,7 +258,11 @@ def typed_query(data: data_input.Dataset) -> None:
         ymax = c2.number_input("query y max", value=d.ymin + d.height / 4, key="qy1")
         if st.button("Answer this rectangle", key="qtyped"):
             st.session_state[keys.QUERY_RECT] = [xmin, ymin, xmax, ymax]
-            st.rerun(scope="fragment")
+            st.session_state[keys.QUERY_TYPED] = True
+            try:
+                st.rerun(scope="fragment")       # the map's fragment alone, as a drawing would
+            except StreamlitAPIException:        # the page runs whole (not as a fragment): rerun it all
+                st.rerun()
 
 
 def query_answer(release: pv.Release, data: data_input.Dataset) -> None:

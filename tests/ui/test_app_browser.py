@@ -201,6 +201,24 @@ def test_a_new_rectangle_replaces_the_drawn_one(page):
     assert drawn == 1, drawn
 
 
+def test_a_typed_rectangle_replaces_the_drawn_one(page):
+    """One rectangle at a time: a rectangle typed in becomes the query, and the one drawn before leaves the
+    map (only the kept outline of the answered rectangle stays)."""
+    page.get_by_text("Type a query rectangle instead of drawing").click()
+    for key, value in (("query x min", "-10"), ("query x max", "20"), ("query y min", "40"), ("query y max", "55")):
+        box = page.get_by_label(key, exact=True)
+        box.fill(value)
+        box.press("Enter")
+    page.get_by_role("button", name="Answer this rectangle").click()
+    page.get_by_text(re.compile(r"x \[-10, 20\], y \[40, 55\]")).wait_for()
+    _wait_idle(page)
+    live = next(f for f in reversed(page.frames) if f.locator("canvas.leaflet-zoom-animated").count())
+    live.wait_for_function("() => document.querySelector('.leaflet-container').drawnItems.getLayers().length === 0")
+    assert live.evaluate("() => (window.feature_group || []).some(g => Object.keys(g._layers).length > 0)")
+    page.evaluate("() => { const m = document.querySelector('[data-testid=\"stMain\"]'); if (m) m.scrollTop = 0; }")
+    page.wait_for_timeout(200)                         # typing scrolled the page: the next tests click the map
+
+
 def _point_on_an_outline(pg):
     """Client coordinates (inside the map's iframe) of a point ON a country outline, or None."""
     frame = next(f for f in pg.frames if f.locator(".leaflet-outlines-pane").count())

@@ -20,7 +20,10 @@ def fake_map(fmap, key, height=560, overlay=None):
     st.session_state["map_calls"] = st.session_state.get("map_calls", 0) + 1
     st.session_state["map_html_len"] = len(fmap.get_root().render())
     st.session_state["overlay"] = None if overlay is None else [
-        [list(map(float, p)) for p in child.locations] for child in overlay._children.values()]
+        [list(map(float, p)) for p in child.locations] for child in overlay._children.values()
+        if hasattr(child, "locations")]
+    st.session_state["overlay_clears"] = overlay is not None and any(
+        type(c).__name__ == "ClearDrawn" for c in overlay._children.values())
     return st.session_state.get("fake_map_value", {})
 
 mapview.show_map = fake_map
@@ -138,6 +141,29 @@ def test_the_clicked_cell_panel_opens_on_a_click_and_closes_for_a_new_rectangle(
                                           "last_object_clicked": {"lat": 52.5, "lng": 13.4}}   # a new click
     at.run()
     assert any(s.value == "Clicked cell" for s in at.subheader)
+
+
+def test_a_typed_rectangle_replaces_the_drawn_one_on_the_map():
+    """One rectangle at a time: typed in, the kept outline clears the map's drawn rectangles; drawn again,
+    the drawing is the query and nothing is cleared."""
+    at = _app(height=5)
+    at.session_state["fake_map_value"] = {"all_drawings": [_drawing(RECT)], "last_object_clicked": None}
+    at.run()
+    assert at.session_state["overlay_clears"] is False
+    at.number_input(key="qx0").set_value(0.0)
+    at.number_input(key="qx1").set_value(20.0)
+    at.number_input(key="qy0").set_value(40.0)
+    at.number_input(key="qy1").set_value(50.0)
+    at.button(key="qtyped").click().run()
+    assert not at.exception
+    assert at.session_state["query_rect"] == [0.0, 40.0, 20.0, 50.0]
+    assert at.session_state["overlay_clears"] is True           # the drawn rectangle goes from the map
+    at.run()                                                    # the map repeats its old drawing: still typed
+    assert at.session_state["query_rect"] == [0.0, 40.0, 20.0, 50.0] and at.session_state["overlay_clears"]
+    drawn = {"all_drawings": [_drawing([5.0, 45.0, 15.0, 55.0])], "last_object_clicked": None}
+    at.session_state["fake_map_value"] = at.session_state[keys.MAP] = drawn   # as streamlit-folium hands it on
+    at.run()
+    assert at.session_state["query_rect"] == [5.0, 45.0, 15.0, 55.0] and not at.session_state["overlay_clears"]
 
 
 def test_bad_inputs_show_errors_and_keep_running():
