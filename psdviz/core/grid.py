@@ -20,14 +20,11 @@ edges and the cell of a key are integer arithmetic (exact, vectorised).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .bounds import Domain
 from .validation import check_int
-
-if TYPE_CHECKING:   # domain.py builds PointSets with a Grid: import the type only
-    from .domain import Domain
 
 DEFAULT_RESOLUTION = 20     # 2^20 positions per axis: ~38 m on a world domain, below any bundled cell
 MAX_RESOLUTION = 30         # keys and products of two keys stay exact in int64
