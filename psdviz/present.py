@@ -41,7 +41,16 @@ from .publish.cells import (
     noise_level,
     view_depth,
 )
-from .publish.colours import LOW_SHARE, PALE_WORDS, PALETTE, Colours, colour_bins, legend_html, view_colours
+from .publish.colours import (
+    LOW_SHARE,
+    PALE_WORDS,
+    PALETTE,
+    Colours,
+    colour_bins,
+    legend_entries,
+    legend_html,
+    view_colours,
+)
 from .publish.group_privacy import unit_for
 from .query.raster import mercator_centres, rasterize
 from .sparse.laborious import LABORIOUS_MAX
@@ -52,7 +61,7 @@ __all__ = [
     "MAX_RESOLUTION", "PALETTE", "PALE_WORDS", "PLANNABLE", "RULES", "SAMPLES", "SEEDED", "Colours",
     "MissingExtraError", "ParamInfo", "accepts_workload", "cell_at", "cell_details", "cells_geojson",
     "check_int", "check_seeded_export", "colour_bins", "flights_sparse_table", "flights_table", "frontier",
-    "frontier_sizes", "get_sample", "labelled", "legend_html", "load_flight_airports", "load_sample",
+    "frontier_sizes", "get_sample", "labelled", "legend_entries", "legend_html", "load_flight_airports", "load_sample",
     "mercator_centres", "noise_level", "parameter_info", "rasterize", "require", "rows_read", "sample_points",
     "suggested_value", "swamped", "topojson", "unit_for", "view_colours", "view_depth", "whole_interval",
 ]

@@ -104,14 +104,20 @@ def _cells(release: Release, nodes: np.ndarray) -> tuple[np.ndarray, ...]:
     return cell_density(t, nodes), within_noise(t, nodes), relative_noise(t, nodes), area
 
 
-def legend_html(colours: Colours) -> str:
-    """The classes drawn: their colours and density ranges (points per square unit, log scale), and the
-    noise every step is at least as wide as."""
+def legend_entries(colours: Colours) -> list[tuple[str, str]]:
+    """(colour, density range) of every class drawn, palest first (the pale class of cells within noise aside):
+    what every legend of the map shows, in HTML or in a PNG."""
     edges = colours.edges or (colours.lo, colours.hi)
     n = len(edges) - 1
     shades = np.rint(np.linspace(1 if n > 1 else len(PALETTE) // 2, len(PALETTE) - 1, n)).astype(int)
-    parts = [f'<span style="background:{PALETTE[s]};display:inline-block;width:22px;height:12px"></span> '
-             f'{_fmt(10 ** a)}-{_fmt(10 ** b)}' for s, a, b in zip(shades, edges[:-1], edges[1:])]
+    return [(PALETTE[s], f"{_fmt(10 ** a)}-{_fmt(10 ** b)}") for s, a, b in zip(shades, edges[:-1], edges[1:])]
+
+
+def legend_html(colours: Colours) -> str:
+    """The classes drawn: their colours and density ranges (points per square unit, log scale), and the
+    noise every step is at least as wide as."""
+    parts = [f'<span style="background:{c};display:inline-block;width:22px;height:12px"></span> {text}'
+             for c, text in legend_entries(colours)]
     noise = (f"each step is at least two noise standard deviations wide (x{10 ** colours.noise:.2g} in density), "
              "so cells within noise of each other share a colour or neighbouring ones; " if colours.noise else "")
     pale = (f'<span style="background:{PALETTE[0]};display:inline-block;width:22px;height:12px;'

@@ -32,6 +32,7 @@ from . import (
     words,
 )
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
+from .map_png import map_png
 from .outlines import is_lon_lat
 from .query_panel import at_rect_corner, clicked_point, compare, overlaps_domain, rect_from_drawings, rect_order_error
 from .state import forget
@@ -112,13 +113,18 @@ def remember_params(release: pv.Release) -> None:
     st.session_state.setdefault(controls.LAST_PARAMS_KEY, {})[release.method] = hints
 
 
+def release_line(release: pv.Release, markdown: bool = True) -> str:
+    """What the release is and what protects it, in one line (beside the map and on its PNG)."""
+    label = "PRIVATE release" if release.private else "NOT PRIVATE reference"
+    b, c = ("**", "`") if markdown else ("", "")
+    return (f"{b}{label}{b}: {c}{release.method}{c}, epsilon = {release.epsilon:g} (privacy unit: "
+            f"{release.privacy_unit}), randomness: {release.randomness_mode}; {int(release.tree.is_leaf.sum()):,} "
+            f"cells, {release.tree.n_nodes:,} nodes, height {release.tree.height}.")
+
+
 def input_summary(data: data_input.Dataset, release: pv.Release) -> None:
     rep = release.points_report
-    label = "PRIVATE release" if release.private else "NOT PRIVATE reference"
-    st.markdown(f"**{label}**: `{release.method}`, epsilon = {release.epsilon:g} "
-                f"(privacy unit: {release.privacy_unit}), "
-                f"randomness: {release.randomness_mode}; {int(release.tree.is_leaf.sum()):,} cells, "
-                f"{release.tree.n_nodes:,} nodes, height {release.tree.height}.")
+    st.markdown(release_line(release))
     if release.method == "auto":
         st.caption(release.notes[0])     # what auto picked, from which noisy facts, and what they cost
     details = st.expander("Data, parameters and public grid of this release")
@@ -181,6 +187,9 @@ def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, sho
     with beside:
         query_answer(release, data)
     st.markdown(legend_html(info.colours), unsafe_allow_html=True)
+    st.download_button("Map (PNG, with its legend and privacy line)",
+                       lambda: map_png(release, info.nodes, info.colours, release_line(release, markdown=False)),
+                       file_name="psdviz_map.png", mime="image/png", key="dl_map_png", on_click="ignore")
     if info.raster:
         st.caption(f"{info.nodes.size:,} cells: drawn as a raster; click a cell for its details.")
     noise_caption(release, info.nodes)
