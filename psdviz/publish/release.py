@@ -209,7 +209,9 @@ class Release:
         DataFrame
             id, name, level, parent, estimate, standard_error (of the noise), uniformity_error (the model's
             standard deviation of the cut cells' error), low_95 and high_95 (the 95 % interval of the whole
-            error, noise and cut cells together, as :meth:`answer_interval`): one row per region.
+            error, noise and cut cells together, as :meth:`answer_interval`), domain_share (the share of the
+            region's area inside the release's domain: the answer counts that part only; a region wholly
+            outside has no answer, NaN, never 0 with no error): one row per region.
         """
         from ..query.overlap import cell_shares
         t = self.tree
@@ -228,8 +230,21 @@ class Release:
                                      .sum(axis=0))
         se = np.sqrt(np.maximum(var, 0.0))
         cut = self._cut_error(reg, leaves[cell], share, n)
+        inside = self._domain_share(np.asarray(regions.geometry))
+        unknown = inside <= 0.0          # the release says nothing about a region outside its domain: not 0 +- 0
+        est, se, cut = (np.where(unknown, np.nan, v) for v in (est, se, cut))
         low, high = whole_interval(est, se, cut)
-        return regions.table().assign(estimate=est, standard_error=se, uniformity_error=cut, low_95=low, high_95=high)
+        return regions.table().assign(estimate=est, standard_error=se, uniformity_error=cut, low_95=low, high_95=high,
+                                      domain_share=inside)
+
+    def _domain_share(self, geometry: np.ndarray) -> np.ndarray:
+        """Each region's share of its area inside the release's domain (public: the layer and the domain are)."""
+        from ..core.optional import require
+        shapely = require("shapely", "region layers")
+        d = self.domain
+        area = shapely.area(geometry)
+        inside = shapely.area(shapely.intersection(geometry, shapely.box(d.xmin, d.ymin, d.xmax, d.ymax)))
+        return np.where(area > 0, np.clip(inside / np.where(area > 0, area, 1.0), 0.0, 1.0), 0.0)
 
     def answer_interval(self, rects, level: float = 0.95) -> np.ndarray:
         """The interval each answer's whole error falls in: the count noise and the modelled error of the

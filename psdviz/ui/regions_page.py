@@ -177,6 +177,12 @@ def _region_panel(counts: pd.DataFrame, rid: str, truth: np.ndarray | None, nois
     row = counts.index[counts["id"] == rid][0]
     r = counts.loc[row]
     st.subheader(str(r["name"]))
+    if not np.isfinite(float(r["estimate"])):
+        st.info("Outside the release's domain: the release says nothing about this region (no answer, not 0).")
+        return
+    if float(r.get("domain_share", 1.0)) < 0.999:
+        st.caption(f"Only {float(r['domain_share']):.0%} of this region lies inside the release's domain: the "
+                   "answer counts that part.")
     cut = float(r["uniformity_error"]) if "uniformity_error" in r else None
     answer_box.show(float(r["estimate"]), float(r["standard_error"]), cut, label="Private count")
     st.caption(f"The noise's standard error: {noise}.")

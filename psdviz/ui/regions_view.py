@@ -24,6 +24,7 @@ from .words import counted
 
 PALETTE = ["#fff5eb", "#fdd0a2", "#fdae6b", "#fd8d3c", "#f16913", "#d94801", "#8c2d04"]
 PALE = "#f2f2f2"
+NO_ANSWER = "#ffffff"     # a region outside a spatial release's domain: no data, never a count
 
 
 def noise_width(se: np.ndarray, measured: np.ndarray | None = None) -> float:
@@ -67,24 +68,30 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
     rows = counts["level"].to_numpy() == level
     sub = counts[rows].reset_index(drop=True)
     geoms = frame.geometry.to_numpy()[rows]
-    est, se = sub["estimate"].to_numpy(float), sub["standard_error"].to_numpy(float)
+    raw_est, raw_se = sub["estimate"].to_numpy(float), sub["standard_error"].to_numpy(float)
+    known = np.isfinite(raw_est)           # a region outside a spatial release's domain has no answer
+    est, se = np.where(known, raw_est, 0.0), np.where(known, raw_se, 0.0)
     per = np.ones(len(sub)) if area_km2 is None else np.maximum(np.asarray(area_km2, float)[rows], 1e-9)
     pooled = (sub["source"] == SOURCES[2]).to_numpy() if "source" in sub else np.zeros(len(sub), bool)
     modelled = "uniformity_error" in sub
     # the error the tooltips, the class width and the legend state: with the cut cells' model when given
-    stated = np.hypot(se, sub["uniformity_error"].to_numpy(float)) if modelled else se
-    cls, step = classes(est / per, se / per, floor=1.0 if area_km2 is None else 0.0, measured=~pooled,
+    stated = np.hypot(se, np.nan_to_num(sub["uniformity_error"].to_numpy(float))) if modelled else se
+    cls, step = classes(est / per, se / per, floor=1.0 if area_km2 is None else 0.0, measured=~pooled & known,
                         width_se=stated / per)
+    cls = np.where(known, cls, -2)
     fmap = folium.Map(tiles=None, zoom_control=True)
     use_local_leaflet(fmap)
     feats = []
     simple = shapely.simplify(geoms, 0.01, preserve_topology=True)
     for (rid, name), e, s, a, c, g, p in zip(sub[["id", "name"]].itertuples(index=False), est, stated, per, cls,
                                              simple, pooled):
-        label = f"{name}: {int(e):,} (± {1.96 * s:,.0f})" + ("" if area_km2 is None else f", {counted(e / a)} per km²")
+        per_km2 = "" if area_km2 is None else f", {counted(e / a)} per km²"
+        label = (f"{name}: outside the release's domain, no answer" if c == -2 else
+                 f"{name}: {int(e):,} (± {1.96 * s:,.0f})" + per_km2)
         feats.append({"type": "Feature", "geometry": shapely.geometry.mapping(g),
                       "properties": {"id": rid, "label": label + (" (area share)" if p else ""),
-                                     "fill": PALE if c < 0 else PALETTE[c], "chosen": rid == selected,
+                                     "fill": NO_ANSWER if c == -2 else PALE if c < 0 else PALETTE[c],
+                                     "chosen": rid == selected,
                                      "pooled": bool(p)}})
 
     def style(f):
@@ -102,9 +109,10 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
     fmap.fit_bounds([[max(ymin - pad_y, -85), max(xmin - pad_x, -180)],
                      [min(ymax + pad_y, 85), min(xmax + pad_x, 180)]])
     used = int(cls.max(initial=-1)) + 1
-    noise = noise_width(stated / per, ~pooled) if len(sub) else 0.0
+    noise = noise_width(stated / per, ~pooled & known) if len(sub) else 0.0
+    outside = "" if known.all() else " White: outside the release's domain (the release says nothing about it)."
     return fmap, legend(step, max(used, 1), noise, "" if area_km2 is None else " per km²", bool(pooled.any()),
-                        modelled)
+                        modelled) + outside
 
 
 def region_at(frame, counts: pd.DataFrame, level: int, lat: float, lng: float) -> str | None:

@@ -238,3 +238,18 @@ def test_answer_regions_equals_rectangle_answers_for_rectangular_regions_and_sur
     np.testing.assert_allclose(got["standard_error"] ** 2, rel.answer_variance(rects), rtol=1e-6, atol=1e-9)
     back = pv.load_release(rel.save(tmp_path / "q.parquet"))
     pd.testing.assert_frame_equal(back.answer_regions(r), got)
+
+
+def test_a_region_outside_the_releases_domain_has_no_answer_and_a_cut_one_says_how_much_is_inside():
+    """The release says nothing outside its domain: a region wholly outside is answered NaN (never 0 with no
+    error), one half outside counts its inside part and says so (domain_share)."""
+    xy = points()
+    rel = pv.build(xy[xy[:, 0] <= 1.5], pv.Domain(0, 0, 1.5, 1), "quadtree", 1.0, height=5, seed=1)
+    got = rel.answer_regions(layer()).set_index("id")
+    assert got.loc["A", "domain_share"] == 1.0 and got.loc["B", "domain_share"] == pytest.approx(0.5)
+    for outside in ("B1", "B3"):                                     # x in [1.5, 2]: wholly outside
+        row = got.loc[outside]
+        assert row["domain_share"] == 0.0
+        assert all(math.isnan(row[c]) for c in ("estimate", "standard_error", "uniformity_error", "low_95", "high_95"))
+    inside = got.loc["B0"]
+    assert inside["domain_share"] == 1.0 and math.isfinite(inside["estimate"]) and inside["standard_error"] > 0

@@ -56,3 +56,17 @@ def test_a_region_release_of_a_bundled_layer_opens_on_its_choropleth():
     assert at.selectbox(key="rel_rg_region") is not None               # a region to pick: the choropleth's view
     assert [m.label for m in at.metric][:1] == ["Private count"]
     assert "Counts (CSV)" in _labels(at)
+
+
+def test_regions_outside_the_releases_domain_are_said_to_have_no_answer():
+    script = SPATIAL.replace("pv.Domain(-180, -90, 180, 90)", "pv.Domain(-125, 24, -66, 50)")   # the lower 48
+    at = AppTest.from_string(script, default_timeout=180)
+    at.run()
+    at.toggle(key="rel_rg_on").set_value(True).run()
+    at.selectbox(key="rel_rg_layer").set_value("World countries").run()
+    assert not at.exception, at.exception
+    at.selectbox(key="rel_rg_region").set_value("250").run()                 # France
+    assert not at.exception
+    assert any("says nothing about this region" in i.value for i in at.info)
+    assert any("White: outside the release's domain" in c.value for c in at.caption)
+    assert not [m for m in at.metric if m.label == "Private count"]     # no number for France
