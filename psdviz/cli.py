@@ -555,8 +555,10 @@ def regions_from_release(a: argparse.Namespace) -> int:
     from .present import labelled
     table = labelled(rel.answer_regions(layer), rel.randomness)
     write_table(table, a.out)
-    print(f"wrote {a.out}: {len(table):,} regions answered from {a.release} (estimate, low_95 and high_95: noise "
-          "and the cells the borders cut; no epsilon spent)")
+    silent = int((table["domain_share"] <= 0).sum())
+    outside = (f"; {silent:,} lie outside the release's domain and have no answer (empty fields)" if silent else "")
+    print(f"wrote {a.out}: {len(table) - silent:,} regions answered from {a.release} (estimate, low_95 and high_95: "
+          f"noise and the cells the borders cut; no epsilon spent){outside}")
     return 0
 
 
