@@ -27,6 +27,8 @@ SLOW_FILES = {
     "test_app_state.py",                        # state across pages (three page runs a test)
     "test_sample_points.py",                    # the notebook example in a subprocess
     "test_types.py",                            # mypy over the package
+    "test_tutorial.py",                         # the tutorial's commands, end to end
+    "test_how_to.py",                           # the guides' examples (the US counties)
 }
 
 
