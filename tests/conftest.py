@@ -29,6 +29,9 @@ SLOW_FILES = {
     "test_types.py",                            # mypy over the package
     "test_tutorial.py",                         # the tutorial's commands, end to end
     "test_how_to.py",                           # the guides' examples (the US counties)
+    "test_add_a_method.py",                     # a plug-in installed, then the CLI in subprocesses
+    "test_release_page_regions.py",             # every region of a layer answered from a release
+    "test_hostile_corpus.py",                   # some 900 hostile files replayed
 }
 
 
