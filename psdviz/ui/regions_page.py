@@ -109,7 +109,15 @@ def _truth(key: str, _xy: np.ndarray, _layer: rg.Regions) -> np.ndarray:
 
 def layer_controls(k: ViewKeys = REGIONS_KEYS) -> tuple[str, rg.Regions] | None:
     """A bundled layer or an uploaded one (with its object, id, parent and name columns): (its name, the layer),
-    or None while a file is awaited."""
+    or None while a file is awaited or when the file cannot be used (said in words with ``st.error``)."""
+    try:
+        return _layer_controls(k)
+    except ValueError as exc:
+        st.error(f"Cannot use this layer: {exc}")
+        return None
+
+
+def _layer_controls(k: ViewKeys) -> tuple[str, rg.Regions] | None:
     choice = st.selectbox("Region layer", [*LAYERS, UPLOAD], key=k.w("layer"))
     if choice != UPLOAD:
         return choice, bundled(choice)
@@ -244,11 +252,7 @@ def render() -> None:
     st.title("Regions")
     with st.sidebar:
         st.header("Regions")
-        try:
-            picked = layer_controls()
-        except ValueError as exc:
-            st.error(f"Cannot use this layer: {exc}")
-            return
+        picked = layer_controls()
         if picked is None:
             return
         layer_name, layer = picked

@@ -84,11 +84,7 @@ def region_counts(release: pv.Release, digest: str) -> None:
                      help="Each region's answer is the area share of every released cell it covers, with its 95 % "
                           "interval (the noise and a model of the cells its border cuts). No raw data is needed."):
         return
-    try:
-        picked = regions_page.layer_controls(REGION_KEYS)
-    except ValueError as exc:
-        st.error(f"Cannot use this layer: {exc}")
-        return
+    picked = regions_page.layer_controls(REGION_KEYS)
     if picked is None:
         return
     name, layer = picked
