@@ -17,7 +17,7 @@ from .core.params import Param
 from .methods.declarations import BUILD
 from .methods.param_info import parameter_info
 from .methods.registry import methods, references, spec_of, summary
-from .publish.release_file import load_release
+from .publish.release_load import load_release
 from .sparse import METHODS as SPARSE_METHODS
 from .sparse import method_parameters as sparse_parameters
 from .sparse import summarize

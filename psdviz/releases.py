@@ -14,7 +14,7 @@ from .coco.release_file import load_coco
 from .kernel.protocol import PrivateRelease
 from .methods.registry import methods, references
 from .publish.release_checks import check_method
-from .publish.release_file import load_release as load_spatial
+from .publish.release_load import load_release as load_spatial
 from .regions.release import FORMAT as REGIONS
 from .regions.release import load_regions
 from .sparse.release_file import FORMAT as SPARSE

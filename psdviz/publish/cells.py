@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core.rng import check_seeded_export
 from ..core.tree import FlatTree
-from .release import Release
+from .spatial import SpatialRelease
 
 
 def frontier(tree: FlatTree, depth: int) -> np.ndarray:
@@ -78,7 +78,7 @@ def path_epsilon(tree: FlatTree, node: int) -> float:
     return total
 
 
-def cell_details(release: Release, node: int) -> dict:
+def cell_details(release: SpatialRelease, node: int) -> dict:
     """What a student sees when clicking a cell: level, epsilon there, noise scale, counts.
 
     The noise scale is given as the standard deviation of the cell's noisy count (from the noise
@@ -107,7 +107,7 @@ def cell_density(tree: FlatTree, nodes: np.ndarray) -> np.ndarray:
         return np.where(area > 0, tree.est[nodes] / area, np.nan)
 
 
-def cell_intervals(release: Release, nodes: np.ndarray, level: float = 0.95) -> np.ndarray:
+def cell_intervals(release: SpatialRelease, nodes: np.ndarray, level: float = 0.95) -> np.ndarray:
     """(len(nodes), 2) 95 % intervals of whole cells' estimates, for every cell of a view at once.
 
     A whole cell has no cut cells, so its interval is its estimate -+ z times a noise standard deviation:
@@ -164,7 +164,7 @@ def noise_level(tree: FlatTree, nodes: np.ndarray, k: float = 2.0) -> tuple[floa
     return float(np.median(np.sqrt(var[ok]))), float(within_noise(tree, nodes[ok], k).mean())
 
 
-def cells_geojson(release: Release, depth: int | None = None, digits: int = 2, *, export: bool = True,
+def cells_geojson(release: SpatialRelease, depth: int | None = None, digits: int = 2, *, export: bool = True,
                   allow_seeded: bool = False) -> dict:
     """GeoJSON FeatureCollection of the cells (leaves, or the view down to ``depth``).
 

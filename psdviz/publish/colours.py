@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cells import cell_density, relative_noise, within_noise
-from .release import Release
+from .spatial import SpatialRelease
 
 # a sequential palette (light yellow -> dark purple), 9 steps; the first is the pale one
 PALETTE = ["#fcfdbf", "#feca8d", "#fd9668", "#f1605d", "#cd4071", "#9e2f7f", "#721f81", "#440f76", "#180f3d"]
@@ -86,7 +86,7 @@ def colour_bins(density: np.ndarray, faint: np.ndarray | None = None,
     return Colours(idx, lo, hi, tuple(np.linspace(lo, hi, n + 1)), noise)
 
 
-def view_colours(views: list[tuple[Release, np.ndarray]]) -> list[Colours]:
+def view_colours(views: list[tuple[SpatialRelease, np.ndarray]]) -> list[Colours]:
     """One honest colour scale (:func:`colour_bins`) for the cells ``nodes`` of one or more releases:
     the classes come from all their cells together, so equal colours mean equal densities on every
     map that shares the scale. Returns each view's :class:`Colours`."""
@@ -96,7 +96,7 @@ def view_colours(views: list[tuple[Release, np.ndarray]]) -> list[Colours]:
     return [dataclasses.replace(both, index=ix) for ix in np.split(both.index, cuts)]
 
 
-def _cells(release: Release, nodes: np.ndarray) -> tuple[np.ndarray, ...]:
+def _cells(release: SpatialRelease, nodes: np.ndarray) -> tuple[np.ndarray, ...]:
     """Density, within-noise flag, relative noise and area of the cells ``nodes``."""
     t = release.tree
     r = t.rect[nodes]
