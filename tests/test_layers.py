@@ -182,3 +182,39 @@ def test_each_package_imports_only_what_its_docstring_allows(init: Path):
     used = {layer(n) for p in init.parent.rglob("*.py") for n in imports_of(p)
             if n.startswith("psdviz.") and layer(n) not in (package, "<top>")}
     assert used <= allowed, f"psdviz.{package} imports {sorted(used - allowed)}, which its docstring does not allow"
+
+
+def test_no_import_cycles():
+    """No module reaches itself through the modules it imports (lazy imports included): the package reads
+    from the bottom up."""
+    names = {module_name(p): p for p in engine_modules()}
+    graph = {m: {i for i in imports_of(p) if i in names and i != m and names[i].name != "__init__.py"}
+             for m, p in names.items() if names[m].name != "__init__.py"}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(m: str) -> None:                     # Tarjan's strongly connected components
+        index[m] = low[m] = len(index)
+        stack.append(m)
+        for n in graph.get(m, ()):
+            if n not in index:
+                visit(n)
+                low[m] = min(low[m], low[n])
+            elif n in stack:
+                low[m] = min(low[m], index[n])
+        if low[m] == index[m]:
+            part = []
+            while True:
+                n = stack.pop()
+                part.append(n)
+                if n == m:
+                    break
+            if len(part) > 1:
+                cycles.append(sorted(part))
+
+    for m in graph:
+        if m not in index:
+            visit(m)
+    assert not cycles, f"import cycles: {cycles}"
