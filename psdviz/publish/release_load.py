@@ -18,9 +18,7 @@ from ..kernel import file_checks
 from . import release_checks as checks
 from .factory import make_release
 from .release import Release
-from .release_file import FORMAT, META_KEY, READS
-
-_COLUMNS, _RECT, CURVE = checks.NODE_COLUMNS, checks.RECT_COLUMNS, checks.CURVE_COLUMNS
+from .release_file import _COLUMNS, _RECT, CURVE, FORMAT, META_KEY, READS
 
 
 def _read_metadata(path: Path) -> dict:

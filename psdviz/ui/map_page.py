@@ -173,17 +173,14 @@ def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, sho
                   outlines: bool = True) -> None:
     pts = cache.truth_index(data).xy if show_points else None
     fmap, info = make_map(release, depth, pts, outlines, st.session_state.get(keys.BASEMAP, True))
-    if keep_new_drawing(mapview.latest_value(MAP_KEY).get("all_drawings")):
-        forget(keys.CLICKED, keys.QUERY_TYPED)  # one thing at a time: a new rectangle closes the clicked cell
+    _take_drawing(mapview.latest_value(MAP_KEY))
     # stays visible when the map remounts; a typed one clears the drawn rectangles
     kept = query_layer(st.session_state.get(keys.QUERY_RECT), bool(st.session_state.get(keys.QUERY_TYPED)))
     # the map is the page's main element; the answer to the drawn rectangle sits beside it, in view
     on_map, beside = st.columns([5, 2])
     with on_map:
         out = mapview.show_map(fmap, key=MAP_KEY, overlay=kept, height=map_height(release.domain)) or {}
-    drawn = keep_new_drawing(out.get("all_drawings"))
-    if drawn:
-        forget(keys.CLICKED, keys.QUERY_TYPED)
+    drawn = _take_drawing(out)
     with beside:
         query_answer(release, data)
     st.markdown(legend_html(info.colours), unsafe_allow_html=True)
@@ -243,6 +240,15 @@ def outline_note(d: pv.Domain) -> str:
     if not is_lon_lat(d.xmin, d.ymin, d.xmax, d.ymax):
         return "No country outlines: the domain is not longitude/latitude."
     return "No country outlines: the outline file is missing (run `bash .ci/fetch_assets`)."
+
+
+def _take_drawing(value: dict) -> bool:
+    """A newly drawn rectangle in the map's returned ``value`` becomes the query and, one thing at a time,
+    closes the clicked cell's panel and ends a typed query; True when there was one."""
+    if not keep_new_drawing(value.get("all_drawings")):
+        return False
+    forget(keys.CLICKED, keys.QUERY_TYPED)
+    return True
 
 
 def keep_new_drawing(drawings, key: str = "query_rect") -> bool:
