@@ -16,6 +16,7 @@ EXTRAS: dict[str, str] = {
     "shapely": "geo",
     "pyproj": "geo",
     "scipy": "geo",
+    "threadpoolctl": "geo",
     "dask": "dask",
     "distributed": "dask",
     "pyspark": "spark",

@@ -16,7 +16,9 @@ Fields (and the keys of the saved object):
   the tree's independent noisy leaves), ``"complete_leaf"`` / ``"ols"`` (a complete tree of
   ``fanout`` and ``full_height`` with per-depth ``eps`` and ``var``, possibly pruned: ``kept`` maps
   each released node to its id in the complete tree; ICDE'12 section 5 for OLS) or ``"gls"`` (tree
-  GLS of ``tree_gls.py``, re-derived from the released noise variances).
+  GLS of ``tree_gls.py``, re-derived from the released noise variances) or ``"kron"`` (least squares
+  over a product strategy's Laplace answers, :mod:`psdviz.inference.pidentity`: ``theta_x`` and
+  ``theta_y`` the p-Identity parameters of each axis, row-major, ``eps`` the one epsilon of its noise).
 * ``data_cuts`` (optional, default 0): the children of nodes shallower than this depth have edges placed
   from the data (private medians, imbalance positions); the cut-cell model of ``query/uniformity.py``
   takes their points as one clump.
@@ -31,15 +33,17 @@ from typing import Literal, get_args
 
 import numpy as np
 
+from ..core.noise import laplace_variance
 from ..core.tree import FlatTree, complete_skeleton
 from ..inference.ols import ols_coefficients
+from ..inference.pidentity import KronVariance, PIdentity
 from ..inference.tree_gls import gls_plan, gls_variance_fn
 from ..query.grid_of_grids import GridOfGrids
 from ..query.pyramid import Pyramid
 from ..query.split_index import SplitIndex
 
 Answer = Literal["tree", "pyramid", "grid_of_grids", "split_index"]
-Variance = Literal["none", "leaf", "complete_leaf", "ols", "gls"]
+Variance = Literal["none", "leaf", "complete_leaf", "ols", "gls", "kron"]
 ANSWERS: tuple[str, ...] = get_args(Answer)
 VARIANCES: tuple[str, ...] = get_args(Variance)
 INFERENCES = ("", "nnls")
@@ -65,12 +69,14 @@ class QueryModel:
     eps: tuple[float, ...] = ()
     var: tuple[float | None, ...] = ()
     inference: str = ""
+    theta_x: tuple[float, ...] = ()
+    theta_y: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         if self.answer not in ANSWERS or self.variance not in VARIANCES or self.inference not in INFERENCES:
             raise ValueError(f"unknown query model (answer {self.answer!r}, variance {self.variance!r}, inference "
                              f"{self.inference!r}): answer must be one of {ANSWERS}, variance one of {VARIANCES}")
-        for name in ("levels", "edges1", "eps", "var"):
+        for name in ("levels", "edges1", "eps", "var", "theta_x", "theta_y"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
 
     def to_data(self) -> dict:
@@ -82,6 +88,8 @@ class QueryModel:
             out["edges1"] = list(self.edges1)
         if self.variance in ("complete_leaf", "ols") or self.fanout:
             out.update(full_height=self.full_height, fanout=self.fanout, eps=list(self.eps), var=list(self.var))
+        if self.variance == "kron":
+            out.update(eps=list(self.eps), theta_x=list(self.theta_x), theta_y=list(self.theta_y))
         if self.data_cuts:
             out["data_cuts"] = self.data_cuts
         if self.inference:
@@ -149,6 +157,23 @@ def _grid_of_grids(tree: FlatTree, vals: np.ndarray, grid, edges1: np.ndarray) -
     return GridOfGrids.build(grid, edges1, m2, vals[1:1 + n1], vals[1 + n1:])
 
 
+def _kron(tree: FlatTree, model: QueryModel) -> KronVariance:
+    """The product strategy's variances for a grid release (root, then a row-major grid of cells)."""
+    rect = tree.rect[1:]
+    ex, ey = np.r_[np.unique(rect[:, 0]), rect[:, 2].max()], np.r_[np.unique(rect[:, 1]), rect[:, 3].max()]
+    mx, my = ex.size - 1, ey.size - 1
+    tx, ty = np.asarray(model.theta_x, float), np.asarray(model.theta_y, float)
+    if mx * my != rect.shape[0] or tx.size % mx or ty.size % my or len(model.eps) != 1:
+        raise ValueError("the kron query model needs a grid of cells, theta_x and theta_y of whole rows of it, and "
+                         "one epsilon")
+    kron = KronVariance(PIdentity(tx.reshape(-1, mx)), PIdentity(ty.reshape(-1, my)), ex, ey,
+                        float(laplace_variance(model.eps[0])))
+    derived = kron.cell_variances()
+    if not np.allclose(tree.noise_var[1:], derived, rtol=1e-6, atol=0.0):
+        raise ValueError("the cells' noise variances are not the ones the strategy and its epsilon give")
+    return kron
+
+
 def _full_tree(model: QueryModel) -> FlatTree:
     var = np.array([np.inf if v is None else v for v in model.var], dtype=float)
     return complete_skeleton(int(model.full_height), int(model.fanout), var)
@@ -174,6 +199,8 @@ def _variance(tree: FlatTree, model: QueryModel, kept: np.ndarray | None):
         return lambda w: (w ** 2 * var[:, None]).sum(axis=0)
     if kind == "gls":
         return gls_variance_fn(tree, gls_plan(tree, tree.noise_var))
+    if kind == "kron":
+        return _kron(tree, model)
     full = _full_tree(model)
     if kind == "complete_leaf":
         leaf_var = full.noise_var[full.level_bounds()[full.height]:]

@@ -178,6 +178,9 @@ class Release:
         splits are not part of this figure.
         """
         rects = validate_rects(rects)
+        by_rectangle = getattr(self.leaf_variance, "rectangles", None)
+        if by_rectangle is not None:           # a product strategy's cells: exact in closed form
+            return by_rectangle(rects)
         t = self.tree
         var = t.noise_var
         q, v, c = decompose(t, rects, np.isfinite(self._values()))

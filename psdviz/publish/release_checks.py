@@ -282,9 +282,24 @@ def check_query_model(model: dict, height: int, n: int, grid: Grid, kept: np.nda
             raise bad("grid_of_grids edges1 must rise from 0 to the grid size with at most n - 1 cells")
     if variance in ("complete_leaf", "ols"):
         _check_complete(model, height, n, kept)
+    if variance == "kron":
+        _check_kron(model, n)
     cuts = model.get("data_cuts", 0)
     if not (_typed(cuts, int) and 0 <= cuts <= height):
         raise bad(f"data_cuts must be a depth of the tree (0 .. {height}), got {cuts!r}")
+
+
+def _check_kron(model: dict, n: int) -> None:
+    """A product strategy: one positive epsilon, and per axis non-negative parameters, at most one row per cell
+    (so never more numbers than the file has cells)."""
+    eps = model.get("eps")
+    if not (isinstance(eps, list) and len(eps) == 1 and is_number(eps[0]) and 0 < eps[0] < math.inf):
+        raise bad("the kron query model needs one positive epsilon")
+    for key in ("theta_x", "theta_y"):
+        vals = model.get(key)
+        if not isinstance(vals, list) or len(vals) > n - 1 or not all(
+                is_number(v) and 0 <= v < math.inf for v in vals):
+            raise bad(f"query model {key!r} must hold at most {n - 1:,} finite numbers >= 0")
 
 
 def _check_complete(model: dict, height: int, n: int, kept: np.ndarray | None) -> None:

@@ -1,0 +1,149 @@
+"""The matrix mechanism with a strategy optimised for the publisher's queries (HDMM: McKenna, Miklau, Hay,
+Machanavajjhala, VLDB 2018, sections 5.2 and 6; the p-Identity strategies of
+:mod:`psdviz.inference.pidentity`).
+
+Rule. The domain is cut into an m x m grid of near-equal cells on the public grid (m = ``grid_size``, by
+default 256 or the resolution's grid if coarser). The workload's rectangles (a region layer's regions by
+their bounding boxes; no workload: every rectangle of cells) give each query a share of every column and
+of every row; a product strategy A_y (x) A_x of p-Identity strategies is optimised for them one axis at a
+time (section 6's Kronecker products, the union of product queries weighted by the other axis), the
+identity when that is better. The strategy's answers A_y X A_x^T of the cell counts X are released with
+Laplace noise of scale 1 / epsilon, and the cells are estimated by least squares (A^+ per axis). Every
+rectangle, not only the workload's, is answered from the cells; its variance is exact:
+(2 / epsilon^2) (w_y^T M_y w_y)(w_x^T M_x w_x), M = (A^T A)^-1, w a rectangle's shares of the cells.
+
+Privacy. One point changes one cell count by 1, so the strategy's answers by the cell's column of
+A_y (x) A_x, whose L1 norm is the product of the axes' column norms, 1 (p-Identity columns are scaled to
+1): Laplace noise of scale 1 / epsilon is epsilon-DP (one ledger line, sensitivity 1). The strategy reads
+the workload, the domain and public constants only (the optimiser starts from a fixed seed), never the
+data; least squares and every answer are post-processing. So the expected error on any workload is public
+before any data is read (:func:`strategy_error`).
+Passes over the data (:mod:`psdviz.core.source`): one, the m x m cell counts.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.domain import Domain, PointSet
+from ..core.grid import cap_by_resolution, even_edges
+from ..core.ledger import Ledger
+from ..core.noise import laplace_noise, laplace_variance
+from ..core.optional import require
+from ..core.rng import Randomness
+from ..core.tree import check_node_count
+from ..core.validation import check_epsilon
+from ..core.workload import RegionLayer, Workload, as_workload
+from ..inference.pidentity import PIdentity, all_ranges_gram, axis_weights, optimise, optimise_product
+from ..publish.factory import make_release
+from ..publish.release import Release
+from ..splits.keyers import even_cells
+from .spec import MethodSpec, doc
+from .ug import grid_tree
+
+DEFAULT_CELLS = 256          # cells per side (DPBench's and HDMM's 2-D domain); a parameter
+ROWS_PER_CELLS = 16          # p = m / 16 extra rows per axis (the paper's p-Identity size for 1-D ranges)
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A product strategy A_y (x) A_x on an m_x x m_y grid and its cell edges (public)."""
+
+    x: PIdentity
+    y: PIdentity
+    ex: np.ndarray     # cell edges in domain coordinates
+    ey: np.ndarray
+
+    def variance_factor(self, wx: np.ndarray, wy: np.ndarray) -> np.ndarray:
+        """(w_x^T M_x w_x)(w_y^T M_y w_y) per query: the variance over 2 / epsilon^2."""
+        from ..inference.pidentity import quadratic_forms
+        return quadratic_forms(wx, self.x.inverse_gram()) * quadratic_forms(wy, self.y.inverse_gram())
+
+
+def workload_rectangles(workload: Workload) -> np.ndarray:
+    """The rectangles a strategy plans for: the workload's own, or a region layer's bounding boxes."""
+    if isinstance(workload, RegionLayer):
+        shapely = require("shapely", "region layers")
+        return np.asarray(shapely.bounds(workload.geometry), float)
+    return np.asarray(workload.rects, float)
+
+
+def plan_strategy(domain: Domain, ex: np.ndarray, ey: np.ndarray, workload=None, rows: int | None = None
+                  ) -> Strategy:
+    """The strategy for ``workload`` on the cells between ``ex`` and ``ey`` (module docstring). Reads
+    public input only."""
+    mx, my = ex.size - 1, ey.size - 1
+    px, py = (max(1, mx // ROWS_PER_CELLS), max(1, my // ROWS_PER_CELLS)) if rows is None else (rows, rows)
+    if workload is None:            # every rectangle of cells: a single product, one axis at a time
+        return Strategy(optimise(all_ranges_gram(mx), px), optimise(all_ranges_gram(my), py), ex, ey)
+    rects = workload_rectangles(as_workload(workload))
+    ax, ay, _ = optimise_product(rects[:, [0, 2]], rects[:, [1, 3]], ex, ey, px, py)
+    return Strategy(ax, ay, ex, ey)
+
+
+def strategy_error(strategy: Strategy, rects: np.ndarray, epsilon: float) -> np.ndarray:
+    """The exact noise variance of each rectangle's answer under ``strategy`` at ``epsilon``: public, known
+    before any data is read."""
+    rects = np.asarray(rects, float)
+    wx = axis_weights(rects[:, 0], rects[:, 2], strategy.ex)
+    wy = axis_weights(rects[:, 1], rects[:, 3], strategy.ey)
+    return laplace_variance(check_epsilon(epsilon)) * strategy.variance_factor(wx, wy)
+
+
+def build_strategy(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, grid_size: int | None = None,
+                   rows: int | None = None, workload: Workload | None = None) -> Release:
+    """The matrix mechanism with a strategy optimised for the workload: a Kronecker product of p-Identity
+    strategies (HDMM, sections 5.2 and 6), Laplace noise on its answers, least squares for the cells. Data
+    independent: its error on any rectangle is known before the data is read. Without a workload it plans
+    for every rectangle of cells."""
+    size = ps.grid.size
+    m = DEFAULT_CELLS if grid_size is None else _whole(grid_size, "grid_size", 1)
+    m, capped = cap_by_resolution(m, size, "grid_size", ps.grid.bits)
+    check_node_count(m * m + 1, f"a {m} x {m} grid")
+    if rows is not None:
+        rows = _whole(rows, "rows", 0)
+    cuts = even_edges(0, size, m)
+    ex, ey = ps.grid.coord(cuts, 0), ps.grid.coord(cuts, 1)
+    workload = None if workload is None else as_workload(workload)
+    strategy = plan_strategy(domain, ex, ey, workload, rows)
+    counts = ps.counts(even_cells(size, m), m * m).reshape(m, m).astype(float)   # rows y, columns x
+    ledger = Ledger(epsilon)
+    est = measure(strategy, counts, epsilon, rnd, ledger)
+    var = laplace_variance(epsilon) * np.outer(np.diag(strategy.y.inverse_gram()), np.diag(strategy.x.inverse_gram()))
+    tree = grid_tree(domain, ex, ey, est.ravel(), var.ravel(), epsilon)
+    params = {"grid_size": m, "rows_x": int(strategy.x.theta.shape[0]), "rows_y": int(strategy.y.theta.shape[0])}
+    if workload is not None:
+        params.update(workload.record())   # public input: the queries planned for
+    model = {"answer": "pyramid", "levels": [1], "regular": False, "variance": "kron", "eps": [epsilon],
+             "theta_x": strategy.x.theta.ravel().tolist(), "theta_y": strategy.y.theta.ravel().tolist()}
+    return make_release("strategy", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid,
+                        notes=(capped,), query_model=model)
+
+
+def measure(strategy: Strategy, counts: np.ndarray, epsilon: float, rnd: Randomness, ledger: Ledger) -> np.ndarray:
+    """The strategy's answers A_y X A_x^T of the cell counts X (rows y) with Laplace noise of scale
+    1 / epsilon (sensitivity 1, one ledger line), and the cells' least-squares estimates from them."""
+    answers = strategy.x.apply(strategy.y.apply(counts).T).T
+    ledger.spend("strategy answers", epsilon, "laplace", nodes=int(answers.size), sensitivity=1.0,
+                 note="matrix mechanism: every cell's column of the product strategy has L1 norm 1")
+    noisy = answers + laplace_noise(rnd.rng, answers.shape, epsilon)
+    return strategy.y.pinv_apply(strategy.x.pinv_apply(noisy.T).T)
+
+
+def _whole(value, name: str, low: int) -> int:
+    if isinstance(value, bool) or not float(value).is_integer() or value < low:
+        raise ValueError(f"{name} must be a whole number of at least {low} (got {value!r})")
+    return int(value)
+
+
+PARAMS = {
+    "grid_size": doc("Cells per side of the grid the strategy measures (default 256, or the resolution's grid if "
+                     "coarser). The optimisation costs about (cells per side)^2 x rows per step.",
+                     "HDMM (VLDB'18), section 6", 1, None),
+    "rows": doc("Extra strategy rows per axis (p of p-Identity). None: cells per side / 16; 0: the identity.",
+                "HDMM (VLDB'18), section 5.2", 0, None),
+}
+
+SPEC = MethodSpec("strategy", build_strategy, paper="HDMM (McKenna et al., VLDB'18), sections 5.2 and 6",
+                  data_dependent=False, workloads=("rectangles", "regions"), params=PARAMS, rank=12)
