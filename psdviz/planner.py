@@ -13,6 +13,9 @@ the target's "expected count"): each sub-grid sized from its cell's expected cou
 (``methods.ag.plan_release``). On clustered data the real sub-grids differ (finer where points are),
 so the plan is a guide there, stated as such in the app.
 
+The workload strategy is data-independent throughout: its variance is (2 / epsilon^2) times a factor of
+the strategy alone (:mod:`psdviz.methods.strategy`), so one empty release at epsilon 1 gives every epsilon's.
+
 Methods whose structure depends on the data (pruning, kd-trees, PrivTree, the h-tree) are refused:
 their error is not a function of public values.
 
@@ -34,7 +37,7 @@ from .core.validation import check_positive, is_number
 from .methods.ag import plan_release as plan_ag
 from .methods.param_info import coerce_params
 
-PLANNABLE = ("quadtree", "ug", "ag")
+PLANNABLE = ("quadtree", "ug", "ag", "strategy")
 EPSILON_RANGE = (1e-3, 10.0)
 
 
@@ -94,8 +97,14 @@ def plan_epsilon(method: str, domain: Domain, rect, *, n: int, target: float | N
             warnings.simplefilter("ignore", NoiseDominatesWarning)
             return build(empty, domain, method, eps, seed=0, resolution=resolution, **params)
 
-    def se(eps: float) -> float:
-        return float(np.sqrt(release(eps).answer_variance(r)[0]))
+    if method == "strategy":
+        unit = float(np.sqrt(release(1.0).answer_variance(r)[0]))   # Laplace noise: the sd scales as 1 / epsilon
+
+        def se(eps: float) -> float:
+            return unit / eps
+    else:
+        def se(eps: float) -> float:
+            return float(np.sqrt(release(eps).answer_variance(r)[0]))
 
     eps_grid = np.geomspace(*EPSILON_RANGE, int(points))
     errors = np.array([se(e) for e in eps_grid])

@@ -1,18 +1,19 @@
 """``method="auto"``: the recommended private method, chosen from public facts and two to four noisy ones.
 
-Rule (``RULES``, first match wins): a corner cell of the release's grid holding at least 0.2 of N -> the
-hybrid kd-tree with non-negative least squares, its build's stop at two noise sds (NNLS keeps the positive
-noise of an empty node split by chance); a corner cell of the 256 x 256 grid holding at least 0.2 of N (the
-atom spread inside it, finer than the data) -> the same tree splitting on the 256 x 256 grid first
-(``split_grid=256``, :mod:`psdviz.splits.coarse_grid`); spread >= 0.6 and N eps >= 10^4 -> AG; N eps >=
-10^5 -> the quadtree; anything else -> PrivTree.
+Rule (``RULES``, first match wins): a workload of small queries (median longer side <= 16 cells of the
+256 x 256 grid) over cells holding >= 10 noise scales of points on average (a noisy count) -> the workload
+strategy; a corner cell of the release's grid holding >= 0.2 of N -> the hybrid kd-tree with NNLS, its stop at
+two noise sds; a corner cell of the 256 x 256 grid holding >= 0.2 of N -> the same tree splitting on that grid
+first (``split_grid=256``); spread >= 0.6 and N eps >= 10^4 -> AG; N eps >= 10^5 -> the quadtree; else PrivTree.
 The facts come from one pass over a public 256 x 256 grid (coarser if the resolution is coarser):
 N (public if declared, else a noisy count), *spread* (noisy occupied cells over the number a uniform
 spread of N points would occupy, C (1 - exp(-N / C))), *corner share* (a lower bound, three noise
 scales below the noisy value, of the share of N in the fullest of the four corner cells of the
 release's own grid) and, when the release's grid is finer than the 256 x 256 grid, *coarse corner
 share* (the same bound for the four corner cells of the 256 x 256 grid; at 256 or coarser it is the
-corner share itself, bought once). Below N eps = 10^4 no rule reads the spread: it is not bought.
+corner share itself, bought once). Below N eps = 10^4 no rule reads the spread: it is not bought. Given a
+workload, the points in the cells of that grid its queries touch are counted too (the spread's share, or half
+of it when the spread is bought).
 
 Privacy: the facts cost ``FEATURE_FRACTION`` (2 %) of epsilon (half for N, half shared by the occupied
 cells and the corner cell), and the coarse corner fact, when bought, as much again as each cell fact
@@ -25,8 +26,7 @@ those released values (post-processing); the chosen method gets the rest of epsi
 N when it needs one. The release keeps method = "auto" with ``params["chosen"]``, ``params["nonnegative"]``
 and the facts. Passes over the data: one for the facts, then those of the chosen method.
 
-The evidence for each row and threshold (synthetic families, DPBench cells) is in
-docs/decisions/auto-rule.md.
+Evidence (synthetic families): docs/decisions/auto-rule.md, the workload row docs/decisions/workload-strategy.md.
 """
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.domain import Domain, PointSet
+from ..core.grid import even_edges
 from ..core.ledger import Ledger
 from ..core.noise import geometric_noise
 from ..core.population import PopulationSize, noisy_population, resolve_n
@@ -56,6 +57,8 @@ SPREAD_MIN = 0.6
 N_EPS_MIN = 1e4
 CORNER_SHARE_MIN = 0.2
 QUAD_N_EPS_MIN = 1e5       # N eps from which the quadtree (pruned during its build) replaces PrivTree
+SMALL_SIDE = 16            # a workload of small queries: their median longer side, in cells of the 256 x 256 grid
+CELL_SNR_MIN = 10.0        # ... over cells holding this many noise scales (1 / eps) of points on average
 NNLS_STOP_SDS = 2.0        # the build's stop floor on the routes with NNLS (docs/decisions/early-stop.md)
 
 
@@ -69,6 +72,13 @@ class Facts:
     spread: float     # noisy occupied cells / cells a uniform spread of n points would occupy (NaN: not bought)
     corner_share: float = 0.0   # (noisy largest corner cell - 3 noise scales) / n: a lower bound of its share
     coarse_corner_share: float = 0.0   # the same for the corner cells of the 256 x 256 grid
+    workload_side: float = math.nan    # public: the workload's median longer side in cells of that grid (NaN: none)
+    workload_density: float = math.nan  # noisy points in the cells the workload touches, per such cell (NaN: none)
+
+    @property
+    def cell_snr(self) -> float:
+        """Points per cell the workload touches, in noise scales (1 / epsilon): density x epsilon."""
+        return self.workload_density * self.epsilon
 
 
 @dataclass(frozen=True)
@@ -88,6 +98,16 @@ class Rule:
 
 
 RULES = (
+    Rule(f"a workload of small queries (median longer side <= {SMALL_SIDE} cells of the {FEATURE_SIDE} x "
+         f"{FEATURE_SIDE} grid) over cells holding >= {CELL_SNR_MIN:g} noise scales of points on average",
+         lambda f: f.workload_side <= SMALL_SIDE and f.cell_snr >= CELL_SNR_MIN, "strategy",
+         "small queries over cells whose counts stand well above the noise: the workload strategy (HDMM's "
+         "Kronecker p-Identity, optimised for these queries) answers each from a few cells measured with the "
+         "whole epsilon, where a tree answers from cut leaves or many deep nodes at a fraction of it; on "
+         "synthetic families it beats the tree the other rows pick on squares of 2-16 cells there "
+         "(docs/decisions/workload-strategy.md)",
+         "Your queries are small and the cells they cover hold many points, so auto measured the answers planned "
+         "for exactly those queries."),
     Rule(f"a corner cell >= {CORNER_SHARE_MIN:g} of N", lambda f: f.corner_share >= CORNER_SHARE_MIN, "hybrid",
          "an atom in a corner of the domain (both attributes at their minimum, as zero-inflated pairs of "
          "non-negative values put it): the hybrid kd-tree's quadtree levels isolate the corner and its two edges, "
@@ -173,12 +193,14 @@ def reads_spread(n: float, epsilon: float) -> bool:
     return n * epsilon >= N_EPS_MIN
 
 
-def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
-                  n_public: int | None) -> tuple[Facts, PopulationSize]:
+def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger, n_public: int | None,
+                  workload: tuple[float, np.ndarray] | None = None) -> tuple[Facts, PopulationSize]:
     """One pass (:func:`feature_counts`), two to four noisy facts, all in ``ledger``; each cell fact gets
     half of what N leaves of the slice, the coarse corner fact (grids finer than 256) as much again. Below
     N eps = 10^4 (the noisy N) no rule reads the spread, so it is not bought and its share goes to the
-    corner facts in equal parts; the spread is then NaN."""
+    corner facts in equal parts; the spread is then NaN. Given a ``workload`` (public: its median longer side
+    and the mask of the cells it touches, :func:`workload_cells`), the points in those cells are one more
+    sensitivity-1 fact, bought with the share an unbought spread leaves (else half the spread's)."""
     eps_f = FEATURE_FRACTION * epsilon
     side = min(FEATURE_SIDE, ps.grid.size)
     counts, corners = feature_counts(ps, side)
@@ -186,8 +208,17 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     eps_cells = (eps_f - pop.epsilon) / CELL_FACTS
     n_corner_facts = 1 + (ps.grid.size > side)
     spread, eps_corner = float("nan"), eps_cells * (1 + 1 / n_corner_facts)
+    eps_spread = eps_cells if workload is None else eps_cells / 2
+    density, side_w = float("nan"), float("nan")
+    if workload is not None:
+        side_w, mask = workload
+        buys_spread = reads_spread(pop.value, epsilon)
+        eps_w = eps_spread if buys_spread else eps_cells
+        inside = _noisy_fact(int(counts[mask].sum()), eps_w, rnd, ledger, "points in the workload's cells",
+                             f"points in the cells of the public {side} x {side} grid the workload's queries touch")
+        density, eps_corner = max(inside, 0) / max(int(mask.sum()), 1), eps_cells
     if reads_spread(pop.value, epsilon):
-        occupied = _noisy_fact(int((counts > 0).sum()), eps_cells, rnd, ledger, "occupied cells",
+        occupied = _noisy_fact(int((counts > 0).sum()), eps_spread, rnd, ledger, "occupied cells",
                                f"cells of a public {side} x {side} grid holding at least one point")
         spread, eps_corner = max(occupied, 0) / max(uniform_occupancy(pop.value, side * side), 1.0), eps_cells
     corner = _noisy_fact(int(corners.max()), eps_corner, rnd, ledger, "largest corner cell",
@@ -201,7 +232,24 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
                             "largest coarse corner cell",
                             f"the largest count of the four corner cells of the public {side} x {side} grid")
         coarse = share_bound(noisy, eps_corner, n)
-    return Facts(float(epsilon), int(ps.grid.bits), pop.value, spread, fine, coarse), pop
+    return Facts(float(epsilon), int(ps.grid.bits), pop.value, spread, fine, coarse, side_w, density), pop
+
+
+def workload_cells(workload: Workload | None, ps: PointSet, side: int) -> tuple[float, np.ndarray] | None:
+    """The workload's median longer side in cells of the public side x side grid, and the row-major mask of
+    the cells its queries touch (a region layer: its regions' bounding boxes); None without a workload.
+    Public input only."""
+    if workload is None:
+        return None
+    from ..inference.pidentity import axis_weights
+    from .strategy import workload_rectangles
+    r = workload_rectangles(as_workload(workload))
+    cuts = even_edges(0, ps.grid.size, side)
+    wx = axis_weights(r[:, 0], r[:, 2], ps.grid.coord(cuts, 0)) > 0
+    wy = axis_weights(r[:, 1], r[:, 3], ps.grid.coord(cuts, 1)) > 0
+    mask = (wy.T.astype(np.float64) @ wx.astype(np.float64) > 0).ravel()
+    longer = np.maximum(wx.sum(axis=1), wy.sum(axis=1))
+    return float(np.median(longer)), mask
 
 
 def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
@@ -209,7 +257,8 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
     """Buy the facts, build the method the rule picks with its defaults and the rest of epsilon (and the
     workload, when the pick plans for one)."""
     ledger = Ledger(epsilon)
-    facts, pop = measure_facts(ps, epsilon, rnd, ledger, n_public)
+    facts, pop = measure_facts(ps, epsilon, rnd, ledger, n_public,
+                               workload_cells(workload, ps, min(FEATURE_SIDE, ps.grid.size)))
     cost = ledger.total()
     rule = choose(facts)
     kw: dict[str, object] = {"n_public": pop} if "n_public" in parameters(rule.method) else {}
@@ -235,6 +284,8 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
               f"{facts.coarse_corner_share:.0%} of them")
     filled = ("how evenly they fill the map was not measured, as no rule reads it at this N and epsilon"
               if math.isnan(facts.spread) else f"they fill {facts.spread:.0%} of the cells an even spread would")
+    if not math.isnan(facts.workload_side):
+        filled += f"; about {facts.workload_density:,.0f} points per cell where the workload's queries lie"
     why = (f"auto chose {rule.label} (N {pop.source}: about {facts.n:,.0f} points; {filled}; {corner}): "
            f"{rule.plain} Finding this out cost epsilon {cost:g}. "
            f"Rule: {rule.when}; evidence: {rule.why}.")
@@ -242,6 +293,8 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
               "choice_epsilon": cost, "spread": None if math.isnan(facts.spread) else round(facts.spread, 4),
               "corner_share": round(facts.corner_share, 4),
               "coarse_corner_share": round(facts.coarse_corner_share, 4), **rel.params}
+    if not math.isnan(facts.workload_side):
+        params["cell_snr"] = round(facts.cell_snr, 4)
     if unused:
         params.update(as_workload(workload).record())
     notes = (why, *rel.notes) if unused is None else (why, unused, *rel.notes)

@@ -247,3 +247,43 @@ def test_corner_atom_gets_the_hybrid_tree_with_nnls():
     np.testing.assert_allclose(tree.est, nnls_estimate(tree, tree.noisy, tree.noise_var))
     assert rel.ledger.total() == pytest.approx(0.1)
     np.testing.assert_allclose(tree.path_epsilons().max(), 0.1)
+
+
+def _small_squares(pts, k=300, side=4, seed=2):
+    rng = np.random.default_rng(seed)
+    c = np.floor(pts[rng.integers(0, len(pts), k)])
+    lo = np.clip(c - side // 2, 0, 256 - side)
+    return np.column_stack([lo, lo + side])
+
+
+def test_a_workload_of_small_queries_over_full_cells_goes_to_the_strategy():
+    """The workload row: small squares over cells holding many noise scales of points -> the strategy, whose
+    ledger follows the facts and whose every path costs epsilon once; without the workload, or with large
+    rectangles, the other rows decide; at a tenth of epsilon (2.5 noise scales) the row does not apply."""
+    from psdviz.lab.synthetic import gaussian_mixture
+    dom = pv.Domain(0, 0, 256, 256)
+    pts = gaussian_mixture(200_000, dom, np.random.default_rng(1), k=5, spread=0.05)
+    small = _small_squares(pts)
+    rel = pv.build(pts, dom, "auto", 1.0, seed=1, resolution=8, workload=small)
+    assert rel.params["chosen"] == "strategy" and rel.params["cell_snr"] >= auto.CELL_SNR_MIN
+    assert [s.what for s in rel.ledger.spends] == [
+        "auto feature: N", "auto feature: points in the workload's cells", "auto feature: occupied cells",
+        "auto feature: largest corner cell", "strategy answers"]
+    facts = [s.epsilon for s in rel.ledger.spends[:4]]
+    assert facts == pytest.approx([0.01, 0.0025, 0.0025, 0.005])          # the same 2 % as without a workload
+    assert rel.ledger.total() == pytest.approx(1.0) and rel.tree.path_epsilons().max() == pytest.approx(1.0)
+    assert rel.params["workload"] == small.tolist()
+    big = np.array([[0, 0, 200, 150], [10, 20, 250, 256], [30, 0, 100, 90]], float)
+    assert pv.build(pts, dom, "auto", 1.0, seed=1, resolution=8, workload=big).params["chosen"] == "quadtree"
+    assert pv.build(pts, dom, "auto", 1.0, seed=1, resolution=8).params["chosen"] == "quadtree"
+    sparse = pts[np.random.default_rng(4).random(len(pts)) < 0.02]      # 4,000 points: few per cell at eps 0.1
+    assert pv.build(sparse, dom, "auto", 0.1, seed=1, resolution=8,
+                    workload=_small_squares(sparse)).params["chosen"] != "strategy"
+
+
+def test_the_workload_row_reads_noisy_facts_and_the_public_workload_only():
+    f = auto.Facts(1.0, 8, 2e5, 0.2, workload_side=4.0, workload_density=10.0)   # 10 points a cell x eps 1
+    assert auto.choose(f).method == "strategy"
+    assert auto.choose(auto.Facts(1.0, 8, 2e5, 0.2, workload_side=17.0, workload_density=10.0)).method != "strategy"
+    assert auto.choose(auto.Facts(0.99, 8, 2e5, 0.2, workload_side=4.0, workload_density=10.0)).method != "strategy"
+    assert auto.choose(auto.Facts(1.0, 8, 2e5, 0.2)).method != "strategy"      # no workload

@@ -154,3 +154,33 @@ def test_region_answers_use_the_full_covariance():
     kron = rel.leaf_variance
     full = np.kron(kron.y.inverse_gram(), kron.x.inverse_gram())
     assert kron(sparse)[0] == pytest.approx(kron.factor * sparse[1:, 0] @ full @ sparse[1:, 0])
+
+
+def test_a_region_layer_plans_by_its_bounding_boxes_and_answers_its_regions():
+    """Regions as the workload: the strategy plans for their bounding boxes (public), and answers every
+    region with the variance of its cells' covariance; auto sends small regions over full cells there."""
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    from psdviz.regions import Regions
+    dom = pv.Domain(0, 0, 256, 256)
+    cells = [box(x, y, x + 4, y + 4) for x in range(100, 140, 4) for y in range(100, 140, 4)]
+    layer = Regions.from_frame(gpd.GeoDataFrame({"id": [f"r{i}" for i in range(len(cells))]}, geometry=cells),
+                               id="id", crs=None)
+    pts = np.random.default_rng(3).normal(120, 12, (100_000, 2)).clip(0, 255.9)
+    rel = pv.build(pts, dom, "strategy", 1.0, seed=1, resolution=8, workload=layer)
+    table = rel.answer_regions(layer)
+    rects = np.array([g.bounds for g in cells])
+    np.testing.assert_allclose(table["standard_error"] ** 2, rel.answer_variance(rects), rtol=1e-9)
+    assert "workload_regions" in rel.params
+    picked = pv.build(pts, dom, "auto", 1.0, seed=1, resolution=8, workload=layer)
+    assert picked.params["chosen"] == "strategy" and "workload_regions" in picked.params
+
+
+def test_the_planner_reads_the_strategy_error_before_any_data():
+    """Data-independent throughout: the planned standard error at any epsilon is the empty release's."""
+    dom = pv.Domain(0, 0, 256, 256)
+    w = np.array([[10.0, 10, 50, 50], [0, 0, 128, 128]])
+    plan = pv.plan_epsilon("strategy", dom, w[0], n=100_000, relative=0.05, resolution=8, workload=w)
+    empty = pv.build(np.zeros((0, 2)), dom, "strategy", plan.epsilon, seed=0, resolution=8, workload=w)
+    assert np.sqrt(empty.answer_variance(w[:1])[0]) == pytest.approx(plan.target, rel=1e-3)
