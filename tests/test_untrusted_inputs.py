@@ -268,3 +268,29 @@ def test_errors_a_caller_can_tell_apart(tmp_path):
         pv.Budget(tmp_path / "none.json")
     assert all(issubclass(c, ValueError) for c in (errors.ParameterError, errors.InputDataError,
                                                    errors.ReleaseFileError, errors.BudgetError))
+
+
+def test_a_strategy_files_claims_are_checked_against_its_strategy(tmp_path):
+    """A workload strategy's file: its parameters are bounded and non-negative, one epsilon, and the cells'
+    stated noise variances must be the ones the strategy and epsilon give (halved variances refused)."""
+    rel = pv.build(PTS, DOM, "strategy", 1.0, grid_size=16, rows=2,
+                   workload=np.array([[0, 0, 1, 1], [0, 0, 0.5, 0.5], [0.5, 0, 1, 0.5]]))
+    assert rel.params["rows_x"] == 2                # not the identity: there are parameters to edit
+    src = rel.save(tmp_path / "s.parquet")
+
+    def model(change):
+        return lambda m: m["query_model"].update(change(m["query_model"]))
+    cases = {
+        "negative theta": (lambda p: _edit_meta(src, p, model(lambda q: {"theta_x": [-1.0] * len(q["theta_x"])})),
+                           "theta_x"),
+        "huge theta": (lambda p: _edit_meta(src, p, model(lambda q: {"theta_y": [1.0] * 10_000})), "at most"),
+        "two epsilons": (lambda p: _edit_meta(src, p, model(lambda q: {"eps": [1.0, 1.0]})), "one positive epsilon"),
+        "halved variances": (lambda p: _edit_column(src, p, "noise_variance", rel.tree.noise_var / 2),
+                             "noise variances are not the ones|more exact than its noise"),
+    }
+    for name, (make, says) in cases.items():
+        with pytest.raises(ValueError, match=says):
+            pv.load_release(make(tmp_path / f"{name}.parquet"))
+    back = pv.load_release(src)
+    np.testing.assert_array_equal(back.answer_variance([[0.1, 0.1, 0.4, 0.3]]),
+                                  rel.answer_variance([[0.1, 0.1, 0.4, 0.3]]))
