@@ -70,3 +70,48 @@ def zero_inflated(n: int, domain: Domain, rng: np.random.Generator, atom: float 
     cell[anywhere] = rng.integers(0, cells, (anywhere.size, 2))
     unit = (cell + rng.random((n, 2))) / cells
     return np.column_stack([domain.xmin + unit[:, 0] * domain.width, domain.ymin + unit[:, 1] * domain.height])
+
+
+def few_lines(n: int, domain: Domain, rng: np.random.Generator, lines: int = 2, share: float = 0.8,
+              profile: str = "smooth", edge: bool = True, vertical: bool = False, cells: int = 256) -> np.ndarray:
+    """Points on a few full-length lines one cell wide (one attribute nearly categorical) on a ``cells`` x
+    ``cells`` grid of the domain, plus a sparse background.
+
+    ``lines`` lines (the first on the domain's lower edge if ``edge``, the others at random rows; columns if
+    ``vertical``) hold ``share`` of the points, split between them by Dirichlet weights; along each line the
+    points follow ``profile``: "smooth" (a gaussian bump with a random centre and width), "stepped" (three to six
+    steps of random height) or "spiky" (a few random cells holding most of the line, the rest spread). The rest
+    is uniform. Points are placed uniformly inside their cells, as the DPBench protocol places a histogram's."""
+    if not 1 <= lines <= cells or not 0.0 <= share <= 1.0 or profile not in ("smooth", "stepped", "spiky"):
+        raise ValueError("lines in 1..cells, share in [0, 1], profile one of smooth, stepped, spiky")
+    rows = rng.choice(np.arange(1 if edge else 0, cells), size=lines, replace=False)
+    if edge:
+        rows[0] = 0
+    weights = rng.dirichlet(np.full(lines, 2.0))
+    on = rng.random(n) < share
+    which = rng.choice(lines, size=int(on.sum()), p=weights)
+    along = np.empty(which.size, np.int64)
+    for k in range(lines):
+        sel = np.flatnonzero(which == k)
+        along[sel] = rng.choice(cells, size=sel.size, p=_line_profile(profile, cells, rng))
+    cell = rng.integers(0, cells, (n, 2))
+    cell[on] = np.column_stack([along, rows[which]])
+    if vertical:
+        cell = cell[:, ::-1]
+    unit = (cell + rng.random((n, 2))) / cells
+    return np.column_stack([domain.xmin + unit[:, 0] * domain.width, domain.ymin + unit[:, 1] * domain.height])
+
+
+def _line_profile(profile: str, cells: int, rng: np.random.Generator) -> np.ndarray:
+    """The distribution of a line's points along it."""
+    x = np.arange(cells)
+    if profile == "smooth":
+        p = np.exp(-0.5 * ((x - rng.uniform(0, cells)) / rng.uniform(0.05, 0.4) / cells) ** 2) + 1e-3
+    elif profile == "stepped":
+        cuts = np.sort(rng.choice(np.arange(1, cells), size=rng.integers(2, 6), replace=False))
+        p = np.repeat(rng.uniform(0.05, 1.0, cuts.size + 1), np.diff(np.r_[0, cuts, cells]))
+    else:
+        p = np.full(cells, 0.2 / cells)
+        spikes = rng.choice(cells, size=rng.integers(3, 12), replace=False)
+        p[spikes] += 0.8 * rng.dirichlet(np.ones(spikes.size))
+    return p / p.sum()
