@@ -4,27 +4,24 @@ Rule (``RULES``, first match wins): a workload of small queries (median longer s
 256 x 256 grid) over cells holding >= 10 noise scales of points on average (a noisy count) -> the workload
 strategy; a corner cell of the release's grid holding >= 0.2 of N -> the hybrid kd-tree with NNLS, its stop at
 two noise sds; a corner cell of the 256 x 256 grid holding >= 0.2 of N -> the same tree splitting on that grid
-first (``split_grid=256``); spread >= 0.6 and N eps >= 10^4 -> AG; N eps >= 10^5 -> the quadtree; else PrivTree.
-The facts come from one pass over a public 256 x 256 grid (coarser if the resolution is coarser):
-N (public if declared, else a noisy count), *spread* (noisy occupied cells over the number a uniform
-spread of N points would occupy, C (1 - exp(-N / C))), *corner share* (a lower bound, three noise
-scales below the noisy value, of the share of N in the fullest of the four corner cells of the
-release's own grid) and, when the release's grid is finer than the 256 x 256 grid, *coarse corner
-share* (the same bound for the four corner cells of the 256 x 256 grid; at 256 or coarser it is the
-corner share itself, bought once). Below N eps = 10^4 no rule reads the spread: it is not bought. Given a
-workload, the points in the cells of that grid its queries touch are counted too (the spread's share, or half
-of it when the spread is bought).
+first (``split_grid=256``); a row or column of that grid holding >= 0.3 of N below N eps = 10^5 -> the lines
+method; spread >= 0.6 and N eps >= 10^4 -> AG; N eps >= 10^5 -> the quadtree; else PrivTree.
+The facts come from one pass over a public 256 x 256 grid (coarser if the resolution is coarser): N (public
+if declared, else a noisy count), *spread* (noisy occupied cells over C (1 - exp(-N / C)), the cells a uniform
+spread would occupy; bought from N eps = 10^4, where a row reads it), *corner share* (a lower bound, three
+noise scales below the noisy value, of the fullest corner cell's share of N on the release's grid), on finer
+grids *coarse corner share* (the same on the 256 x 256 grid), below N eps = 10^5 when no corner row applies
+*line share* (the same, five scales below, for the fullest row or column of cells) and, given a workload, the
+points in the cells its queries touch.
 
-Privacy: the facts cost ``FEATURE_FRACTION`` (2 %) of epsilon (half for N, half shared by the occupied
-cells and the corner cell), and the coarse corner fact, when bought, as much again as each cell fact
-(0.5 % of epsilon, 1 % when N is public: the other facts keep the noise they have at 256 x 256, so a finer
-grid does not make them worse); an unbought spread's share (decided from the noisy N, a released value)
-is split equally over the corner facts, so the total is the same on either branch; geometric noise with
-sensitivity 1 each (a point lies in at most one corner cell of a grid, so the largest of the four counts
-moves by at most 1), recorded as two to four ledger lines "auto feature: ..."; the choice reads only
-those released values (post-processing); the chosen method gets the rest of epsilon and reuses the noisy
-N when it needs one. The release keeps method = "auto" with ``params["chosen"]``, ``params["nonnegative"]``
-and the facts. Passes over the data: one for the facts, then those of the chosen method.
+Privacy: the facts cost ``FEATURE_FRACTION`` (2 %) of epsilon, half for N and half shared by the cell facts
+(a share not bought goes to the others, decided from the noisy N, a released value), the coarse corner and
+the line facts each as much again as a cell fact; geometric noise with sensitivity 1 each (a point lies in one
+corner cell, one row and one column, so each largest count moves by at most 1), one ledger line "auto
+feature: ..." each; the choice reads only those released values; the chosen method gets the rest of epsilon
+and reuses the noisy N. The
+release keeps method = "auto" with ``params["chosen"]`` and the facts. Passes: one for the facts, then the
+chosen method's.
 
 Evidence (synthetic families): docs/decisions/auto-rule.md, the workload row docs/decisions/workload-strategy.md.
 """
@@ -57,6 +54,9 @@ SPREAD_MIN = 0.6
 N_EPS_MIN = 1e4
 CORNER_SHARE_MIN = 0.2
 QUAD_N_EPS_MIN = 1e5       # N eps from which the quadtree (pruned during its build) replaces PrivTree
+LINE_SHARE_MIN = 0.3       # a line of cells (a row or column of the 256 x 256 grid) holding this share of N ...
+LINES_N_EPS_MAX = 1e5      # ... below this N eps (where the other rows pick PrivTree) -> the lines method
+LINE_SCALES = 5.0          # its lower bound: five noise scales below the noisy count (a false line 0.3 % of runs)
 SMALL_SIDE = 16            # a workload of small queries: their median longer side, in cells of the 256 x 256 grid
 CELL_SNR_MIN = 10.0        # ... over cells holding this many noise scales (1 / eps) of points on average
 NNLS_STOP_SDS = 2.0        # the build's stop floor on the routes with NNLS (docs/decisions/early-stop.md)
@@ -74,6 +74,7 @@ class Facts:
     coarse_corner_share: float = 0.0   # the same for the corner cells of the 256 x 256 grid
     workload_side: float = math.nan    # public: the workload's median longer side in cells of that grid (NaN: none)
     workload_density: float = math.nan  # noisy points in the cells the workload touches, per such cell (NaN: none)
+    line_share: float = 0.0            # lower bound of the fullest row or column of cells' share of n (0: not bought)
 
     @property
     def cell_snr(self) -> float:
@@ -124,6 +125,15 @@ RULES = (
          "Many points sit in one corner cell of the map, so auto used the hybrid tree on the 256 x 256 grid, which "
          "cuts that cell out, and cleared the noise spread over the empty rest.",
          nonnegative=True, split_grid=FEATURE_SIDE, stop_sds=NNLS_STOP_SDS),
+    Rule(f"a row or column of cells of the {FEATURE_SIDE} x {FEATURE_SIDE} grid >= {LINE_SHARE_MIN:g} of N and N eps "
+         f"< {LINES_N_EPS_MAX:g}", lambda f: f.line_share >= LINE_SHARE_MIN and f.n * f.epsilon < LINES_N_EPS_MAX,
+         "lines",
+         "data on a few full-length lines one cell wide (one attribute nearly categorical): the lines method finds "
+         "them from noisy row and column sums and partitions each along itself, where square splits pay for every "
+         "level before isolating a line; on the few-lines family it beats the pick of the rows below in every cell "
+         "below N eps = 10^5 (docs/decisions/few-lines.md)",
+         "Most points lie on a few lines across the map, so auto found those lines and split each along its "
+         "length."),
     Rule(f"spread >= {SPREAD_MIN:g} and N eps >= {N_EPS_MIN:g}",
          lambda f: f.spread >= SPREAD_MIN and f.n * f.epsilon >= N_EPS_MIN, "ag",
          "the points fill most of the domain (like a smooth mixture), where AG's adaptive grid is the more "
@@ -176,10 +186,10 @@ def feature_counts(ps: PointSet, side: int) -> tuple[np.ndarray, np.ndarray]:
     return split_cells_and_corners(ps.counts(cells_and_corners(ps.grid.size, side), side * side + 4), side)
 
 
-def share_bound(noisy: int, epsilon: float, n: float) -> float:
-    """(noisy count - 3 noise scales) / n: a lower bound of a cell's share of n, so that noise alone
-    rarely claims an atom."""
-    return max(noisy - 3.0 / epsilon, 0.0) / n
+def share_bound(noisy: int, epsilon: float, n: float, scales: float = 3.0) -> float:
+    """(noisy count - ``scales`` noise scales) / n: a lower bound of a cell's share of n, so that noise alone
+    rarely claims an atom (three scales: about 2.5 % of the time; the line fact takes five, 0.3 %)."""
+    return max(noisy - scales / epsilon, 0.0) / n
 
 
 def coarse_corners(counts: np.ndarray, side: int) -> np.ndarray:
@@ -200,7 +210,9 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     N eps = 10^4 (the noisy N) no rule reads the spread, so it is not bought and its share goes to the
     corner facts in equal parts; the spread is then NaN. Given a ``workload`` (public: its median longer side
     and the mask of the cells it touches, :func:`workload_cells`), the points in those cells are one more
-    sensitivity-1 fact, bought with the share an unbought spread leaves (else half the spread's)."""
+    sensitivity-1 fact, bought with the share an unbought spread leaves (else half the spread's). Below
+    N eps = 10^5, when neither corner row applies (released values), the fullest row or column of cells is
+    bought last with a cell fact's epsilon beyond the slice, as the coarse corner fact is."""
     eps_f = FEATURE_FRACTION * epsilon
     side = min(FEATURE_SIDE, ps.grid.size)
     counts, corners = feature_counts(ps, side)
@@ -232,7 +244,15 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
                             "largest coarse corner cell",
                             f"the largest count of the four corner cells of the public {side} x {side} grid")
         coarse = share_bound(noisy, eps_corner, n)
-    return Facts(float(epsilon), int(ps.grid.bits), pop.value, spread, fine, coarse, side_w, density), pop
+    line = 0.0
+    if n * epsilon < LINES_N_EPS_MAX and max(fine, coarse) < CORNER_SHARE_MIN:   # only the lines row reads it
+        grid = counts.reshape(side, side)
+        fullest = int(max(grid.sum(axis=0).max(), grid.sum(axis=1).max()))
+        line = share_bound(_noisy_fact(fullest, eps_cells, rnd, ledger, "fullest line of cells",
+                                       f"the largest count of a row or column of the public {side} x {side} grid "
+                                       "(a point lies in one row and one column: the largest moves by at most 1)"),
+                           eps_cells, n, LINE_SCALES)
+    return Facts(float(epsilon), int(ps.grid.bits), pop.value, spread, fine, coarse, side_w, density, line), pop
 
 
 def workload_cells(workload: Workload | None, ps: PointSet, side: int) -> tuple[float, np.ndarray] | None:

@@ -1,4 +1,6 @@
 """method="auto": two to four noisy facts, a rule table, the rest of epsilon to the chosen method."""
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -35,7 +37,7 @@ def _interior_atom(n, rng):
                                                       (_concentrated, 0.2, "privtree", "privtree"),
                                                       (_concentrated, 1.0, "quadtree", "quadtree"),
                                                       (_atom, 0.5, "hybrid", "hybrid+nnls"),
-                                                      (_interior_atom, 0.2, "privtree", "privtree")])
+                                                      (_interior_atom, 0.2, "lines", "lines")])
 def test_picks_by_the_facts_and_records_what_it_cost(make, eps, expect, label):
     pts = make(200_000, np.random.default_rng(0))
     rel = pv.build(pts, DOM, "auto", eps, seed=3, resolution=8)
@@ -44,17 +46,27 @@ def test_picks_by_the_facts_and_records_what_it_cost(make, eps, expect, label):
     whats = [s.what for s in rel.ledger.spends]
     assert whats[:3] == ["auto feature: N", "auto feature: occupied cells", "auto feature: largest corner cell"]
     assert sum(s.epsilon for s in rel.ledger.spends[:3]) == pytest.approx(auto.FEATURE_FRACTION * eps)
+    line = [s.epsilon for s in rel.ledger.spends if s.what == "auto feature: fullest line of cells"]
+    bought = label != "hybrid+nnls" and _noisy_n(rel) * eps < auto.LINES_N_EPS_MAX   # read from released values
+    assert line == ([pytest.approx(_eps_cells(eps))] if bought else [])
+    cost = auto.FEATURE_FRACTION * eps + sum(line)       # the line fact as much again as a cell fact
     assert rel.ledger.total() == pytest.approx(eps) and rel.epsilon == eps
     np.testing.assert_allclose(rel.tree.path_epsilons().max(), eps)
     assert rel.notes[0].startswith(f"auto chose {label} (") and "N estimate" not in whats   # N bought once
-    assert rel.params["choice_epsilon"] == pytest.approx(auto.FEATURE_FRACTION * eps)
+    assert rel.params["choice_epsilon"] == pytest.approx(cost)
+
+
+def _noisy_n(rel) -> float:
+    """The N the rule read: the noisy count the note states ("about 123,456 points")."""
+    import re
+    return float(re.search(r"about ([\d,]+) points", rel.notes[0]).group(1).replace(",", ""))
 
 
 def test_public_n_puts_the_whole_slice_on_the_cell_facts():
     pts = _spread(50_000, np.random.default_rng(1))
     rel = pv.build(pts, DOM, "auto", 1.0, seed=0, resolution=8, n_public=50_000)
     cells = [s.epsilon for s in rel.ledger.spends if s.what.startswith("auto feature: ")]
-    assert cells == [pytest.approx(0.02 / auto.CELL_FACTS)] * auto.CELL_FACTS
+    assert cells == [pytest.approx(0.02 / auto.CELL_FACTS)] * (auto.CELL_FACTS + 1)    # and the line fact
     assert "auto feature: N" not in {s.what for s in rel.ledger.spends}
     assert rel.params["chosen"] == "ag" and "declared public" in rel.notes[0]
 
@@ -226,6 +238,11 @@ def test_rule_table_reads_top_to_bottom():
     both = auto.Facts(1.0, 20, 3e4, 0.1, corner_share=0.3, coarse_corner_share=0.5)     # the position first
     assert auto.choose(both).label == "hybrid+nnls"
     assert auto.choose(auto.Facts(1.0, 20, 3e4, 0.1, coarse_corner_share=0.19)).method == "privtree"
+    lines = auto.Facts(1.0, 8, 3e4, 0.1, line_share=0.3)                                 # the lines row
+    assert auto.choose(lines).method == "lines"
+    assert auto.choose(dataclasses.replace(lines, n=1e5)).method != "lines"              # N eps = 10^5: not
+    assert auto.choose(dataclasses.replace(lines, line_share=0.29)).method == "privtree"
+    assert auto.choose(dataclasses.replace(lines, corner_share=0.3)).label == "hybrid+nnls"   # atoms first
     assert not auto.RULES[-1].nonnegative and auto.RULES[-1].applies(f)       # the last row always applies
 
 
