@@ -210,7 +210,8 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     N eps = 10^4 (the noisy N) no rule reads the spread, so it is not bought and its share goes to the
     corner facts in equal parts; the spread is then NaN. Given a ``workload`` (public: its median longer side
     and the mask of the cells it touches, :func:`workload_cells`), the points in those cells are one more
-    sensitivity-1 fact, bought with the share an unbought spread leaves (else half the spread's). Below
+    sensitivity-1 fact when its queries are small (the workload row reads it only then), bought with the share an
+    unbought spread leaves (else half the spread's). Below
     N eps = 10^5, when neither corner row applies (released values), the fullest row or column of cells is
     bought last with a cell fact's epsilon beyond the slice, as the coarse corner fact is."""
     eps_f = FEATURE_FRACTION * epsilon
@@ -220,9 +221,10 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     eps_cells = (eps_f - pop.epsilon) / CELL_FACTS
     n_corner_facts = 1 + (ps.grid.size > side)
     spread, eps_corner = float("nan"), eps_cells * (1 + 1 / n_corner_facts)
-    eps_spread = eps_cells if workload is None else eps_cells / 2
+    small = workload is not None and workload[0] <= SMALL_SIDE
+    eps_spread = eps_cells / 2 if small else eps_cells
     density, side_w = float("nan"), float("nan")
-    if workload is not None:
+    if workload is not None and workload[0] <= SMALL_SIDE:      # only the workload row reads it
         side_w, mask = workload
         buys_spread = reads_spread(pop.value, epsilon)
         eps_w = eps_spread if buys_spread else eps_cells
