@@ -150,7 +150,7 @@ def build_lines(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
                                 note="leaves (disjoint)")
     tree = _tree(g, leaf, noisy, var, epsilon - eps_s - eps_t, eps_s + eps_t, even_edges(0, size, m), ps, domain)
     params = {"grid_size": m, "select_fraction": fs, "tree_fraction": ft, "min_share": float(min_share),
-              "axis": "rows" if axis == 0 else "columns", "lines": ",".join(str(v) for v in heavy.tolist()),
+              "axis": "rows" if axis == 0 else "columns", "lines": ",".join(str(v) for v in heavy.tolist()) or "none",
               "leaves": int(leaf.sum())}
     return make_release("lines", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid,
                         notes=(capped,), query_model={"answer": "tree", "variance": "leaf"})
