@@ -17,7 +17,7 @@ Privacy: none of this reads data. The strategy is a function of the public workl
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -191,6 +191,8 @@ class KronVariance:
     ex: np.ndarray
     ey: np.ndarray
     factor: float
+    _mx: np.ndarray = field(init=False, repr=False)
+    _my: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_mx", self.x.inverse_gram())

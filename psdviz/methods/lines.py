@@ -84,7 +84,7 @@ def grow_binary(hist: np.ndarray, boxes: np.ndarray, eps_t: float, rng: np.rando
     lam, delta = privtree_parameters(eps_t, fanout=2)
     cum = np.pad(hist, ((1, 0), (1, 0))).cumsum(0).cumsum(1)
     level, parent = boxes.astype(np.int64), np.zeros(boxes.shape[0], np.int64)
-    out = {"boxes": [], "parents": [], "leaf": [], "counts": []}
+    out: dict[str, list[np.ndarray]] = {"boxes": [], "parents": [], "leaf": [], "counts": []}
     offset, total = 1, 1 + boxes.shape[0]
     for d in range(64):
         x0, y0, x1, y1 = level.T
