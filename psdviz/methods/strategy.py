@@ -103,6 +103,8 @@ def build_strategy(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     check_node_count(m * m + 1, f"a {m} x {m} grid")
     if rows is not None:
         rows = _whole(rows, "rows", 0)
+        if rows > m:
+            raise ValueError(f"rows must be at most the cells per side ({m}); got {rows}")
     cuts = even_edges(0, size, m)
     ex, ey = ps.grid.coord(cuts, 0), ps.grid.coord(cuts, 1)
     workload = None if workload is None else as_workload(workload)
@@ -141,8 +143,8 @@ PARAMS = {
     "grid_size": doc("Cells per side of the grid the strategy measures (default 256, or the resolution's grid if "
                      "coarser). The optimisation costs about (cells per side)^2 x rows per step.",
                      "HDMM (VLDB'18), section 6", 1, None),
-    "rows": doc("Extra strategy rows per axis (p of p-Identity). None: cells per side / 16; 0: the identity.",
-                "HDMM (VLDB'18), section 5.2", 0, None),
+    "rows": doc("Extra strategy rows per axis (p of p-Identity), at most the cells per side. None: cells per side "
+                "/ 16; 0: the identity.", "HDMM (VLDB'18), section 5.2", 0, None),
 }
 
 SPEC = MethodSpec("strategy", build_strategy, paper="HDMM (McKenna et al., VLDB'18), sections 5.2 and 6",
