@@ -52,13 +52,14 @@ def check_fraction(value: float, name: str, *, open_low: bool = True, open_high:
     return v
 
 
-def check_int(value: int, name: str, lo: int, hi: int) -> int:
-    """An integer parameter within [lo, hi]."""
+def check_int(value: int, name: str, lo: int, hi: int | None = None) -> int:
+    """An integer parameter within [lo, hi] (``hi`` None: no upper bound)."""
+    span = f"in [{lo}, {hi}]" if hi is not None else f">= {lo}"
     if not is_number(value) or not math.isfinite(float(value)) or not float(value).is_integer():
-        raise ParameterError(f"{name} must be an integer in [{lo}, {hi}] (got {value!r})")
+        raise ParameterError(f"{name} must be an integer {span} (got {value!r})")
     v = int(value)
-    if not lo <= v <= hi:
-        raise ParameterError(f"{name} must be an integer in [{lo}, {hi}] (got {v})")
+    if v < lo or (hi is not None and v > hi):
+        raise ParameterError(f"{name} must be an integer {span} (got {v})")
     return v
 
 

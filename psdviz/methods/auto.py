@@ -221,17 +221,17 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     eps_cells = (eps_f - pop.epsilon) / CELL_FACTS
     n_corner_facts = 1 + (ps.grid.size > side)
     spread, eps_corner = float("nan"), eps_cells * (1 + 1 / n_corner_facts)
-    small = workload is not None and workload[0] <= SMALL_SIDE
+    small = workload is not None and workload[0] <= SMALL_SIDE   # only the workload row reads its fact
+    buys_spread = reads_spread(pop.value, epsilon)
     eps_spread = eps_cells / 2 if small else eps_cells
     density, side_w = float("nan"), float("nan")
-    if workload is not None and workload[0] <= SMALL_SIDE:      # only the workload row reads it
+    if workload is not None and small:
         side_w, mask = workload
-        buys_spread = reads_spread(pop.value, epsilon)
         eps_w = eps_spread if buys_spread else eps_cells
         inside = _noisy_fact(int(counts[mask].sum()), eps_w, rnd, ledger, "points in the workload's cells",
                              f"points in the cells of the public {side} x {side} grid the workload's queries touch")
         density, eps_corner = max(inside, 0) / max(int(mask.sum()), 1), eps_cells
-    if reads_spread(pop.value, epsilon):
+    if buys_spread:
         occupied = _noisy_fact(int((counts > 0).sum()), eps_spread, rnd, ledger, "occupied cells",
                                f"cells of a public {side} x {side} grid holding at least one point")
         spread, eps_corner = max(occupied, 0) / max(uniform_occupancy(pop.value, side * side), 1.0), eps_cells

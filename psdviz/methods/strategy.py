@@ -33,9 +33,9 @@ from ..core.noise import laplace_noise, laplace_variance
 from ..core.optional import require
 from ..core.rng import Randomness
 from ..core.tree import check_node_count
-from ..core.validation import check_epsilon
+from ..core.validation import check_epsilon, check_int
 from ..core.workload import RegionLayer, Workload, as_workload
-from ..inference.pidentity import PIdentity, all_ranges_gram, axis_weights, optimise, optimise_product
+from ..inference.pidentity import KronVariance, PIdentity, all_ranges_gram, optimise, optimise_product
 from ..publish.factory import make_release
 from ..publish.release import Release
 from ..splits.keyers import even_cells
@@ -55,10 +55,9 @@ class Strategy:
     ex: np.ndarray     # cell edges in domain coordinates
     ey: np.ndarray
 
-    def variance_factor(self, wx: np.ndarray, wy: np.ndarray) -> np.ndarray:
-        """(w_x^T M_x w_x)(w_y^T M_y w_y) per query: the variance over 2 / epsilon^2."""
-        from ..inference.pidentity import quadratic_forms
-        return quadratic_forms(wx, self.x.inverse_gram()) * quadratic_forms(wy, self.y.inverse_gram())
+    def variances(self, epsilon: float) -> KronVariance:
+        """The exact noise variances of the cells and of any answer, with Laplace noise at ``epsilon``."""
+        return KronVariance(self.x, self.y, self.ex, self.ey, float(laplace_variance(epsilon)))
 
 
 def workload_rectangles(workload: Workload) -> np.ndarray:
@@ -85,10 +84,7 @@ def plan_strategy(domain: Domain, ex: np.ndarray, ey: np.ndarray, workload=None,
 def strategy_error(strategy: Strategy, rects: np.ndarray, epsilon: float) -> np.ndarray:
     """The exact noise variance of each rectangle's answer under ``strategy`` at ``epsilon``: public, known
     before any data is read."""
-    rects = np.asarray(rects, float)
-    wx = axis_weights(rects[:, 0], rects[:, 2], strategy.ex)
-    wy = axis_weights(rects[:, 1], rects[:, 3], strategy.ey)
-    return laplace_variance(check_epsilon(epsilon)) * strategy.variance_factor(wx, wy)
+    return strategy.variances(check_epsilon(epsilon)).rectangles(np.asarray(rects, float))
 
 
 def build_strategy(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, grid_size: int | None = None,
@@ -98,13 +94,11 @@ def build_strategy(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     independent: its error on any rectangle is known before the data is read. Without a workload it plans
     for every rectangle of cells."""
     size = ps.grid.size
-    m = DEFAULT_CELLS if grid_size is None else _whole(grid_size, "grid_size", 1)
+    m = DEFAULT_CELLS if grid_size is None else check_int(grid_size, "grid_size", 1)
     m, capped = cap_by_resolution(m, size, "grid_size", ps.grid.bits)
     check_node_count(m * m + 1, f"a {m} x {m} grid")
     if rows is not None:
-        rows = _whole(rows, "rows", 0)
-        if rows > m:
-            raise ValueError(f"rows must be at most the cells per side ({m}); got {rows}")
+        rows = check_int(rows, "rows", 0, m)             # at most one extra row per cell
     cuts = even_edges(0, size, m)
     ex, ey = ps.grid.coord(cuts, 0), ps.grid.coord(cuts, 1)
     workload = None if workload is None else as_workload(workload)
@@ -112,8 +106,7 @@ def build_strategy(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     counts = ps.counts(even_cells(size, m), m * m).reshape(m, m).astype(float)   # rows y, columns x
     ledger = Ledger(epsilon)
     est = measure(strategy, counts, epsilon, rnd, ledger)
-    var = laplace_variance(epsilon) * np.outer(np.diag(strategy.y.inverse_gram()), np.diag(strategy.x.inverse_gram()))
-    tree = grid_tree(domain, ex, ey, est.ravel(), var.ravel(), epsilon)
+    tree = grid_tree(domain, ex, ey, est.ravel(), strategy.variances(epsilon).cell_variances(), epsilon)
     params = {"grid_size": m, "rows_x": int(strategy.x.theta.shape[0]), "rows_y": int(strategy.y.theta.shape[0])}
     if workload is not None:
         params.update(workload.record())   # public input: the queries planned for
@@ -131,12 +124,6 @@ def measure(strategy: Strategy, counts: np.ndarray, epsilon: float, rnd: Randomn
                  note="matrix mechanism: every cell's column of the product strategy has L1 norm 1")
     noisy = answers + laplace_noise(rnd.rng, answers.shape, epsilon)
     return strategy.y.pinv_apply(strategy.x.pinv_apply(noisy.T).T)
-
-
-def _whole(value, name: str, low: int) -> int:
-    if isinstance(value, bool) or not float(value).is_integer() or value < low:
-        raise ValueError(f"{name} must be a whole number of at least {low} (got {value!r})")
-    return int(value)
 
 
 PARAMS = {

@@ -159,11 +159,10 @@ def _grid_of_grids(tree: FlatTree, vals: np.ndarray, grid, edges1: np.ndarray) -
 
 def _kron(tree: FlatTree, model: QueryModel) -> KronVariance:
     """The product strategy's variances for a grid release (root, then a row-major grid of cells)."""
-    rect = tree.rect[1:]
-    ex, ey = np.r_[np.unique(rect[:, 0]), rect[:, 2].max()], np.r_[np.unique(rect[:, 1]), rect[:, 3].max()]
+    _, (ex, ey) = _level_grid(tree, tree.noise_var, 1)           # the cells' edges (refused unless a full grid)
     mx, my = ex.size - 1, ey.size - 1
     tx, ty = np.asarray(model.theta_x, float), np.asarray(model.theta_y, float)
-    if mx * my != rect.shape[0] or tx.size % mx or ty.size % my or len(model.eps) != 1:
+    if tree.height != 1 or tx.size % mx or ty.size % my or len(model.eps) != 1:
         raise ValueError("the kron query model needs a grid of cells, theta_x and theta_y of whole rows of it, and "
                          "one epsilon")
     kron = KronVariance(PIdentity(tx.reshape(-1, mx)), PIdentity(ty.reshape(-1, my)), ex, ey,
