@@ -81,6 +81,9 @@ def children_tile(tree: FlatTree, pos: np.ndarray) -> np.ndarray:
 
 def _corners_match(pos: np.ndarray, child: np.ndarray, par: np.ndarray, parents: np.ndarray) -> np.ndarray:
     """Per parent (sorted ids): the children's corners seen an odd number of times are its own four."""
+    fan = par.size // max(parents.size, 1)
+    if fan * parents.size == par.size and np.array_equal(par, np.repeat(parents, fan)):
+        return _corners_match_rows(pos, child.reshape(-1, fan), parents)
     code = _corner_codes(pos[child])                       # (k, 4) one int64 per corner
     owner = np.repeat(par, 4)
     order = np.lexsort((code.ravel(), owner))
@@ -101,10 +104,28 @@ def _corners_match(pos: np.ndarray, child: np.ndarray, par: np.ndarray, parents:
     return match & same
 
 
+def _corners_match_rows(pos: np.ndarray, kids: np.ndarray, parents: np.ndarray) -> np.ndarray:
+    """The same test when every parent has the same number of children, stored in order (``kids``: one row
+    of child ids per parent): the children's corners and the parent's own four, sorted in one row per parent,
+    occur an even number of times each exactly when, read in pairs, every pair is equal. With the parent's four
+    corners distinct (a parent of positive area) that is the odd-corner condition above."""
+    fan = kids.shape[1]
+    code = np.concatenate([_corner_codes(pos[kids.ravel()]).reshape(-1, 4 * fan),
+                           _corner_codes(pos[parents])], axis=1)
+    code.sort(axis=1)
+    return (code[:, 0::2] == code[:, 1::2]).all(axis=1)
+
+
 def _corner_codes(rect: np.ndarray) -> np.ndarray:
     """The four corners of integer rectangles as one int64 each (x * 2^31 + y; positions < 2^31)."""
-    x0, y0, x1, y1 = (rect[:, i].astype(np.int64) for i in range(4))
-    return np.column_stack([(x0 << 31) + y0, (x0 << 31) + y1, (x1 << 31) + y0, (x1 << 31) + y1])
+    rect = np.asarray(rect, dtype=np.int64)
+    out = np.empty((rect.shape[0], 4), dtype=np.int64)
+    x0, x1 = rect[:, 0] << 31, rect[:, 2] << 31
+    np.add(x0, rect[:, 1], out=out[:, 0])
+    np.add(x0, rect[:, 3], out=out[:, 1])
+    np.add(x1, rect[:, 1], out=out[:, 2])
+    np.add(x1, rect[:, 3], out=out[:, 3])
+    return out
 
 
 @dataclass(frozen=True)

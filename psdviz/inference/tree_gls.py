@@ -67,9 +67,16 @@ def gls_plan(tree: FlatTree, noise_var: np.ndarray) -> GlsPlan:
 
 
 def _scatter(idx: np.ndarray, vals: np.ndarray, size: int) -> np.ndarray:
-    """out[i] = sum of vals rows with idx == i (column by column with bincount: fast)."""
-    return np.column_stack([np.bincount(idx, weights=vals[:, j], minlength=size) for j in range(vals.shape[1])]) \
-        if vals.shape[1] else np.zeros((size, 0))
+    """out[i] = sum of vals rows with idx == i: one ``reduceat`` over all columns when ``idx`` is sorted (a
+    flat tree stores each level's children in their parents' order), else column by column with bincount."""
+    if not vals.shape[1] or not idx.size:
+        return np.zeros((size, vals.shape[1]))
+    if (idx[:-1] <= idx[1:]).all():
+        out = np.zeros((size, vals.shape[1]))
+        start = np.flatnonzero(np.r_[True, idx[1:] != idx[:-1]])
+        out[idx[start]] = np.add.reduceat(vals, start, axis=0)
+        return out
+    return np.column_stack([np.bincount(idx, weights=vals[:, j], minlength=size) for j in range(vals.shape[1])])
 
 
 def _children_sum(tree: FlatTree, values: np.ndarray, lo: int, hi: int, chi: int) -> np.ndarray:

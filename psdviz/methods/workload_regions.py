@@ -11,8 +11,9 @@ its share squared. Every region of every level of the layer is one query.
 Counting without visiting every node: start from the root paired with every region; at each depth a
 pair is inside (the region contains the node's box), cut (they overlap otherwise) or apart, and only the
 cut pairs are split into their four children for the next depth, so the work follows the borders
-(shapely's vectorised predicates on prepared polygons; areas only for the cut pairs, from the depth the
-height rule gives down).
+(shapely's vectorised predicates on prepared polygons). A region's area in the nodes its border cuts is
+its area in the domain less that of the nodes found inside it, so the height rule needs no intersection;
+the cut pairs' own areas are clipped at the last depth only (:func:`psdviz.query.overlap.box_overlap_areas`).
 
 Height. A rectangle workload can only cut a tree short (:func:`.workload_budget.deepest_used`); a layer
 asks for depth: a region's answer takes the leaves its border cuts by area, spreading their points evenly
@@ -33,33 +34,32 @@ import numpy as np
 
 from ..core.domain import Domain
 from ..core.optional import require
+from ..query.overlap import box_overlap_areas
 
 CUT_SHARE = 0.5     # a layer's tree is deep enough when at most this share of a region's area lies in cut leaves
 CHILD_X = np.array([0, 1, 0, 1])
 CHILD_Y = np.array([0, 0, 1, 1])
 
 
-def _boxes(ix: np.ndarray, iy: np.ndarray, depth: int, domain: Domain):
-    shapely = require("shapely", "region layers")
+def _rects(ix: np.ndarray, iy: np.ndarray, depth: int, domain: Domain) -> tuple[np.ndarray, float]:
     w, h = domain.width / (1 << depth), domain.height / (1 << depth)
     x0, y0 = domain.xmin + ix * w, domain.ymin + iy * h
-    return shapely.box(x0, y0, x0 + w, y0 + h), w * h
+    return np.column_stack([x0, y0, x0 + w, y0 + h]), w * h
 
 
 class Depth(NamedTuple):
-    """One depth of the top-down count: the open (region, node) pairs, their boxes, the node area, and
-    which pairs are inside and which cut."""
+    """One depth of the top-down count: the open (region, node) pairs, their nodes' rectangles, the node
+    area, and which pairs are inside and which cut."""
     depth: int
     reg: np.ndarray
-    boxes: np.ndarray
+    rects: np.ndarray
     area: float
     inside: np.ndarray
     cut: np.ndarray
 
     def cut_area(self, geometry: np.ndarray) -> np.ndarray:
         """The area of each cut pair's region inside its node."""
-        shapely = require("shapely", "region layers")
-        return shapely.area(shapely.intersection(geometry[self.reg[self.cut]], self.boxes[self.cut]))
+        return box_overlap_areas(geometry, self.reg[self.cut], self.rects[self.cut])
 
 
 def _pairs(geometry: np.ndarray, domain: Domain, height: int):
@@ -69,11 +69,12 @@ def _pairs(geometry: np.ndarray, domain: Domain, height: int):
     reg = np.arange(geometry.size)
     ix = iy = np.zeros(geometry.size, np.int64)
     for d in range(height + 1):
-        boxes, area = _boxes(ix, iy, d, domain)
+        rects, area = _rects(ix, iy, d, domain)
+        boxes = shapely.box(rects[:, 0], rects[:, 1], rects[:, 2], rects[:, 3])
         regions = geometry[reg]
         inside = shapely.contains(regions, boxes)
         cut = ~inside & shapely.intersects(regions, boxes)
-        yield Depth(d, reg, boxes, area, inside, cut)
+        yield Depth(d, reg, rects, area, inside, cut)
         if d == height:
             return
         k = int(cut.sum())
@@ -97,14 +98,18 @@ def layer_plan(geometry: np.ndarray, domain: Domain, height: int, limit: int,
     shapely = require("shapely", "region layers")
     geometry = _prepared(geometry)
     region_area = np.maximum(shapely.area(geometry), 1e-300)
+    d = domain
+    whole = np.tile([d.xmin, d.ymin, d.xmax, d.ymax], (geometry.size, 1))
+    uncovered = box_overlap_areas(geometry, np.arange(geometry.size), whole)   # each region's area in the domain
     n = np.zeros(limit + 1)
     for step in _pairs(geometry, domain, limit):
         n[step.depth] += step.inside.sum()
+        # a region's area in the nodes its border cuts is its area in the domain less that of the nodes inside it
+        uncovered -= np.bincount(step.reg[step.inside], minlength=geometry.size) * step.area
         if step.depth < height:
             continue
-        in_cut = step.cut_area(geometry)
-        spread = np.bincount(step.reg[step.cut], weights=in_cut, minlength=geometry.size) / region_area
-        if step.depth == limit or spread.mean() <= share:
+        if step.depth == limit or (np.maximum(uncovered, 0.0) / region_area).mean() <= share:
+            in_cut = step.cut_area(geometry)
             n[step.depth] += float((np.minimum(in_cut / step.area, 1.0) ** 2).sum())
             return step.depth, n[:step.depth + 1]
     raise AssertionError("unreachable: the pass ends at its limit")

@@ -98,6 +98,36 @@ def test_tiling_agrees_with_painting_the_boxes_on_random_child_sets():
     assert seen == {True, False}
 
 
+@pytest.mark.parametrize("right_fanout", [None, 5])
+def test_tiling_of_two_parents_agrees_with_painting(right_fanout):
+    """Two parents side by side: random children in the left half, a tiling of the right half with as many
+    children (every parent the same fanout: the row-sorted test) or with five (the general test)."""
+    rng = np.random.default_rng(12)
+    seen = set()
+    for _ in range(200):
+        k = int(rng.integers(2, 5))
+        if rng.random() < 0.5:   # a true tiling of the left half
+            edges = np.r_[0, np.sort(rng.choice(np.arange(1, 8), k - 1, replace=False)), 8]
+            left = [[int(a), 0, int(b), 16] for a, b in zip(edges[:-1], edges[1:])]
+        else:
+            lo = rng.integers(0, 6, (k, 2))
+            hi = lo + rng.integers(1, 9, (k, 2))
+            left = np.column_stack([lo[:, 0], lo[:, 1], np.minimum(hi[:, 0], 8), np.minimum(hi[:, 1], 16)]).tolist()
+        m = k if right_fanout is None else right_fanout
+        cuts = np.r_[0, np.sort(rng.choice(np.arange(1, 16), m - 1, replace=False)), 16]
+        right = [[8, int(a), 16, int(b)] for a, b in zip(cuts[:-1], cuts[1:])]
+        paint = np.zeros((16, 8), dtype=int)
+        for x0, y0, x1, y1 in left:
+            paint[y0:y1, x0:x1] += 1
+        truth = bool((paint == 1).all())
+        tree = _tree([[0, 0, 16, 16], [0, 0, 8, 16], [8, 0, 16, 16], *left, *right],
+                     [-1, 0, 0] + [1] * k + [2] * m, GRID)
+        ok = children_tile(tree, GRID.positions(tree.rect))
+        assert bool(ok[1]) is truth and bool(ok[2]) and bool(ok[0]), left
+        seen.add(truth)
+    assert seen == {True, False}
+
+
 def test_the_ledger_refuses_a_parallel_step_over_overlapping_regions():
     tree = _tree([[0, 0, 16, 16], [0, 0, 10, 16], [8, 0, 16, 16]], [-1, 0, 0], GRID)
     ledger = Ledger(1.0)
