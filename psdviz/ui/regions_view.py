@@ -58,6 +58,23 @@ def legend(step: float, n_classes: int, noise: float, unit: str = "", pooled: bo
                "assumed there)." if pooled else ""))
 
 
+def swatches(step: float, n_classes: int, unit: str = "", pooled: bool = False, outside: bool = False) -> str:
+    """The classes' colours as a key drawn on the map itself (top right: in view with the top of the map,
+    beside the regions it explains): one swatch per class with its range, pale for "within noise of zero",
+    white for "no answer", a dashed outline for area shares of a pooled region."""
+    def row(fill: str, text: str, dashed: bool = False) -> str:
+        border = "1px dashed #777" if dashed else "1px solid #bbb"
+        return (f'<div><span style="background:{fill};border:{border};display:inline-block;width:14px;'
+                f'height:9px;margin-right:4px;vertical-align:middle"></span>{text}</div>')
+    rows = [row(PALE, "within noise of zero")]
+    rows += [row(PALETTE[i], f"{counted(i * step)}-{counted((i + 1) * step)}{unit}") for i in range(n_classes)]
+    rows += [row(NO_ANSWER, "no answer (outside the release)")] if outside else []
+    rows += [row(PALETTE[1], "area share of a pooled region", dashed=True)] if pooled else []
+    return ('<div class="psdviz-key" style="position:fixed;right:10px;top:10px;z-index:1000;background:'
+            'rgba(255,255,255,0.92);padding:6px 8px;border-radius:4px;font:11px sans-serif;line-height:14px;'
+            'box-shadow:0 1px 4px rgba(0,0,0,0.3)">' + "".join(rows) + "</div>")
+
+
 def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
                area_km2: np.ndarray | None = None) -> tuple[folium.Map, str]:
     """A folium map of one level's regions coloured by :func:`classes` of their private counts, or of
@@ -79,7 +96,7 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
     cls, step = classes(est / per, se / per, floor=1.0 if area_km2 is None else 0.0, measured=~pooled & known,
                         width_se=stated / per)
     cls = np.where(known, cls, -2)
-    fmap = folium.Map(tiles=None, zoom_control=True)
+    fmap = folium.Map(tiles=None, zoom_control=True, zoom_snap=0.25)   # fits the layer closely
     use_local_leaflet(fmap)
     feats = []
     simple = shapely.simplify(geoms, 0.01, preserve_topology=True)
@@ -102,17 +119,39 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
 
     folium.GeoJson({"type": "FeatureCollection", "features": feats}, style_function=style,
                    tooltip=folium.GeoJsonTooltip(["label"], labels=False)).add_to(fmap)
-    # frame where most regions are (a few far islands or the Aleutians would zoom out to the whole world)
-    pts = shapely.get_coordinates(shapely.point_on_surface(geoms))
-    (xmin, ymin), (xmax, ymax) = np.quantile(pts, [0.1, 0.9], axis=0) if len(pts) else ((-180, -85), (180, 85))
-    pad_x, pad_y = 0.25 * (xmax - xmin) + 1, 0.25 * (ymax - ymin) + 1
+    (xmin, ymin, xmax, ymax) = view_bounds(geoms)
+    pad_x, pad_y = 0.02 * (xmax - xmin), 0.02 * (ymax - ymin)
     fmap.fit_bounds([[max(ymin - pad_y, -85), max(xmin - pad_x, -180)],
                      [min(ymax + pad_y, 85), min(xmax + pad_x, 180)]])
     used = int(cls.max(initial=-1)) + 1
+    fmap.get_root().html.add_child(folium.Element(swatches(step, max(used, 1), "" if area_km2 is None else " per km²",
+                                                           bool(pooled.any()), not known.all())))
     noise = noise_width(stated / per, ~pooled & known) if len(sub) else 0.0
     outside = "" if known.all() else " White: outside the release's domain (the release says nothing about it)."
     return fmap, legend(step, max(used, 1), noise, "" if area_km2 is None else " per km²", bool(pooled.any()),
                         modelled) + outside
+
+
+def view_bounds(geoms, tail: float = 0.001) -> tuple[float, float, float, float]:
+    """The box a layer's map opens on: the bounds of its polygons' parts less the far tails (the parts whose
+    centres hold the outermost ``tail`` of the area on either side, in each axis: a few small islands far
+    away) and less any part spanning more than half the globe (it crosses the antimeridian); the whole
+    world for a layer with no area."""
+    parts = shapely.get_parts(np.asarray(geoms, dtype=object))
+    b, a = shapely.bounds(parts), shapely.area(parts)
+    ok = np.isfinite(b).all(axis=1) & (b[:, 2] - b[:, 0] <= 180) & (a > 0)
+    b, a = b[ok], a[ok]
+    if not a.size:
+        return -180.0, -85.0, 180.0, 85.0
+    keep = np.ones(a.size, dtype=bool)
+    for axis in (0, 1):
+        centre = (b[:, axis] + b[:, axis + 2]) / 2
+        order = np.argsort(centre, kind="stable")
+        cum = np.cumsum(a[order]) / a.sum()
+        lo, hi = centre[order][np.minimum(np.searchsorted(cum, [tail, 1 - tail]), a.size - 1)]
+        keep &= (centre >= lo) & (centre <= hi)
+    b = b[keep]
+    return float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 2].max()), float(b[:, 3].max())
 
 
 def region_at(frame, counts: pd.DataFrame, level: int, lat: float, lng: float) -> str | None:

@@ -255,3 +255,22 @@ def test_an_uploaded_file_of_several_layers_offers_them_and_errors_name_the_uplo
     assert sorted(layer.frame["id"]) == ["A", "B"]
     with pytest.raises(ValueError, match=r"^mine.json holds TopoJSON objects \['states', 'land'\]"):
         regions_page._uploaded("d2", data, "mine.json", "code", None, None, None)
+
+
+@pytest.mark.parametrize("level", [0, 1])
+def test_the_map_opens_on_the_whole_layer_less_far_islands(level):
+    """The US layers open on a box holding the contiguous states' corners, Alaska, Hawaii and Puerto Rico but
+    not Guam (a small island on the other side of the antimeridian); the world opens on the world."""
+    from shapely.geometry import box
+
+    from psdviz.regions import us_counties, world_countries
+    layer = us_counties()
+    geoms = layer.frame.geometry.to_numpy()[layer.table()["level"].to_numpy() == level]
+    xmin, ymin, xmax, ymax = view.view_bounds(geoms)
+    seen = box(xmin - 0.02 * (xmax - xmin), ymin - 0.02 * (ymax - ymin), xmax + 0.02 * (xmax - xmin),
+               ymax + 0.02 * (ymax - ymin))
+    for lon, lat in [(-124.6, 48.3), (-124.2, 41.9), (-117.1, 32.6), (-97.2, 25.9), (-80.2, 25.2), (-67.0, 44.8),
+                     (-149.9, 61.2), (-155.5, 19.5), (-66.1, 18.4), (-165.4, 64.5)]:
+        assert seen.contains(box(lon - 0.01, lat - 0.01, lon + 0.01, lat + 0.01)), (lon, lat)
+    assert xmin > -179 and xmax < -60            # Guam (144.8 E) and the Aleutians' far end are left out
+    assert view.view_bounds(world_countries().frame.geometry.to_numpy())[0] == pytest.approx(-180, abs=1)
