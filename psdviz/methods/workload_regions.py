@@ -34,6 +34,7 @@ import numpy as np
 
 from ..core.domain import Domain
 from ..core.optional import require
+from ..core.progress import report
 from ..query.overlap import box_overlap_areas
 
 CUT_SHARE = 0.5     # a layer's tree is deep enough when at most this share of a region's area lies in cut leaves
@@ -103,6 +104,7 @@ def layer_plan(geometry: np.ndarray, domain: Domain, height: int, limit: int,
     uncovered = box_overlap_areas(geometry, np.arange(geometry.size), whole)   # each region's area in the domain
     n = np.zeros(limit + 1)
     for step in _pairs(geometry, domain, limit):
+        report(step.depth + 1, limit + 1, "depths planned for the regions")   # public: the layer's own passes
         n[step.depth] += step.inside.sum()
         # a region's area in the nodes its border cuts is its area in the domain less that of the nodes inside it
         uncovered -= np.bincount(step.reg[step.inside], minlength=geometry.size) * step.area

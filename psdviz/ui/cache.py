@@ -16,6 +16,7 @@ import threading
 import time
 import warnings
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Any
 
@@ -33,19 +34,33 @@ def _dom(d: pv.Domain) -> tuple:
 
 
 class ProgressBar:
-    """The build's progress callback: a bar appears once the build has taken ``delay`` seconds
-    (quick builds keep only the spinner), showing the passes done; :meth:`clear` removes it."""
+    """A build's progress: a bar appears once the work has taken ``delay`` seconds (quick work shows
+    nothing), with its stage ("Step 2 of 3: ...") and the engine's passes within it (``__call__`` is the
+    engine's progress callback); :meth:`stage` moves to the next named stage; :meth:`clear` removes it."""
 
-    def __init__(self, delay: float = 1.0, clock=time.monotonic):
+    def __init__(self, delay: float = 1.0, clock=time.monotonic, stages: Sequence[str] = ()):
         self.start, self.delay, self.clock = clock(), delay, clock
         self.slot = st.empty()
         self.shown = False
+        self.stages, self.at = list(stages), 0
+
+    def stage(self, i: int) -> None:
+        """Stage ``i`` (of :attr:`stages`) begins."""
+        self.at = i
+        self(0, 1, "")
 
     def __call__(self, done: int, total: int, what: str) -> None:
         if self.clock() - self.start < self.delay:
             return
         self.shown = True
-        self.slot.progress(min(1.0, done / max(total, 1)), text=f"{what}: {done} of {total}")
+        share = min(1.0, done / max(total, 1))
+        passes = f"{what}: {done} of {total}" if what else ""
+        if not self.stages:
+            self.slot.progress(share, text=passes)
+            return
+        head = f"Step {self.at + 1} of {len(self.stages)}: {self.stages[self.at]}"
+        self.slot.progress(min(1.0, (self.at + share) / len(self.stages)),
+                           text=f"{head} ({passes})" if passes else head)
 
     def clear(self) -> None:
         self.slot.empty()
@@ -134,23 +149,27 @@ def session_releases() -> dict:
     return st.session_state.setdefault("psdviz_session_releases", {})
 
 
-def build_release(data: Dataset, spec: BuildSpec) -> pv.Release:
-    """The release for these inputs: this session's own if it has built it (the same draw when the user
-    comes back), else a seeded build from the shared cache or a fresh build of its own; raises
-    ValueError with the engine's message on bad parameters."""
-    key = release_id(data, spec)
+def owned(key: str, make: Callable[[], Any], seeded: bool) -> Any:
+    """This session's value for ``key``: the one it made before (the same draw when the user comes back), else a
+    seeded build from the shared cache (built once for every session asking) or a fresh one of its own."""
     mine = session_releases()
-    if key in mine:
-        return mine[key]
+    if key not in mine:
+        mine[key] = RELEASES.get_or_build(key, make) if seeded else make()
+    return mine[key]
+
+
+def build_release(data: Dataset, spec: BuildSpec) -> pv.Release:
+    """The release for these inputs (:func:`owned`); raises ValueError with the engine's message on bad
+    parameters."""
+    key = release_id(data, spec)
+    if key in session_releases():
+        return session_releases()[key]
     bar = ProgressBar()
     try:
         with st.spinner(f"Building {spec.method} (epsilon {spec.epsilon:g})...", show_time=True):
-            make = lambda: _build(data, _dom(data.domain), spec, bar)
-            rel = RELEASES.get_or_build(key, make) if spec.seed is not None else make()
+            return owned(key, lambda: _build(data, _dom(data.domain), spec, bar), spec.seed is not None)
     finally:
         bar.clear()
-    mine[key] = rel
-    return rel
 
 
 def truth_index(data: Dataset) -> pv.PointIndex:

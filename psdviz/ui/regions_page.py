@@ -10,6 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
+import shapely
 import streamlit as st
 
 import psdviz as pv
@@ -19,6 +20,7 @@ from psdviz.regions import SOURCES, true_counts
 
 from . import answer_box, data_input, export, keys, mapview, words
 from . import regions_view as view
+from .cache import ProgressBar, owned
 from .controls import choose_randomness
 from .state import forget
 from .uploads import open_upload
@@ -88,17 +90,21 @@ def _uploaded(digest: str, _data: bytes, filename: str, id_col: str, parent: str
                                                                           layer=layer), "layer")
 
 
-@st.cache_resource(max_entries=4, show_spinner="Counting the regions privately...")
-def _build(key: str, _xy: np.ndarray, _layer: rg.Regions, epsilon: float, seed: int | None, nonce: int,
-           pooling: str = "sparse"):
-    return pv.build_regions(_xy, _layer, epsilon=epsilon, seed=seed, pooling=pooling)
+PLANNED_STAGES = ("planning the quadtree for the regions and measuring it", "answering every region")
 
 
-@st.cache_resource(max_entries=4, show_spinner="Building a quadtree planned for the regions...")
-def _build_planned(key: str, _xy: np.ndarray, _layer: rg.Regions, epsilon: float, seed: int | None, nonce: int):
-    rel = pv.build(_xy, pv.Domain(*_layer.bounds()), "quadtree", epsilon, seed=seed, workload=_layer,
-                   outside="drop", nonfinite="drop")
-    return rel, rel.answer_regions(_layer)
+def _build(xy: np.ndarray, layer: rg.Regions, epsilon: float, seed: int | None, pooling: str, bar: ProgressBar):
+    bar.stage(0)
+    rel = pv.build_regions(xy, layer, epsilon=epsilon, seed=seed, pooling=pooling)
+    return rel, rel.counts()
+
+
+def _build_planned(xy: np.ndarray, layer: rg.Regions, epsilon: float, seed: int | None, bar: ProgressBar):
+    bar.stage(0)
+    rel = pv.build(xy, pv.Domain(*layer.bounds()), "quadtree", epsilon, seed=seed, workload=layer,
+                   outside="drop", nonfinite="drop", progress=bar)
+    bar.stage(1)
+    return rel, rel.answer_regions(layer)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -147,7 +153,14 @@ def _points() -> tuple[str, np.ndarray]:
     if pick == "GeoNames sample":
         return "geonames", sample_points("geonames")
     assert shared is not None   # offered only when the map page shared its data
-    return f"map:{shared.name}", shared.xy
+    return f"map:{shared.fingerprint}", shared.xy
+
+
+def _layer_digest(layer: rg.Regions) -> str:
+    """Names the layer's content (ids and outlines), so that two uploads under one name are never confused."""
+    digest = hashlib.sha1(np.asarray(layer.frame["id"], dtype=str).tobytes())
+    digest.update(b"".join(shapely.to_wkb(layer.frame.geometry.to_numpy())))
+    return digest.hexdigest()
 
 
 def _pick_region(frame, counts: pd.DataFrame, level: int, k: ViewKeys) -> str | None:
@@ -232,11 +245,18 @@ def _exports(rel, counts: pd.DataFrame, frame, name: str | None, k: ViewKeys) ->
 
 def _counts(route: str, key: str, xy: np.ndarray, layer: rg.Regions, epsilon: float, seed: int | None,
             nonce: int, pool: bool):
-    """(release, one row per region: id, name, level, parent, estimate, standard_error[, source])."""
-    if route == PLANNED:
-        return _build_planned(key, xy, layer, epsilon, seed, nonce)
-    rel = _build(key, xy, layer, epsilon, seed, nonce, "sparse" if pool else "none")
-    return rel, rel.counts()
+    """(release, one row per region: id, name, level, parent, estimate, standard_error[, source]): this session's
+    own (the same draw when the user comes back to these inputs; :func:`.cache.owned`), with a progress bar
+    naming the stages when the work takes more than a second."""
+    pooling = "sparse" if pool else "none"
+    full = f"regions|{route}|{key}|{epsilon!r}|{seed}|{nonce}|{pooling if route != PLANNED else ''}"
+    bar = ProgressBar(stages=PLANNED_STAGES if route == PLANNED else ("counting the regions privately",))
+    try:
+        make = ((lambda: _build_planned(xy, layer, epsilon, seed, bar)) if route == PLANNED else
+                (lambda: _build(xy, layer, epsilon, seed, pooling, bar)))
+        return owned(full, make, seed is not None)
+    finally:
+        bar.clear()
 
 
 def _used_words(rel) -> str:
@@ -268,7 +288,7 @@ def render() -> None:
                  "than their counts). Off: every region is measured.")
         seed, nonce = choose_randomness("rg", words_for.what)
     st.caption(words_for.caption)
-    key = f"{data_name}|{layer_name}|{len(layer.frame)}"
+    key = f"{data_name}|{layer_name}|{_layer_digest(layer)}"
     try:
         rel, counts = _counts(route, key, xy, layer, float(epsilon), seed, nonce, pool)
     except ValueError as exc:

@@ -274,3 +274,15 @@ def test_the_map_opens_on_the_whole_layer_less_far_islands(level):
         assert seen.contains(box(lon - 0.01, lat - 0.01, lon + 0.01, lat + 0.01)), (lon, lat)
     assert xmin > -179 and xmax < -60            # Guam (144.8 E) and the Aleutians' far end are left out
     assert view.view_bounds(world_countries().frame.geometry.to_numpy())[0] == pytest.approx(-180, abs=1)
+
+
+def test_a_fresh_release_is_the_same_draw_when_the_user_comes_back():
+    """Six other epsilons and back: the region counts are the ones shown before (the session keeps its releases;
+    a process cache of four entries used to redraw them with new noise)."""
+    at = _app()
+    first = _metrics(at)["Private count"]
+    for eps in (0.01, 0.03, 0.1, 0.3, 3.0, 1.0):
+        at.select_slider(key="rg_eps").set_value(eps).run()
+        assert not at.exception and not at.error
+    assert _metrics(at)["Private count"] == first
+    assert len(at.session_state["psdviz_session_releases"]) == 6
