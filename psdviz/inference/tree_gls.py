@@ -137,13 +137,76 @@ def gls_adjoint(tree: FlatTree, plan: GlsPlan, leaf_weights: np.ndarray) -> np.n
 
 
 def gls_variance_fn(tree: FlatTree, plan: GlsPlan):
-    """Release.leaf_variance callable: (n_nodes, k) leaf weights -> (k,) exact variances."""
+    """Release.leaf_variance callable: (n_nodes, k) leaf weights -> (k,) exact variances; its ``pairs``
+    attribute takes the same weights as sparse (query, leaf, weight) triples (:func:`gls_pairs_variance`)."""
     var = np.where(np.isfinite(tree.noise_var), tree.noise_var, 0.0)
 
     def fn(w: np.ndarray) -> np.ndarray:
         c = gls_adjoint(tree, plan, w)
         return (c ** 2 * var[:, None]).sum(axis=0)
+    fn.pairs = lambda q, leaf, w, k: gls_pairs_variance(tree, plan, q, leaf, w, k)   # type: ignore[attr-defined]
     return fn
+
+
+def gls_pairs_variance(tree: FlatTree, plan: GlsPlan, q: np.ndarray, leaf: np.ndarray, w: np.ndarray,
+                       k: int) -> np.ndarray:
+    """Exact variances of k weighted sums of leaf estimates, sum_i w_i x[leaf_i] over the triples with
+    q_i = j, touching only the touched leaves' ancestors and the ancestors' children.
+
+    The reverse pass of :func:`gls_adjoint` is non-zero on every node, but below a child c of an ancestor
+    that no touched leaf lies under it reaches the counts only through z_c, the subtree's bottom-up
+    estimate, whose variance is Var(z_c) (``plan.var_z``): such a subtree adds g_c^2 Var(z_c), g_c being
+    the gradient reaching z_c. So the pass runs on (query, node) pairs: up through the ancestors (the
+    reverse of the top-down pass), then down through them and their children (the reverse of the
+    bottom-up pass), each level's pairs sorted by (query, node). Equal to :func:`gls_variance_fn` on the
+    dense weights (tested), in time proportional to the pairs instead of queries x nodes."""
+    n = tree.n_nodes
+    var = np.where(np.isfinite(tree.noise_var), tree.noise_var, 0.0)
+    q, leaf, w = np.asarray(q, np.int64), np.asarray(leaf, np.int64), np.asarray(w, float)
+    height = int(tree.depth[leaf].max(initial=0))
+    keys: list[np.ndarray] = [np.zeros(0, np.int64)] * (height + 1)
+    gx: list[np.ndarray] = [np.zeros(0)] * (height + 1)
+    gs: list[np.ndarray] = [np.zeros(0)] * (height + 1)
+    up_key, up_val = np.zeros(0, np.int64), np.zeros(0)
+    for d in range(height, -1, -1):                    # up: the reverse of the top-down pass
+        at = tree.depth[leaf] == d
+        key = np.concatenate([q[at] * n + leaf[at], up_key])
+        keys[d], inv = np.unique(key, return_inverse=True)
+        gx[d] = np.bincount(inv, weights=np.concatenate([w[at], up_val]), minlength=keys[d].size)
+        gs[d] = -np.bincount(inv[at.sum():], weights=up_val, minlength=keys[d].size)
+        node = keys[d] % n
+        if d:
+            up_key, up_val = (keys[d] // n) * n + tree.parent[node], plan.b[node] * gx[d]
+    out, gs_done = np.zeros(k), np.zeros(0)
+    gz = gx[0]                                         # the root: its z's gradient is its x's
+    for d in range(height + 1):                        # down: the reverse of the bottom-up pass
+        node, qq = keys[d] % n, keys[d] // n
+        if d:
+            gz = gx[d] + _from_parents(tree, keys[d - 1], gs_done, keys[d], out, plan, n)
+        internal = tree.n_children[node] > 0
+        a = np.where(internal, plan.a[node], 1.0)
+        out += np.bincount(qq, weights=(a * gz) ** 2 * var[node], minlength=k)
+        gs_done = gs[d] + np.where(internal, (1.0 - a) * gz, 0.0)
+    return out
+
+
+def _from_parents(tree: FlatTree, parent_keys: np.ndarray, parent_gs: np.ndarray, keys: np.ndarray,
+                  out: np.ndarray, plan: GlsPlan, n: int) -> np.ndarray:
+    """The gradient each child of the previous level's pairs receives from its parent's children sum: the
+    children among ``keys`` get it returned; the others' whole subtrees add it squared times Var(z) to
+    ``out``."""
+    node, qq = parent_keys % n, parent_keys // n
+    kids = tree.n_children[node].astype(np.int64)
+    owner = np.repeat(np.arange(node.size), kids)
+    child = np.arange(owner.size) - np.repeat(np.cumsum(kids) - kids, kids) + np.repeat(tree.first_child[node], kids)
+    child_key = qq[owner] * n + child
+    g = parent_gs[owner]
+    pos = np.minimum(np.searchsorted(keys, child_key), max(keys.size - 1, 0))
+    found = keys[pos] == child_key if keys.size else np.zeros(child_key.size, dtype=bool)
+    out += np.bincount(qq[owner[~found]], weights=g[~found] ** 2 * plan.var_z[child[~found]], minlength=out.size)
+    got = np.zeros(keys.size)
+    got[pos[found]] = g[found]
+    return got
 
 
 def gls_node_variance(tree: FlatTree, noise_var: np.ndarray, plan: GlsPlan) -> np.ndarray:

@@ -139,12 +139,28 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
                                   np.zeros(height + 1), sds=float(stop_sds), progress="quadtree levels")
         return finish_gls_tree(tree, ps, domain, ledger, rnd, "quadtree", params, postprocess=postprocess,
                                answer="tree", notes=(capped, pruning_note, plan_note, floor_note),   # GLS: stopped tree
-                               parallel=TreeTiling.of(skeleton, ps.grid))   # its levels were measured whole
+                               parallel=_complete_tiling(skeleton, ps.grid, height))   # levels measured whole
     noisy, var = measure_levels(rnd, ledger, level_counts(ps, height), eps, progress="quadtree levels")
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps[s["depth"]], split_eps=split_eps, **s)
     return finish_complete_tree(tree, eps, 4, ps, domain, ledger, rnd, "quadtree", params,
                                 regular=True, postprocess=postprocess, prune=prune,
                                 notes=(capped, pruning_note, plan_note, floor_note))
+
+
+_TILINGS: dict[tuple, TreeTiling] = {}
+
+
+def _complete_tiling(skeleton: FlatTree, grid, height: int) -> TreeTiling:
+    """:meth:`TreeTiling.of` the complete tree of ``height`` over ``grid`` (``quad_structure``'s), checked once
+    per domain, resolution and height in a process: the tree and the proof are functions of those public
+    inputs alone (a rebuild with new noise or another epsilon reuses it)."""
+    d = grid.domain
+    key = (d.xmin, d.ymin, d.xmax, d.ymax, grid.bits, height)
+    if key not in _TILINGS:
+        if len(_TILINGS) >= 16:
+            _TILINGS.clear()
+        _TILINGS[key] = TreeTiling.of(skeleton, grid)
+    return _TILINGS[key]
 
 
 def _workload_depth(height: int, counts: np.ndarray, capped: str | None) -> tuple[int, str | None]:

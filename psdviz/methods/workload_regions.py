@@ -28,6 +28,7 @@ plan they give is then exactly a rectangle workload's (:func:`.workload_budget.w
 """
 from __future__ import annotations
 
+import hashlib
 from typing import NamedTuple
 
 import numpy as np
@@ -91,11 +92,32 @@ def _prepared(geometry) -> np.ndarray:
     return geometry
 
 
+_PLANS: dict[tuple, tuple[int, np.ndarray]] = {}
+
+
 def layer_plan(geometry: np.ndarray, domain: Domain, height: int, limit: int,
                share: float = CUT_SHARE) -> tuple[int, np.ndarray]:
     """One top-down pass for a layer: the tree's depth, at least ``height`` and at most ``limit``, the
     first at which on average at most ``share`` of a region's area lies in nodes its border cuts
-    (``share`` < 0: ``limit``), and the layer's N_l for that depth (module docstring)."""
+    (``share`` < 0: ``limit``), and the layer's N_l for that depth (module docstring). A function of public
+    inputs alone: kept per layer (its outlines' digest), domain, heights and share for the process, so a
+    rebuild with new noise or another epsilon does not count again."""
+    key = (_digest(geometry), domain.xmin, domain.ymin, domain.xmax, domain.ymax, height, limit, share)
+    if key not in _PLANS:
+        if len(_PLANS) >= 16:
+            _PLANS.clear()
+        _PLANS[key] = _layer_plan(geometry, domain, height, limit, share)
+    depth, counts = _PLANS[key]
+    return depth, counts.copy()
+
+
+def _digest(geometry: np.ndarray) -> str:
+    shapely = require("shapely", "region layers")
+    return hashlib.sha256(b"".join(shapely.to_wkb(np.asarray(geometry, dtype=object)))).hexdigest()
+
+
+def _layer_plan(geometry: np.ndarray, domain: Domain, height: int, limit: int,
+                share: float) -> tuple[int, np.ndarray]:
     shapely = require("shapely", "region layers")
     geometry = _prepared(geometry)
     region_area = np.maximum(shapely.area(geometry), 1e-300)

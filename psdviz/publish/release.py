@@ -223,8 +223,9 @@ class Release:
         n = len(regions.geometry)
         values = self._values()[leaves]
         est = np.bincount(reg, weights=share * np.nan_to_num(values[cell]), minlength=n)
-        var = np.empty(n)
-        for s in range(0, n, 16):                    # (n_nodes, 16) weights at a time
+        by_pairs = getattr(self.leaf_variance, "pairs", None)
+        var = np.empty(n) if by_pairs is None else by_pairs(reg, leaves[cell], share, n)   # sparse: least squares
+        for s in range(0, n if by_pairs is None else 0, 16):    # (n_nodes, 16) weights at a time
             sel = (reg >= s) & (reg < s + 16)
             w = np.zeros((t.n_nodes, min(16, n - s)))
             np.add.at(w, (leaves[cell[sel]], reg[sel] - s), share[sel])
