@@ -122,11 +122,26 @@ def release_line(release: pv.Release, markdown: bool = True) -> str:
             f"cells, {release.tree.n_nodes:,} nodes, height {release.tree.height}.")
 
 
+def auto_words(release: pv.Release) -> None:
+    """What auto picked in one sentence a teacher can read out; its noisy facts, their cost, the rule and its
+    evidence, and the whole rule table, behind an expander."""
+    from psdviz.present import RULES
+    rule = next((r for r in RULES if r.when == release.params.get("rule")), None)
+    chosen = release.params.get("chosen", "?")
+    st.markdown(f"**auto chose {chosen}.** " + (rule.plain if rule is not None else ""))
+    with st.expander("How auto chose"):
+        st.caption(release.notes[0])      # the noisy facts, what they cost, the rule and its evidence
+        st.dataframe(pd.DataFrame({"when": [r.when for r in RULES], "method": [r.label for r in RULES],
+                                   "in words": [r.plain for r in RULES]}), hide_index=True)
+        st.caption("Rules are read top to bottom; the first that holds picks the method. The facts are noisy "
+                   "(paid for in the ledger), never the exact data.")
+
+
 def input_summary(data: data_input.Dataset, release: pv.Release) -> None:
     rep = release.points_report
     st.markdown(release_line(release))
     if release.method == "auto":
-        st.caption(release.notes[0])     # what auto picked, from which noisy facts, and what they cost
+        auto_words(release)
     details = st.expander("Data, parameters and public grid of this release")
     details.caption(f"Data `{data.name}`: {rows_read(rep):,} rows read; "
                     + (f"{rep['rows_dropped_by_user_bound']:,} beyond {data.max_points_per_user} per user dropped at "

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 import psdviz as pv
 from psdviz.io.samples import sample_points
 from psdviz.kernel.intervals import whole_interval
+from psdviz.present import RULES
 from psdviz.ui import data_input, export, keys
 from psdviz.ui.answer_box import people
 
@@ -73,6 +74,9 @@ def test_opens_with_auto_on_the_sample_and_says_what_it_picked():
     assert len(rule) == 1 and "privtree" in rule[0] and "ag when" in rule[0]      # the rule table, in the expander
     picked = [c.value for c in at.caption if c.value.startswith("auto chose")]
     assert len(picked) == 1 and picked[0].startswith("auto chose privtree")   # GeoNames: concentrated points
+    aloud = [m.value for m in at.markdown if m.value.startswith("**auto chose privtree.** ")]
+    assert len(aloud) == 1 and "N eps" not in aloud[0] and "docs/" not in aloud[0] and len(aloud[0].split()) < 45
+    assert at.expander[[e.label for e in at.expander].index("How auto chose")].dataframe[0].value.shape[0] == len(RULES)
     assert at.session_state["map_calls"] >= 1 and at.session_state["map_html_len"] > 10_000
     assert float(_metric(at, "Epsilon spent (worst path)")) == pytest.approx(0.5)
     assert set(pv.METHODS) - {"auto"} | {"auto (recommended)"} <= set(at.selectbox(key="method").options)
