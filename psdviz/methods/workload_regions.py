@@ -36,7 +36,7 @@ import numpy as np
 from ..core.domain import Domain
 from ..core.optional import require
 from ..core.progress import report
-from ..query.overlap import box_overlap_areas
+from ..query.overlap import box_overlap_areas, prepared_copies
 
 CUT_SHARE = 0.5     # a layer's tree is deep enough when at most this share of a region's area lies in cut leaves
 CHILD_X = np.array([0, 1, 0, 1])
@@ -85,13 +85,6 @@ def _pairs(geometry: np.ndarray, domain: Domain, height: int):
         iy = 2 * np.repeat(iy[cut], 4) + np.tile(CHILD_Y, k)
 
 
-def _prepared(geometry) -> np.ndarray:
-    shapely = require("shapely", "region layers")
-    geometry = np.asarray(geometry, dtype=object)
-    shapely.prepare(geometry)
-    return geometry
-
-
 _PLANS: dict[tuple, tuple[int, np.ndarray]] = {}
 
 
@@ -119,7 +112,7 @@ def _digest(geometry: np.ndarray) -> str:
 def _layer_plan(geometry: np.ndarray, domain: Domain, height: int, limit: int,
                 share: float) -> tuple[int, np.ndarray]:
     shapely = require("shapely", "region layers")
-    geometry = _prepared(geometry)
+    geometry = prepared_copies(geometry)
     region_area = np.maximum(shapely.area(geometry), 1e-300)
     d = domain
     whole = np.tile([d.xmin, d.ymin, d.xmax, d.ymax], (geometry.size, 1))

@@ -12,6 +12,16 @@ import numpy as np
 from ..core.optional import require
 
 
+def prepared_copies(geometry) -> np.ndarray:
+    """Private copies of polygons, prepared for fast predicates. ``shapely.prepare`` attaches GEOS state to the
+    very objects it is given, so preparing a layer that other threads hold (the app shares one layer between
+    its sessions) races with them and can crash the process; a build prepares its own copies instead."""
+    shapely = require("shapely", "region layers")
+    out = shapely.from_wkb(shapely.to_wkb(np.asarray(geometry, dtype=object)))
+    shapely.prepare(out)
+    return out
+
+
 def cell_shares(rects: np.ndarray, geometry: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(region, cell, share): the share of each cell's area that each region covers, for every pair
     that overlaps (sparse; vectorised in shapely). A zero-area cell takes share 1 where it touches."""

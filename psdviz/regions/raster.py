@@ -26,6 +26,7 @@ import numpy as np
 
 from ..core.grid import Grid
 from ..core.optional import require
+from ..query.overlap import prepared_copies
 
 CELLS_ACROSS = 32      # raster cells across the median leaf region (borders then hold a few per cent)
 BORDER_SAMPLES = 2_000_000  # fewer across for many leaves: about this many border samples in all
@@ -59,8 +60,7 @@ class LeafRaster:
     def __init__(self, geometry: np.ndarray, candidates: np.ndarray, grid: Grid):
         shapely = require("shapely", "region layers")
         self.grid, self.candidates = grid, np.asarray(candidates, np.int64)
-        self.geoms = geometry[self.candidates].copy()
-        shapely.prepare(self.geoms)
+        self.geoms = prepared_copies(geometry[self.candidates])   # its own: others may hold the layer
         self.tree = shapely.STRtree(self.geoms)
         self.rx, self.ry = _raster_bits(self.geoms, grid)
         self._frame(shapely.total_bounds(self.geoms))

@@ -169,3 +169,14 @@ def test_a_workload_is_typed_once_and_the_types_build_the_same_release():
         b = pv.build(pts, DOM, "quadtree", 1.0, seed=2, height=5, workload=same)
         np.testing.assert_array_equal(a.tree.noisy, b.tree.noisy)
         assert a.params == b.params
+
+
+def test_a_build_never_prepares_the_callers_polygons():
+    """shapely.prepare attaches state to the objects it is given; the app shares one layer between sessions, and
+    two builds preparing the same objects at once crashed its server in GEOS. Builds prepare copies."""
+    layer = _layer()
+    pts = np.random.default_rng(1).random((2_000, 2))
+    pv.build(pts, DOM, "quadtree", 1.0, seed=1, workload=layer)
+    pv.build_regions(pts, layer, epsilon=1.0, seed=1)
+    assert not shapely.is_prepared(np.asarray(layer.geometry)).any()
+    assert not shapely.is_prepared(layer.frame.geometry.to_numpy()).any()
