@@ -162,7 +162,7 @@ def view_controls(release: pv.Release, rid: str) -> tuple[int, bool, bool]:
     tree = release.tree
     sizes = frontier_sizes(tree)
     default = view_depth(tree, MAX_SHAPES)
-    c1, c2, c3, c4 = st.columns([5, 4, 3, 4])   # each toggle's whole label fits its column at 1400 px
+    c1, c2 = st.columns([4, 3])   # the toggles stacked: each whole label fits its column down to 1024 px
     if tree.height > 0:
         depth = c1.slider("View the partition down to level", 0, tree.height, default, key=f"depth|{rid}",
                           help=f"Cells per level: {', '.join(f'{d}: {s:,}' for d, s in enumerate(sizes))}. "
@@ -173,11 +173,11 @@ def view_controls(release: pv.Release, rid: str) -> tuple[int, bool, bool]:
                      help="For teaching only: the raw data, which a real release would never show.")
     if show:
         c2.warning("The blue dots are the raw data: not private.")
-    outlines = c3.toggle("Country outlines", value=True, key="show_outlines",
+    outlines = c2.toggle("Country outlines", value=True, key="show_outlines",
                          help="Thin grey borders (Natural Earth 1:110m, public) for orientation; drawn for "
                               "longitude/latitude domains only, never for other coordinates.")
     st.session_state.setdefault(keys.BASEMAP, True)
-    c4.toggle("Basemap (OpenStreetMap)", key="basemap",
+    c2.toggle("Basemap (OpenStreetMap)", key="basemap",
               help="Map tiles under the cells when the internet is reachable (lon/lat domains only); offline the "
                    "layer removes itself on the first failed tile and the outlines remain.")
     return depth, show, outlines

@@ -289,3 +289,19 @@ def test_export_downloads(page):
     rel = pv.load_release(dl.value.path())
     assert rel.method == "ug" and rel.privacy_unit == "one point" and rel.tree.is_leaf.sum() > 100
     _shot(page, "05_export.png")
+
+
+def test_at_1024_by_768_the_map_starts_above_the_fold_and_no_toggle_label_is_cut(page, server):
+    """A small laptop's window: the map's top is in view without scrolling and each toggle's whole label shows."""
+    small = page.context.browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
+    small.goto(server)
+    small.frame_locator(MAP_IFRAME).last.locator("canvas.leaflet-zoom-animated").first.wait_for(timeout=120_000)
+    _wait_idle(small)
+    box = small.locator(MAP_IFRAME).last.bounding_box()
+    assert box is not None and box["y"] + 150 <= 768, box          # at least its top 150 px in view
+    for label in ("True points (NOT private)", "Country outlines", "Basemap (OpenStreetMap)"):
+        cut = small.get_by_text(label, exact=True).first.evaluate(
+            "e => [e, e.parentElement, e.parentElement.parentElement].some(n => n.scrollWidth > n.clientWidth + 1)")
+        assert not cut, label
+    small.screenshot(path=str(ARTIFACTS / "01_map_1024.png"))
+    small.context.close()

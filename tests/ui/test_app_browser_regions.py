@@ -16,14 +16,24 @@ from psdviz.regions import us_states
 pytestmark = pytest.mark.browser
 
 
+def _click_at(page, lon: float, lat: float) -> None:
+    """Click the map where it draws (lon, lat): Leaflet's own projection gives the point in the map's frame."""
+    frame = page.frame_locator(MAP_IFRAME).last
+    x, y = frame.locator("body").evaluate(
+        "(e, [lon, lat]) => { const m = Object.keys(window).filter(k => k.startsWith('map_')).map(k => window[k])"
+        ".find(v => v && v.latLngToContainerPoint); const p = m.latLngToContainerPoint([lat, lon]);"
+        "return [p.x, p.y]; }", [lon, lat])
+    box = page.locator(MAP_IFRAME).last.bounding_box()
+    page.mouse.click(box["x"] + x, box["y"] + y)
+
+
 def test_a_click_on_a_region_answers_it(pg, server):  # noqa: F811
     pg.goto(f"{server}/regions")
     frame = pg.frame_locator(MAP_IFRAME).last
     frame.locator("path.leaflet-interactive").first.wait_for()
     _wait_idle(pg)
     before = pg.locator("[data-testid='stHeading'] h3").first.inner_text()
-    box = pg.locator(MAP_IFRAME).last.bounding_box()
-    pg.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)   # the middle of the US
+    _click_at(pg, -98.0, 38.5)                                     # Kansas: the middle of the US
     pg.screenshot(path=str(ARTIFACTS / "08_regions_clicked.png"))
     pg.wait_for_function(f"() => ![...document.querySelectorAll('[data-testid=stHeading] h3')]"
                          f".some(e => e.innerText === {before!r})", timeout=60_000)
@@ -89,8 +99,7 @@ def test_counties_from_a_spatial_release_planned_for_them(pg, server):  # noqa: 
     frame = pg.frame_locator(MAP_IFRAME).last
     frame.locator("path.leaflet-interactive").first.wait_for()
     before = pg.locator("[data-testid='stHeading'] h3").first.inner_text()
-    box = pg.locator(MAP_IFRAME).last.bounding_box()
-    pg.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)
+    _click_at(pg, -98.0, 38.5)
     pg.wait_for_function(f"() => ![...document.querySelectorAll('[data-testid=stHeading] h3')]"
                          f".some(e => e.innerText === {before!r})", timeout=60_000)
     _wait_idle(pg)
@@ -103,35 +112,31 @@ def test_counties_from_a_spatial_release_planned_for_them(pg, server):  # noqa: 
 
 
 @pytest.mark.parametrize("size", [(1400, 1000), (1024, 768)])
-def test_the_choropleth_fits_the_layer_and_its_key_is_in_view(server, size):  # noqa: F811
+def test_the_choropleth_fits_the_layer_and_its_key_is_in_view(pg, server, size):  # noqa: F811
     """At both window sizes the counties' map opens on the whole US (the west coast, Maine, Florida's tip,
     Alaska) and the key of colour swatches is on the map, inside the window."""
-    from playwright.sync_api import sync_playwright
-    from test_app_browser import ARGS, CHROMIUM
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        page = browser.new_context(viewport={"width": size[0], "height": size[1]}).new_page()
-        page.goto(f"{server}/regions")
-        frame = page.frame_locator(MAP_IFRAME).last
-        frame.locator("path.leaflet-interactive").first.wait_for(timeout=120_000)
-        _wait_idle(page)
-        page.get_by_text("level 1", exact=True).click()
-        _wait_idle(page)
-        frame = page.frame_locator(MAP_IFRAME).last
-        page.wait_for_function("() => [...document.querySelectorAll('iframe')].some(f => f.contentDocument && "
-                               "f.contentDocument.querySelectorAll('path.leaflet-interactive').length > 3000)",
-                               timeout=120_000)
-        bounds = frame.locator("body").evaluate(
-            "() => { const m = Object.keys(window).filter(k => k.startsWith('map_')).map(k => window[k])"
-            ".find(v => v && v.getBounds); const b = m.getBounds();"
-            "return [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()]; }")
-        west, south, east, north = bounds
-        for lon, lat in [(-124.6, 48.3), (-117.1, 32.6), (-80.2, 25.2), (-67.0, 44.8), (-149.9, 61.2)]:
-            assert west <= lon <= east and south <= lat <= north, (size, bounds, lon, lat)
-        key = frame.locator(".psdviz-key")
-        assert key.count() == 1 and key.locator("span").count() >= 2
-        box = key.bounding_box()
-        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= size[1], (size, box)
-        assert box["x"] >= 0 and box["x"] + box["width"] <= size[0], (size, box)
-        page.screenshot(path=str(ARTIFACTS / f"08_regions_counties_{size[0]}.png"))
-        browser.close()
+    page = pg.context.browser.new_context(viewport={"width": size[0], "height": size[1]}).new_page()
+    page.goto(f"{server}/regions")
+    frame = page.frame_locator(MAP_IFRAME).last
+    frame.locator("path.leaflet-interactive").first.wait_for(timeout=120_000)
+    _wait_idle(page)
+    page.get_by_text("level 1", exact=True).click()
+    _wait_idle(page)
+    frame = page.frame_locator(MAP_IFRAME).last
+    page.wait_for_function("() => [...document.querySelectorAll('iframe')].some(f => f.contentDocument && "
+                           "f.contentDocument.querySelectorAll('path.leaflet-interactive').length > 3000)",
+                           timeout=120_000)
+    bounds = frame.locator("body").evaluate(
+        "() => { const m = Object.keys(window).filter(k => k.startsWith('map_')).map(k => window[k])"
+        ".find(v => v && v.getBounds); const b = m.getBounds();"
+        "return [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()]; }")
+    west, south, east, north = bounds
+    for lon, lat in [(-124.6, 48.3), (-117.1, 32.6), (-80.2, 25.2), (-67.0, 44.8), (-149.9, 61.2)]:
+        assert west <= lon <= east and south <= lat <= north, (size, bounds, lon, lat)
+    key = frame.locator(".psdviz-key")
+    assert key.count() == 1 and key.locator("span").count() >= 2
+    box = key.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= size[1], (size, box)
+    assert box["x"] >= 0 and box["x"] + box["width"] <= size[0], (size, box)
+    page.screenshot(path=str(ARTIFACTS / f"08_regions_counties_{size[0]}.png"))
+    page.context.close()
