@@ -125,8 +125,10 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
     fmap.fit_bounds([[max(ymin - pad_y, -85), max(xmin - pad_x, -180)],
                      [min(ymax + pad_y, 85), min(xmax + pad_x, 180)]])
     used = int(cls.max(initial=-1)) + 1
-    fmap.get_root().html.add_child(folium.Element(swatches(step, max(used, 1), "" if area_km2 is None else " per km²",
-                                                           bool(pooled.any()), not known.all())))
+    root = fmap.get_root()
+    assert isinstance(root, folium.Figure)   # a folium map's root is its page
+    root.html.add_child(folium.Element(swatches(step, max(used, 1), "" if area_km2 is None else " per km²",
+                                                bool(pooled.any()), not known.all())))
     noise = noise_width(stated / per, ~pooled & known) if len(sub) else 0.0
     outside = "" if known.all() else " White: outside the release's domain (the release says nothing about it)."
     return fmap, legend(step, max(used, 1), noise, "" if area_km2 is None else " per km²", bool(pooled.any()),
