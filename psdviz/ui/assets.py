@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from branca.element import MacroElement
+from folium.template import Template
+
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 URL_PREFIX = "/app/static"
 LEAFLET_VERSION = "1.9.4"
@@ -33,8 +36,30 @@ def url(name: str, static_dir: Path = STATIC_DIR) -> str:
     return f"{URL_PREFIX}/{rel}" if (static_dir / rel).is_file() else cdn
 
 
+class FocusWithoutScroll(MacroElement):
+    """Leaflet focuses the map on every mousedown (for its keyboard panning) without ``preventScroll``; in the
+    app the map sits in an iframe, so when the map is partly below the window's fold the page scrolls between
+    mousedown and mouseup and a click turns into a drag: nothing is clicked. The map keeps its keys, focused
+    without scrolling the page."""
+
+    _template = Template("""
+        {% macro script(this, kwargs) %}
+        (function (m) {
+            if (!m.keyboard) { return; }
+            m.keyboard.disable();
+            m.keyboard._onMouseDown = function () {
+                if (!this._focused) { this._map.getContainer().focus({preventScroll: true}); }
+            };
+            m.keyboard.enable();
+        })({{ this._parent.get_name() }});
+        {% endmacro %}
+    """)
+
+
 def use_local_leaflet(fmap, draw=None) -> None:
-    """Point a folium Map (and its Draw control) at the served Leaflet files (instance attributes)."""
+    """Point a folium Map (and its Draw control) at the served Leaflet files (instance attributes); a click on a
+    map partly out of view stays a click (:class:`FocusWithoutScroll`)."""
+    fmap.add_child(FocusWithoutScroll())
     fmap.default_js = [("leaflet", url("leaflet_js"))]
     fmap.default_css = [("leaflet_css", url("leaflet_css"))]
     if draw is not None:
