@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.ragged import runs
+
 
 @dataclass(frozen=True)
 class IsotonicFit:
@@ -60,8 +62,7 @@ def _check(y, segment, weights) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _weighted_medians(sv, sw, starts, lengths) -> np.ndarray:
     """Lower weighted median of each run ``sv[s:s+l]`` (values or ranks sorted inside the run,
     weights ``sw``): the entry itself, of ``sv``'s dtype."""
-    n = int(lengths.sum())
-    pos = np.repeat(starts, lengths) + np.arange(n) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    pos = runs(starts, lengths)
     v, w = sv[pos], sw[pos]
     run = np.repeat(np.arange(starts.size), lengths)
     cw = np.cumsum(w)
@@ -135,7 +136,7 @@ def _pool_l1(sv: np.ndarray, sw: np.ndarray, y_sorted: np.ndarray, value: np.nda
         return out
     length = np.diff(np.r_[start, n])
     s, ln = start[merged], length[merged]
-    pos = np.repeat(s, ln) + np.arange(int(ln.sum())) - np.repeat(np.cumsum(ln) - ln, ln)
+    pos = runs(s, ln)
     run = np.repeat(np.arange(s.size, dtype=np.int64), ln)
     order = np.argsort(run * n + sv[pos], kind="stable")
     sv[pos], sw[pos] = sv[pos][order], sw[pos][order]

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.ragged import runs
 from ..core.tree import FlatTree
 
 
@@ -198,7 +199,7 @@ def _from_parents(tree: FlatTree, parent_keys: np.ndarray, parent_gs: np.ndarray
     node, qq = parent_keys % n, parent_keys // n
     kids = tree.n_children[node].astype(np.int64)
     owner = np.repeat(np.arange(node.size), kids)
-    child = np.arange(owner.size) - np.repeat(np.cumsum(kids) - kids, kids) + np.repeat(tree.first_child[node], kids)
+    child = runs(tree.first_child[node], kids)
     child_key = qq[owner] * n + child
     g = parent_gs[owner]
     pos = np.minimum(np.searchsorted(keys, child_key), max(keys.size - 1, 0))

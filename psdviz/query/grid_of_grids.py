@@ -19,6 +19,7 @@ import numpy as np
 
 from ..core.grid import Grid
 from ..core.grid import even_units as units
+from ..core.ragged import runs
 from .pyramid import prefix_2d
 
 _TOL = 1e-9
@@ -101,7 +102,7 @@ class GridOfGrids:
 
         def run(q, start, length, fixed, horizontal):
             q = np.repeat(q, length)
-            pos = np.arange(q.size) - np.repeat(np.cumsum(length) - length, length) + np.repeat(start, length)
+            pos = runs(start, length)
             f = np.repeat(fixed, length)
             out_q.append(q)
             out_i.append(pos if horizontal else f)

@@ -10,6 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core.optional import require
+from ..core.ragged import runs
 
 
 def prepared_copies(geometry) -> np.ndarray:
@@ -90,7 +91,7 @@ def box_overlap_areas(geometry: np.ndarray, reg: np.ndarray, rects: np.ndarray) 
     # one instance per (pair, ring of its region) whose bounding boxes meet; the others add nothing
     n_rings = rings.first[reg + 1] - rings.first[reg]
     pair = np.repeat(np.arange(reg.size), n_rings)
-    ring = _runs(rings.first[reg], n_rings)
+    ring = runs(rings.first[reg], n_rings)
     b, r = rings.bbox[ring], rects[pair]
     meet = (b[:, 0] <= r[:, 2]) & (b[:, 2] >= r[:, 0]) & (b[:, 1] <= r[:, 3]) & (b[:, 3] >= r[:, 1])
     pair, ring = pair[meet], ring[meet]
@@ -110,18 +111,13 @@ def _clipped_ring_areas(rings: _Rings, ring: np.ndarray, rects: np.ndarray) -> n
     """Unsigned area of each ring ``ring[j]`` clipped to ``rects[j]``."""
     size = rings.stop[ring] - rings.start[ring]
     inst = np.repeat(np.arange(ring.size), size)
-    idx = _runs(rings.start[ring], size)
+    idx = runs(rings.start[ring], size)
     x, y = rings.x[idx] - rects[inst, 0], rings.y[idx] - rects[inst, 1]   # the window's corner at 0: precise
     rects = np.column_stack([np.zeros(ring.size), np.zeros(ring.size), rects[:, 2] - rects[:, 0],
                              rects[:, 3] - rects[:, 1]])
     for axis, col, keep_above in ((0, 0, True), (0, 2, False), (1, 1, True), (1, 3, False)):
         x, y, inst = _clip_half_plane(x, y, inst, ring.size, axis, rects[:, col], keep_above)
     return 0.5 * np.abs(_shoelace(x, y, inst, ring.size))
-
-
-def _runs(start: np.ndarray, size: np.ndarray) -> np.ndarray:
-    """start[0], start[0] + 1, .., start[0] + size[0] - 1, start[1], ..: the indices of consecutive runs."""
-    return np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size) + np.repeat(start, size)
 
 
 def _cyclic_prev(inst: np.ndarray, k: int) -> np.ndarray:

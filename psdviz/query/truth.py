@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.domain import as_points, validate_rects
+from ..core.ragged import runs
 from .pyramid import prefix_2d
 
 CHUNK = 2048
@@ -78,7 +79,7 @@ class PointIndex:
             if not lens.sum():
                 continue
             owner = np.repeat(q, lens)
-            pos = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens) + np.repeat(lo, lens)
+            pos = runs(lo, lens)
             xs, ys = self.sorted_xy[order]
             px, py = xs[pos], ys[pos]
             ok = ((px >= rects[owner, 0]) & (px <= rects[owner, 2])

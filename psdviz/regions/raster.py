@@ -26,6 +26,7 @@ import numpy as np
 
 from ..core.grid import Grid
 from ..core.optional import require
+from ..core.ragged import runs
 from ..query.overlap import prepared_copies
 
 CELLS_ACROSS = 32      # raster cells across the median leaf region (borders then hold a few per cent)
@@ -159,7 +160,7 @@ class LeafRaster:
         tile = self.tile_id.ravel()[self._tiles(ux, uy)[2]]
         lo, n = self.cand_ptr[tile], self.cand_ptr[tile + 1] - self.cand_ptr[tile]
         pt = np.repeat(np.arange(uniq.size), n)
-        geom = self.cand[np.arange(pt.size) - np.repeat(np.cumsum(n) - n, n) + np.repeat(lo, n)]
+        geom = self.cand[runs(lo, n)]
         d = g.domain
         hit = shapely.intersects_xy(self.geoms[geom], d.xmin + (ux[pt] + 0.5) * d.width / g.size,
                                     d.ymin + (uy[pt] + 0.5) * d.height / g.size)
