@@ -217,7 +217,7 @@ def _region_panel(counts: pd.DataFrame, rid: str, truth: np.ndarray | None, nois
         st.dataframe(kids[["id", "name", "estimate", "standard_error"]].round({"estimate": 0, "standard_error": 1}),
                      hide_index=True, height=220)
         if st.button("Drill down a level", key=k.w("drill")):     # applied before the widgets of the next run
-            st.session_state[k.drill] = (int(r["level"]) + 1, str(kids["id"].iloc[0]))
+            st.session_state[k.drill] = (int(r["level"]) + 1, str(kids["id"].iloc[0]), rid)
             st.rerun()
 
 
@@ -298,14 +298,22 @@ def render() -> None:
     counts_view(rel, counts, layer, REGIONS_KEYS, words_for.noise, _truth(key, xy, layer), words_for.export_name)
 
 
+def _focus(layer: rg.Regions, counts: pd.DataFrame, level: int, k: ViewKeys):
+    """The outline of the region last drilled into while its children's level is shown (the map zooms to it),
+    else None (the whole layer)."""
+    focus = st.session_state.get(k.w("focus"))
+    row = counts.index[(counts["id"] == focus) & (counts["level"] == level - 1)]
+    return layer.frame.geometry.iloc[row[0]] if len(row) else None
+
+
 def counts_view(rel, counts: pd.DataFrame, layer: rg.Regions, k: ViewKeys, noise: str, truth: np.ndarray | None,
                 export_name: str | None) -> None:
     """One level of a layer on a choropleth of private counts (classes no narrower than their noise), the chosen
     region's count with its whole interval, its children and a drill down; the ledger and the exports."""
     drill = st.session_state.get(k.drill)
     forget(k.drill)
-    if drill is not None:
-        st.session_state[k.w("level")], st.session_state[k.region] = drill
+    if drill is not None:     # the level and region below the one drilled into; the map zooms to that one
+        st.session_state[k.w("level")], st.session_state[k.region], st.session_state[k.w("focus")] = drill
     c_level, c_colour = st.columns(2)
     level = c_level.radio("Level", list(range(layer.n_levels)), key=k.w("level"), horizontal=True,
                           format_func=lambda lv: f"level {lv}")
@@ -320,7 +328,8 @@ def counts_view(rel, counts: pd.DataFrame, layer: rg.Regions, k: ViewKeys, noise
         if rid is not None:
             _region_panel(counts, rid, truth, noise, k)
     with col_map:
-        fmap, text = view.choropleth(layer.frame, counts, level, rid, area if by != "private count" else None)
+        fmap, text = view.choropleth(layer.frame, counts, level, rid, area if by != "private count" else None,
+                                     focus=_focus(layer, counts, level, k))
         mapview.show_map(fmap, key=k.map, height=520)
         st.caption(text)
     with st.expander("Ledger"):

@@ -76,12 +76,13 @@ def swatches(step: float, n_classes: int, unit: str = "", pooled: bool = False, 
 
 
 def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
-               area_km2: np.ndarray | None = None) -> tuple[folium.Map, str]:
+               area_km2: np.ndarray | None = None, focus=None) -> tuple[folium.Map, str]:
     """A folium map of one level's regions coloured by :func:`classes` of their private counts, or of
     their private counts per km2 when ``area_km2`` (one per row of ``counts``) is given; the selected
     one outlined, pooled ones dashed; returns the map and its legend. With a ``uniformity_error`` column
     (answers by area shares of cells) the classes are at least two typical errors of the noise and that
-    modelled error together wide."""
+    modelled error together wide. The map opens on ``focus`` (a region's outline: the one drilled into) when
+    given, else on the whole level (:func:`view_bounds`)."""
     rows = counts["level"].to_numpy() == level
     sub = counts[rows].reset_index(drop=True)
     geoms = frame.geometry.to_numpy()[rows]
@@ -120,7 +121,7 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
 
     folium.GeoJson({"type": "FeatureCollection", "features": feats}, style_function=style,
                    tooltip=folium.GeoJsonTooltip(["label"], labels=False)).add_to(fmap)
-    (xmin, ymin, xmax, ymax) = view_bounds(geoms)
+    (xmin, ymin, xmax, ymax) = view_bounds(geoms if focus is None else np.array([focus], dtype=object))
     pad_x, pad_y = 0.02 * (xmax - xmin), 0.02 * (ymax - ymin)
     fmap.fit_bounds([[max(ymin - pad_y, -85), max(xmin - pad_x, -180)],
                      [min(ymax + pad_y, 85), min(xmax + pad_x, 180)]])

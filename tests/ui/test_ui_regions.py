@@ -286,3 +286,27 @@ def test_a_fresh_release_is_the_same_draw_when_the_user_comes_back():
         assert not at.exception and not at.error
     assert _metrics(at)["Private count"] == first
     assert len(at.session_state["psdviz_session_releases"]) == 6
+
+
+def test_drill_down_zooms_to_the_region_drilled_into():
+    """After "Drill down a level" from Colorado the map opens on Colorado (its bounds), not on the whole US; a
+    click on the level radio's other level goes back to the whole layer."""
+    script = SCRIPT.replace(
+        "mapview.show_map = lambda fmap, key, height=560, overlay=None: st.session_state.get(key)",
+        "def _show(fmap, key, height=560, overlay=None):\n"
+        "    fit = [c for c in fmap._children.values() if type(c).__name__ == 'FitBounds']\n"
+        "    st.session_state['fit'] = fit[-1].bounds if fit else None\n"
+        "    return st.session_state.get(key)\n"
+        "mapview.show_map = _show")
+    at = AppTest.from_string(script, default_timeout=180).run()
+    whole = at.session_state["fit"]
+    at.session_state[keys.REGIONS_MAP] = {"last_object_clicked": {"lat": 39.0, "lng": -105.5}}      # Colorado
+    at.run()
+    at.button(key="rg_drill").click().run()
+    assert not at.exception and at.radio(key="rg_level").value == 1
+    (south, west), (north, east) = at.session_state["fit"]
+    assert -110 < west < -108 and -103 < east < -101 and 36 < south < 37.5 and 40.5 < north < 42, (west, east)
+    (w_south, w_west), _ = whole
+    assert w_west < -160                                     # before: the whole US, Alaska included
+    at.radio(key="rg_level").set_value(0).run()
+    assert at.session_state["fit"][0][1] < -160              # another level: the whole layer again
