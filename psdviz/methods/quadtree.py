@@ -27,6 +27,7 @@ from ..core.domain import Domain, PointSet
 from ..core.grid import cap_by_resolution
 from ..core.ledger import Ledger
 from ..core.measure import measure_levels
+from ..core.memo import PublicMemo
 from ..core.parallel import TreeTiling
 from ..core.params import Share
 from ..core.population import DEFAULT_N_FRACTION, resolve_n
@@ -147,7 +148,7 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
                                 notes=(capped, pruning_note, plan_note, floor_note))
 
 
-_TILINGS: dict[tuple, TreeTiling] = {}
+_TILINGS: PublicMemo[TreeTiling] = PublicMemo()
 
 
 def _complete_tiling(skeleton: FlatTree, grid, height: int) -> TreeTiling:
@@ -155,12 +156,7 @@ def _complete_tiling(skeleton: FlatTree, grid, height: int) -> TreeTiling:
     per domain, resolution and height in a process: the tree and the proof are functions of those public
     inputs alone (a rebuild with new noise or another epsilon reuses it)."""
     d = grid.domain
-    key = (d.xmin, d.ymin, d.xmax, d.ymax, grid.bits, height)
-    if key not in _TILINGS:
-        if len(_TILINGS) >= 16:
-            _TILINGS.clear()
-        _TILINGS[key] = TreeTiling.of(skeleton, grid)
-    return _TILINGS[key]
+    return _TILINGS.get((d.xmin, d.ymin, d.xmax, d.ymax, grid.bits, height), lambda: TreeTiling.of(skeleton, grid))
 
 
 def _workload_depth(height: int, counts: np.ndarray, capped: str | None) -> tuple[int, str | None]:

@@ -34,6 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core.domain import Domain
+from ..core.memo import PublicMemo
 from ..core.optional import require
 from ..core.progress import report
 from ..query.overlap import box_overlap_areas, prepared_copies
@@ -85,7 +86,7 @@ def _pairs(geometry: np.ndarray, domain: Domain, height: int):
         iy = 2 * np.repeat(iy[cut], 4) + np.tile(CHILD_Y, k)
 
 
-_PLANS: dict[tuple, tuple[int, np.ndarray]] = {}
+_PLANS: PublicMemo[tuple[int, np.ndarray]] = PublicMemo()
 
 
 def layer_plan(geometry: np.ndarray, domain: Domain, height: int, limit: int,
@@ -96,11 +97,7 @@ def layer_plan(geometry: np.ndarray, domain: Domain, height: int, limit: int,
     inputs alone: kept per layer (its outlines' digest), domain, heights and share for the process, so a
     rebuild with new noise or another epsilon does not count again."""
     key = (_digest(geometry), domain.xmin, domain.ymin, domain.xmax, domain.ymax, height, limit, share)
-    if key not in _PLANS:
-        if len(_PLANS) >= 16:
-            _PLANS.clear()
-        _PLANS[key] = _layer_plan(geometry, domain, height, limit, share)
-    depth, counts = _PLANS[key]
+    depth, counts = _PLANS.get(key, lambda: _layer_plan(geometry, domain, height, limit, share))
     return depth, counts.copy()
 
 
