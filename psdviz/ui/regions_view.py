@@ -1,13 +1,14 @@
 """Region views without Streamlit: honest colour classes, the choropleth and the click lookup.
 
-Colours must not turn noise into structure: the classes of a level are equal steps of the private
-count (or of the private count per km2) no narrower than two standard errors at that level (two regions
-within noise of each other share a colour or sit in neighbouring classes; for answers made of area shares
-of cells, two typical errors of the noise and the cut cells' modelled error), at most seven of them,
-starting at zero; regions within two standard errors of zero are drawn pale. Regions that were not
-measured (area shares of a pooled region above them) have a dashed outline: their colour is their
-share of that region's count, not a count of their own. The legend states the step, the noise and the
-dashed outline.
+Colours must not turn noise into structure, and must still show the structure there is: the classes of
+a level cut the private counts (or counts per km2) where they spread (quantiles, at most seven classes),
+and a break stays only where the classes on either side differ by more than their noise and no inner class
+is narrower than two standard errors (for answers made of area shares of cells, two typical errors of
+the noise and the cut cells' modelled error): two regions within noise of each other share a colour or
+sit in neighbouring classes, and regions equal but for noise draw one colour. Regions within two standard
+errors of zero are drawn pale. Regions that were not measured (area shares of a pooled region above them)
+have a dashed outline: their colour is their share of that region's count, not a count of their own. The
+legend states the classes, the noise and the dashed outline (docs/decisions/region-colours.md).
 """
 from __future__ import annotations
 
@@ -19,46 +20,28 @@ import pandas as pd
 import shapely
 
 from ..regions import SOURCES
+from ..regions.colours import PALE, classes, noise_width, shades
 from .assets import use_local_leaflet
 from .words import counted
 
-PALETTE = ["#fff5eb", "#fdd0a2", "#fdae6b", "#fd8d3c", "#f16913", "#d94801", "#8c2d04"]
-PALE = "#f2f2f2"
 NO_ANSWER = "#ffffff"     # a region outside a spatial release's domain: no data, never a count
 
 
-def noise_width(se: np.ndarray, measured: np.ndarray | None = None) -> float:
-    """Two typical standard errors: the median over the regions measured on their own when there are
-    any (an area share's standard error is a fraction of its pooled region's, so counting the shares
-    would narrow the classes below the measured regions' noise), else over all; 1 for no region."""
-    pick = se[measured] if measured is not None and measured.any() else se
-    return 2.0 * float(np.median(pick)) if pick.size else 1.0
+def _ranges(edges: np.ndarray, unit: str) -> list[str]:
+    return [f"{counted(a)}-{counted(b)}{unit}" for a, b in zip(edges[:-1], edges[1:])]
 
 
-def classes(estimate: np.ndarray, se: np.ndarray, floor: float = 1.0,
-            measured: np.ndarray | None = None, width_se: np.ndarray | None = None) -> tuple[np.ndarray, float]:
-    """(class index per region, -1 for "within noise of zero"; the step): equal steps from zero, each at
-    least :func:`noise_width` wide (of ``width_se`` when given: the noise with a modelled error beside
-    it; and at least ``floor``: one for counts), at most len(PALETTE) classes."""
-    noise = noise_width(se if width_se is None else width_se, measured)
-    top = float(estimate.max(initial=0.0))
-    step = max(noise, top / len(PALETTE), floor) or 1.0
-    cls = np.minimum((estimate // step).astype(int), len(PALETTE) - 1)
-    return np.where(estimate <= 2.0 * se, -1, cls), step
-
-
-def legend(step: float, n_classes: int, noise: float, unit: str = "", pooled: bool = False,
-           modelled: bool = False) -> str:
+def legend(edges: np.ndarray, noise: float, unit: str = "", pooled: bool = False, modelled: bool = False) -> str:
     """The classes and the noise, in words a reader can check."""
-    parts = [f"{counted(i * step)}-{counted((i + 1) * step)}" for i in range(n_classes)]
     typical = ("two typical errors of noise and cut cells together" if modelled else "two standard errors")
-    return (f"Colour classes of {counted(step)}{unit} (at least {typical}, {counted(noise)}, wide): "
-            + ", ".join(parts) + f"; pale: within two standard errors{' of the noise' if modelled else ''} of zero."
-            + (" Dashed outline: not measured, an area share of the pooled region above it (uniform density "
-               "assumed there)." if pooled else ""))
+    return (f"Colour classes: {', '.join(_ranges(edges, unit))} (cut where the estimates spread, kept only where "
+            f"neighbouring classes differ by more than their noise; no inner class narrower than {typical}, "
+            f"{counted(noise)}{unit}); pale: within two standard errors{' of the noise' if modelled else ''} of "
+            "zero." + (" Dashed outline: not measured, an area share of the pooled region above it (uniform "
+                       "density assumed there)." if pooled else ""))
 
 
-def swatches(step: float, n_classes: int, unit: str = "", pooled: bool = False, outside: bool = False) -> str:
+def swatches(edges: np.ndarray, unit: str = "", pooled: bool = False, outside: bool = False) -> str:
     """The classes' colours as a key drawn on the map itself (top right: in view with the top of the map,
     beside the regions it explains): one swatch per class with its range, pale for "within noise of zero",
     white for "no answer", a dashed outline for area shares of a pooled region."""
@@ -66,10 +49,11 @@ def swatches(step: float, n_classes: int, unit: str = "", pooled: bool = False, 
         border = "1px dashed #777" if dashed else "1px solid #bbb"
         return (f'<div><span style="background:{fill};border:{border};display:inline-block;width:14px;'
                 f'height:9px;margin-right:4px;vertical-align:middle"></span>{text}</div>')
+    colours = shades(edges.size - 1)
     rows = [row(PALE, "within noise of zero")]
-    rows += [row(PALETTE[i], f"{counted(i * step)}-{counted((i + 1) * step)}{unit}") for i in range(n_classes)]
+    rows += [row(c, text) for c, text in zip(colours, _ranges(edges, unit))]
     rows += [row(NO_ANSWER, "no answer (outside the release)")] if outside else []
-    rows += [row(PALETTE[1], "area share of a pooled region", dashed=True)] if pooled else []
+    rows += [row(colours[0], "area share of a pooled region", dashed=True)] if pooled else []
     return ('<div class="psdviz-key" style="position:fixed;right:10px;top:10px;z-index:1000;background:'
             'rgba(255,255,255,0.92);padding:6px 8px;border-radius:4px;font:11px sans-serif;line-height:14px;'
             'box-shadow:0 1px 4px rgba(0,0,0,0.3)">' + "".join(rows) + "</div>")
@@ -94,8 +78,9 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
     modelled = "uniformity_error" in sub
     # the error the tooltips, the class width and the legend state: with the cut cells' model when given
     stated = np.hypot(se, np.nan_to_num(sub["uniformity_error"].to_numpy(float))) if modelled else se
-    cls, step = classes(est / per, se / per, floor=1.0 if area_km2 is None else 0.0, measured=~pooled & known,
-                        width_se=stated / per)
+    cls, edges = classes(est / per, se / per, floor=1.0 if area_km2 is None else 0.0, measured=~pooled & known,
+                         width_se=stated / per)
+    colours = shades(edges.size - 1)
     cls = np.where(known, cls, -2)
     fmap = folium.Map(tiles=None, zoom_control=True, zoom_snap=0.25)   # fits the layer closely
     use_local_leaflet(fmap)
@@ -109,7 +94,7 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
                  f"{name}: {int(e):,} (± {1.96 * s:,.0f})" + per_km2)
         feats.append({"type": "Feature", "geometry": shapely.geometry.mapping(g),
                       "properties": {"id": rid, "label": label + (" (area share)" if p else ""),
-                                     "fill": NO_ANSWER if c == -2 else PALE if c < 0 else PALETTE[c],
+                                     "fill": NO_ANSWER if c == -2 else PALE if c < 0 else colours[c],
                                      "chosen": rid == selected,
                                      "pooled": bool(p)}})
 
@@ -125,15 +110,13 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
     pad_x, pad_y = 0.02 * (xmax - xmin), 0.02 * (ymax - ymin)
     fmap.fit_bounds([[max(ymin - pad_y, -85), max(xmin - pad_x, -180)],
                      [min(ymax + pad_y, 85), min(xmax + pad_x, 180)]])
-    used = int(cls.max(initial=-1)) + 1
+    unit = "" if area_km2 is None else " per km²"
     root = fmap.get_root()
     assert isinstance(root, folium.Figure)   # a folium map's root is its page
-    root.html.add_child(folium.Element(swatches(step, max(used, 1), "" if area_km2 is None else " per km²",
-                                                bool(pooled.any()), not known.all())))
+    root.html.add_child(folium.Element(swatches(edges, unit, bool(pooled.any()), not known.all())))
     noise = noise_width(stated / per, ~pooled & known) if len(sub) else 0.0
     outside = "" if known.all() else " White: outside the release's domain (the release says nothing about it)."
-    return fmap, legend(step, max(used, 1), noise, "" if area_km2 is None else " per km²", bool(pooled.any()),
-                        modelled) + outside
+    return fmap, legend(edges, noise, unit, bool(pooled.any()), modelled) + outside
 
 
 def view_bounds(geoms, tail: float = 0.001) -> tuple[float, float, float, float]:

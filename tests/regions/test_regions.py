@@ -253,3 +253,20 @@ def test_a_region_outside_the_releases_domain_has_no_answer_and_a_cut_one_says_h
         assert all(math.isnan(row[c]) for c in ("estimate", "standard_error", "uniformity_error", "low_95", "high_95"))
     inside = got.loc["B0"]
     assert inside["domain_share"] == 1.0 and math.isfinite(inside["estimate"]) and inside["standard_error"] > 0
+
+
+def test_explore_colours_each_level_in_the_shared_region_classes():
+    """``RegionRelease.explore`` draws the app's classes (psdviz.regions.colours): every region's fill is its
+    class's shade for its level, or pale within two standard errors of zero."""
+    pytest.importorskip("folium")
+    from psdviz.regions.colours import PALE, classes, shades
+    lay = layer()
+    rel = pv.build_regions(points(), lay, epsilon=1.0, seed=3)
+    gj = next(c for c in rel.explore(lay)._children.values() if type(c).__name__ == "GeoJson").data
+    fills = {f["properties"]["id"]: f["properties"]["colour"] for f in gj["features"]}
+    counts = rel.counts()
+    for level in counts["level"].unique():
+        one = counts[counts["level"] == level]
+        cls, edges = classes(one["estimate"].to_numpy(float), one["standard_error"].to_numpy(float))
+        want = [shades(edges.size - 1)[c] if c >= 0 else PALE for c in cls]
+        assert [fills[i] for i in one["id"]] == want

@@ -47,7 +47,7 @@ def test_a_click_on_a_region_answers_it(pg, server):  # noqa: F811
     assert re.fullmatch("-?[0-9,.]+ to [0-9,.]+", interval.inner_text().strip())
     noise_words = re.compile("^95 % interval of the noise \\(a region release counts whole regions")
     assert pg.get_by_text(noise_words).count() == 1
-    assert pg.get_by_text(re.compile("Colour classes of")).count() == 1
+    assert pg.get_by_text(re.compile("Colour classes:")).count() == 1
     pg.screenshot(path=str(ARTIFACTS / "08_regions.png"), full_page=True)
 
 
@@ -63,7 +63,7 @@ def test_a_region_release_opens_on_the_release_page(pg, server, tmp_path):  # no
     assert pg.get_by_text(re.compile("a region equals the sum of the regions inside it")).count() == 1
     # a bundled layer's release opens on its choropleth, not as a bare table
     pg.frame_locator(MAP_IFRAME).last.locator("path.leaflet-interactive").first.wait_for()
-    assert pg.get_by_text(re.compile("Colour classes of")).count() == 1
+    assert pg.get_by_text(re.compile("Colour classes:")).count() == 1
     pg.screenshot(path=str(ARTIFACTS / "09_release_regions.png"), full_page=True)
 
 
@@ -76,7 +76,7 @@ def test_counties_by_density_with_pooled_ones_dashed(pg, server):  # noqa: F811
     _wait_idle(pg)
     pg.get_by_text("density per km²", exact=True).click()
     _wait_idle(pg)
-    pg.get_by_text(re.compile("Colour classes of .* per km²")).wait_for()
+    pg.get_by_text(re.compile("Colour classes: .* per km²")).wait_for()
     frame = pg.frame_locator(MAP_IFRAME).last
     frame.locator("path.leaflet-interactive").first.wait_for()
     assert frame.locator("path.leaflet-interactive[stroke-dasharray]").count() > 0      # pooled counties

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from psdviz.regions import colours as rc
 from psdviz.ui import keys
 from psdviz.ui import regions_view as view
 from psdviz.ui.answer_box import people
@@ -83,12 +84,43 @@ def test_colour_classes_cannot_split_regions_within_noise():
     rng = np.random.default_rng(0)
     se = np.full(200, 10.0)
     est = 500 + rng.normal(0, 10, 200)                        # one true value plus noise of sd 10
-    cls, step = view.classes(est, se)
-    assert step >= 20 and np.unique(cls).size <= 2            # noise spans at most two neighbouring classes
+    cls, edges = rc.classes(est, se)
+    assert np.unique(cls).size == 1 and edges.size == 2       # equal but for noise: one colour
     structured = np.r_[np.full(100, 50.0), np.full(100, 900.0)]
-    cls2, _ = view.classes(structured, np.full(200, 10.0))
+    cls2, _ = rc.classes(structured, np.full(200, 10.0))
     assert np.unique(cls2).size == 2                          # real structure still shows
-    assert (view.classes(np.array([5.0]), np.array([10.0]))[0] == -1).all()   # within noise of zero: pale
+    assert (rc.classes(np.array([5.0]), np.array([10.0]))[0] == -1).all()   # within noise of zero: pale
+
+
+def test_regions_within_noise_of_each_other_are_at_most_one_class_apart():
+    """Counts spread over three orders of magnitude (a log-normal spread, as counties' are), noise of sd 10:
+    any two regions whose estimates differ by at most two standard errors share a class or sit in
+    neighbouring ones, and every inner class is at least two standard errors wide."""
+    rng = np.random.default_rng(3)
+    est = np.exp(rng.normal(5, 1.5, 3000)) + rng.normal(0, 10, 3000)
+    cls, edges = rc.classes(est, np.full(est.size, 10.0))
+    assert np.diff(edges)[1:-1].min(initial=np.inf) >= 20.0
+    drawn = np.flatnonzero(cls >= 0)
+    order = drawn[np.argsort(est[drawn])]
+    close = np.searchsorted(est[order], est[order] + 20.0, side="right") - 1   # the largest within 2 se above
+    assert (cls[order][close] - cls[order] <= 1).all()
+    assert np.unique(cls[drawn]).size >= 5                    # and the spread still shows as classes
+
+
+def test_colour_classes_follow_the_spread_of_the_counties():
+    """The GeoNames sample on the US counties (a seeded region release at epsilon 1): the states take every
+    class in about equal shares, and the counties spread over several classes where equal steps from zero
+    put nine in ten drawn counties in one."""
+    import psdviz as pv
+    from psdviz.present import sample_points
+    from psdviz.regions import SOURCES, us_counties
+    counts = pv.build_regions(sample_points("geonames"), us_counties(), epsilon=1.0, seed=7).counts()
+    for level, n_classes, most in ((0, 7, 0.25), (1, 3, 0.75)):
+        one = counts[counts["level"] == level]
+        est, se = one["estimate"].to_numpy(float), one["standard_error"].to_numpy(float)
+        cls, _ = rc.classes(est, se, measured=(one["source"] != SOURCES[2]).to_numpy())
+        shares = np.bincount(cls[cls >= 0]) / max((cls >= 0).sum(), 1)
+        assert shares.size >= n_classes and shares.max() <= most, (level, shares)
 
 
 @pytest.mark.parametrize("est, se, text", [(100.0, 10.0, "80–120"), (3.0, 10.0, "0–23")])
@@ -173,9 +205,10 @@ def test_area_shares_do_not_narrow_the_colour_classes_below_the_measured_regions
     est = np.r_[np.linspace(0, 60, 90), [40, 45, 50, 55, 60, 38, 41, 52, 47, 58]]
     se = np.r_[np.full(90, 0.1), np.full(10, 10.0)]
     measured = np.r_[np.zeros(90, bool), np.ones(10, bool)]
-    _, step = view.classes(est, se, measured=measured)
-    assert step >= 20.0 and view.classes(est, se)[1] < 20.0          # all regions' median would be 0.2 wide
-    assert view.noise_width(se, measured) == 20.0 and view.noise_width(se, np.zeros(100, bool)) == 0.2
+    _, edges = rc.classes(est, se, measured=measured)
+    assert np.diff(edges)[1:-1].min(initial=np.inf) >= 20.0          # inner classes two measured errors wide
+    assert np.diff(rc.classes(est, se)[1])[1:-1].min() < 20.0       # all regions' noise would allow narrower
+    assert rc.noise_width(se, measured) == 20.0 and rc.noise_width(se, np.zeros(100, bool)) == 0.2
 
 
 def test_the_page_colours_by_density_on_request():
