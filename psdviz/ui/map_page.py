@@ -383,8 +383,8 @@ def budget_view(release: pv.Release) -> None:
 def export_view(release: pv.Release, rid: str) -> None:
     st.subheader("Export")
     c1, c2, c3 = st.columns(3)
-    rep = export.report_bytes(release, {"app": "psdviz map page"})
-    c2.download_button("Privacy report (JSON)", rep, file_name="psdviz_report.json", mime="application/json",
+    c2.download_button("Privacy report (JSON)", lambda: export.report_bytes(release, {"app": "psdviz map page"}),
+                       file_name="psdviz_report.json", mime="application/json",
                        key="dl_report", on_click="ignore")
     c2.download_button("Privacy statement (Markdown, to hand on)", lambda: str(release.report(format="markdown")),
                        file_name="psdviz_statement.md", mime="text/markdown", key="dl_statement", on_click="ignore",
@@ -393,7 +393,7 @@ def export_view(release: pv.Release, rid: str) -> None:
     hist = st.session_state.setdefault(keys.COMPARISONS, [])  # filled by the query fragment; read at click time
     c3.download_button("Query comparisons (CSV)", lambda: export.comparisons_csv(hist), file_name="psdviz_queries.csv",
                        mime="text/csv", key="dl_csv", on_click="ignore")
-    c2.download_button("Data owner's audit (JSON, NOT private: exact input counts)", export.audit_bytes(release),
+    c2.download_button("Data owner's audit (JSON, NOT private: exact input counts)", lambda: export.audit_bytes(release),
                        file_name="psdviz_audit_NOT_PRIVATE.json", mime="application/json", key="dl_audit",
                        on_click="ignore", help="For your records only: never publish it with the release.")
     if not release.private:

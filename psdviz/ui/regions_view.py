@@ -13,6 +13,7 @@ legend states the classes, the noise and the dashed outline (docs/decisions/regi
 from __future__ import annotations
 
 import math
+import weakref
 
 import folium
 import numpy as np
@@ -85,14 +86,12 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
     fmap = folium.Map(tiles=None, zoom_control=True, zoom_snap=0.25)   # fits the layer closely
     use_local_leaflet(fmap)
     feats = []
-    # drawn outlines: simplified and rounded to 0.001 degrees (about 100 m; half the page's bytes)
-    simple = shapely.transform(shapely.simplify(geoms, 0.01, preserve_topology=True), lambda c: np.round(c, 3))
     for (rid, name), e, s, a, c, g, p in zip(sub[["id", "name"]].itertuples(index=False), est, stated, per, cls,
-                                             simple, pooled):
+                                             drawn_outlines(frame, rows), pooled):
         per_km2 = "" if area_km2 is None else f", {counted(e / a)} per km²"
         label = (f"{name}: outside the release's domain, no answer" if c == -2 else
                  f"{name}: {int(e):,} (± {1.96 * s:,.0f})" + per_km2)
-        feats.append({"type": "Feature", "geometry": shapely.geometry.mapping(g),
+        feats.append({"type": "Feature", "geometry": g,
                       "properties": {"id": rid, "label": label + (" (area share)" if p else ""),
                                      "fill": NO_ANSWER if c == -2 else PALE if c < 0 else colours[c],
                                      "chosen": rid == selected,
@@ -117,6 +116,28 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
     noise = noise_width(stated / per, ~pooled & known) if len(sub) else 0.0
     outside = "" if known.all() else " White: outside the release's domain (the release says nothing about it)."
     return fmap, legend(edges, noise, unit, bool(pooled.any()), modelled) + outside
+
+
+_DRAWN: dict[tuple[int, bytes], tuple[weakref.ref, list[dict]]] = {}   # kept outlines of the last layers drawn
+DRAWN_KEPT = 8
+
+
+def drawn_outlines(frame, rows: np.ndarray) -> list[dict]:
+    """GeoJSON geometries of the rows of ``frame`` as the map draws them: simplified and rounded to 0.001
+    degrees (about 100 m; half the page's bytes). Kept for the frame object while it lives (a layer is public
+    and every rerun, and every session on a bundled layer, draws the same outlines); callers must not change
+    them."""
+    key = (id(frame), np.packbits(rows).tobytes())
+    kept = _DRAWN.get(key)
+    if kept is not None and kept[0]() is frame:
+        return kept[1]
+    geoms = frame.geometry.to_numpy()[rows]
+    simple = shapely.transform(shapely.simplify(geoms, 0.01, preserve_topology=True), lambda c: np.round(c, 3))
+    out = [shapely.geometry.mapping(g) for g in simple]
+    if len(_DRAWN) >= DRAWN_KEPT:
+        _DRAWN.pop(next(iter(_DRAWN)))
+    _DRAWN[key] = (weakref.ref(frame), out)
+    return out
 
 
 def view_bounds(geoms, tail: float = 0.001) -> tuple[float, float, float, float]:

@@ -3,7 +3,9 @@ with its private count, standard error and 95 % interval; a region release file 
 release"."""
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from test_app_browser import ARTIFACTS, MAP_IFRAME, server  # noqa: F401
@@ -11,7 +13,7 @@ from test_app_browser_release import _wait_idle, pg  # noqa: F401
 
 import psdviz as pv
 from psdviz.io.samples import sample_points
-from psdviz.regions import us_states
+from psdviz.regions import us_counties, us_states
 
 pytestmark = pytest.mark.browser
 
@@ -49,6 +51,15 @@ def test_a_click_on_a_region_answers_it(pg, server):  # noqa: F811
     assert pg.get_by_text(noise_words).count() == 1
     assert pg.get_by_text(re.compile("Colour classes:")).count() == 1
     pg.screenshot(path=str(ARTIFACTS / "08_regions.png"), full_page=True)
+    # the files are made when their button is pressed: the counts and the counts with outlines
+    with pg.expect_download() as dl:
+        pg.get_by_role("button", name="Counts (CSV)").click()
+    csv = Path(dl.value.path()).read_text().splitlines()
+    assert csv[0].startswith("id,") and len(csv) == 1 + len(us_counties().table())
+    with pg.expect_download() as dl:
+        pg.get_by_role("button", name="Counts with outlines (GeoJSON)").click()
+    gj = json.loads(Path(dl.value.path()).read_text())
+    assert gj["type"] == "FeatureCollection" and {"estimate", "standard_error"} <= set(gj["features"][0]["properties"])
 
 
 def test_a_region_release_opens_on_the_release_page(pg, server, tmp_path):  # noqa: F811
