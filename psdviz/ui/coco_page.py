@@ -223,8 +223,9 @@ def _exports(rel: coco.CocoRelease) -> None:
     if allow is None:
         return
     c1, c2 = st.columns(2)
-    c1.download_button("Download the release (JSON, with its ledger)", lambda: export.release_bytes(rel, ".json", allow),
-                       "count_of_counts.json", "application/json", key="coco_json", on_click="ignore")
+    c1.download_button("Download the release (JSON, with its ledger)",
+                       lambda: export.release_bytes(rel, ".json", allow), "count_of_counts.json", "application/json",
+                       key="coco_json", on_click="ignore")
     table = labelled(rel.records(), rel.randomness)         # a seeded run's rows say NOT PRIVATE
     c2.download_button("Download the private histograms (CSV)", lambda: table.to_csv(index=False),
                        "count_of_counts.csv", "text/csv", key="coco_csv", on_click="ignore")

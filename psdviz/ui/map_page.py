@@ -393,8 +393,9 @@ def export_view(release: pv.Release, rid: str) -> None:
     hist = st.session_state.setdefault(keys.COMPARISONS, [])  # filled by the query fragment; read at click time
     c3.download_button("Query comparisons (CSV)", lambda: export.comparisons_csv(hist), file_name="psdviz_queries.csv",
                        mime="text/csv", key="dl_csv", on_click="ignore")
-    c2.download_button("Data owner's audit (JSON, NOT private: exact input counts)", lambda: export.audit_bytes(release),
-                       file_name="psdviz_audit_NOT_PRIVATE.json", mime="application/json", key="dl_audit",
+    c2.download_button("Data owner's audit (JSON, NOT private: exact input counts)",
+                       lambda: export.audit_bytes(release), file_name="psdviz_audit_NOT_PRIVATE.json",
+                       mime="application/json", key="dl_audit",
                        on_click="ignore", help="For your records only: never publish it with the release.")
     if not release.private:
         c1.info("Non-private references cannot be exported as a release.")

@@ -224,8 +224,9 @@ def _show(rel, seconds: float, table, fp: str, key: str) -> None:
     if allow is None:
         return
     d1, d2 = st.columns(2)
-    d1.download_button("Download the summary (JSON, with its ledger)", lambda: export.release_bytes(rel, ".json", allow),
-                       "sparse_summary.json", "application/json", key="sp_json", on_click="ignore")
+    d1.download_button("Download the summary (JSON, with its ledger)",
+                       lambda: export.release_bytes(rel, ".json", allow), "sparse_summary.json", "application/json",
+                       key="sp_json", on_click="ignore")
     table = labelled(rel.to_frame(), rel.randomness)        # a seeded run's rows say NOT PRIVATE
     d2.download_button("Download the summary entries (CSV)", lambda: table.to_csv(index=False),
                        "sparse_summary.csv", "text/csv", key="sp_csv", on_click="ignore")
