@@ -184,3 +184,22 @@ def test_a_region_layer_made_without_its_check_is_checked_before_its_counts_are_
     fine = frame.set_geometry([box(0, 0, 0.5, 1), box(0.5, 0, 1, 1)])
     rel = pv.build_regions(PTS, Regions(fine), epsilon=1.0, seed=2)
     assert rel.ledger.total() == pytest.approx(1.0)
+
+
+def test_tiling_does_not_depend_on_the_order_children_are_stored_in():
+    """Children stored parent by parent (every builder's order, read without sorting) or interleaved (sorted
+    first): the same verdict per parent, on tilings and on overlaps."""
+    rng = np.random.default_rng(5)
+    for _ in range(100):
+        cuts = [np.r_[0, np.sort(rng.choice(np.arange(1, 16), 2, replace=False)), 16] for _ in range(2)]
+        left = [[0, int(a), 8, int(b)] for a, b in zip(cuts[0][:-1], cuts[0][1:])]
+        right = [[8, int(a), 16, int(b)] for a, b in zip(cuts[1][:-1], cuts[1][1:])]
+        if rng.random() < 0.5:
+            left[0][2] = 9                                   # overlaps the right half: not a tiling
+        head = [[0, 0, 16, 16], [0, 0, 8, 16], [8, 0, 16, 16]]
+        grouped = _tree(head + left + right, [-1, 0, 0, 1, 1, 1, 2, 2, 2], GRID)
+        mixed = _tree(head + [left[0], right[0], left[1], right[1], left[2], right[2]],
+                      [-1, 0, 0, 1, 2, 1, 2, 1, 2], GRID)
+        a = children_tile(grouped, GRID.positions(grouped.rect))[:3]
+        b = children_tile(mixed, GRID.positions(mixed.rect))[:3]
+        assert (a == b).all() and bool(a[1]) is (left[0][2] == 8)
