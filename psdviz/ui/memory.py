@@ -1,8 +1,11 @@
-"""Give memory back after visitors leave: a server-wide thread that, once a minute, collects garbage and
-asks the C allocator to return its free pages to the system (glibc's ``malloc_trim``). Sessions a class
-closed are dropped by Streamlit after ``server.disconnectedSessionTTL``; without the trim their freed
-arrays stay in the process's heap and its resident memory never falls (measured in
-``benchmarks/bench_classroom.py``). Elsewhere than glibc the thread only collects."""
+"""Give memory back after visitors leave: a server-wide thread that, every half minute, drops the sessions
+whose reconnection window has passed, collects garbage and asks the C allocator to return its free pages
+to the system (glibc's ``malloc_trim``).
+
+Streamlit keeps a closed tab's session for ``server.disconnectedSessionTTL`` (60 s here,
+``.streamlit/config.toml``) so a dropped connection can resume it; its store only removes expired sessions
+on its next write, so after a class leaves, nothing removes them and their releases stay in memory until
+someone connects (docs/decisions/classroom.md). Elsewhere than glibc the thread does not trim."""
 from __future__ import annotations
 
 import ctypes
@@ -10,8 +13,9 @@ import ctypes.util
 import gc
 import threading
 import time
+from typing import Any
 
-PERIOD_S = 60.0
+PERIOD_S = 30.0
 _started = threading.Event()
 
 
@@ -21,6 +25,32 @@ def _trimmer():
         return ctypes.CDLL(name).malloc_trim if name else None
     except (OSError, AttributeError):
         return None
+
+
+def session_store(runtime: Any) -> Any:
+    """The store of disconnected sessions of a Streamlit runtime (a mapping that drops expired entries on
+    ``expire()``), or None when this Streamlit keeps them elsewhere (then nothing is reaped here)."""
+    store = getattr(getattr(getattr(runtime, "_session_mgr", None), "_session_storage", None), "_cache", None)
+    return store if callable(getattr(store, "expire", None)) else None
+
+
+def reap_expired_sessions(runtime: Any) -> int:
+    """Drop the disconnected sessions whose time to reconnect has passed; the number dropped."""
+    store = session_store(runtime)
+    return 0 if store is None else len(store.expire())
+
+
+def _reap_on_event_loop() -> None:
+    """:func:`reap_expired_sessions` on the runtime's event loop, the one thread that touches the store."""
+    from streamlit.runtime import Runtime
+    if not Runtime.exists():
+        return
+    runtime = Runtime.instance()
+    try:
+        loop = runtime._get_async_objs().eventloop
+        loop.call_soon_threadsafe(reap_expired_sessions, runtime)
+    except (AttributeError, RuntimeError):     # not started, or closing: nothing to reap
+        return
 
 
 def start(period: float = PERIOD_S) -> None:
@@ -33,6 +63,8 @@ def start(period: float = PERIOD_S) -> None:
     def loop() -> None:
         while True:
             time.sleep(period)
+            _reap_on_event_loop()
+            time.sleep(1.0)                  # the reap runs on the event loop; collect after it
             gc.collect()
             if trim is not None:
                 trim(0)
