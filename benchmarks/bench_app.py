@@ -61,14 +61,17 @@ def first_paint(browser, url: str) -> tuple[float, object]:
     return time.perf_counter() - t0, page
 
 
-def idle(page) -> None:
+def idle(page, patience: int = 120_000) -> None:
     page.wait_for_timeout(300)
-    page.locator("[data-testid='stStatusWidget']").wait_for(state="detached", timeout=120_000)
+    page.locator("[data-testid='stStatusWidget']").wait_for(state="detached", timeout=patience)
 
 
-def draw_to_answer(page, k: int) -> float:
-    """Draw a rectangle; time from mouse-up until the answer for *this* rectangle is shown."""
-    page.frame_locator(IFRAME).last.locator("a.leaflet-draw-draw-rectangle").click()
+def draw_to_answer(page, k: int, patience: int = 60_000) -> float:
+    """Draw a rectangle; time from mouse-up until the answer for *this* rectangle is shown (waits up to
+    ``patience`` ms for the map to be laid out and for the answer)."""
+    page.frame_locator(IFRAME).last.locator("a.leaflet-draw-draw-rectangle").click(timeout=patience)
+    page.wait_for_function(f"() => {{ const f = [...document.querySelectorAll({IFRAME!r})].pop(); "
+                           "return f && f.getBoundingClientRect().height > 0; }", timeout=patience)
     box = page.locator(IFRAME).last.bounding_box()
     fx, fy = 0.40 + 0.03 * k, 0.25 + 0.02 * k
     x0, y0 = box["x"] + box["width"] * fx, box["y"] + box["height"] * fy
@@ -81,9 +84,9 @@ def draw_to_answer(page, k: int) -> float:
     page.mouse.move(x1, y1, steps=6)
     t0 = time.perf_counter()
     page.mouse.up()
-    page.get_by_text(f"Query #{n_before + 1} on").wait_for(timeout=60_000)
+    page.get_by_text(f"Query #{n_before + 1} on").wait_for(timeout=patience)
     dt = time.perf_counter() - t0
-    idle(page)
+    idle(page, patience)
     return dt
 
 

@@ -5,8 +5,10 @@ visitor, all at once. Each visitor runs ``--rounds`` rounds of what a class does
 round: the page loaded), move epsilon one step, draw a rectangle and read its answer, open the Regions
 page (US counties) and come back to the map through the page links (the same browser session). Printed:
 steps and errors; whether the release a visitor comes back to is the one it left (its cells and the
-rectangle's answer); the open-to-map median and worst; the server's resident memory idle before, at its
-peak with the visitors, and ``--settle`` seconds after they close (default 120).
+rectangle's answer); the open-to-map median and worst and each step's median; the CPU time the server and
+the browsers used (they share the machine); the server's resident memory at start, idle once warm
+(``--settle`` seconds after the first row's visitors closed, default 120: their sessions have expired), at
+its peak with the visitors, and ``--settle`` seconds after the last ones close.
 
 Targets (the classroom issue): 0 errors; every return shows the same release; the open-to-map median at
 10 visitors within 3x of one visitor's; server RSS at 10 visitors <= 700 MB and within 25 % of the idle
@@ -30,7 +32,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_app import ARGS, IFRAME, draw_to_answer, idle, start_server
 from playwright.sync_api import sync_playwright
 
+PATIENCE = 300_000   # ms: ten browsers and the server on two cores are slow; a wait this long is not an error
 RELEASE_LINE = "[data-testid='stMarkdownContainer']:has-text('PRIVATE release')"
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time the server process has used so far, seconds (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_mb(pid: int) -> float:
@@ -41,22 +50,43 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def browser_cpu() -> dict[int, float]:
+    """CPU seconds used so far by every Chromium process alive now (the visitors' browsers), by process."""
+    out = {}
+    for d in Path("/proc").iterdir():
+        try:
+            if d.name.isdigit() and (d / "comm").read_text().strip() in ("chromium", "chrome"):
+                out[int(d.name)] = cpu_seconds(int(d.name))
+        except OSError:              # a process that ended while read
+            continue
+    return out
+
+
 class Sampler(threading.Thread):
-    """The server's RSS every half second while ``running``; ``peak`` the largest seen."""
+    """Every half second while ``running``: the server's RSS (``peak`` the largest seen) and the CPU time of
+    the visitors' browsers (``browsers``: the last reading of each Chromium process, so processes that end
+    keep what they used)."""
 
     def __init__(self, pid: int):
         super().__init__(daemon=True)
         self.pid, self.peak, self.running = pid, 0.0, True
+        self.start_cpu = browser_cpu()
+        self.seen: dict[int, float] = {}
 
     def run(self) -> None:
         while self.running:
             self.peak = max(self.peak, rss_mb(self.pid))
+            self.seen.update(browser_cpu())
             time.sleep(0.5)
+
+    @property
+    def browsers(self) -> float:
+        return sum(v - self.start_cpu.get(pid, 0.0) for pid, v in self.seen.items())
 
 
 def visitor(url: str, rounds: int, out: dict, k: int) -> None:
     """One visitor's rounds in its own browser; fills out[k] with timings, checks and errors."""
-    got = {"open": [], "steps": 0, "errors": [], "same": 0, "returns": 0}
+    got = {"open": [], "epsilon": [], "draw": [], "regions": [], "steps": 0, "errors": [], "same": 0, "returns": 0}
     out[k] = got
     try:
         with sync_playwright() as p:
@@ -65,13 +95,13 @@ def visitor(url: str, rounds: int, out: dict, k: int) -> None:
             for r in range(rounds):
                 t0 = time.perf_counter()
                 if r == 0:
-                    page.goto(url, timeout=300_000)     # ten browsers on two cores: slow, not an error
+                    page.goto(url, timeout=PATIENCE)     # ten browsers on two cores: slow, not an error
                 else:
                     page.get_by_role("link", name="Map: build, see, query").click()
                 page.frame_locator(IFRAME).last.locator("canvas.leaflet-zoom-animated, img.leaflet-image-layer") \
-                    .first.wait_for(timeout=300_000)
+                    .first.wait_for(timeout=PATIENCE)
                 got["open"].append(time.perf_counter() - t0)
-                idle(page)
+                idle(page, PATIENCE)
                 got["steps"] += 1
                 line = page.locator(RELEASE_LINE).first.inner_text()
                 if r > 0:
@@ -81,15 +111,21 @@ def visitor(url: str, rounds: int, out: dict, k: int) -> None:
                     if not same and os.environ.get("PSDVIZ_BENCH_DEBUG"):
                         print("DIFF", repr(line), repr(got["line"]), repr(answer(page)), repr(got["answer"]))
                 slider = page.locator("[data-testid='stSlider']", has_text="epsilon (privacy budget)")
+                t0 = time.perf_counter()
                 slider.get_by_role("slider").press("ArrowRight" if r % 2 == 0 else "ArrowLeft")
-                idle(page)
+                idle(page, PATIENCE)
+                got["epsilon"].append(time.perf_counter() - t0)
                 got["steps"] += 1
+                t0 = time.perf_counter()
                 draw(page, k + r)
+                got["draw"].append(time.perf_counter() - t0)
                 got["steps"] += 1
                 got["line"], got["answer"] = page.locator(RELEASE_LINE).first.inner_text(), answer(page)
+                t0 = time.perf_counter()
                 page.get_by_role("link", name="Regions").click()
-                page.frame_locator("iframe").last.locator("path.leaflet-interactive").first.wait_for(timeout=300_000)
-                idle(page)
+                page.frame_locator("iframe").last.locator("path.leaflet-interactive").first.wait_for(timeout=PATIENCE)
+                idle(page, PATIENCE)
+                got["regions"].append(time.perf_counter() - t0)
                 got["steps"] += 1
             browser.close()
     except Exception as exc:            # what the benchmark counts: a step that failed, named
@@ -98,8 +134,8 @@ def visitor(url: str, rounds: int, out: dict, k: int) -> None:
 
 def draw(page, k: int) -> None:
     """Draw a rectangle on the map and wait for the answer to this one (the next query number)."""
-    page.locator(IFRAME).last.wait_for(state="visible", timeout=300_000)
-    draw_to_answer(page, k % 5)
+    page.locator(IFRAME).last.wait_for(state="visible", timeout=PATIENCE)
+    draw_to_answer(page, k % 5, PATIENCE)
 
 
 def answer(page) -> str:
@@ -111,6 +147,7 @@ def answer(page) -> str:
 def run(url: str, n: int, rounds: int, pid: int) -> dict:
     sampler = Sampler(pid)
     sampler.start()
+    cpu0 = cpu_seconds(pid)
     out: dict = {}
     threads = [threading.Thread(target=visitor, args=(url, rounds, out, k)) for k in range(n)]
     t0 = time.perf_counter()
@@ -120,7 +157,10 @@ def run(url: str, n: int, rounds: int, pid: int) -> dict:
         t.join()
     sampler.running = False
     opens = [s for v in out.values() for s in v["open"]]
-    return {"n": n, "seconds": time.perf_counter() - t0, "steps": sum(v["steps"] for v in out.values()),
+    steps = {kind: statistics.median([s for v in out.values() for s in v[kind]] or [float("nan")])
+             for kind in ("epsilon", "draw", "regions")}
+    return {"cpu": cpu_seconds(pid) - cpu0, "browsers": sampler.browsers, "medians": steps, "n": n,
+            "seconds": time.perf_counter() - t0, "steps": sum(v["steps"] for v in out.values()),
             "errors": [e for v in out.values() for e in v["errors"]],
             "same": sum(v["same"] for v in out.values()), "returns": sum(v["returns"] for v in out.values()),
             "open_median": statistics.median(opens) if opens else float("nan"),
@@ -136,8 +176,11 @@ def main() -> int:
     proc, url = start_server()
     try:
         time.sleep(3)
+        start_mb = rss_mb(proc.pid)
+        rows = [run(url, a.sessions[0], a.rounds, proc.pid)]
+        time.sleep(a.settle)                 # the first visitors' sessions expire: the server idle, warm
         idle_mb = rss_mb(proc.pid)
-        rows = [run(url, n, a.rounds, proc.pid) for n in a.sessions]
+        rows += [run(url, n, a.rounds, proc.pid) for n in a.sessions[1:]]
         settle = []                          # (seconds after the last visitors closed, RSS MB) every 30 s
         for t in range(30, a.settle + 1, 30):
             time.sleep(30)
@@ -147,8 +190,9 @@ def main() -> int:
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
     print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
-          f"{platform.python_version()}; server RSS idle {idle_mb:.0f} MB, {after_mb:.0f} MB {a.settle} s after the "
-          f"last visitors closed ({after_mb / idle_mb - 1:+.0%}).")
+          f"{platform.python_version()}; server RSS at start {start_mb:.0f} MB, idle (warm: {a.settle} s after the "
+          f"first {a.sessions[0]} visitor(s) closed) {idle_mb:.0f} MB, {after_mb:.0f} MB {a.settle} s after the "
+          f"last visitors closed ({after_mb / idle_mb - 1:+.0%} of idle).")
     print("Server RSS after the visitors closed: " + ", ".join(f"{t} s {m:.0f} MB" for t, m in settle)
           + " (Streamlit keeps a closed session for server.disconnectedSessionTTL, 120 s by default).")
     print("| visitors | steps | errors | same release on return | open-to-map median (s) | worst (s) | "
@@ -157,6 +201,12 @@ def main() -> int:
     for r in rows:
         print(f"| {r['n']} | {r['steps']} | {len(r['errors'])} | {r['same']} / {r['returns']} | "
               f"{r['open_median']:.1f} | {r['open_worst']:.1f} | {r['peak_mb']:.0f} |")
+    for r in rows:
+        m = r["medians"]
+        print(f"{r['n']} visitors: {r['seconds']:.0f} s in all; CPU: server {r['cpu']:.0f} s "
+              f"({r['cpu'] / r['seconds']:.0%} of one core), the browsers {r['browsers']:.0f} s "
+              f"({r['browsers'] / r['seconds']:.0%} of one core; the machine has {os.cpu_count()}); step medians: "
+              f"epsilon {m['epsilon']:.1f} s, draw to answer {m['draw']:.1f} s, Regions painted {m['regions']:.1f} s")
     for r in rows:
         for e in r["errors"][:5]:
             print(f"  {r['n']} visitors: {e}")
