@@ -1,6 +1,6 @@
 """Give memory back after visitors leave: a server-wide thread that, every half minute, drops the sessions
 whose reconnection window has passed, collects garbage and asks the C allocator to return its free pages
-to the system (glibc's ``malloc_trim``).
+to the system (glibc's ``malloc_trim``); at start it keeps glibc to two heaps for all threads.
 
 Streamlit keeps a closed tab's session for ``server.disconnectedSessionTTL`` (60 s here,
 ``.streamlit/config.toml``) so a dropped connection can resume it; its store only removes expired sessions
@@ -19,12 +19,28 @@ PERIOD_S = 30.0
 _started = threading.Event()
 
 
-def _trimmer():
+M_ARENA_MAX = -8          # glibc's mallopt parameter: how many heaps threads may spread allocations over
+ARENAS = 2
+
+
+def _libc():
     name = ctypes.util.find_library("c")
     try:
-        return ctypes.CDLL(name).malloc_trim if name else None
-    except (OSError, AttributeError):
+        return ctypes.CDLL(name) if name else None
+    except OSError:
         return None
+
+
+def _trimmer():
+    return getattr(_libc(), "malloc_trim", None)
+
+
+def _limit_arenas() -> None:
+    """At most ``ARENAS`` malloc heaps: each session's script runs in its own thread, and glibc gives threads
+    heaps of their own (up to eight per core), whose freed pages a trim can rarely give back."""
+    mallopt = getattr(_libc(), "mallopt", None)
+    if mallopt is not None:
+        mallopt(M_ARENA_MAX, ARENAS)
 
 
 def session_store(runtime: Any) -> Any:
@@ -58,6 +74,7 @@ def start(period: float = PERIOD_S) -> None:
     if _started.is_set():
         return
     _started.set()
+    _limit_arenas()
     trim = _trimmer()
 
     def loop() -> None:

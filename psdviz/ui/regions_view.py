@@ -20,8 +20,11 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from ..present import REGION_PALE as PALE
+from ..present import region_classes as classes
+from ..present import region_noise_width as noise_width
+from ..present import region_shades as shades
 from ..regions import SOURCES
-from ..regions.colours import PALE, classes, noise_width, shades
 from .assets import use_local_leaflet
 from .words import counted
 

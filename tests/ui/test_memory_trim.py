@@ -13,6 +13,7 @@ def test_the_memory_thread_starts_once_and_trims_on_glibc():
     assert sum(t.name == "psdviz-memory" for t in threading.enumerate()) == 1
     trim = memory._trimmer()
     assert trim is not None and trim(0) in (0, 1)       # glibc: 1 if memory was released, else 0
+    assert memory._libc().mallopt(memory.M_ARENA_MAX, memory.ARENAS) == 1   # glibc takes the heap limit
 
 
 REAL_RUNTIME = """
