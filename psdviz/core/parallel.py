@@ -72,15 +72,9 @@ def children_tile(tree: FlatTree, pos: np.ndarray) -> np.ndarray:
     inside = ((pos[child, :2] >= pos[par, :2]) & (pos[child, 2:] <= pos[par, 2:])).all(axis=1)
     ok[par[~inside]] = False
     area = (pos[:, 2] - pos[:, 0]) * (pos[:, 3] - pos[:, 1])
-    if (par[1:] >= par[:-1]).all():         # children stored parent by parent (every builder's order): no sort
-        kids = child
-        starts = np.flatnonzero(np.r_[True, par[1:] != par[:-1]])
-        parents = par[starts]
-    else:
-        order = np.argsort(par, kind="stable")
-        kids = child[order]
-        parents, starts = np.unique(par[order], return_index=True)
-    tiled = (np.add.reduceat(area[kids], starts) == area[parents]) & _corners_match(pos, child, par, parents)
+    order = np.argsort(par, kind="stable")
+    parents, starts = np.unique(par[order], return_index=True)
+    tiled = (np.add.reduceat(area[child[order]], starts) == area[parents]) & _corners_match(pos, child, par, parents)
     ok[parents[~tiled & (area[parents] > 0)]] = False   # a parent of zero area holds no grid cell: nothing to share
     return ok
 
