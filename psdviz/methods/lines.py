@@ -44,7 +44,7 @@ from .spec import FRACTION, MethodSpec, doc
 CELLS = 256              # cells per side of the grid the lines are found on
 MAX_LINES = 8            # heavy lines kept at most
 SELECT_FRACTION = 0.1    # of epsilon: the row and column sums
-TREE_FRACTION = 0.35     # of epsilon: the split decisions (PrivTree's default share is 0.4 of its own budget)
+TREE_FRACTION = 0.2      # of epsilon: the split decisions (docs/decisions/few-lines.md: 0.15-0.35 swept)
 MIN_SHARE = 0.04         # a heavy line holds at least this share of the noisy total
 
 
