@@ -53,9 +53,9 @@ def main() -> int:
                                                        t, n)) for r in range(args.runs)])
                 cells = []
                 for s in shares:
-                    err = np.mean([np.mean(relative_error(pv.build(pts, DOMAIN, "lines", eps, seed=100 * r + int(10 * eps),
-                                                                   resolution=8, tree_fraction=s).answer(q), t, n))
-                                   for r in range(args.runs)])
+                    builds = (pv.build(pts, DOMAIN, "lines", eps, seed=100 * r + int(10 * eps), resolution=8,
+                                       tree_fraction=s) for r in range(args.runs))
+                    err = np.mean([np.mean(relative_error(rel.answer(q), t, n)) for rel in builds])
                     ratios[s].append(float(err / dawa))
                     cells.append(f"{s:g}: {err:.4g} ({err / dawa:.2f})")
                 neps.append(n * eps)
