@@ -54,6 +54,7 @@ def _digest(*parts) -> str:
 
 SPATIAL = {m: {} for m in pv.METHODS} | {
     "quadtree+workload": {"method": "quadtree", "workload": RECTS[:10]},
+    "hybrid+workload": {"method": "hybrid", "workload": RECTS[:10]},
     "kdtree/smooth": {"method": "kdtree", "median": "smooth", "delta": 1e-6},
     "quadtree/after_ols": {"method": "quadtree", "prune": 5.0, "pruning": "after_ols"},
     "htree/composite": {"method": "htree", "variant": "composite"},

@@ -23,6 +23,9 @@ and reuses the noisy N. The
 release keeps method = "auto" with ``params["chosen"]`` and the facts. Passes: one for the facts, then the
 chosen method's.
 
+Given a workload, the pick plans for it when it can: the strategy and the quadtree always, the hybrid from
+N eps = 10^5 (``workload_unused``); PrivTree, the lines method and AG do not (a release note says so).
+
 Evidence (synthetic families): docs/decisions/auto-rule.md, the workload row docs/decisions/workload-strategy.md.
 """
 from __future__ import annotations
@@ -60,6 +63,7 @@ LINE_SCALES = 5.0          # its lower bound: five noise scales below the noisy 
 SMALL_SIDE = 16            # a workload of small queries: their median longer side, in cells of the 256 x 256 grid
 CELL_SNR_MIN = 10.0        # ... over cells holding this many noise scales (1 / eps) of points on average
 NNLS_STOP_SDS = 2.0        # the build's stop floor on the routes with NNLS (docs/decisions/early-stop.md)
+HYBRID_PLAN_N_EPS = 1e5    # from this N eps the hybrid's count levels are planned for a workload
 
 
 @dataclass(frozen=True)
@@ -274,6 +278,21 @@ def workload_cells(workload: Workload | None, ps: PointSet, side: int) -> tuple[
     return float(np.median(longer)), mask
 
 
+def workload_unused(rule: Rule, facts: Facts) -> str | None:
+    """Why auto's pick does not plan for the workload (None: it does). PrivTree, the lines method and AG
+    measure each point once on their leaves or twice on fixed grids and have no plan to move; the hybrid's
+    count levels are planned from N eps = ``HYBRID_PLAN_N_EPS`` (noisy or public N), below which planning them
+    raised its error on the synthetic families (docs/decisions/workload-strategy.md, "The hybrid")."""
+    if not accepts_workload(rule.method):
+        return (f"The workload was not used: auto chose {rule.label}, which does not plan its measurements for "
+                "queries (build method='quadtree' or method='strategy' to plan for them).")
+    if rule.method == "hybrid" and facts.n * facts.epsilon < HYBRID_PLAN_N_EPS:
+        return (f"The workload was not used: auto chose {rule.label}; below N x epsilon = {HYBRID_PLAN_N_EPS:g} "
+                "planning its levels for the queries raised its error on synthetic data (build method='hybrid' "
+                "with the workload to plan them anyway).")
+    return None
+
+
 def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
                n_public: int | None = None, workload: Workload | None = None) -> Release:
     """Buy the facts, build the method the rule picks with its defaults and the rest of epsilon (and the
@@ -288,12 +307,9 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
         kw["split_grid"] = rule.split_grid
     if rule.stop_sds is not None:
         kw["stop_sds"] = rule.stop_sds
-    unused = None
-    if workload is not None and accepts_workload(rule.method):
+    unused = None if workload is None else workload_unused(rule, facts)
+    if workload is not None and unused is None:
         kw["workload"] = workload
-    elif workload is not None:
-        unused = (f"The workload was not used: auto chose {rule.label}, which does not plan its measurements for "
-                  "queries (build method='quadtree' to plan for them).")
     rel = get_builder(rule.method)(ps, domain, epsilon - cost, rnd, **kw)
     if rule.nonnegative:
         rel = nonnegative(rel)

@@ -10,6 +10,13 @@ with ``n_fraction`` of epsilon (the root's split cost); pruning during the build
 Privacy: as the kd-tree (:mod:`psdviz.methods.kdtree`): medians of one binary level act on disjoint
 nodes, levels compose sequentially with the counts to exactly epsilon.
 
+Given a workload (public queries), the count levels' share of epsilon is split over the depths in proportion
+to the cube root of the workload's canonical nodes at each depth of the quadtree of the same height (ICDE'12
+section 4.2 given the queries, :mod:`psdviz.methods.workload_budget`, with its floor on every level); the
+medians' share is unchanged. The plan is a function of the workload, the domain and the height (public or from
+the noisy N), so the privacy argument is the same. Why the quadtree's counts: below the ``switch`` levels the
+tree is a quadtree, and the medians' levels are few (docs/decisions/workload-strategy.md, "The hybrid").
+
 Passes over the data: one per median level (2 * switch), one for the leaf counts. The sweeps behind
 the defaults: docs/decisions/hybrid-defaults.md.
 """
@@ -21,13 +28,14 @@ from ..core.ledger import Ledger
 from ..core.params import Share
 from ..core.population import DEFAULT_N_FRACTION
 from ..core.rng import Randomness
+from ..core.workload import Workload, as_workload
 from ..publish.release import Release
 from ..splits.medians import MedianMethod
 from .early_stop import Pruning
 from .kdtree import DEFAULT_COUNT_FRACTION, DEFAULT_HEIGHT, DEFAULT_PRUNE, build_private_kd
 from .kdtree import MAX_HEIGHT as KD_MAX_HEIGHT
 from .quadtree import height_from_n
-from .spec import MethodSpec, doc
+from .spec import WORKLOAD_KINDS, MethodSpec, doc
 
 
 def default_switch(height) -> int:
@@ -47,11 +55,14 @@ def build_hybrid(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, 
                  budget: Plan = "geometric", median: MedianMethod = "em", sample_rate: float = 1.0, delta: float = 1e-5,
                  postprocess: bool = True, prune: float | None = DEFAULT_PRUNE, n_public: int | None = None,
                  n_fraction: Share = DEFAULT_N_FRACTION, pruning: Pruning = "build",
-                 split_grid: int | None = None, stop_sds: float = STOP_SDS) -> Release:
+                 split_grid: int | None = None, stop_sds: float = STOP_SDS,
+                 workload: Workload | None = None) -> Release:
     """``height`` None: min(8, ceil(log4(N eps / 10))) from a public or noisy N (module docstring);
     ``switch`` = number of fanout-4 levels split by private medians (default height // 4);
     ``split_grid``: medians and midpoints on that coarser public grid first (:mod:`psdviz.splits.coarse_grid`);
-    ``stop_sds``: the floor of the build's stop in noise sds (:mod:`psdviz.methods.early_stop`)."""
+    ``stop_sds``: the floor of the build's stop in noise sds (:mod:`psdviz.methods.early_stop`);
+    ``workload`` (public rectangles or a region layer, checked by ``pv.build``): the count levels' plan for those
+    queries in place of the geometric plan (module docstring)."""
     ledger, eps_n, n_note = Ledger(epsilon), 0.0, None
     if height is None:
         height, eps_n, n_note = height_from_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction,
@@ -62,7 +73,7 @@ def build_hybrid(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, 
                             count_fraction=count_fraction, budget=budget, median=median,
                             sample_rate=sample_rate, delta=delta, postprocess=postprocess, prune=prune,
                             pruning=pruning, ledger=ledger, eps_n=eps_n, n_note=n_note, split_grid=split_grid,
-                            stop_sds=stop_sds)
+                            stop_sds=stop_sds, workload=None if workload is None else as_workload(workload))
 
 
 # what this module declares (psdviz/methods/spec.py): parameters whose meaning is its own, then the method
@@ -76,4 +87,4 @@ PARAMS = {
 }
 
 SPEC = MethodSpec("hybrid", build_hybrid, paper="ICDE'12 (Cormode et al.), sections 6.2 and 8", params=PARAMS,
-                  suggest={"switch": suggested_switch}, rank=4)
+                  suggest={"switch": suggested_switch}, workloads=WORKLOAD_KINDS, rank=4)

@@ -32,6 +32,7 @@ from ..core.rng import Randomness
 from ..core.source import KeySource
 from ..core.tree import FlatTree, check_node_count
 from ..core.validation import check_fraction, check_int
+from ..core.workload import Workload
 from ..inference.prune import prune_tree
 from ..publish.factory import make_release
 from ..publish.release import Release
@@ -43,6 +44,7 @@ from .early_stop import Pruning, effective_pruning, measure_with_stops, stop_flo
 from .gls_finish import finish_gls_tree
 from .quadtree import quad_nodes, quad_structure
 from .spec import MethodSpec
+from .workload_budget import workload_counts, workload_plan
 
 MAX_HEIGHT = 10
 DEFAULT_HEIGHT = 8          # section 8: h = 8 with fanout 4
@@ -136,12 +138,13 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
                      sample_rate: float, delta: float, postprocess: bool, prune: float | None,
                      pruning: str = "after_ols", ledger: Ledger | None = None, eps_n: float = 0.0,
                      n_note: str | None = None, split_grid: int | None = None,
-                     stop_sds: float = STOP_SDS) -> Release:
+                     stop_sds: float = STOP_SDS, workload: Workload | None = None) -> Release:
     """Shared builder of kdtree, hybrid and kd-noisymean. ``ledger``/``eps_n``: a ledger that
     already holds the N estimate that chose the height (hybrid), and its epsilon; the counts and
     medians share the rest. ``pruning``: "after_ols" (section 7 as the paper applies it) or "build"
     (the noisy-count stop while building, :mod:`psdviz.methods.early_stop`, whose floor is ``stop_sds``
-    noise sds). ``split_grid``: splits on that public grid first (:mod:`psdviz.splits.coarse_grid`)."""
+    noise sds). ``split_grid``: splits on that public grid first (:mod:`psdviz.splits.coarse_grid`).
+    ``workload``: the count levels' plan for those queries (:func:`.workload_budget.workload_plan`)."""
     coarse_bits = check_split_grid(split_grid)
     switch = check_int(switch, "switch", 1, check_int(height, "height", 1, MAX_HEIGHT))
     height, capped = check_common(height, count_fraction, prune, ps.grid.bits)
@@ -149,6 +152,10 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
     ledger = ledger if ledger is not None else Ledger(epsilon)
     eps_count, eps_binary = median_count_budget(epsilon - eps_n, height, 2 * switch, count_fraction, budget,
                                                 median, sample_rate)
+    plan_note = None
+    if workload is not None:     # public input: the count levels' plan for it (the medians' share unchanged)
+        eps_count, budget, plan_note = workload_plan(eps_count.sum(), height, budget, workload,
+                                                     workload_counts(workload, domain, height), domain)
     pruning, pruning_note = effective_pruning(pruning, eps_count, prune)
     choose = coarse_first(median_chooser(rnd, ledger, eps_binary, switch, median, sample_rate, delta),
                           ps.grid.bits, coarse_bits)
@@ -168,20 +175,22 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
     params.update(floor)
     if median == "smooth":
         params["delta"] = delta
+    if workload is not None:
+        params.update(workload.record())   # public input: the queries planned for
     if pruning == "build" and prune is not None:
         skeleton = FlatTree(noisy=np.zeros(s["depth"].size), count_eps=eps_count[s["depth"]],
                             split_eps=split_eps, **s)
         tree = measure_with_stops(rnd, ledger, skeleton, level_counts_from_leaves(leaf_counts, height),
                                   eps_count, float(prune), split_by_depth, sds=float(stop_sds))
         return finish_gls_tree(tree, ps, domain, ledger, rnd, method, params, postprocess=postprocess,
-                               answer="tree", notes=(capped, pruning_note, floor_note),   # GLS: the stopped tree
+                               answer="tree", notes=(capped, pruning_note, plan_note, floor_note),  # GLS: stopped
                                parallel=TreeTiling.of(skeleton, ps.grid),   # its levels were measured whole
                                data_cuts=switch)
     noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]], split_eps=split_eps, **s)
     return finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, method, params, regular=False,
-                                postprocess=postprocess, prune=prune, notes=(capped, pruning_note, floor_note),
-                                data_cuts=switch)
+                                postprocess=postprocess, prune=prune,
+                                notes=(capped, pruning_note, plan_note, floor_note), data_cuts=switch)
 
 
 def build_kdtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, height: int = DEFAULT_HEIGHT,

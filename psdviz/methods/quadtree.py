@@ -43,7 +43,7 @@ from .complete_tree import finish_complete_tree
 from .early_stop import Pruning, effective_pruning, measure_with_stops, stop_floor
 from .gls_finish import finish_gls_tree
 from .spec import POSITIVE, WORKLOAD_KINDS, MethodSpec, doc
-from .workload_budget import deepest_used, workload_counts, workload_epsilons
+from .workload_budget import deepest_used, workload_counts, workload_plan
 from .workload_regions import layer_plan
 
 MAX_HEIGHT = 11  # the largest height under the node cap (tree.MAX_NODES)
@@ -123,7 +123,7 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
         eps, plan_note = level_epsilons(epsilon - eps_n, height, budget), None
     else:
         assert counts is not None   # counted above for every workload
-        eps, plan, plan_note = _workload_plan(epsilon - eps_n, height, budget, workload, counts, domain)
+        eps, plan, plan_note = workload_plan(epsilon - eps_n, height, budget, workload, counts, domain)
     when, pruning_note = effective_pruning(pruning, eps, prune)
     s = quad_structure(domain, height)
     split_eps = np.zeros(s["depth"].size)
@@ -183,18 +183,6 @@ def _layer_depth(height: int, layer: RegionLayer, domain: Domain, bits: int,
             f"height {height} (from N and epsilon) deepened to {deep}, the deepest tree that fits, for the region "
             "workload (its borders cut leaves at every depth above)")
     return deep, counts, note if capped is None else f"{capped}; {note}"
-
-
-def _workload_plan(epsilon: float, height: int, budget: str, workload: Workload, counts: np.ndarray,
-                   domain: Domain) -> tuple[np.ndarray, str, str]:
-    """The per-level plan for a workload whose counts at ``height`` are ``counts`` (eps per depth, the plan's
-    name, a note for the release)."""
-    if budget != "geometric":
-        raise ValueError(f"budget={budget!r} and a workload: the workload sets the budget plan; drop one of them")
-    eps = workload_epsilons(epsilon, height, workload, domain, counts=counts)
-    shares = ", ".join(f"{e / epsilon:.0%}" for e in eps)
-    return eps, "workload", (f"budget planned for a workload of {workload.size_text()} (epsilon per level "
-                             f"proportional to the cube root of its canonical nodes there; root to leaves: {shares})")
 
 
 # what this module declares (psdviz/methods/spec.py): parameters whose meaning is its own, then the method

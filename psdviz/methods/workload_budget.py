@@ -134,6 +134,19 @@ def workload_epsilons(epsilon: float, height: int, workload: Workload, domain: D
     return epsilon * weight / weight.sum()
 
 
+def workload_plan(epsilon: float, height: int, budget: str, workload: Workload, counts: np.ndarray,
+                  domain: Domain) -> tuple[np.ndarray, str, str]:
+    """The per-level plan for a workload whose counts at ``height`` are ``counts``: eps per depth (summing to
+    ``epsilon``), the plan's name ("workload") and a note for the release. ``budget`` is the caller's named
+    plan, which must be the default: the workload sets the plan."""
+    if budget != "geometric":
+        raise ValueError(f"budget={budget!r} and a workload: the workload sets the budget plan; drop one of them")
+    eps = workload_epsilons(epsilon, height, workload, domain, counts=counts)
+    shares = ", ".join(f"{e / epsilon:.0%}" for e in eps)
+    return eps, "workload", (f"budget planned for a workload of {workload.size_text()} (epsilon per level "
+                             f"proportional to the cube root of its canonical nodes there; root to leaves: {shares})")
+
+
 def floor_shares(height: int) -> np.ndarray:
     """Per depth 0..height, the least share of the plan's largest level a level keeps: ``FLOOR_SHARE``, and at
     depths below ``TOP_LEVELS`` ``GEOMETRIC_FLOOR`` times the geometric plan's shape 2^((l - height) / 3)

@@ -7,7 +7,12 @@ mean relative error over the workload (floor 0.001 N), one run each,
 resolution 8 (the families' precision). Workloads: 200 random rectangles (DPBench's protocol), 1,000 squares of
 side s cells centred on data points (s = 2, 4, 8, 16), 1,000 row prefixes (one cell tall, from the left edge).
 
+``--set sparse``: the sparse families instead (the zero-inflated pairs of ``bench_auto_rule.families`` and the
+first four few-lines members per N of ``bench_lines.configs``), N = 2 x 10^4, 2 x 10^5 and 10^6, with the random
+rectangles, the row prefixes, their transpose (column prefixes) and squares of 4 cells.
+
     python research/studies/workload_choice.py > research/studies/workload_choice.md
+    python research/studies/workload_choice.py --set sparse > research/studies/workload_choice_sparse.md
 """
 from __future__ import annotations
 
@@ -20,9 +25,11 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_auto_rule import families  # noqa: E402
 from bench_dpbench import DOMAIN, queries  # noqa: E402
+from bench_lines import configs  # noqa: E402
 
 import psdviz as pv  # noqa: E402
 from psdviz.lab.metrics import relative_error  # noqa: E402
+from psdviz.lab.synthetic import few_lines  # noqa: E402
 from psdviz.methods import auto  # noqa: E402
 
 auto.RULES = tuple(r for r in auto.RULES if r.method != "strategy")   # the pick the workload row competes with
@@ -39,15 +46,35 @@ def row_prefixes(rng: np.random.Generator) -> np.ndarray:
     return np.column_stack([np.zeros(1000), i, j, i + 1]).astype(float)
 
 
+def sparse_sets(n: int) -> list[tuple[str, np.ndarray]]:
+    """The zero-inflated pairs and four few-lines members at ``n`` points."""
+    sets = families(n, np.random.default_rng(n))[7:]
+    for k, c in enumerate(configs(n)[:4]):
+        name = (f"few lines {c['lines']} share={c['share']:g} {c['profile']}{' edge' if c['edge'] else ''} "
+                f"{'columns' if c['vertical'] else 'rows'}")
+        sets.append((name, few_lines(n, DOMAIN, np.random.default_rng(n + k), **c)))
+    return sets
+
+
+def workloads(pts: np.ndarray, sparse: bool) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(1)
+    loads = {"random rectangles": queries(), "row prefixes": row_prefixes(rng)}
+    if sparse:
+        loads["column prefixes"] = loads["row prefixes"][:, [1, 0, 3, 2]]
+        loads["squares 4"] = squares(pts, 4, rng)
+    else:
+        loads.update({f"squares {s}": squares(pts, s, rng) for s in (2, 4, 8, 16)})
+    return loads
+
+
 def main() -> int:
+    sparse = sys.argv[1:] == ["--set", "sparse"]
     print("| family | N | eps | workload | longer side (median cells) | points per cell the workload touches x eps "
           "| pick | pick+W MRE | strategy MRE | strategy / pick |")
     print("|---|---:|---:|---|---:|---:|---|---:|---:|---:|")
-    for n in (20_000, 200_000, 2_000_000):
-        for label, pts in families(n, np.random.default_rng(n))[:7]:
-            rng = np.random.default_rng(1)
-            loads = {"random rectangles": queries(), "row prefixes": row_prefixes(rng)}
-            loads.update({f"squares {s}": squares(pts, s, rng) for s in (2, 4, 8, 16)})
+    for n in (20_000, 200_000, 1_000_000) if sparse else (20_000, 200_000, 2_000_000):
+        for label, pts in sparse_sets(n) if sparse else families(n, np.random.default_rng(n))[:7]:
+            loads = workloads(pts, sparse)
             index = pv.PointIndex(pts)
             hist = np.histogram2d(pts[:, 0], pts[:, 1], bins=256, range=[[0, 256]] * 2)[0]
             for name, w in loads.items():
