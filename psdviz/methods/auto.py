@@ -1,8 +1,9 @@
 """``method="auto"``: the recommended private method, chosen from public facts and two to four noisy ones.
 
 Rule (``RULES``, first match wins): a workload of small queries (median longer side <= 16 cells of the
-256 x 256 grid) over cells holding >= 10 noise scales of points on average (a noisy count) -> the workload
-strategy; a corner cell of the release's grid holding >= 0.2 of N -> the hybrid kd-tree with NNLS, its stop at
+256 x 256 grid) over cells holding >= 10 noise scales of points on average (a noisy count), or of long thin
+queries (median shorter side <= 2 cells) over spread >= 0.3 from N eps = 2 x 10^5 -> the workload strategy; a
+corner cell of the release's grid holding >= 0.2 of N -> the hybrid kd-tree with NNLS, its stop at
 two noise sds; a corner cell of the 256 x 256 grid holding >= 0.2 of N -> the same tree splitting on that grid
 first (``split_grid=256``); a row or column of that grid holding >= 0.3 of N below N eps = 10^5 -> the lines
 method; spread >= 0.6 and N eps >= 10^4 -> AG; N eps >= 10^5 -> the quadtree; else PrivTree.
@@ -62,6 +63,9 @@ LINES_N_EPS_MAX = 1e5      # ... below this N eps (where the other rows pick Pri
 LINE_SCALES = 5.0          # its lower bound: five noise scales below the noisy count (a false line 0.3 % of runs)
 SMALL_SIDE = 16            # a workload of small queries: their median longer side, in cells of the 256 x 256 grid
 CELL_SNR_MIN = 10.0        # ... over cells holding this many noise scales (1 / eps) of points on average
+THIN_SIDE = 2              # a workload of long thin queries: median shorter side at most this many cells ...
+THIN_SPREAD_MIN = 0.3      # ... over data filling at least this share of an even spread's cells ...
+THIN_N_EPS_MIN = 2e5       # ... from this N eps -> the strategy
 NNLS_STOP_SDS = 2.0        # the build's stop floor on the routes with NNLS (docs/decisions/early-stop.md)
 HYBRID_PLAN_N_EPS = 1e5    # from this N eps the hybrid's count levels are planned for a workload
 
@@ -79,6 +83,7 @@ class Facts:
     workload_side: float = math.nan    # public: the workload's median longer side in cells of that grid (NaN: none)
     workload_density: float = math.nan  # noisy points in the cells the workload touches, per such cell (NaN: none)
     line_share: float = 0.0            # lower bound of the fullest row or column of cells' share of n (0: not bought)
+    workload_thin: float = math.nan    # public: the workload's median shorter side in cells of that grid (NaN: none)
 
     @property
     def cell_snr(self) -> float:
@@ -113,6 +118,16 @@ RULES = (
          "(docs/decisions/workload-strategy.md)",
          "Your queries are small and the cells they cover hold many points, so auto measured the answers planned "
          "for exactly those queries."),
+    Rule(f"a workload of long thin queries (median shorter side <= {THIN_SIDE} cells, longer side > {SMALL_SIDE}) "
+         f"over data with spread >= {THIN_SPREAD_MIN:g} and N eps >= {THIN_N_EPS_MIN:g}",
+         lambda f: (f.workload_thin <= THIN_SIDE and f.workload_side > SMALL_SIDE and f.spread >= THIN_SPREAD_MIN
+                    and f.n * f.epsilon >= THIN_N_EPS_MIN), "strategy",
+         "long thin queries (row or column prefixes) over data that leave few cells empty, with many points for the "
+         "budget: a tree answers a query one cell tall from many cut leaves or deep nodes, the workload strategy "
+         "from its few measured rows; on the synthetic and sparse families it beats the pick of the other rows in "
+         "26 of 27 such cells (docs/decisions/workload-strategy.md, \"Long thin queries\")",
+         "Your queries are long and thin and the points fill much of the map, so auto measured the answers "
+         "planned for exactly those queries."),
     Rule(f"a corner cell >= {CORNER_SHARE_MIN:g} of N", lambda f: f.corner_share >= CORNER_SHARE_MIN, "hybrid",
          "an atom in a corner of the domain (both attributes at their minimum, as zero-inflated pairs of "
          "non-negative values put it): the hybrid kd-tree's quadtree levels isolate the corner and its two edges, "
@@ -208,12 +223,12 @@ def reads_spread(n: float, epsilon: float) -> bool:
 
 
 def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger, n_public: int | None,
-                  workload: tuple[float, np.ndarray] | None = None) -> tuple[Facts, PopulationSize]:
+                  workload: tuple[float, float, np.ndarray] | None = None) -> tuple[Facts, PopulationSize]:
     """One pass (:func:`feature_counts`), two to four noisy facts, all in ``ledger``; each cell fact gets
     half of what N leaves of the slice, the coarse corner fact (grids finer than 256) as much again. Below
     N eps = 10^4 (the noisy N) no rule reads the spread, so it is not bought and its share goes to the
-    corner facts in equal parts; the spread is then NaN. Given a ``workload`` (public: its median longer side
-    and the mask of the cells it touches, :func:`workload_cells`), the points in those cells are one more
+    corner facts in equal parts; the spread is then NaN. Given a ``workload`` (public: its median longer and
+    shorter sides and the mask of the cells it touches, :func:`workload_cells`), the points in those cells are one more
     sensitivity-1 fact when its queries are small (the workload row reads it only then), bought with the share an
     unbought spread leaves (else half the spread's). Below
     N eps = 10^5, when neither corner row applies (released values), the fullest row or column of cells is
@@ -228,9 +243,11 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     small = workload is not None and workload[0] <= SMALL_SIDE   # only the workload row reads its fact
     buys_spread = reads_spread(pop.value, epsilon)
     eps_spread = eps_cells / 2 if small else eps_cells
-    density, side_w = float("nan"), float("nan")
+    density, side_w, thin = float("nan"), float("nan"), float("nan")
+    if workload is not None:
+        side_w, thin = workload[0], workload[1]
     if workload is not None and small:
-        side_w, mask = workload
+        mask = workload[2]
         eps_w = eps_spread if buys_spread else eps_cells
         inside = _noisy_fact(int(counts[mask].sum()), eps_w, rnd, ledger, "points in the workload's cells",
                              f"points in the cells of the public {side} x {side} grid the workload's queries touch")
@@ -258,12 +275,15 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
                                        f"the largest count of a row or column of the public {side} x {side} grid "
                                        "(a point lies in one row and one column: the largest moves by at most 1)"),
                            eps_cells, n, LINE_SCALES)
-    return Facts(float(epsilon), int(ps.grid.bits), pop.value, spread, fine, coarse, side_w, density, line), pop
+    return Facts(float(epsilon), int(ps.grid.bits), pop.value, spread, fine, coarse, side_w, density, line,
+                 thin), pop
 
 
-def workload_cells(workload: Workload | None, ps: PointSet, side: int) -> tuple[float, np.ndarray] | None:
-    """The workload's median longer side in cells of the public side x side grid, and the row-major mask of
-    the cells its queries touch (a region layer: its regions' bounding boxes); None without a workload.
+def workload_cells(workload: Workload | None, ps: PointSet,
+                   side: int) -> tuple[float, float, np.ndarray] | None:
+    """The workload's median longer and shorter sides in cells of the public side x side grid, and the
+    row-major mask of the cells its queries touch (a region layer: its regions' bounding boxes); None without a
+    workload.
     Public input only."""
     if workload is None:
         return None
@@ -275,7 +295,8 @@ def workload_cells(workload: Workload | None, ps: PointSet, side: int) -> tuple[
     wy = axis_weights(r[:, 1], r[:, 3], ps.grid.coord(cuts, 1)) > 0
     mask = (wy.T.astype(np.float64) @ wx.astype(np.float64) > 0).ravel()
     longer = np.maximum(wx.sum(axis=1), wy.sum(axis=1))
-    return float(np.median(longer)), mask
+    shorter = np.minimum(wx.sum(axis=1), wy.sum(axis=1))
+    return float(np.median(longer)), float(np.median(shorter)), mask
 
 
 def workload_unused(rule: Rule, facts: Facts) -> str | None:

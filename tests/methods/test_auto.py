@@ -304,3 +304,40 @@ def test_the_workload_row_reads_noisy_facts_and_the_public_workload_only():
     assert auto.choose(auto.Facts(1.0, 8, 2e5, 0.2, workload_side=17.0, workload_density=10.0)).method != "strategy"
     assert auto.choose(auto.Facts(0.99, 8, 2e5, 0.2, workload_side=4.0, workload_density=10.0)).method != "strategy"
     assert auto.choose(auto.Facts(1.0, 8, 2e5, 0.2)).method != "strategy"      # no workload
+
+
+def _row_prefixes(k, rng):
+    i, j = rng.integers(0, 256, k), rng.integers(1, 257, k)
+    return np.column_stack([np.zeros(k), i, j, i + 1]).astype(float)
+
+
+def test_the_thin_row_reads_the_spread_n_eps_and_the_workload_shape():
+    """Long thin queries (shorter side <= 2 cells, longer > 16) over spread >= 0.3 from N eps = 2 x 10^5: the
+    strategy; each condition alone missing leaves the pick to the other rows."""
+    thin = {"workload_side": 128.0, "workload_thin": 1.0}
+    assert auto.choose(auto.Facts(1.0, 8, 2e5, 0.5, **thin)).method == "strategy"
+    assert auto.choose(auto.Facts(1.0, 8, 2e5, 0.29, **thin)).method != "strategy"          # concentrated
+    assert auto.choose(auto.Facts(1.0, 8, 1.9e5, 0.5, **thin)).method != "strategy"         # N eps below
+    assert auto.choose(auto.Facts(1.0, 8, 2e5, 0.5, workload_side=128.0, workload_thin=3.0)).method != "strategy"
+    assert auto.choose(auto.Facts(1.0, 8, 2e5, 0.5, workload_side=16.0, workload_thin=1.0)).method != "strategy"
+    assert auto.choose(auto.Facts(1.0, 8, 2e4, float("nan"), **thin)).method != "strategy"  # spread not bought
+
+
+def test_row_prefixes_over_spread_data_go_to_the_strategy_with_the_same_facts():
+    """End to end: 300,000 spread points and 1,000 row prefixes at epsilon 1 go to the strategy; the facts are
+    the ones bought without a workload (no fact is added for thin queries), every path spends epsilon, the
+    release records the queries; random rectangles on the same data do not go there."""
+    rng = np.random.default_rng(9)
+    pts = rng.uniform(0, 256, (300_000, 2))
+    w = _row_prefixes(1000, rng)
+    assert auto.workload_cells(w, prepare_points(pts, DOM, resolution=8), 256)[1] == 1.0
+    rel = pv.build(pts, DOM, "auto", 1.0, seed=2, resolution=8, workload=w)
+    plain = pv.build(pts, DOM, "auto", 1.0, seed=2, resolution=8)
+    assert rel.params["chosen"] == "strategy" and plain.params["chosen"] != "strategy"
+    facts = [s.what for s in rel.ledger.spends if s.what.startswith("auto feature")]
+    assert facts == [s.what for s in plain.ledger.spends if s.what.startswith("auto feature")]
+    assert rel.ledger.total() == pytest.approx(1.0) and rel.tree.path_epsilons().max() == pytest.approx(1.0)
+    assert np.allclose(rel.params["workload"], w)
+    corners = np.sort(rng.uniform(0, 256, (200, 2, 2)), axis=1)
+    rects = np.column_stack([corners[:, 0], corners[:, 1]])
+    assert pv.build(pts, DOM, "auto", 1.0, seed=2, resolution=8, workload=rects).params["chosen"] != "strategy"
