@@ -2,7 +2,7 @@
 
 Rule (``RULES``, first match wins): a workload of small queries (median longer side <= 16 cells of the
 256 x 256 grid) over cells holding >= 10 noise scales of points on average (a noisy count), or of long thin
-queries (median shorter side <= 2 cells) over spread >= 0.3 from N eps = 2 x 10^5 -> the workload strategy; a
+queries (median shorter side <= 2 cells) over spread >= 0.3 (a lower bound) from N eps = 2 x 10^5 -> the strategy; a
 corner cell of the release's grid holding >= 0.2 of N -> the hybrid kd-tree with NNLS, its stop at
 two noise sds; a corner cell of the 256 x 256 grid holding >= 0.2 of N -> the same tree splitting on that grid
 first (``split_grid=256``); a row or column of that grid holding >= 0.3 of N below N eps = 10^5 -> the lines
@@ -84,6 +84,7 @@ class Facts:
     workload_density: float = math.nan  # noisy points in the cells the workload touches, per such cell (NaN: none)
     line_share: float = 0.0            # lower bound of the fullest row or column of cells' share of n (0: not bought)
     workload_thin: float = math.nan    # public: the workload's median shorter side in cells of that grid (NaN: none)
+    spread_floor: float = math.nan     # the spread three noise scales lower: a lower bound (NaN: not bought)
 
     @property
     def cell_snr(self) -> float:
@@ -119,9 +120,10 @@ RULES = (
          "Your queries are small and the cells they cover hold many points, so auto measured the answers planned "
          "for exactly those queries."),
     Rule(f"a workload of long thin queries (median shorter side <= {THIN_SIDE} cells, longer side > {SMALL_SIDE}) "
-         f"over data with spread >= {THIN_SPREAD_MIN:g} and N eps >= {THIN_N_EPS_MIN:g}",
-         lambda f: (f.workload_thin <= THIN_SIDE and f.workload_side > SMALL_SIDE and f.spread >= THIN_SPREAD_MIN
-                    and f.n * f.epsilon >= THIN_N_EPS_MIN), "strategy",
+         f"over data with spread >= {THIN_SPREAD_MIN:g} (three noise scales below the noisy value) and N eps >= "
+         f"{THIN_N_EPS_MIN:g}",
+         lambda f: (f.workload_thin <= THIN_SIDE and f.workload_side > SMALL_SIDE
+                    and f.spread_floor >= THIN_SPREAD_MIN and f.n * f.epsilon >= THIN_N_EPS_MIN), "strategy",
          "long thin queries (row or column prefixes) over data that leave few cells empty, with many points for the "
          "budget: a tree answers a query one cell tall from many cut leaves or deep nodes, the workload strategy "
          "from its few measured rows; on the synthetic and sparse families it beats the pick of the other rows in "
@@ -239,7 +241,7 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     pop = noisy_n(int(counts.sum()), eps_f / 2, rnd, ledger, n_public)
     eps_cells = (eps_f - pop.epsilon) / CELL_FACTS
     n_corner_facts = 1 + (ps.grid.size > side)
-    spread, eps_corner = float("nan"), eps_cells * (1 + 1 / n_corner_facts)
+    spread, floor, eps_corner = float("nan"), float("nan"), eps_cells * (1 + 1 / n_corner_facts)
     small = workload is not None and workload[0] <= SMALL_SIDE   # only the workload row reads its fact
     buys_spread = reads_spread(pop.value, epsilon)
     eps_spread = eps_cells / 2 if small else eps_cells
@@ -255,7 +257,8 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     if buys_spread:
         occupied = _noisy_fact(int((counts > 0).sum()), eps_spread, rnd, ledger, "occupied cells",
                                f"cells of a public {side} x {side} grid holding at least one point")
-        spread, eps_corner = max(occupied, 0) / max(uniform_occupancy(pop.value, side * side), 1.0), eps_cells
+        even = max(uniform_occupancy(pop.value, side * side), 1.0)
+        spread, floor, eps_corner = max(occupied, 0) / even, share_bound(occupied, eps_spread, even), eps_cells
     corner = _noisy_fact(int(corners.max()), eps_corner, rnd, ledger, "largest corner cell",
                          f"the largest count of the four corner cells of the resolution-{ps.grid.bits} grid "
                          f"(one position: both coordinates at an extreme)")
@@ -276,7 +279,7 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
                                        "(a point lies in one row and one column: the largest moves by at most 1)"),
                            eps_cells, n, LINE_SCALES)
     return Facts(float(epsilon), int(ps.grid.bits), pop.value, spread, fine, coarse, side_w, density, line,
-                 thin), pop
+                 thin, floor), pop
 
 
 def workload_cells(workload: Workload | None, ps: PointSet,

@@ -312,15 +312,30 @@ def _row_prefixes(k, rng):
 
 
 def test_the_thin_row_reads_the_spread_n_eps_and_the_workload_shape():
-    """Long thin queries (shorter side <= 2 cells, longer > 16) over spread >= 0.3 from N eps = 2 x 10^5: the
-    strategy; each condition alone missing leaves the pick to the other rows."""
+    """Long thin queries (shorter side <= 2 cells, longer > 16) over a spread whose lower bound (three noise
+    scales below) is >= 0.3, from N eps = 2 x 10^5: the strategy; each condition alone missing leaves the pick to
+    the other rows."""
     thin = {"workload_side": 128.0, "workload_thin": 1.0}
-    assert auto.choose(auto.Facts(1.0, 8, 2e5, 0.5, **thin)).method == "strategy"
-    assert auto.choose(auto.Facts(1.0, 8, 2e5, 0.29, **thin)).method != "strategy"          # concentrated
-    assert auto.choose(auto.Facts(1.0, 8, 1.9e5, 0.5, **thin)).method != "strategy"         # N eps below
-    assert auto.choose(auto.Facts(1.0, 8, 2e5, 0.5, workload_side=128.0, workload_thin=3.0)).method != "strategy"
-    assert auto.choose(auto.Facts(1.0, 8, 2e5, 0.5, workload_side=16.0, workload_thin=1.0)).method != "strategy"
-    assert auto.choose(auto.Facts(1.0, 8, 2e4, float("nan"), **thin)).method != "strategy"  # spread not bought
+    f = auto.Facts(1.0, 8, 2e5, 0.5, spread_floor=0.45, **thin)
+    assert auto.choose(f).method == "strategy"
+    assert auto.choose(dataclasses.replace(f, spread_floor=0.29)).method != "strategy"   # the bound decides
+    assert auto.choose(dataclasses.replace(f, n=1.9e5)).method != "strategy"             # N eps below
+    assert auto.choose(dataclasses.replace(f, workload_thin=3.0)).method != "strategy"
+    assert auto.choose(dataclasses.replace(f, workload_side=16.0)).method != "strategy"
+    assert auto.choose(dataclasses.replace(f, spread=float("nan"), spread_floor=float("nan"))).method != "strategy"
+
+
+def test_the_spread_floor_is_three_noise_scales_below_the_noisy_spread():
+    """The thin row reads the spread's lower bound: the noisy occupied cells less three noise scales, over the
+    cells an even spread would occupy (at epsilon 0.1 and a public N, 0.046 below the noisy spread here; a noisy
+    spread of 0.34 on a file whose true spread is 0.19 was seen to reach the row without it)."""
+    ps = prepare_points(np.random.default_rng(3).uniform(0, 256, (300_000, 2)), DOM, resolution=8)
+    ledger = Ledger(0.1)
+    facts, _ = auto.measure_facts(ps, 0.1, make_randomness(5), ledger, 300_000)
+    eps_spread = next(s.epsilon for s in ledger.spends if s.what == "auto feature: occupied cells")
+    even = auto.uniform_occupancy(300_000, 256 * 256)
+    assert facts.spread - facts.spread_floor == pytest.approx(3 / eps_spread / even, rel=1e-9)
+    assert 3 / eps_spread / even == pytest.approx(0.046, abs=0.001)
 
 
 def test_row_prefixes_over_spread_data_go_to_the_strategy_with_the_same_facts():
