@@ -2,8 +2,8 @@
 
 Rule (``RULES``, first match wins): a workload of small queries (median longer side <= 16 cells of the
 256 x 256 grid) over cells holding >= 10 noise scales of points on average (a noisy count), or of long thin
-queries (median shorter side <= 2 cells) over spread >= 0.3 (a lower bound) from N eps = 2 x 10^5 -> the strategy; a
-corner cell of the release's grid holding >= 0.2 of N -> the hybrid kd-tree with NNLS, its stop at
+queries (median shorter side <= 2 cells) over spread >= 0.3 (a lower bound) from N eps = 2 x 10^5 -> the
+strategy; a corner cell of the release's grid holding >= 0.2 of N -> the hybrid kd-tree with NNLS, its stop at
 two noise sds; a corner cell of the 256 x 256 grid holding >= 0.2 of N -> the same tree splitting on that grid
 first (``split_grid=256``); a row or column of that grid holding >= 0.3 of N below N eps = 10^5 -> the lines
 method; spread >= 0.6 and N eps >= 10^4 -> AG; N eps >= 10^5 -> the quadtree; else PrivTree.
@@ -20,9 +20,8 @@ Privacy: the facts cost ``FEATURE_FRACTION`` (2 %) of epsilon, half for N and ha
 the line facts each as much again as a cell fact; geometric noise with sensitivity 1 each (a point lies in one
 corner cell, one row and one column, so each largest count moves by at most 1), one ledger line "auto
 feature: ..." each; the choice reads only those released values; the chosen method gets the rest of epsilon
-and reuses the noisy N. The
-release keeps method = "auto" with ``params["chosen"]`` and the facts. Passes: one for the facts, then the
-chosen method's.
+and reuses the noisy N. The release keeps method = "auto" with ``params["chosen"]`` and the facts. Passes: one
+for the facts, then the chosen method's.
 
 Given a workload, the pick plans for it when it can: the strategy and the quadtree always, the hybrid from
 N eps = 10^5 (``workload_unused``); PrivTree, the lines method and AG do not (a release note says so).
