@@ -237,6 +237,13 @@ def test_quadtree_stop_audit(stop_sds):
     assert ratio_ok(laws[0], laws[1], runs, eps)
 
 
+def _integer_laws(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The counts of each integer value drawn under D and under D', over their common range."""
+    lo = int(min(a.min(), b.min()))
+    n = int(max(a.max(), b.max())) - lo + 1
+    return np.bincount((a - lo).astype(int), minlength=n), np.bincount((b - lo).astype(int), minlength=n)
+
+
 def _workload_leaf_law(data: np.ndarray, runs: int, eps: float) -> np.ndarray:
     """The released noisy count of the depth-2 cell holding (0.8, 0.8), the quadtree's budget planned for
     a workload of that level's cells (seeded runs)."""
@@ -257,9 +264,7 @@ def test_quadtree_workload_plan_audit():
     runs, eps = 1000, 1.6
     d = np.array([[0.1, 0.1], [0.2, 0.3], [0.8, 0.8], [0.85, 0.9]])
     a, b = _workload_leaf_law(d, runs, eps), _workload_leaf_law(np.vstack([d, [[0.8, 0.9]]]), runs, eps)
-    lo = int(min(a.min(), b.min()))
-    n = int(max(a.max(), b.max())) - lo + 1
-    ca, cb = np.bincount((a - lo).astype(int), minlength=n), np.bincount((b - lo).astype(int), minlength=n)
+    ca, cb = _integer_laws(a, b)
     assert ratio_ok(ca, cb, runs, eps)
     assert not ratio_ok(ca, cb, runs, 0.3)
 
@@ -286,8 +291,6 @@ def test_hybrid_workload_plan_audit():
     runs, eps = 1000, 3.0
     d = np.array([[0.1, 0.1], [0.2, 0.3], [0.8, 0.8], [0.85, 0.9]])
     a, b = _hybrid_workload_law(d, runs, eps), _hybrid_workload_law(np.vstack([d, [[0.8, 0.9]]]), runs, eps)
-    lo = int(min(a.min(), b.min()))
-    n = int(max(a.max(), b.max())) - lo + 1
-    ca, cb = np.bincount((a - lo).astype(int), minlength=n), np.bincount((b - lo).astype(int), minlength=n)
+    ca, cb = _integer_laws(a, b)
     assert ratio_ok(ca, cb, runs, eps)
     assert not ratio_ok(ca, cb, runs, 0.3)
