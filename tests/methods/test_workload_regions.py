@@ -180,3 +180,19 @@ def test_a_build_never_prepares_the_callers_polygons():
     pv.build_regions(pts, layer, epsilon=1.0, seed=1)
     assert not shapely.is_prepared(np.asarray(layer.geometry)).any()
     assert not shapely.is_prepared(layer.frame.geometry.to_numpy()).any()
+
+
+def test_a_layer_workload_plans_the_hybrid_and_is_recorded():
+    """The hybrid takes a region layer as it takes rectangles: its count levels by the layer's plan at its
+    height, every path spending epsilon, the layer's digest recorded, the regions answered consistently."""
+    layer = _layer()
+    pts = np.random.default_rng(6).random((5_000, 2))
+    geo = pv.build(pts, DOM, "hybrid", 1.0, seed=2, height=4, prune=None)
+    rel = pv.build(pts, DOM, "hybrid", 1.0, seed=2, height=4, prune=None, workload=layer)
+    counts = [s.epsilon for s in rel.ledger.spends if s.what == "count"]
+    want = workload_epsilons(sum(s.epsilon for s in geo.ledger.spends if s.what == "count"), 4, layer, DOM)
+    np.testing.assert_allclose(counts, want, rtol=1e-12)
+    assert rel.tree.path_epsilons().max() == pytest.approx(1.0) and rel.ledger.total() == pytest.approx(1.0)
+    assert rel.params["budget"] == "workload" and rel.params["workload_regions"].startswith("5 regions")
+    est = rel.answer_regions(layer).set_index("id")["estimate"]
+    assert est["A0"] + est["A1"] + est["A2"] == pytest.approx(est["A"], rel=1e-6)
