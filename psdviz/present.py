@@ -12,6 +12,7 @@ without Streamlit, and named here once:
 - the whole interval beside every private number, and the labels of seeded (not private) output;
 - the words a page needs about methods: their parameters' declarations and prefills, what auto measures,
   which methods plan for workloads, ``pv.build``'s own inputs;
+- text from the user's files made inert before a map shows it (folium templates it again; tooltips are HTML);
 - public facts a page shows: the grid's limits, the bundled samples and outlines, the privacy unit's words,
   how many rows a source read, whether noise swamps a release.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 from .api import swamped
 from .coco.sample import flights_table, load_flight_airports
 from .core.grid import DEFAULT_RESOLUTION, MAX_RESOLUTION
+from .core.map_text import map_text
 from .core.optional import MissingExtraError, require
 from .core.rng import FRESH, SEEDED, check_seeded_export, labelled
 from .core.source import rows_read
@@ -66,6 +68,7 @@ __all__ = [
     "MissingExtraError", "ParamInfo", "accepts_workload", "cell_at", "cell_details", "cells_geojson",
     "check_int", "check_seeded_export", "colour_bins", "flights_sparse_table", "flights_table", "frontier",
     "frontier_sizes", "get_sample", "labelled", "legend_entries", "legend_html", "load_flight_airports", "load_sample",
+    "map_text",
     "mercator_centres", "noise_level", "parameter_info", "rasterize", "region_classes", "region_noise_width",
     "region_shades", "require", "rows_read", "sample_points", "suggested_value", "swamped", "topojson", "unit_for",
     "view_colours", "view_depth", "whole_interval",

@@ -76,6 +76,7 @@ class RegionRelease:
         (:func:`psdviz.regions.colours.classes`: cut where the estimates spread, merged until the noise cannot
         make a class), each level its own classes; regions within two standard errors of zero pale. Keyword
         arguments go to ``folium.Map``."""
+        from ..core.map_text import inert_columns
         from ..core.optional import require
         from .colours import PALE, classes, shades
         folium = require("folium", "explore")
@@ -90,7 +91,7 @@ class RegionRelease:
             legend.append(f"level {level}: " + ", ".join(
                 f'<span style="background:{c}">&nbsp;&nbsp;</span> {a:,.0f}-{b:,.0f}'
                 for c, a, b in zip(fills, edges[:-1], edges[1:])))
-        gdf = gdf.assign(colour=colour)
+        gdf = inert_columns(gdf.assign(colour=colour))   # the layer's text: inert to folium's templates and HTML
         m = folium.Map(**{"tiles": None, **kwargs})
         x0, y0, x1, y1 = (float(v) for v in gdf.total_bounds)
         m.fit_bounds([[y0, x0], [y1, x1]])

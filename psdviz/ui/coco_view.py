@@ -15,6 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..coco import CocoRelease, Hierarchy
+from ..present import map_text
 from ..present import topojson as tj
 from .assets import use_local_leaflet
 
@@ -79,7 +80,7 @@ def marker_map(pos: pd.DataFrame, level: int, groups: np.ndarray, selected: int 
         folium.CircleMarker(
             [lat, lon], radius=float(r), weight=3 if chosen else 1, color="#b30000" if chosen else "#1f4e79",
             fill=True, fill_color="#e6550d" if chosen else "#4a90c2", fill_opacity=0.8,
-            tooltip=folium.Tooltip(f"{name}: {int(groups[node])} groups", permanent=chosen),
+            tooltip=folium.Tooltip(f"{map_text(name)}: {int(groups[node])} groups", permanent=chosen),
         ).add_to(fmap)
     shown = pos[(pos["level"] == level) & pos["lat"].notna()]
     if len(shown):
@@ -92,7 +93,7 @@ def _region_layer(pos: pd.DataFrame, regions: dict[int, dict], groups: np.ndarra
     """One GeoJson layer of the state polygons: fill darker with more groups, the selected one orange."""
     top = max(int(max((groups[n] for n in regions), default=1)), 1)
     feats = [{"type": "Feature", "geometry": geom,
-              "properties": {"label": f"{pos['name'].iloc[n]}: {int(groups[n])} groups",
+              "properties": {"label": f"{map_text(pos['name'].iloc[n])}: {int(groups[n])} groups",
                              "opacity": round(0.15 + 0.6 * float(np.sqrt(groups[n] / top)), 3),
                              "chosen": selected is not None and int(n) == int(selected)}}
              for n, geom in sorted(regions.items())]

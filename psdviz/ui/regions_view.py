@@ -19,8 +19,10 @@ import folium
 import numpy as np
 import pandas as pd
 import shapely
+from folium.utilities import JsCode
 
 from ..present import REGION_PALE as PALE
+from ..present import map_text
 from ..present import region_classes as classes
 from ..present import region_noise_width as noise_width
 from ..present import region_shades as shades
@@ -29,6 +31,15 @@ from .assets import use_local_leaflet
 from .words import counted
 
 NO_ANSWER = "#ffffff"     # a region outside a spatial release's domain: no data, never a count
+
+# Each region styled in the browser from its own properties (its fill, chosen, pooled): a Python style
+# function made folium dump and template one style per region on every rerun (0.4 s for the counties).
+STYLE_FROM_PROPERTIES = JsCode("""function(feature, layer) {
+    const p = feature.properties;
+    layer.setStyle({color: p.chosen ? "#b30000" : p.pooled ? "#999999" : "#555555",
+                    weight: p.chosen ? 3 : p.pooled ? 0.6 : 0.4, fillColor: p.fill, fillOpacity: 0.85,
+                    dashArray: p.pooled && !p.chosen ? "2 3" : null});
+}""")
 
 
 def _ranges(edges: np.ndarray, unit: str) -> list[str]:
@@ -92,21 +103,16 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
     for (rid, name), e, s, a, c, g, p in zip(sub[["id", "name"]].itertuples(index=False), est, stated, per, cls,
                                              drawn_outlines(frame, rows), pooled):
         per_km2 = "" if area_km2 is None else f", {counted(e / a)} per km²"
+        name = map_text(name)      # from the user's layer: inert to folium's templates and to HTML
         label = (f"{name}: outside the release's domain, no answer" if c == -2 else
                  f"{name}: {int(e):,} (± {1.96 * s:,.0f})" + per_km2)
         feats.append({"type": "Feature", "geometry": g,
-                      "properties": {"id": rid, "label": label + (" (area share)" if p else ""),
+                      "properties": {"id": map_text(rid), "label": label + (" (area share)" if p else ""),
                                      "fill": NO_ANSWER if c == -2 else PALE if c < 0 else colours[c],
                                      "chosen": rid == selected,
                                      "pooled": bool(p)}})
 
-    def style(f):
-        p = f["properties"]
-        line = "#b30000" if p["chosen"] else "#999999" if p["pooled"] else "#555555"
-        return {"color": line, "weight": 3 if p["chosen"] else 0.6 if p["pooled"] else 0.4, "fillColor": p["fill"],
-                "fillOpacity": 0.85, **({"dashArray": "2 3"} if p["pooled"] and not p["chosen"] else {})}
-
-    folium.GeoJson({"type": "FeatureCollection", "features": feats}, style_function=style,
+    folium.GeoJson({"type": "FeatureCollection", "features": feats}, on_each_feature=STYLE_FROM_PROPERTIES,
                    tooltip=folium.GeoJsonTooltip(["label"], labels=False)).add_to(fmap)
     (xmin, ymin, xmax, ymax) = view_bounds(geoms if focus is None else np.array([focus], dtype=object))
     pad_x, pad_y = 0.02 * (xmax - xmin), 0.02 * (ymax - ymin)
