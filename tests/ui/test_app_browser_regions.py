@@ -91,6 +91,9 @@ def test_counties_by_density_with_pooled_ones_dashed(pg, server):  # noqa: F811
     frame = pg.frame_locator(MAP_IFRAME).last
     frame.locator("path.leaflet-interactive").first.wait_for()
     assert frame.locator("path.leaflet-interactive[stroke-dasharray]").count() > 0      # pooled counties
+    # styled in the browser from each region's properties: no region keeps Leaflet's default blue
+    assert frame.locator('path.leaflet-interactive[fill="#3388ff"]').count() == 0
+    assert frame.locator('path.leaflet-interactive[fill-opacity="0.85"]').count() > 100
     assert pg.get_by_text(re.compile("Dashed outline: not measured")).count() == 1
     pg.screenshot(path=str(ARTIFACTS / "08_regions_density.png"), full_page=True)
 
