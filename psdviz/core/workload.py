@@ -53,14 +53,21 @@ class RegionLayer:
     def record(self) -> dict:
         """Its size, levels and a SHA-256 of its ids and geometry (WKB): names the layer without copying it
         into the release."""
-        shapely = require("shapely", "region layers")
-        digest = hashlib.sha256()
-        for rid, wkb in zip(self.ids, shapely.to_wkb(self.geometry)):
-            digest.update(str(rid).encode() + b"\0" + wkb)
-        return {"workload_regions": f"{self.size_text()} in {self.n_levels} level(s), sha256 {digest.hexdigest()}"}
+        return {"workload_regions": f"{self.size_text()} in {self.n_levels} level(s), sha256 "
+                                    f"{layer_digest(self.geometry, self.ids)}"}
 
 
 Workload = Rectangles | RegionLayer
+
+
+def layer_digest(geometry, ids=None) -> str:
+    """SHA-256 of a layer's outlines (WKB), each after its id and a zero byte when ``ids`` are given: names
+    the layer's content (a release's record, the process's plans, the app's keys) without copying it."""
+    shapely = require("shapely", "region layers")
+    wkbs = shapely.to_wkb(np.asarray(geometry, dtype=object))
+    if ids is None:
+        return hashlib.sha256(b"".join(wkbs)).hexdigest()
+    return hashlib.sha256(b"".join(str(rid).encode() + b"\0" + wkb for rid, wkb in zip(ids, wkbs))).hexdigest()
 
 
 def as_workload(value) -> Workload:

@@ -28,7 +28,6 @@ plan they give is then exactly a rectangle workload's (:func:`.workload_budget.w
 """
 from __future__ import annotations
 
-import hashlib
 from typing import NamedTuple
 
 import numpy as np
@@ -37,6 +36,7 @@ from ..core.domain import Domain
 from ..core.memo import PublicMemo
 from ..core.optional import require
 from ..core.progress import report
+from ..core.workload import layer_digest
 from ..query.overlap import box_overlap_areas, prepared_copies
 
 CUT_SHARE = 0.5     # a layer's tree is deep enough when at most this share of a region's area lies in cut leaves
@@ -96,14 +96,9 @@ def layer_plan(geometry: np.ndarray, domain: Domain, height: int, limit: int,
     (``share`` < 0: ``limit``), and the layer's N_l for that depth (module docstring). A function of public
     inputs alone: kept per layer (its outlines' digest), domain, heights and share for the process, so a
     rebuild with new noise or another epsilon does not count again."""
-    key = (_digest(geometry), domain.xmin, domain.ymin, domain.xmax, domain.ymax, height, limit, share)
+    key = (layer_digest(geometry), domain.xmin, domain.ymin, domain.xmax, domain.ymax, height, limit, share)
     depth, counts = _PLANS.get(key, lambda: _layer_plan(geometry, domain, height, limit, share))
     return depth, counts.copy()
-
-
-def _digest(geometry: np.ndarray) -> str:
-    shapely = require("shapely", "region layers")
-    return hashlib.sha256(b"".join(shapely.to_wkb(np.asarray(geometry, dtype=object)))).hexdigest()
 
 
 def _layer_plan(geometry: np.ndarray, domain: Domain, height: int, limit: int,

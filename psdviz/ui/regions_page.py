@@ -10,12 +10,11 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-import shapely
 import streamlit as st
 
 import psdviz as pv
 from psdviz import regions as rg
-from psdviz.present import labelled, sample_points
+from psdviz.present import labelled, layer_digest, sample_points
 from psdviz.regions import SOURCES, true_counts
 
 from . import answer_box, data_input, export, keys, mapview, words
@@ -158,9 +157,7 @@ def _points() -> tuple[str, np.ndarray]:
 
 def _layer_digest(layer: rg.Regions) -> str:
     """Names the layer's content (ids and outlines), so that two uploads under one name are never confused."""
-    digest = hashlib.sha1(np.asarray(layer.frame["id"], dtype=str).tobytes())
-    digest.update(b"".join(shapely.to_wkb(layer.frame.geometry.to_numpy())))
-    return digest.hexdigest()
+    return layer_digest(layer.frame.geometry.to_numpy(), layer.frame["id"].to_numpy())
 
 
 def _pick_region(frame, counts: pd.DataFrame, level: int, k: ViewKeys) -> str | None:
