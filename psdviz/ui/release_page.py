@@ -102,10 +102,11 @@ def other_release(release, digest: str) -> None:
     rep = release.report()
     if release.randomness.seeded:
         st.error(release.randomness.warning()["warning"] + ". This file is a teaching artefact, not a release.")
-    st.markdown(f"**{rep.get('method', type(release).__name__)}**, epsilon = {release.epsilon:g}, privacy unit: "
-                f"**{release.privacy_unit}**; randomness: {release.randomness.mode}.")
+    fx = words.file_text        # the file's own words: shown as written, never as markdown
+    st.markdown(f"**{fx(rep.get('method', type(release).__name__))}**, epsilon = {release.epsilon:g}, privacy "
+                f"unit: **{fx(release.privacy_unit)}**; randomness: {fx(release.randomness.mode)}.")
     for note in rep.get("notes", []):
-        st.caption(note)
+        st.caption(fx(note))
     if hasattr(release, "counts"):
         st.caption("Estimates are non-negative whole numbers; a region equals the sum of the regions inside it. "
                    "The 95 % interval is the estimate plus or minus 1.96 standard errors.")
@@ -121,13 +122,15 @@ def summary(release: pv.Release) -> None:
     d = release.domain
     if release.randomness.seeded:
         st.error(release.randomness.warning()["warning"] + ". This file is a teaching artefact, not a release.")
-    st.markdown(f"**{release.method}**, epsilon = {release.epsilon:g}, privacy unit: **{release.privacy_unit}**; "
-                f"{int(release.tree.is_leaf.sum()):,} cells; randomness: {release.randomness_mode}.")
+    fx = words.file_text        # the file's own words: shown as written, never as markdown
+    st.markdown(f"**{fx(release.method)}**, epsilon = {release.epsilon:g}, privacy unit: "
+                f"**{fx(release.privacy_unit)}**; {int(release.tree.is_leaf.sum()):,} cells; randomness: "
+                f"{fx(release.randomness_mode)}.")
     st.caption(f"Domain x [{d.xmin:g}, {d.xmax:g}], y [{d.ymin:g}, {d.ymax:g}]; resolution "
                f"{release.grid.bits} ({release.grid.size:,} positions per axis). Parameters: "
-               + words.params_text(release.params))
+               + fx(words.params_text(release.params)))
     for note in release.notes:
-        st.caption(note)
+        st.caption(fx(note))
 
 
 def depth_control(release: pv.Release) -> int:
