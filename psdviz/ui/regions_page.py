@@ -187,14 +187,14 @@ def _source_words(counts: pd.DataFrame, r: pd.Series) -> str:
     up = r["parent"]
     while by_id.loc[up, "source"] == SOURCES[2]:     # a shared region's pooled ancestor
         up = by_id.loc[up, "parent"]
-    return (f"Not measured: an area share of the count of {by_id.loc[up, 'name']}, which was pooled (uniform density "
-            "assumed inside it; the standard error covers the noise, not that assumption).")
+    return (f"Not measured: an area share of the count of {words.file_text(by_id.loc[up, 'name'])}, which was "
+            "pooled (uniform density assumed inside it; the standard error covers the noise, not that assumption).")
 
 
 def _region_panel(counts: pd.DataFrame, rid: str, truth: np.ndarray | None, noise: str, k: ViewKeys) -> None:
     row = counts.index[counts["id"] == rid][0]
     r = counts.loc[row]
-    st.subheader(str(r["name"]))
+    st.subheader(words.file_text(r["name"]))     # the layer's own words: shown as written, never as markdown
     if not np.isfinite(float(r["estimate"])):
         st.info("Outside the release's domain: the release says nothing about this region (no answer, not 0).")
         return

@@ -35,3 +35,20 @@ def test_open_a_release_shows_a_files_notes_and_parameters_as_text():
     assert file_text(HOSTILE) in shown                             # the note, escaped
     assert any(file_text(HOSTILE) in c for c in shown if c.startswith("Domain"))   # the parameter, escaped
     assert not any("![seen](" in c for c in shown)
+
+
+PANEL = f"""
+import pandas as pd
+from psdviz.ui import regions_page
+counts = pd.DataFrame({{"id": ["a", "b"], "name": ["Top", {HOSTILE!r}], "level": [0, 1], "parent": [None, "a"],
+                        "estimate": [10.0, 4.0], "standard_error": [1.0, 1.0]}})
+regions_page._region_panel(counts, "b", None, "noise", regions_page.REGIONS_KEYS)
+"""
+
+
+def test_a_layers_region_name_is_shown_as_text():
+    """A region's name comes from the layer's file: its panel's heading shows it as written."""
+    at = AppTest.from_string(PANEL, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.subheader[0].value == file_text(HOSTILE)
