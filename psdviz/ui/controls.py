@@ -202,15 +202,16 @@ def choose_randomness(prefix: str, what: str) -> tuple[int | None, int]:
 
 
 def drawn_workload(method: str) -> list[list[float]] | None:
-    """The rectangles queried so far on this data, as the quadtree's workload when the user asks for it
-    (``pv.build(..., workload=...)``: the budget planned for them; public input, recorded in the release)."""
+    """The rectangles queried so far on this data, as the workload of a method that plans for one (the quadtree,
+    the hybrid, the strategy, auto) when the user asks for it (``pv.build(..., workload=...)``: the measurements
+    planned for them; public input, recorded in the release)."""
     if not accepts_workload(method):
         return None
     drawn = {(h["xmin"], h["ymin"], h["xmax"], h["ymax"]) for h in st.session_state.get(keys.COMPARISONS, [])}
     if not drawn:
         return None
-    text = (f"Plan the quadtree's budget for the {len(drawn)} rectangle{'s' * (len(drawn) > 1)} queried so far: "
-            "epsilon goes to the levels those queries use (the release records them and answers any other).")
+    text = (f"Plan the release for the {len(drawn)} rectangle{'s' * (len(drawn) > 1)} queried so far: epsilon "
+            "goes to the measurements those queries use (the release records them and answers any other).")
     if not st.checkbox(f"Plan for my {len(drawn)} queries", key="plan_workload", help=text):
         return None
     return [list(map(float, r)) for r in sorted(drawn)]
