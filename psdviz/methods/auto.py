@@ -2,7 +2,7 @@
 
 Rule (``RULES``, first match wins): a workload of small queries (median longer side <= 16 cells of the
 256 x 256 grid) over cells holding >= 10 noise scales of points on average (a noisy count), or of long thin
-queries (median shorter side <= 2 cells) over spread >= 0.3 (a lower bound) from N eps = 2 x 10^5 -> the
+queries (median shorter side <= 2 cells) over spread >= 0.3 (a lower bound) from N eps = 1.5 x 10^5 -> the
 strategy; a corner cell of the release's grid holding >= 0.2 of N -> the hybrid kd-tree with NNLS, its stop at
 two noise sds; a corner cell of the 256 x 256 grid holding >= 0.2 of N -> the same tree splitting on that grid
 first (``split_grid=256``); a row or column of that grid holding >= 0.3 of N below N eps = 10^5 -> the lines
@@ -24,7 +24,7 @@ and reuses the noisy N. The release keeps method = "auto" with ``params["chosen"
 for the facts, then the chosen method's.
 
 Given a workload, the pick plans for it when it can: the strategy and the quadtree always, the hybrid from
-N eps = 10^5 (``workload_unused``); PrivTree, the lines method and AG do not (a release note says so).
+N eps = 5 x 10^4 (``workload_unused``); PrivTree, the lines method and AG do not (a release note says so).
 
 Evidence (synthetic families): docs/decisions/auto-rule.md, the workload row docs/decisions/workload-strategy.md.
 """
@@ -64,9 +64,9 @@ SMALL_SIDE = 16            # a workload of small queries: their median longer si
 CELL_SNR_MIN = 10.0        # ... over cells holding this many noise scales (1 / eps) of points on average
 THIN_SIDE = 2              # a workload of long thin queries: median shorter side at most this many cells ...
 THIN_SPREAD_MIN = 0.3      # ... over data filling at least this share of an even spread's cells ...
-THIN_N_EPS_MIN = 2e5       # ... from this N eps -> the strategy
+THIN_N_EPS_MIN = 1.5e5     # ... from this N eps -> the strategy (between the families' 10^5 and 2 x 10^5)
 NNLS_STOP_SDS = 2.0        # the build's stop floor on the routes with NNLS (docs/decisions/early-stop.md)
-HYBRID_PLAN_N_EPS = 1e5    # from this N eps the hybrid's count levels are planned for a workload
+HYBRID_PLAN_N_EPS = 5e4    # from this N eps the hybrid's count levels are planned (between 2 x 10^4 and 10^5)
 
 
 @dataclass(frozen=True)

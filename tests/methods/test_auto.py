@@ -313,13 +313,13 @@ def _row_prefixes(k, rng):
 
 def test_the_thin_row_reads_the_spread_n_eps_and_the_workload_shape():
     """Long thin queries (shorter side <= 2 cells, longer > 16) over a spread whose lower bound (three noise
-    scales below) is >= 0.3, from N eps = 2 x 10^5: the strategy; each condition alone missing leaves the pick to
+    scales below) is >= 0.3, from N eps = 1.5 x 10^5: the strategy; each condition alone missing leaves the pick to
     the other rows."""
     thin = {"workload_side": 128.0, "workload_thin": 1.0}
     f = auto.Facts(1.0, 8, 2e5, 0.5, spread_floor=0.45, **thin)
     assert auto.choose(f).method == "strategy"
     assert auto.choose(dataclasses.replace(f, spread_floor=0.29)).method != "strategy"   # the bound decides
-    assert auto.choose(dataclasses.replace(f, n=1.9e5)).method != "strategy"             # N eps below
+    assert auto.choose(dataclasses.replace(f, n=1.4e5)).method != "strategy"             # N eps below
     assert auto.choose(dataclasses.replace(f, workload_thin=3.0)).method != "strategy"
     assert auto.choose(dataclasses.replace(f, workload_side=16.0)).method != "strategy"
     assert auto.choose(dataclasses.replace(f, spread=float("nan"), spread_floor=float("nan"))).method != "strategy"

@@ -67,7 +67,7 @@ def test_a_named_plan_and_a_workload_are_refused_together():
 @pytest.mark.parametrize("n, eps, planned", [(200_000, 1.0, True), (20_000, 1.0, False)])
 def test_auto_plans_the_hybrid_from_n_eps_on_and_says_when_it_did_not(n, eps, planned):
     """Points in a corner atom and large rectangles send auto to the hybrid; it gets the workload from
-    N eps = 10^5 on (the noisy N), and below that the release says the workload was not used and why."""
+    N eps = 5 x 10^4 on (the noisy N), and below that the release says the workload was not used and why."""
     rng = np.random.default_rng(5)
     pts = zero_inflated(n, DOM, rng, atom=0.6, lines=0.3, corner=True)
     corners = np.sort(rng.uniform(0, 256, (100, 2, 2)), axis=1)       # large rectangles: not the strategy's row
