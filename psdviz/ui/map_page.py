@@ -143,7 +143,7 @@ def input_summary(data: data_input.Dataset, release: pv.Release) -> None:
     if release.method == "auto":
         auto_words(release)
     details = st.expander("Data, parameters and public grid of this release")
-    details.caption(f"Data `{data.name}`: {rows_read(rep):,} rows read; "
+    details.caption(f"Data {words.file_text(data.name)}: {rows_read(rep):,} rows read; "
                     + (f"{rep['rows_dropped_by_user_bound']:,} beyond {data.max_points_per_user} per user dropped at "
                        "random (user-level privacy); " if data.user is not None else "")
                     + f"{rep['rows_nonfinite_dropped']:,} with missing or non-numeric coordinates dropped "
@@ -322,8 +322,9 @@ def query_answer(release: pv.Release, data: data_input.Dataset) -> None:
     if not hist or hist[-1].get("_sig") != sig:
         hist.append({**row, "_sig": sig})
     est, se = row["private_answer"], row["standard_error"]
-    st.caption(f"Query #{len(hist)} on `{data.name}`: x [{words.short(rect[0])}, {words.short(rect[2])}], "
-               f"y [{words.short(rect[1])}, {words.short(rect[3])}]; `{row['method']}`, epsilon {row['epsilon']:g}")
+    st.caption(f"Query #{len(hist)} on {words.file_text(data.name)}: x [{words.short(rect[0])}, "
+               f"{words.short(rect[2])}], y [{words.short(rect[1])}, {words.short(rect[3])}]; `{row['method']}`, "
+               f"epsilon {row['epsilon']:g}")
     answer_box.show(est, se, row["uniformity_error"], method=release.params.get("chosen", release.method))
     st.metric("True answer (not private)", f"{row['true_answer_NOT_PRIVATE']:,}")
     c1, c2 = st.columns(2)

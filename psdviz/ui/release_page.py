@@ -64,7 +64,7 @@ def render() -> None:
     try:
         release = _load(digest, data, up.name if Path(up.name).suffix else f"{up.name}.parquet")
     except ValueError as exc:
-        st.error(f"Cannot open {up.name}: {exc}")
+        st.error(f"Cannot open {words.file_text(up.name)}: {words.file_text(exc)}")   # the file's words, as text
         return
     if not isinstance(release, pv.Release):
         other_release(release, digest)

@@ -45,9 +45,9 @@ def render() -> None:
     except ValueError as exc:
         st.error(f"Cannot build: {exc}")
         return
-    st.caption(f"Data `{data.name}`; left: `{a.method}` at epsilon {a.epsilon:g}, right: `{b.method}` at epsilon "
-               f"{b.epsilon:g}. One colour scale for both maps; pan or zoom one and the other follows. Draw a "
-               "rectangle on the left map.")
+    st.caption(f"Data {words.file_text(data.name)}; left: `{a.method}` at epsilon {a.epsilon:g}, right: "
+               f"`{b.method}` at epsilon {b.epsilon:g}. One colour scale for both maps; pan or zoom one and the other "
+               "follows. Draw a rectangle on the left map.")
     dual, colours, _ = linked_maps(a, b)
     keep_new_drawing(mapview.latest_value(keys.TEACH_MAP).get("all_drawings"), keys.TEACH_RECT)
     out = mapview.show_map(dual, key=keys.TEACH_MAP, height=520,

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 import psdviz as pv
 from psdviz.ui import data_input
 from psdviz.ui.answer_box import people
+from psdviz.ui.words import file_text
 
 SCRIPT = """
 import streamlit as st
@@ -63,4 +64,4 @@ def test_new_data_clears_the_rectangle_and_the_redraws():
     assert not at.exception
     assert "teach_rect" not in at.session_state and "teach_redraws" not in at.session_state
     assert any("New data" in c.value for c in at.caption)
-    assert any("`flight_airports`" in c.value for c in at.caption)
+    assert any(file_text("flight_airports") in c.value for c in at.caption)   # the data's name, as written
