@@ -52,10 +52,13 @@ from .publish.colours import (
     colour_bins,
     legend_entries,
     legend_html,
+    parts_words,
+    shade_grid,
     view_colours,
 )
 from .publish.group_privacy import unit_for
-from .query.raster import mercator_centres, rasterize
+from .publish.pale_parts import cell_pieces
+from .query.raster import mercator_centres
 from .regions.colours import PALE as REGION_PALE
 from .regions.colours import classes as region_classes
 from .regions.colours import noise_width as region_noise_width
@@ -66,10 +69,10 @@ from .sparse.sample import flights_sparse_table
 __all__ = [
     "BUILD", "DEFAULT_RESOLUTION", "FEATURE_FRACTION", "FRESH", "LABORIOUS_MAX", "LARGE_EPSILON", "LOW_SHARE",
     "MAX_RESOLUTION", "PALETTE", "PALE_WORDS", "PLANNABLE", "REGION_PALE", "RULES", "SAMPLES", "SEEDED", "Colours",
-    "MissingExtraError", "ParamInfo", "accepts_workload", "cell_at", "cell_details", "cells_geojson", "check_int",
-    "check_seeded_export", "colour_bins", "flights_sparse_table", "flights_table", "frontier", "frontier_sizes",
-    "get_sample", "labelled", "layer_digest", "legend_entries", "legend_html", "load_flight_airports", "load_sample",
-    "map_text", "mercator_centres", "noise_level", "parameter_info", "rasterize", "region_classes",
-    "region_noise_width", "region_shades", "require", "rows_read", "sample_points", "suggested_value", "swamped",
-    "topojson", "unit_for", "view_colours", "view_depth", "whole_interval",
+    "MissingExtraError", "ParamInfo", "accepts_workload", "cell_at", "cell_details", "cell_pieces", "cells_geojson",
+    "check_int", "check_seeded_export", "colour_bins", "flights_sparse_table", "flights_table", "frontier",
+    "frontier_sizes", "get_sample", "labelled", "layer_digest", "legend_entries", "legend_html", "load_flight_airports",
+    "load_sample", "map_text", "mercator_centres", "noise_level", "parameter_info", "parts_words", "region_classes",
+    "region_noise_width", "region_shades", "require", "rows_read", "sample_points", "shade_grid", "suggested_value",
+    "swamped", "topojson", "unit_for", "view_colours", "view_depth", "whole_interval",
 ]

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..query.raster import rasterize
 from .cells import cell_density, relative_noise, within_noise
+from .pale_parts import pale_parts
 from .spatial import SpatialRelease
 
 # a sequential palette (light yellow -> dark purple), 9 steps; the first is the pale one
@@ -25,14 +27,16 @@ PALE_WORDS = "not distinguishable from zero (estimate within 2 noise standard de
 
 @dataclass(frozen=True)
 class Colours:
-    """log10 density classes: palette index per cell, the range shown, the class edges (log10) and
-    the log10 width of two noise standard deviations that no step is finer than."""
+    """log10 density classes: palette index per cell, the range shown, the class edges (log10), the
+    log10 width of two noise standard deviations that no step is finer than, and the finer parts drawn
+    pale over their cells (:func:`psdviz.publish.pale_parts.pale_parts`; node ids)."""
 
     index: np.ndarray
     lo: float
     hi: float
     edges: tuple[float, ...] = ()
     noise: float = 0.0
+    parts: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
 
 def _weighted_quantile(values: np.ndarray, weights: np.ndarray, q) -> np.ndarray:
@@ -89,11 +93,27 @@ def colour_bins(density: np.ndarray, faint: np.ndarray | None = None,
 def view_colours(views: list[tuple[SpatialRelease, np.ndarray]]) -> list[Colours]:
     """One honest colour scale (:func:`colour_bins`) for the cells ``nodes`` of one or more releases:
     the classes come from all their cells together, so equal colours mean equal densities on every
-    map that shares the scale. Returns each view's :class:`Colours`."""
-    parts = [_cells(r, n) for r, n in views]
-    both = colour_bins(*(np.concatenate([p[i] for p in parts]) for i in range(4)))
+    map that shares the scale. Returns each view's :class:`Colours`, with the finer parts of its cells
+    that are drawn pale over them (:func:`psdviz.publish.pale_parts.pale_parts`)."""
+    cells = [_cells(r, n) for r, n in views]
+    both = colour_bins(*(np.concatenate([c[i] for c in cells]) for i in range(4)))
     cuts = np.cumsum([n.size for _, n in views])[:-1]
-    return [dataclasses.replace(both, index=ix) for ix in np.split(both.index, cuts)]
+    return [dataclasses.replace(both, index=ix, parts=pale_parts(r, n))
+            for ix, (r, n) in zip(np.split(both.index, cuts), views)]
+
+
+def shade_grid(release: SpatialRelease, nodes: np.ndarray, colours: Colours, xs: np.ndarray,
+               ys: np.ndarray) -> np.ndarray:
+    """(len(ys), len(xs)) palette index of what is drawn under each pixel centre: the class of the cell
+    ``nodes`` holding it, pale inside the colours' pale parts, ``len(PALETTE)`` outside every cell."""
+    rect = release.tree.rect
+    ids = rasterize(rect[nodes], np.arange(nodes.size, dtype=float), xs, ys, fill=-1)
+    shade = np.append(np.asarray(colours.index, dtype=np.int64), len(PALETTE))
+    out = shade[np.where(ids >= 0, ids, nodes.size).astype(np.int64)]
+    if colours.parts.size:
+        inside = rasterize(rect[colours.parts], np.ones(colours.parts.size), xs, ys, fill=0.0) > 0
+        out[inside] = 0
+    return out
 
 
 def _cells(release: SpatialRelease, nodes: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -122,9 +142,18 @@ def legend_html(colours: Colours) -> str:
              "so cells within noise of each other share a colour or neighbouring ones; " if colours.noise else "")
     pale = (f'<span style="background:{PALETTE[0]};display:inline-block;width:22px;height:12px;'
             f'border:1px solid #bbb"></span> {PALE_WORDS}, or sparser than {_fmt(10 ** colours.lo)} (the '
-            f'sparsest cells, holding {LOW_SHARE:.1%} of the estimated points)')
+            f'sparsest cells, holding {LOW_SHARE:.1%} of the estimated points){parts_words(colours)}')
     return (f'<div style="font-size:0.8em">{pale}; estimated density (points per square degree, log scale): '
             f'{" ".join(parts)}; {noise}</div>')
+
+
+PARTS_WORDS = ("finer parts of a cell whose own count is within noise of zero and over 2 noise standard "
+               "deviations below their share of the cell are pale over it")
+
+
+def parts_words(colours: Colours) -> str:
+    """The legend's clause on pale finer parts (with its leading separator), or "" when none is drawn."""
+    return f"; {PARTS_WORDS}" if colours.parts.size else ""
 
 
 def _fmt(v: float) -> str:

@@ -26,11 +26,12 @@ from psdviz.present import (  # noqa: F401  (re-exported: the pages import them 
     PALE_WORDS,
     PALETTE,
     Colours,
+    cell_pieces,
     colour_bins,
     frontier,
     legend_html,
     mercator_centres,
-    rasterize,
+    shade_grid,
     view_colours,
 )
 
@@ -49,7 +50,8 @@ def _bounds(release: Release) -> list[list[float]]:
 
 
 class CellsLayer(MacroElement):
-    """Cells as Leaflet rectangles from a compact array (x0, y0, x1, y1, colour, level, noisy, estimate).
+    """Cells as Leaflet rectangles from a compact array (x0, y0, x1, y1, colour, level, noisy, estimate,
+    stroke), and the outlines of the cells drawn as pieces.
 
     folium's GeoJson embeds ~350 bytes of JSON per cell that branca then re-parses as a Jinja
     template (twice per run inside streamlit-folium); this layer sends ~50 bytes per cell, which
@@ -60,39 +62,58 @@ class CellsLayer(MacroElement):
     _template = Template("""
         {% macro script(this, kwargs) %}
         var {{ this.get_name() }} = (function () {
-            var rows = {{ this.rows }}, pal = {{ this.palette }}, g = L.featureGroup();
+            var rows = {{ this.rows }}, edges = {{ this.edges }}, pal = {{ this.palette }}, g = L.featureGroup();
             for (var i = 0; i < rows.length; i++) {
                 var r = rows[i];
                 var cell = L.rectangle([[r[1], r[0]], [r[3], r[2]]],
-                    {color: "#555555", weight: 0.4, fillColor: pal[r[4]], fillOpacity: 0.55});
+                    {color: "#555555", weight: 0.4, stroke: r[8] === 1, fillColor: pal[r[4]], fillOpacity: 0.55});
                 cell.bindTooltip("level " + r[5] + "<br>noisy count " + (r[6] === null ? "not measured" : r[6])
                     + "<br>estimated count " + r[7], {sticky: true});
                 g.addLayer(cell);
+            }
+            for (var j = 0; j < edges.length; j++) {
+                var e = edges[j];
+                g.addLayer(L.rectangle([[e[1], e[0]], [e[3], e[2]]],
+                    {color: "#555555", weight: 0.4, fill: false, interactive: false}));
             }
             return g;
         })().addTo({{ this._parent.get_name() }});
         {% endmacro %}
     """)
 
-    def __init__(self, rows: str, palette: list[str]):
+    def __init__(self, rows: str, edges: str, palette: list[str]):
         super().__init__()
         self._name = "CellsLayer"
         self.rows = rows
+        self.edges = edges
         self.palette = json.dumps(palette)
 
 
-def _rows_json(release: Release, nodes: np.ndarray, colours: Colours) -> str:
+def _rows(release: Release, shown: np.ndarray, colour: np.ndarray, about: np.ndarray, stroke: np.ndarray) -> list:
+    """[x0, y0, x1, y1, colour, level, noisy, estimate, stroke] of each rectangle ``shown``; the tooltip
+    tells of the node ``about`` (a piece of a cell speaks for its cell)."""
     t = release.tree
-    r = np.round(t.rect[nodes], 5).tolist()
-    noisy = [None if not math.isfinite(v) else round(v, 1) for v in t.noisy[nodes].tolist()]
-    est = np.round(t.est[nodes], 1).tolist()
-    rows = [[*rc, c, lv, ny, e] for rc, c, lv, ny, e in
-            zip(r, colours.index.tolist(), t.depth[nodes].tolist(), noisy, est)]
-    return json.dumps(rows, separators=(",", ":"))
+    r = np.round(t.rect[shown], 5).tolist()
+    noisy = [None if not math.isfinite(v) else round(v, 1) for v in t.noisy[about].tolist()]
+    est = np.round(t.est[about], 1).tolist()
+    return [[*rc, c, lv, ny, e, s] for rc, c, lv, ny, e, s in
+            zip(r, colour.tolist(), t.depth[about].tolist(), noisy, est, stroke.tolist())]
 
 
 def _shapes_layer(release: Release, nodes: np.ndarray, colours: Colours) -> CellsLayer:
-    return CellsLayer(_rows_json(release, nodes, colours), PALETTE)
+    """The cells; a cell holding pale parts (:func:`psdviz.publish.pale_parts.pale_parts`) is drawn as its
+    pieces (the parts pale, the rest in its class, without inner borders) under its own outline."""
+    pieces, cell = cell_pieces(release, nodes, colours.parts)
+    split = np.zeros(nodes.size, bool)
+    split[cell] = True
+    whole = np.flatnonzero(~split)
+    is_part = np.isin(pieces, colours.parts)
+    index = np.asarray(colours.index)
+    rows = (_rows(release, nodes[whole], index[whole], nodes[whole], np.ones(whole.size, int))
+            + _rows(release, pieces, np.where(is_part, 0, index[cell]), np.where(is_part, pieces, nodes[cell]),
+                    is_part.astype(int)))
+    edges = np.round(release.tree.rect[nodes[split]], 5).tolist()
+    return CellsLayer(json.dumps(rows, separators=(",", ":")), json.dumps(edges, separators=(",", ":")), PALETTE)
 
 
 def _hex_rgba(c: str, alpha: int) -> list[int]:
@@ -105,10 +126,8 @@ def _raster_layer(release: Release, nodes: np.ndarray, colours: Colours,
     height = int(np.clip(width * (lat1 - lat0) / max(lon1 - lon0, 1e-9) * 1.2, 200, 900))
     xs = lon0 + (np.arange(width) + 0.5) * (lon1 - lon0) / width
     ys = mercator_centres(lat0, lat1, height)
-    ids = rasterize(release.tree.rect[nodes], np.arange(nodes.size, dtype=float), xs, ys, fill=-1)
-    shade = np.append(np.asarray(colours.index, dtype=np.int64), len(PALETTE))   # the last: no cell (transparent)
-    rgba = np.array([_hex_rgba(c, 150) for c in PALETTE] + [[0, 0, 0, 0]], dtype=np.uint8)
-    img = rgba[shade[np.where(ids >= 0, ids, nodes.size).astype(np.int64)]][::-1]  # north up
+    rgba = np.array([_hex_rgba(c, 150) for c in PALETTE] + [[0, 0, 0, 0]], dtype=np.uint8)  # the last: no cell
+    img = rgba[shade_grid(release, nodes, colours, xs, ys)][::-1]  # north up
     return folium.raster_layers.ImageOverlay(png_data_url(img), bounds=[[lat0, lon0], [lat1, lon1]],
                                              name="private cells (raster)", interactive=True, mercator_project=False)
 

@@ -220,7 +220,7 @@ def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, sho
         epsilon_panel.render(release.domain, st.session_state.get(keys.QUERY_RECT), release.method, release.params,
                              release.grid.bits)
     with right:
-        cell_panel(release, info.nodes)
+        cell_panel(release, np.concatenate([info.nodes, info.colours.parts]))
 
 
 MAP_WIDTH_PX = 720   # about the map's column (5 / 7 of the main column) on a 1400 px window with the sidebar open

@@ -9,7 +9,7 @@ import textwrap
 import numpy as np
 
 import psdviz as pv
-from psdviz.present import PALE_WORDS, PALETTE, Colours, legend_entries, mercator_centres, rasterize
+from psdviz.present import PALE_WORDS, PALETTE, Colours, legend_entries, mercator_centres, parts_words, shade_grid
 
 from .map_layers import LAT_LIMIT
 
@@ -28,11 +28,8 @@ def cells_image(release: pv.Release, nodes: np.ndarray, colours: Colours, width:
     lat0, lat1 = max(d.ymin, -LAT_LIMIT), min(d.ymax, LAT_LIMIT)
     height = int(np.clip(width * (lat1 - lat0) / max(d.xmax - d.xmin, 1e-9) * 1.2, 200, 900))
     xs = d.xmin + (np.arange(width) + 0.5) * (d.xmax - d.xmin) / width
-    ids = rasterize(release.tree.rect[nodes], np.arange(nodes.size, dtype=float), xs,
-                    mercator_centres(lat0, lat1, height), fill=-1)
     palette = np.array([_rgb(c) for c in PALETTE] + [BACKGROUND], dtype=np.uint8)
-    shade = np.append(np.asarray(colours.index, dtype=np.int64), len(PALETTE))
-    return palette[shade[np.where(ids >= 0, ids, nodes.size).astype(np.int64)]][::-1]
+    return palette[shade_grid(release, nodes, colours, xs, mercator_centres(lat0, lat1, height))][::-1]
 
 
 def map_png(release: pv.Release, nodes: np.ndarray, colours: Colours, privacy_line: str,
@@ -42,7 +39,7 @@ def map_png(release: pv.Release, nodes: np.ndarray, colours: Colours, privacy_li
     from PIL import Image, ImageDraw, ImageFont
     font = ImageFont.load_default(size=14)
     head = textwrap.wrap(privacy_line, width=width // 8)
-    rows = [(PALETTE[0], f"{PALE_WORDS}, or sparser than the first class")]
+    rows = [(PALETTE[0], f"{PALE_WORDS}, or sparser than the first class{parts_words(colours)}")]
     rows += [(c, f"{text} points per square degree (estimated density, log scale)") for c, text in
              legend_entries(colours)]
     cells = cells_image(release, nodes, colours, width - 2 * MARGIN)

@@ -56,7 +56,7 @@ def linked_maps(left: Release, right: Release, height: int = 520) -> tuple[DualM
     dual.m1.add_child(OneDrawing(draw))
     use_local_leaflet(dual.m1, draw)
     use_local_leaflet(dual.m2)
-    return dual, ca, na
+    return dual, max((ca, cb), key=lambda c: c.parts.size), na   # same classes; parts' words if either has some
 
 
 class ErrorCells(MacroElement):

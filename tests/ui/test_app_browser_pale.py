@@ -5,10 +5,9 @@ world domain, seeded, for auto, the kd-tree, the quadtree and PrivTree at the ap
 map iframe is captured as a PNG, each pixel is located in longitude/latitude with Leaflet's own
 projection, and its colour is matched to the cells' palette blended over the map's background. Of the
 pixels whose half-degree cell holds no point, at least 90 % are drawn pale; of the pixels in the
-half-degree cells that hold 99 % of the points, at least 90 % are not. The kd-tree meets the second and
-not the first (0.83 of the empty area pale at this seed): its noisy medians leave a few vast strips over
-the ocean whose estimates pass two noise sds; the test holds it to 0.8 there and says so
-(docs/decisions/honest-colours.md)."""
+half-degree cells that hold 99 % of the points, at least 90 % are not. The kd-tree opens a few levels
+above its leaves, where strips holding a few islands span the ocean: their finer parts that the release
+tells apart from them and cannot tell from empty are drawn pale (docs/decisions/honest-colours.md)."""
 from __future__ import annotations
 
 import io
@@ -28,7 +27,6 @@ from psdviz.ui.map_layers import PALETTE
 pytestmark = pytest.mark.browser
 ZIPCODES = Path(__file__).resolve().parents[2] / ".cache" / "vega-datasets" / "zipcodes.csv"
 METHODS = {"auto": "auto (recommended)", "kdtree": "kdtree", "quadtree": "quadtree", "privtree": "privtree"}
-EMPTY_PALE = {"auto": 0.9, "kdtree": 0.8, "quadtree": 0.9, "privtree": 0.9}     # the kd-tree: see the docstring
 OPACITY = 0.55            # the cells' fill opacity (map_layers.CellsLayer)
 STEP = 3                  # sample every third pixel
 
@@ -122,5 +120,5 @@ def test_points_in_one_country_leave_the_rest_of_the_world_pale(pg, server):  # 
     print(figures)
     for method, (empty_pale, dense_drawn, n_empty, n_dense) in figures.items():
         assert n_empty > 1000 and n_dense > 100, (method, figures)
-        assert empty_pale >= EMPTY_PALE[method], (method, figures)
+        assert empty_pale >= 0.9, (method, figures)
         assert dense_drawn >= 0.9, (method, figures)
