@@ -69,6 +69,11 @@ def children_tile(tree: FlatTree, pos: np.ndarray) -> np.ndarray:
     if child.size == 0:
         return ok
     par = tree.parent[child]
+    quartered = _quartered(tree, pos)
+    if quartered.any():                     # proven: the general test only for the other parents
+        child, par = child[~quartered[par]], par[~quartered[par]]
+        if child.size == 0:
+            return ok
     inside = ((pos[child, :2] >= pos[par, :2]) & (pos[child, 2:] <= pos[par, 2:])).all(axis=1)
     ok[par[~inside]] = False
     area = (pos[:, 2] - pos[:, 0]) * (pos[:, 3] - pos[:, 1])
@@ -77,6 +82,38 @@ def children_tile(tree: FlatTree, pos: np.ndarray) -> np.ndarray:
     tiled = (np.add.reduceat(area[child[order]], starts) == area[parents]) & _corners_match(pos, child, par, parents)
     ok[parents[~tiled & (area[parents] > 0)]] = False   # a parent of zero area holds no grid cell: nothing to share
     return ok
+
+
+def _quartered(tree: FlatTree, pos: np.ndarray) -> np.ndarray:
+    """Per node: it has four children, stored in order from its first child, that are its four quadrants
+    at one inner point (mx, my): [x0, mx] x [y0, my], [mx, x1] x [y0, my], [x0, mx] x [my, y1] and
+    [mx, x1] x [my, y1], each once. Such children tile it exactly (a quadtree's, in one pass over the
+    parents, without the sorts of the general test); False means only "not shown this way"."""
+    out = np.zeros(tree.n_nodes, dtype=bool)
+    inner = np.flatnonzero(tree.n_children == 4)
+    if inner.size == 0:
+        return out
+    first = tree.first_child[inner]
+    if first[0] >= 0 and np.array_equal(first, first[0] + 4 * np.arange(inner.size)):
+        kids = np.arange(first[0], first[0] + 4 * inner.size).reshape(-1, 4)   # one block: read, not gathered
+        c = pos[first[0]:first[0] + 4 * inner.size].reshape(-1, 4, 4)
+    else:
+        kids = first[:, None] + np.arange(4)
+        kids = np.where((kids >= 0) & (kids < tree.n_nodes), kids, 0)
+        c = pos[kids]
+    stored = (tree.parent[kids] == inner[:, None]).all(axis=1)
+    p = pos[inner]
+    x0, y0, x1, y1 = (p[:, k, None] for k in range(4))
+    mx, my = c[:, :, 0].max(axis=1, keepdims=True), c[:, :, 1].max(axis=1, keepdims=True)
+    left = (c[:, :, 0] == x0) & (c[:, :, 2] == mx)
+    right = ~left & (c[:, :, 0] == mx) & (c[:, :, 2] == x1)
+    low = (c[:, :, 1] == y0) & (c[:, :, 3] == my)
+    high = ~low & (c[:, :, 1] == my) & (c[:, :, 3] == y1)
+    # two right, two high, one both: the four (right, high) pairs are the four quadrants, each once
+    each_once = ((right.sum(axis=1) == 2) & (high.sum(axis=1) == 2) & ((right & high).sum(axis=1) == 1))
+    between = (x0 <= mx) & (mx <= x1) & (y0 <= my) & (my <= y1)
+    out[inner] = stored & ((left | right) & (low | high)).all(axis=1) & each_once & between[:, 0]
+    return out
 
 
 def _corners_match(pos: np.ndarray, child: np.ndarray, par: np.ndarray, parents: np.ndarray) -> np.ndarray:
