@@ -9,6 +9,8 @@ import streamlit as st
 
 import psdviz as pv
 
+from . import words
+
 PATH_KEY = "budget_path"
 RECORDED_KEY = "budget_recorded"      # release ids this session has recorded, per budget file
 
@@ -31,7 +33,7 @@ def chosen_budget() -> pv.Budget | None:
         budget = pv.Budget(path)
         left, total, n = budget.remaining, budget.total_epsilon, len(budget.entries)
     except ValueError as exc:
-        st.error(f"The budget file cannot be used: {exc}")
+        st.error(f"The budget file cannot be used: {words.file_text(exc)}")
         return None
     st.caption(f"Budget **{path.name}** ({budget.unit}): epsilon **{max(left, 0.0):.4g} left** of {total:g}, "
                f"{n} release{'s' * (n != 1)} recorded. Each fresh release shown here is recorded once.")

@@ -22,7 +22,7 @@ from psdviz.present import labelled
 from .. import coco
 from ..present import flights_table, load_flight_airports
 from . import coco_view as view
-from . import data_input, export, keys, mapview, outlines
+from . import data_input, export, keys, mapview, outlines, words
 from .controls import choose_randomness
 
 FLIGHTS = "Bundled flights sample (NYC 2013: services grouped by USA > state > airport)"
@@ -242,7 +242,7 @@ def render() -> None:
     try:
         loaded = _flights(max_size) if source == FLIGHTS else _upload_controls(max_size)
     except (ValueError, OSError, KeyError) as exc:
-        st.error(f"Data problem: {exc}")
+        st.error(f"Data problem: {words.file_text(exc)}")
         return
     if loaded is None:
         return

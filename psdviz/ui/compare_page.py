@@ -28,7 +28,7 @@ from ..lab.presets import PRESETS, resolve
 from ..lab.synthetic import skewed, with_outliers
 from ..present import FRESH, SAMPLES, SEEDED, check_int, sample_points
 from . import compare_charts as charts
-from . import keys
+from . import keys, words
 from .cache import SharedCache
 from .controls import build_help
 
@@ -300,7 +300,7 @@ def render() -> None:
     try:
         loaded = _data(source)
     except (ValueError, FileNotFoundError) as exc:
-        st.error(f"Could not load the data: {exc}")
+        st.error(f"Could not load the data: {words.file_text(exc)}")
         return
     if loaded is None:
         st.info("Upload a histogram to continue (the DPBench preset reruns docs/reproduction/dpbench.md on it).")

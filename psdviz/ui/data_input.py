@@ -18,6 +18,7 @@ import streamlit as st
 from psdviz import Domain
 from psdviz.present import SAMPLES, get_sample, load_sample
 
+from . import words
 from .domain_presets import LOWER_48, preset_domain, presets
 from .state import MIRROR
 from .uploads import open_upload
@@ -297,7 +298,7 @@ def choose_data() -> Dataset | None:
         fp = fingerprint(xy) if user is None else f"{fingerprint(xy)}|u{k}|{user_fingerprint(user)}"
         return Dataset(name, xy, domain, dsrc, bad, fp, user, k)
     except (ValueError, OSError) as exc:
-        st.error(f"Data problem: {exc}")
+        st.error(f"Data problem: {words.file_text(exc)}")
         return None
 
 

@@ -14,7 +14,7 @@ import streamlit as st
 import psdviz as pv
 from psdviz.present import PLANNABLE
 
-from . import keys
+from . import keys, words
 
 RESULT_KEY = keys.EPSILON_PLAN
 
@@ -51,7 +51,7 @@ def render(domain: pv.Domain, rect: list[float] | None, spec_method: str, spec_p
                 plan = pv.plan_epsilon(method, domain, rect, n=int(n), points=15, resolution=resolution,
                                        **target, **params)
         except ValueError as exc:
-            st.error(f"Cannot plan: {exc}")
+            st.error(f"Cannot plan: {words.file_text(exc)}")
             return
         st.session_state[RESULT_KEY] = plan
         show(plan)

@@ -71,7 +71,7 @@ def render() -> None:
         if fresh:
             budget_control.record(budget, release, rid)
     except ValueError as exc:
-        st.error(f"Cannot build {spec.method}: {exc}")
+        st.error(f"Cannot build {spec.method}: {words.file_text(exc)}")
         return
     if release.points_report["rows_used"] == 0:   # the engine released pure noise; tell the data owner
         d = data.domain
@@ -315,7 +315,7 @@ def query_answer(release: pv.Release, data: data_input.Dataset) -> None:
     try:
         row = compare(release, cache.truth_index(data), rect)
     except ValueError as exc:
-        st.error(f"Bad query rectangle: {exc}")
+        st.error(f"Bad query rectangle: {words.file_text(exc)}")
         return
     hist = st.session_state.setdefault(keys.COMPARISONS, [])
     sig = tuple(rect) + (row["method"], row["epsilon"], row["private_answer"])

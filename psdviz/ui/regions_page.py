@@ -118,7 +118,7 @@ def layer_controls(k: ViewKeys = REGIONS_KEYS) -> tuple[str, rg.Regions] | None:
     try:
         return _layer_controls(k)
     except ValueError as exc:
-        st.error(f"Cannot use this layer: {exc}")
+        st.error(f"Cannot use this layer: {words.file_text(exc)}")
         return None
 
 
@@ -296,7 +296,7 @@ def render() -> None:
     try:
         rel, counts = _counts(route, key, xy, layer, float(epsilon), seed, nonce, pool)
     except ValueError as exc:
-        st.error(f"Cannot build: {exc}")
+        st.error(f"Cannot build: {words.file_text(exc)}")
         return
     st.caption(_used_words(rel))
     counts_view(rel, counts, layer, REGIONS_KEYS, words_for.noise, _truth(key, xy, layer), words_for.export_name)

@@ -91,7 +91,7 @@ def region_counts(release: pv.Release, digest: str) -> None:
     try:
         counts = _region_answers(digest, name, release, layer)
     except ValueError as exc:
-        st.error(f"Cannot answer the regions of {name}: {exc}")
+        st.error(f"Cannot answer the regions of {name}: {words.file_text(exc)}")
         return
     regions_page.counts_view(release, counts, layer, REGION_KEYS, SPATIAL_NOISE, None, None)
 
@@ -186,7 +186,7 @@ def query_answer(release: pv.Release) -> None:
     try:
         row = answer_row(release, rect)
     except ValueError as exc:
-        st.error(f"Bad query rectangle: {exc}")
+        st.error(f"Bad query rectangle: {words.file_text(exc)}")
         return
     hist = st.session_state.setdefault(HISTORY_KEY, [])
     if not hist or hist[-1] != row:

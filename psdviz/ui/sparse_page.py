@@ -28,7 +28,7 @@ from psdviz.present import labelled
 from .. import sparse
 from ..lab.sparse_lab import compare_queries, query_sizes
 from ..present import LABORIOUS_MAX, SAMPLES, flights_sparse_table, sample_points
-from . import data_input, export, keys
+from . import data_input, export, keys, words
 from . import sparse_view as view
 from .controls import choose_randomness
 
@@ -239,7 +239,7 @@ def render() -> None:
     try:
         loaded = _source()
     except (ValueError, OSError, KeyError) as exc:
-        st.error(f"Data problem: {exc}")
+        st.error(f"Data problem: {words.file_text(exc)}")
         return
     if loaded is None:
         return

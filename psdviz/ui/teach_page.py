@@ -43,7 +43,7 @@ def render() -> None:
         a = cache.build_release(data, controls.BuildSpec(left[0], left[1], seed=seed, nonce=nonce))
         b = cache.build_release(data, controls.BuildSpec(right[0], right[1], seed=seed, nonce=nonce))
     except ValueError as exc:
-        st.error(f"Cannot build: {exc}")
+        st.error(f"Cannot build: {words.file_text(exc)}")
         return
     st.caption(f"Data {words.file_text(data.name)}; left: `{a.method}` at epsilon {a.epsilon:g}, right: "
                f"`{b.method}` at epsilon {b.epsilon:g}. One colour scale for both maps; pan or zoom one and the other "
