@@ -133,7 +133,11 @@ def visitor(url: str, rounds: int, out: dict, k: int) -> None:
                 got["steps"] += 1
             browser.close()
     except Exception as exc:            # what the benchmark counts: a step that failed, named
-        got["errors"].append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}")
+        step = ("open the map", "move epsilon", "draw a rectangle", "open Regions")[got["steps"] % 4]
+        got["errors"].append(f"round {got['steps'] // 4 + 1}, {step}: {type(exc).__name__}: "
+                             f"{str(exc).splitlines()[0][:160]}")
+        if os.environ.get("PSDVIZ_BENCH_DEBUG") and "page" in locals():
+            page.screenshot(path=f"/tmp/classroom_failed_{k}.png", full_page=True)
 
 
 def draw(page, k: int) -> int:
