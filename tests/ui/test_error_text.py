@@ -17,8 +17,12 @@ PAGE = """
 from psdviz.ui import {page}
 def refuse(*a, **k):
     raise ValueError({hostile!r})
-{page}.{loader} = refuse
-{page}.render()
+kept = {page}.{loader}
+{page}.{loader} = refuse         # the page module is shared by the process's other tests: put it back after
+try:
+    {page}.render()
+finally:
+    {page}.{loader} = kept
 """
 
 
