@@ -25,6 +25,7 @@ from ..core.optional import require
 
 START_SEED = 20180801          # the optimiser's starting point: public, fixed (the strategy is public)
 BACKGROUND = 0.01              # every interval's weight beside the workload's (optimise_product)
+BLOCK_FLOOR = 0.01             # the block start's even weight (block_start)
 
 
 @dataclass(frozen=True)
@@ -133,14 +134,15 @@ def quadratic_forms(weights: np.ndarray, m_inv: np.ndarray, chunk: int = 4096) -
 
 
 def optimise_product(x_spans: np.ndarray, y_spans: np.ndarray, ex: np.ndarray, ey: np.ndarray, px: int, py: int,
-                     rounds: int = 3) -> tuple[PIdentity, PIdentity, float]:
+                     rounds: int = 3, blocks: int | None = None) -> tuple[PIdentity, PIdentity, float]:
     """A Kronecker product A_y (x) A_x of p-Identity strategies for rectangles given by their spans
     ``x_spans`` and ``y_spans`` ((k, 2): low, high per axis) over the cells between ``ex`` and ``ey``,
     minimising the total variance factor sum_k (wx_k^T M_x wx_k)(wy_k^T M_y wy_k) one axis at a time
     (section 6: a rectangle is a product query; with one axis fixed, the other's objective is tr(G M) for
     the Gram matrix of its shares weighted by the fixed axis's forms). Each axis works on its distinct spans
-    only (all row prefix sums have 256 of them). Returns both axes and the factor; the identity when that
-    is lower."""
+    only (all row prefix sums have 256 of them). ``blocks``: the first round starts from rows that each sum
+    ``blocks`` neighbouring cells (:func:`block_start`) instead of the fixed-seed uniform start. Returns both
+    axes and the factor; the identity when that is lower."""
     (ux, ix), (uy, iy) = (np.unique(s, axis=0, return_inverse=True) for s in (x_spans, y_spans))
     ix, iy = ix.ravel(), iy.ravel()
     wx, wy = axis_weights(ux[:, 0], ux[:, 1], ex), axis_weights(uy[:, 0], uy[:, 1], ey)
@@ -148,10 +150,10 @@ def optimise_product(x_spans: np.ndarray, y_spans: np.ndarray, ex: np.ndarray, e
     fy = quadratic_forms(wy, ay.inverse_gram())[iy]
     for _ in range(rounds):
         cx = np.bincount(ix, weights=fy, minlength=ux.shape[0])
-        ax = optimise(_with_background(wx.T @ (wx * cx[:, None])), px, _start(ax, px))
+        ax = optimise(_with_background(wx.T @ (wx * cx[:, None])), px, _start(ax, px, blocks))
         fx = quadratic_forms(wx, ax.inverse_gram())[ix]
         cy = np.bincount(iy, weights=fx, minlength=uy.shape[0])
-        ay = optimise(_with_background(wy.T @ (wy * cy[:, None])), py, _start(ay, py))
+        ay = optimise(_with_background(wy.T @ (wy * cy[:, None])), py, _start(ay, py, blocks))
         fy = quadratic_forms(wy, ay.inverse_gram())[iy]
     total = float(fx @ fy)
     identity = float(((wx ** 2).sum(axis=1)[ix]) @ ((wy ** 2).sum(axis=1)[iy]))
@@ -171,9 +173,23 @@ def _with_background(gram: np.ndarray) -> np.ndarray:
     return gram + BACKGROUND * float(np.trace(gram)) / float(np.trace(everything)) * everything
 
 
-def _start(current: PIdentity, p: int) -> np.ndarray | None:
-    """Warm start from the axis's last strategy when it has p rows (else the fixed-seed start)."""
-    return current.theta if current.theta.shape[0] == p else None
+def _start(current: PIdentity, p: int, blocks: int | None = None) -> np.ndarray | None:
+    """Warm start from the axis's last strategy when it has p rows, else the block start when ``blocks`` is
+    given, else the fixed-seed start."""
+    if current.theta.shape[0] == p:
+        return current.theta
+    return None if blocks is None else block_start(p, current.m, blocks)
+
+
+def block_start(p: int, m: int, cells: int) -> np.ndarray:
+    """A starting point for small queries: row i sums cells [i * cells, (i + 1) * cells) (the rows past the
+    cells sum nothing), with a small even weight everywhere so that no entry starts on its bound. The
+    uniform start spreads every row over all m cells, from which the optimiser rarely finds strategies
+    for queries a few cells wide (it stays at the identity)."""
+    theta = np.full((p, m), BLOCK_FLOOR)
+    j = np.arange(min(m, p * cells))
+    theta[j // cells, j] += 1.0
+    return theta
 
 
 @dataclass(frozen=True, eq=False)

@@ -7,8 +7,10 @@ default 256 or the resolution's grid if coarser). The workload's rectangles (a r
 their bounding boxes; no workload: every rectangle of cells) give each query a share of every column and
 of every row; a product strategy A_y (x) A_x of p-Identity strategies is optimised for them one axis at a
 time (section 6's Kronecker products, the union of product queries weighted by the other axis), the
-identity when that is better. The strategy's answers A_y X A_x^T of the cell counts X are released with
-Laplace noise of scale 1 / epsilon, and the cells are estimated by least squares (A^+ per axis). Every
+identity when that is better; on at most 256 cells a side a second plan with one row per 4 cells, started
+from blocks of 4, is kept when its exact objective is lower (small queries). The strategy's answers
+A_y X A_x^T of the cell counts X are released with Laplace noise of scale 1 / epsilon, and the cells are
+estimated by least squares (A^+ per axis). Every
 rectangle, not only the workload's, is answered from the cells; its variance is exact:
 (2 / epsilon^2) (w_y^T M_y w_y)(w_x^T M_x w_x), M = (A^T A)^-1, w a rectangle's shares of the cells.
 
@@ -44,6 +46,8 @@ from .ug import grid_tree
 
 DEFAULT_CELLS = 256          # cells per side (DPBench's and HDMM's 2-D domain); a parameter
 ROWS_PER_CELLS = 16          # p = m / 16 extra rows per axis (the paper's p-Identity size for 1-D ranges)
+BLOCK_CELLS = 4              # a second plan for a workload: one row per 4 cells, started from blocks of 4
+BLOCK_MAX_CELLS = 256        # ... tried up to this many cells per side (its cost grows as m^2 p)
 
 
 @dataclass(frozen=True)
@@ -77,7 +81,12 @@ def plan_strategy(domain: Domain, ex: np.ndarray, ey: np.ndarray, workload=None,
     if workload is None:            # every rectangle of cells: a single product, one axis at a time
         return Strategy(optimise(all_ranges_gram(mx), px), optimise(all_ranges_gram(my), py), ex, ey)
     rects = workload_rectangles(as_workload(workload))
-    ax, ay, _ = optimise_product(rects[:, [0, 2]], rects[:, [1, 3]], ex, ey, px, py)
+    ax, ay, total = optimise_product(rects[:, [0, 2]], rects[:, [1, 3]], ex, ey, px, py)
+    if rows is None and max(mx, my) <= BLOCK_MAX_CELLS and min(mx, my) >= 2 * BLOCK_CELLS:
+        bx, by, blocked = optimise_product(rects[:, [0, 2]], rects[:, [1, 3]], ex, ey, mx // BLOCK_CELLS,
+                                           my // BLOCK_CELLS, blocks=BLOCK_CELLS)
+        if blocked < total:          # the exact objective of both, public: the lower wins
+            ax, ay = bx, by
     return Strategy(ax, ay, ex, ey)
 
 
@@ -131,7 +140,8 @@ PARAMS = {
                      "coarser). The optimisation costs about (cells per side)^2 x rows per step.",
                      "HDMM (VLDB'18), section 6", 1, None),
     "rows": doc("Extra strategy rows per axis (p of p-Identity), at most the cells per side. None: cells per side "
-                "/ 16; 0: the identity.", "HDMM (VLDB'18), section 5.2", 0, None),
+                "/ 16, or for a workload on at most 256 cells per side the better of that and one row per 4 "
+                "cells started from blocks; 0: the identity.", "HDMM (VLDB'18), section 5.2", 0, None),
 }
 
 SPEC = MethodSpec("strategy", build_strategy, paper="HDMM (McKenna et al., VLDB'18), sections 5.2 and 6",

@@ -171,7 +171,15 @@ def test_a_region_layer_plans_by_its_bounding_boxes_and_answers_its_regions():
     rel = pv.build(pts, dom, "strategy", 1.0, seed=1, resolution=8, workload=layer)
     table = rel.answer_regions(layer)
     rects = np.array([g.bounds for g in cells])
-    np.testing.assert_allclose(table["standard_error"] ** 2, rel.answer_variance(rects), rtol=1e-9)
+    # a region's variance sums its cells' covariances (256 x 256 terms of both signs: a strategy for small squares
+    # measures single cells poorly and blocks well), a rectangle's multiplies two 1-D forms: they agree to the
+    # rounding of that sum, at most n u sum |terms| (n terms, u the unit roundoff)
+    kron = rel.leaf_variance
+    mx, my = np.abs(kron.x.inverse_gram()), np.abs(kron.y.inverse_gram())
+    ix, iy = (rects[:, [0, 2]] // 1).astype(int), (rects[:, [1, 3]] // 1).astype(int)
+    size = np.array([mx[a:b, a:b].sum() * my[c:d, c:d].sum() for (a, b), (c, d) in zip(ix, iy)])
+    rounding = 256 ** 2 * np.finfo(float).eps / 2 * kron.factor * size
+    assert np.all(np.abs(table["standard_error"] ** 2 - rel.answer_variance(rects)) <= rounding)
     assert "workload_regions" in rel.params
     picked = pv.build(pts, dom, "auto", 1.0, seed=1, resolution=8, workload=layer)
     assert picked.params["chosen"] == "strategy" and "workload_regions" in picked.params
@@ -184,3 +192,28 @@ def test_the_planner_reads_the_strategy_error_before_any_data():
     plan = pv.plan_epsilon("strategy", dom, w[0], n=100_000, relative=0.05, resolution=8, workload=w)
     empty = pv.build(np.zeros((0, 2)), dom, "strategy", plan.epsilon, seed=0, resolution=8, workload=w)
     assert np.sqrt(empty.answer_variance(w[:1])[0]) == pytest.approx(plan.target, rel=1e-3)
+
+
+def test_small_squares_on_a_few_rows_get_the_plan_started_from_blocks():
+    """Squares of 4 x 4 cells on five rows: the uniform start stays at the identity on the rows' axis, the
+    start from blocks of 4 finds a strategy with about half the variance; its columns keep L1 norm 1 (the
+    sensitivity the ledger records). Squares spread everywhere and random rectangles keep the first plan."""
+    from psdviz.inference.pidentity import optimise_product
+    from psdviz.methods.strategy import plan_strategy, strategy_error
+    ex, dom = np.linspace(0, 256, 257), pv.Domain(0, 0, 256, 256)
+    rng = np.random.default_rng(4)
+    cols, rows = rng.integers(2, 254, 1000), rng.choice([40, 41, 120, 121, 200], 1000)
+    lined = np.column_stack([cols - 2, rows - 2, cols + 2, rows + 2]).astype(float)
+    spread = np.column_stack([cols - 2, cols[::-1] - 2, cols + 2, cols[::-1] + 2]).astype(float)
+    corners = np.sort(rng.uniform(0, 256, (200, 2, 2)), axis=1)
+    random = np.column_stack([corners[:, 0, 0], corners[:, 0, 1], corners[:, 1, 0], corners[:, 1, 1]])
+    for w, gain in ((lined, True), (spread, False), (random, False)):
+        plan = plan_strategy(dom, ex, ex, w)
+        first = optimise_product(w[:, [0, 2]], w[:, [1, 3]], ex, ex, 16, 16)[2]
+        ratio = strategy_error(plan, w, 1.0).sum() / 2 / first         # Laplace variance 2 / eps^2
+        assert ratio <= 1 + 1e-9
+        assert bool(ratio < 0.6) is gain, ratio
+        for axis in (plan.x, plan.y):
+            np.testing.assert_allclose(np.abs(axis.matrix()).sum(axis=0), 1.0, rtol=1e-12)
+    assert pv.build(np.random.default_rng(5).uniform(0, 256, (2000, 2)), dom, "strategy", 1.0, seed=1,
+                    resolution=8, workload=lined).params["rows_y"] == 64
