@@ -7,11 +7,11 @@ default 256 or the resolution's grid if coarser). The workload's rectangles (a r
 their bounding boxes; no workload: every rectangle of cells) give each query a share of every column and
 of every row; a product strategy A_y (x) A_x of p-Identity strategies is optimised for them one axis at a
 time (section 6's Kronecker products, the union of product queries weighted by the other axis), the
-identity when that is better; on at most 256 cells a side a second plan with one row per 4 cells, started
-from blocks of 4, is kept when its exact objective is lower (small queries). The strategy's answers
-A_y X A_x^T of the cell counts X are released with Laplace noise of scale 1 / epsilon, and the cells are
-estimated by least squares (A^+ per axis). Every
-rectangle, not only the workload's, is answered from the cells; its variance is exact:
+identity when that is better; for small queries (median shorter side at most 16 cells, on at most 256 cells
+a side) a second plan with one row per 4 cells, started from blocks of 4, is kept when its exact objective
+is lower. The strategy's answers A_y X A_x^T of the cell counts X are released with Laplace noise of
+scale 1 / epsilon, and the cells are estimated by least squares (A^+ per axis). Every rectangle, not only
+the workload's, is answered from the cells; its variance is exact:
 (2 / epsilon^2) (w_y^T M_y w_y)(w_x^T M_x w_x), M = (A^T A)^-1, w a rectangle's shares of the cells.
 
 Privacy. One point changes one cell count by 1, so the strategy's answers by the cell's column of
@@ -48,6 +48,7 @@ DEFAULT_CELLS = 256          # cells per side (DPBench's and HDMM's 2-D domain);
 ROWS_PER_CELLS = 16          # p = m / 16 extra rows per axis (the paper's p-Identity size for 1-D ranges)
 BLOCK_CELLS = 4              # a second plan for a workload: one row per 4 cells, started from blocks of 4
 BLOCK_MAX_CELLS = 256        # ... tried up to this many cells per side (its cost grows as m^2 p)
+SMALL_CELLS = 16             # ... and for workloads whose queries' shorter sides are at most this (median, cells)
 
 
 @dataclass(frozen=True)
@@ -82,12 +83,21 @@ def plan_strategy(domain: Domain, ex: np.ndarray, ey: np.ndarray, workload=None,
         return Strategy(optimise(all_ranges_gram(mx), px), optimise(all_ranges_gram(my), py), ex, ey)
     rects = workload_rectangles(as_workload(workload))
     ax, ay, total = optimise_product(rects[:, [0, 2]], rects[:, [1, 3]], ex, ey, px, py)
-    if rows is None and max(mx, my) <= BLOCK_MAX_CELLS and min(mx, my) >= 2 * BLOCK_CELLS:
+    if rows is None and max(mx, my) <= BLOCK_MAX_CELLS and min(mx, my) >= 2 * BLOCK_CELLS and _small(rects, ex, ey):
         bx, by, blocked = optimise_product(rects[:, [0, 2]], rects[:, [1, 3]], ex, ey, mx // BLOCK_CELLS,
                                            my // BLOCK_CELLS, blocks=BLOCK_CELLS)
         if blocked < total:          # the exact objective of both, public: the lower wins
             ax, ay = bx, by
     return Strategy(ax, ay, ex, ey)
+
+
+def _small(rects: np.ndarray, ex: np.ndarray, ey: np.ndarray) -> bool:
+    """Whether the workload's queries are small enough for the plan from blocks: the median of each query's
+    shorter side, in cells, at most :data:`SMALL_CELLS` (the plan from blocks loses on larger queries and
+    costs seconds to find)."""
+    wx = (rects[:, 2] - rects[:, 0]) / ((ex[-1] - ex[0]) / (ex.size - 1))
+    wy = (rects[:, 3] - rects[:, 1]) / ((ey[-1] - ey[0]) / (ey.size - 1))
+    return bool(np.median(np.minimum(wx, wy)) <= SMALL_CELLS)
 
 
 def strategy_error(strategy: Strategy, rects: np.ndarray, epsilon: float) -> np.ndarray:
@@ -140,7 +150,7 @@ PARAMS = {
                      "coarser). The optimisation costs about (cells per side)^2 x rows per step.",
                      "HDMM (VLDB'18), section 6", 1, None),
     "rows": doc("Extra strategy rows per axis (p of p-Identity), at most the cells per side. None: cells per side "
-                "/ 16, or for a workload on at most 256 cells per side the better of that and one row per 4 "
+                "/ 16, or for small queries on at most 256 cells per side the better of that and one row per 4 "
                 "cells started from blocks; 0: the identity.", "HDMM (VLDB'18), section 5.2", 0, None),
 }
 
