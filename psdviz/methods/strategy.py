@@ -82,10 +82,10 @@ def plan_strategy(domain: Domain, ex: np.ndarray, ey: np.ndarray, workload=None,
     if workload is None:            # every rectangle of cells: a single product, one axis at a time
         return Strategy(optimise(all_ranges_gram(mx), px), optimise(all_ranges_gram(my), py), ex, ey)
     rects = workload_rectangles(as_workload(workload))
-    ax, ay, total = optimise_product(rects[:, [0, 2]], rects[:, [1, 3]], ex, ey, px, py)
+    spans = rects[:, [0, 2]], rects[:, [1, 3]]
+    ax, ay, total = optimise_product(*spans, ex, ey, px, py)
     if rows is None and max(mx, my) <= BLOCK_MAX_CELLS and min(mx, my) >= 2 * BLOCK_CELLS and _small(rects, ex, ey):
-        bx, by, blocked = optimise_product(rects[:, [0, 2]], rects[:, [1, 3]], ex, ey, mx // BLOCK_CELLS,
-                                           my // BLOCK_CELLS, blocks=BLOCK_CELLS)
+        bx, by, blocked = optimise_product(*spans, ex, ey, mx // BLOCK_CELLS, my // BLOCK_CELLS, blocks=BLOCK_CELLS)
         if blocked < total:          # the exact objective of both, public: the lower wins
             ax, ay = bx, by
     return Strategy(ax, ay, ex, ey)

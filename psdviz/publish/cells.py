@@ -41,12 +41,16 @@ def view_depth(tree: FlatTree, max_cells: int) -> int:
     so the first view is one the noise lets a reader read (deeper levels stay a slider away). At least 1
     when the tree has depth 1; a single level with more cells is then drawn as a raster by the app.
     Released values only."""
-    sizes = frontier_sizes(tree)
-    ok = np.flatnonzero(sizes <= max_cells)
-    best = int(ok.max()) if ok.size else 0
+    best = deepest_fitting(tree, max_cells)
     while best > 1 and _faint_share(tree, frontier(tree, best)) > READABLE_SHARE:
         best -= 1
     return max(best, min(1, tree.height))
+
+
+def deepest_fitting(tree: FlatTree, max_cells: int) -> int:
+    """The deepest depth whose view (:func:`frontier`) has at most ``max_cells`` cells (0 if none has)."""
+    ok = np.flatnonzero(frontier_sizes(tree) <= max_cells)
+    return int(ok.max()) if ok.size else 0
 
 
 def _faint_share(tree: FlatTree, nodes: np.ndarray) -> float:

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cells import frontier_sizes, within_noise
+from ..core.ragged import runs
+from .cells import deepest_fitting, within_noise
 from .spatial import SpatialRelease
 
 PARTS_CELLS = 5000   # parts are looked for down to the deepest level whose view has at most this many cells
@@ -50,8 +51,7 @@ def pale_parts(release: SpatialRelease, nodes: np.ndarray, k: float = 2.0,
     nodes = np.asarray(nodes, dtype=np.int64)
     if release.curve is not None or t.noise_var is None or nodes.size == 0:
         return np.zeros(0, np.int64)
-    fits = np.flatnonzero(frontier_sizes(t) <= max_cells)
-    bottom = min(int(fits.max()) if fits.size else 0, t.height)
+    bottom = min(deepest_fitting(t, max_cells), t.height)
     owner = np.full(t.parent.size, -1, np.int64)      # the viewed cell each node lies in
     owner[nodes] = nodes
     pale = np.zeros(t.parent.size, bool)
@@ -102,9 +102,7 @@ def cell_pieces(release: SpatialRelease, nodes: np.ndarray, parts: np.ndarray) -
         cur = t.parent[cur[~in_view[cur]]]
         cur = cur[cur >= 0]
     opened = np.flatnonzero(above)
-    counts = t.n_children[opened].astype(np.int64)
-    kids = np.repeat(t.first_child[opened], counts) + (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts,
-                                                                                           counts))
+    kids = runs(t.first_child[opened], t.n_children[opened])   # children are stored together
     pieces = kids[~above[kids]]
     pos = np.full(t.parent.size, -1, np.int64)
     pos[nodes] = np.arange(nodes.size)

@@ -162,6 +162,12 @@ class MapInfo:
     colours: Colours
     outlines: bool = False
 
+    @property
+    def clickable(self) -> np.ndarray:
+        """The cells a click can land in: the view's cells and the pale parts drawn over them (the smallest
+        holding the click is the one shown)."""
+        return np.concatenate([self.nodes, self.colours.parts])
+
 
 class OneDrawing(MacroElement):
     """Starting a new rectangle clears the rectangles drawn before (Leaflet.draw keeps them all): the

@@ -16,7 +16,17 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 import psdviz as pv
-from psdviz.present import cell_at, cell_details, frontier_sizes, noise_level, rows_read, swamped, unit_for, view_depth
+from psdviz.present import (
+    cell_at,
+    cell_details,
+    deepest_fitting,
+    frontier_sizes,
+    noise_level,
+    rows_read,
+    swamped,
+    unit_for,
+    view_depth,
+)
 
 from . import (
     answer_box,
@@ -220,7 +230,7 @@ def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, sho
         epsilon_panel.render(release.domain, st.session_state.get(keys.QUERY_RECT), release.method, release.params,
                              release.grid.bits)
     with right:
-        cell_panel(release, np.concatenate([info.nodes, info.colours.parts]))
+        cell_panel(release, info.clickable)
 
 
 MAP_WIDTH_PX = 720   # about the map's column (5 / 7 of the main column) on a 1400 px window with the sidebar open
@@ -405,9 +415,8 @@ def export_view(release: pv.Release, rid: str) -> None:
         allow = export.allow_seeded_export(release.randomness, "allow_seeded_export")
     if allow is None:
         return
-    sizes = frontier_sizes(release.tree)
     n_leaves = int(release.tree.is_leaf.sum())
-    depth = None if n_leaves <= EXPORT_MAX_CELLS else int(np.flatnonzero(sizes <= EXPORT_MAX_CELLS).max())
+    depth = None if n_leaves <= EXPORT_MAX_CELLS else deepest_fitting(release.tree, EXPORT_MAX_CELLS)
     what = "all published cells" if depth is None else f"the cells down to level {depth}"
     c1.download_button("Release file (GeoParquet: opens in 'Open a release')",
                        lambda: export.release_file_bytes(release, allow), file_name="psdviz_release.parquet",

@@ -156,7 +156,7 @@ def view(release: pv.Release, depth: int) -> None:
         st.session_state[keys.CLICKED] = click
     with right:
         query_answer(release)
-        cell_panel(release, np.concatenate([info.nodes, info.colours.parts]))
+        cell_panel(release, info.clickable)
 
 
 def answer_row(release: pv.Release, rect: list[float]) -> dict:
