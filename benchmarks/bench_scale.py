@@ -10,9 +10,14 @@
    memory; or per-level passes) and peak memory against ``--memory-limit``.
 3. With ``--growth`` also the same at 10^6 and 10^7 rows (the first files), so time per pass can be read
    against rows.
+4. With ``--budget`` the promise of ``memory_limit`` (psdviz.core.memory): every method at ``--rows`` and at
+   3 x 10^7 rows under ``--memory-limit``, its peak against the limit plus the baseline allowance of
+   150 MB (the interpreter with psdviz, DuckDB and pyarrow imported is measured too), with the sizes the
+   limit lowered; to docs/reproduction/memory_budget.md.
 
     python benchmarks/bench_scale.py --memory-limit 4GB     # 10^8 rows (writes ~1.6 GB once)
     python benchmarks/bench_scale.py --rows 10000000 --growth
+    python benchmarks/bench_scale.py --budget --memory-limit 300MB
 The figures go to docs/reproduction/scale.md (and are printed).
 """
 from __future__ import annotations
@@ -62,8 +67,11 @@ def run_one(kind: str, files: list[str], memory_limit: str, resolution: int, eps
     """One measurement in this (fresh) process: seconds, passes, the path taken and peak resident memory."""
     t0 = time.perf_counter()
     passes = set()
-    path = ""
-    if kind == "scan":
+    path, notes = "", []
+    if kind == "baseline":
+        import duckdb
+        import pyarrow.parquet  # noqa: F401
+    elif kind == "scan":
         import duckdb
         con = duckdb.connect()
         con.execute(f"SET memory_limit = '{memory_limit}'").fetchall()
@@ -86,8 +94,10 @@ def run_one(kind: str, files: list[str], memory_limit: str, resolution: int, eps
         rel = pv.build(files, DOM, kind, epsilon, seed=1, lon="lon", lat="lat", memory_limit=memory_limit,
                        resolution=resolution, passes=mode)
         path = rel.audit().get("data_passes", "")
+        notes = [n for n in rel.notes if " lowered to " in n]
     sec = time.perf_counter() - t0
-    return {"kind": kind, "seconds": sec, "passes": max(1, len(passes)), "peak_mb": peak_rss_mb(), "path": path}
+    return {"kind": kind, "seconds": sec, "passes": max(1, len(passes)), "peak_mb": peak_rss_mb(), "path": path,
+            "notes": notes}
 
 
 def peak_rss_mb() -> float:
@@ -103,8 +113,11 @@ def measure(kind: str, files: list[Path], memory_limit: str, resolution: int, ep
             mode: str = "auto") -> dict:
     cmd = [sys.executable, __file__, "--one", kind, "--memory-limit", memory_limit, "--resolution",
            str(resolution), "--epsilon", str(epsilon), "--passes", mode, *map(str, files)]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        return {"kind": kind, "error": last[:300]}
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def table(rows: int, files: list[Path], memory_limit: str, resolution: int, epsilon: float,
@@ -117,11 +130,65 @@ def table(rows: int, files: list[Path], memory_limit: str, resolution: int, epsi
     print("\n".join(lines), flush=True)
     for m in methods:
         r = measure(m, files, memory_limit, resolution, epsilon, mode)
+        if "error" in r:
+            line = f"| {m} | failed: {r['error']} | | | | |"
+            print(line, flush=True)
+            lines.append(line)
+            continue
         line = (f"| {m} | {r['seconds']:.1f} | {r['seconds'] / scan['seconds']:.2f}x | {r['passes']} | "
                 f"{r['path'].split(' (')[0]} | {r['peak_mb']:.0f} |")
         print(line, flush=True)
         lines.append(line)
     return lines + [""]
+
+
+ALLOWANCE_MB = 150    # the interpreter's and the libraries' baseline the promise allows above the limit
+
+
+def budget_table(rows: int, files: list[Path], memory_limit: str, resolution: int, epsilon: float,
+                 methods) -> tuple[list[str], int]:
+    """Every method's peak under ``memory_limit`` against the limit plus :data:`ALLOWANCE_MB`: the table and
+    the number of methods above it."""
+    from psdviz.core.memory import memory_bytes
+    bound = memory_bytes(memory_limit) / 1e6 + ALLOWANCE_MB
+    base = measure("baseline", files, memory_limit, resolution, epsilon)
+    lines = [f"### {rows:,} rows, memory_limit {memory_limit} (bound {bound:,.0f} MB)", "",
+             f"The interpreter with psdviz, DuckDB and pyarrow imported: {base['peak_mb']:.0f} MB.", "",
+             "| method | seconds | path | peak memory MB | within the bound | lowered by the limit |",
+             "|---|---:|---|---:|---|---|"]
+    print("\n".join(lines), flush=True)
+    over = 0
+    for m in methods:
+        r = measure(m, files, memory_limit, resolution, epsilon)
+        if "error" in r:
+            line = f"| {m} | | failed: {r['error']} | | | |"
+        else:
+            ok = r["peak_mb"] <= bound
+            over += not ok
+            line = (f"| {m} | {r['seconds']:.1f} | {r['path'].split(' (')[0]} | {r['peak_mb']:.0f} | "
+                    f"{'yes' if ok else '**no**'} | {'; '.join(r['notes']) or '-'} |")
+        print(line, flush=True)
+        lines.append(line)
+    return lines + [""], over
+
+
+def budget(a) -> int:
+    """``--budget``: the tables at 3 x 10^7 rows and at ``--rows`` to docs/reproduction/memory_budget.md."""
+    head = ["# memory_limit as the build's budget (benchmarks/bench_scale.py --budget)", "",
+            f"Machine: {platform.processor() or platform.machine()}, {__import__('os').cpu_count()} cores, "
+            f"Python {platform.python_version()}, DuckDB {__import__('duckdb').__version__}; skewed synthetic "
+            f"points in Parquet files, resolution {a.resolution}, epsilon {a.epsilon:g}, passes auto, each build "
+            "in a fresh process (peak = its VmHWM). The promise (psdviz/core/memory.py): a build's peak within "
+            f"memory_limit plus {ALLOWANCE_MB} MB of interpreter and library baseline. 'lowered by the limit' "
+            "lists the sizes the limit lowered (each also a note in the release).", ""]
+    body, over = [], 0
+    for n in sorted({30_000_000, a.rows}):
+        lines, k = budget_table(n, write_set(Path(a.dir), n), a.memory_limit, a.resolution, a.epsilon, a.methods)
+        body, over = body + lines, over + k
+    out = ROOT / "docs" / "reproduction" / "memory_budget.md"
+    out.write_text("\n".join(head + body) + "\n")
+    print(f"wrote {out}; {over} build(s) above the bound")
+    return 0
 
 
 def main() -> int:
@@ -139,12 +206,17 @@ def main() -> int:
     ap.add_argument("--passes", default="auto", choices=["auto", "one", "per-level"])
     ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS),
                     help="the methods to time (default: all); with a subset the table is printed, not written")
+    ap.add_argument("--budget", action="store_true",
+                    help="the promise of --memory-limit at 3 x 10^7 rows and --rows (to "
+                         "docs/reproduction/memory_budget.md)")
     ap.add_argument("--one", default=None, help=argparse.SUPPRESS)
     ap.add_argument("files", nargs="*", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.one:
         print(json.dumps(run_one(a.one, a.files, a.memory_limit, a.resolution, a.epsilon, a.passes)))
         return 0
+    if a.budget:
+        return budget(a)
     files = write_set(Path(a.dir), a.rows)
     head = ["# Builds from Parquet files through DuckDB (benchmarks/bench_scale.py)", "",
             f"Machine: {platform.processor() or platform.machine()}, {__import__('os').cpu_count()} cores, "

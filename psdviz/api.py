@@ -13,6 +13,7 @@ from .core.contribution import bound_contributions, user_codes
 from .core.domain import Domain, as_points, prepare_points
 from .core.grid import DEFAULT_RESOLUTION
 from .core.ledger import TOLERANCE
+from .core.memory import memory_budget
 from .core.progress import report, reporting
 from .core.rng import make_randomness
 from .core.validation import check_epsilon, warn_large_epsilon
@@ -51,7 +52,7 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
     ----------
     points : array (n, 2), DataFrame, path, glob, list of paths or Dask DataFrame
         In memory: x, y (e.g. lon, lat). Out of core, with the column names ``lon`` and ``lat``:
-        Parquet / CSV files scanned by DuckDB (``memory_limit`` such as "2GB" caps it) or a Dask
+        Parquet / CSV files scanned by DuckDB (``memory_limit`` such as "2GB" bounds the build) or a Dask
         DataFrame (run by the active dask.distributed client).
     domain : Domain
         The public bounds, never derived from the data.
@@ -79,7 +80,9 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
     lon, lat : str
         Column names, for files and Dask frames.
     memory_limit : str, optional
-        DuckDB's memory cap for file sources, and the budget the occupied cells must fit (half of it).
+        The build's memory budget ("2GB", "500MB"), split (:mod:`psdviz.core.memory`): half caps DuckDB for
+        file sources, the occupied cells are held when they fit in half, and the tree has at most half at
+        400 bytes a node (a height or grid size beyond it is lowered, with a note in the release).
     passes : {"auto", "one", "per-level"}
         Files and Dask frames: "one" reads the data once into their occupied grid cells and builds from
         memory; "per-level" reads them once per pass of the method; "auto" (default) holds the cells
@@ -223,7 +226,8 @@ def _source(points, domain, rnd, user, max_points_per_user, outside, nonfinite, 
     else:
         ps = prepare_points(points, domain, outside=outside, nonfinite=nonfinite, resolution=resolution)
     try:
-        yield ps, k, dropped
+        with memory_budget(memory_limit):   # trees sized to the limit (psdviz.core.memory)
+            yield ps, k, dropped
     finally:
         ps.close()
 

@@ -164,8 +164,10 @@ def _input_arguments(sp: argparse.ArgumentParser, out: str, optional: bool = Fal
     sp.add_argument("--resolution", type=int, default=None, help="bits per axis of the public grid (default 20)")
     sp.add_argument("--user", default=None, help="user id column: user-level privacy")
     sp.add_argument("--max-points-per-user", type=int, default=None, help="k: at most k points kept per user")
-    sp.add_argument("--memory-limit", default=None, help='cap on DuckDB\'s memory, e.g. "2GB" (it spills to disk); '
-                    "the occupied grid cells are held in memory when they fit in half of it")
+    sp.add_argument("--memory-limit", default=None,
+                    help='the build\'s memory budget, e.g. "2GB": half caps DuckDB (it spills to disk), the '
+                         "occupied grid cells are held when they fit in half, the tree gets at most half (a larger "
+                         "height or grid is lowered, with a note)")
     sp.add_argument("--passes", default="auto", choices=["auto", "one", "per-level"],
                     help="read the data once into their occupied cells (one), once per pass (per-level), or "
                          "decide by the memory budget (auto, default); the same release either way")

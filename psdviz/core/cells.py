@@ -7,46 +7,21 @@ for the same seed. A :class:`CellTable` makes that one grouped pass over any sou
 Dask or Spark frame) and answers every later pass from memory, so a file is read once, whatever the
 method (DuckDB takes the validation counts from the same scan).
 
-Rule (``passes="auto"``): hold the cells when they fit in half of the memory budget at
-:data:`BYTES_PER_CELL` bytes a cell (the budget is ``memory_limit`` when given, else a quarter of the
-machine's memory); otherwise keep today's per-level passes, after the one lost pass that counted
-too many cells (DuckDB returns at most the cap plus one row, so the lost pass costs time, not
+Rule (``passes="auto"``): hold the cells when they fit in the cells' share of the memory budget
+(:mod:`psdviz.core.memory`) at :data:`BYTES_PER_CELL` bytes a cell (the budget is ``memory_limit`` when
+given, else a quarter of the machine's memory); otherwise keep today's per-level passes, after the one
+lost pass that counted too many cells (DuckDB returns at most the cap plus one row, so the lost pass costs time, not
 memory). Which path ran depends on an exact count of occupied cells, so it is reported to the owner
 (``audit()``, the CLI's input account), never in the release.
 """
 from __future__ import annotations
 
-import os
-import re
-
 import numpy as np
 
+from .memory import BYTES_PER_CELL, CELLS_SHARE, memory_bytes
 from .source import Keyer, KeySource, RowIds, dense_group_sums, dense_range, merge_counts
 
-# keys (2 x 8 bytes) and counts (8) of a cell, plus a keyer's working arrays in a pass (ids, masks,
-# a sort for the groups): about 128 bytes a cell at the peak of a pass
-BYTES_PER_CELL = 128
 PASSES = ("auto", "one", "per-level")
-_UNITS = {"B": 1, "KB": 10 ** 3, "MB": 10 ** 6, "GB": 10 ** 9, "TB": 10 ** 12,
-          "KIB": 2 ** 10, "MIB": 2 ** 20, "GIB": 2 ** 30, "TIB": 2 ** 40}
-MEMORY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.IGNORECASE)
-
-
-def check_memory_limit(limit) -> str:
-    """A memory size as DuckDB reads it ("2GB", "512MB", "1.5GiB"), or a ValueError saying so."""
-    if not isinstance(limit, str) or not MEMORY.match(limit):
-        raise ValueError(f'memory_limit must be a size such as "2GB", "512MB" or "1.5GiB" (got {limit!r})')
-    return limit.strip()
-
-
-def memory_bytes(limit: str | None) -> int:
-    """The memory budget in bytes: ``limit`` (a size, see :func:`check_memory_limit`), or a quarter of the
-    machine's memory when None."""
-    if limit is None:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4
-    m = MEMORY.match(check_memory_limit(limit))
-    assert m is not None   # check_memory_limit accepted it
-    return int(float(m.group(1)) * _UNITS[m.group(2).upper()])
 
 
 def weighted_groups(ids: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -84,8 +59,10 @@ class CellTable(KeySource):
             return weighted_groups(got.ids, self.weight[got.rows])
         return weighted_groups(got, self.weight)
 
-    def cells(self) -> tuple[np.ndarray, np.ndarray]:
-        return np.column_stack([self.kx, self.ky]), self.cnt
+    def cells(self, bits: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        if bits is None or bits == self.grid.bits:
+            return np.column_stack([self.kx, self.ky]), self.cnt
+        return super().cells(bits)
 
     def close(self) -> None:
         self.source.close()
@@ -97,14 +74,14 @@ class CellTable(KeySource):
 
 def hold_cells(source: KeySource, passes: str = "auto", memory_limit: str | None = None) -> KeySource:
     """``source`` read once into a :class:`CellTable` when ``passes`` is "one", or "auto" and the cells fit
-    half the memory budget (rule in the module docstring); else ``source`` itself (one pass a level)."""
+    the cells' share of the memory budget (rule in the module docstring); else ``source`` itself (one pass a level)."""
     if check_passes(passes) == "per-level":
         return _per_level(source, "per-level passes (asked for)")
-    cap = None if passes == "one" else max(1, memory_bytes(memory_limit) // 2 // BYTES_PER_CELL)
+    cap = None if passes == "one" else max(1, int(memory_bytes(memory_limit) * CELLS_SHARE) // BYTES_PER_CELL)
     got = source.cells_at_most(cap)
     if got is None:
         return _per_level(source, f"per-level passes (more than {cap:,} occupied cells: they do not fit in "
-                                  "half the memory budget)")
+                                  "the cells' share of the memory budget)")
     return CellTable(source, *got)
 
 

@@ -150,12 +150,16 @@ class KeySource(ABC):
         out[ids] = cnt
         return out
 
-    def cells(self) -> tuple[np.ndarray, np.ndarray]:
-        """One pass at full resolution: the occupied grid cells as (n_cells, 2) keys and their counts,
-        sorted by (ky, kx). For the methods that work on the multiset of cells (Hilbert R-tree, h-tree):
-        their memory is the number of occupied cells, not of rows."""
-        bits = self.grid.bits
-        ids, cnt = self.grouped(lambda kx, ky, memo: (ky << bits) | kx)
+    def cells(self, bits: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """One pass: the occupied grid cells as (n_cells, 2) keys and their counts, sorted by (ky, kx), at
+        full resolution or at ``bits`` <= the grid's (keys of that coarser grid, whose cells are blocks of
+        the grid's). For the methods that work on the multiset of cells (h-tree): their memory is the
+        number of occupied cells, not of rows."""
+        bits = self.grid.bits if bits is None else int(bits)
+        shift = self.grid.bits - bits
+        if shift < 0:
+            raise ValueError(f"cells at {bits} bits asked of a grid of {self.grid.bits}")
+        ids, cnt = self.grouped(lambda kx, ky, memo: ((ky >> shift) << bits) | (kx >> shift))
         return cell_keys(ids, bits), cnt
 
     def cells_at_most(self, cap: int | None) -> tuple[np.ndarray, np.ndarray] | None:

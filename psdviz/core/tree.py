@@ -10,16 +10,17 @@ from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
-# Memory cap on nodes: about 12 float/int arrays per node, so 6M nodes is roughly 0.6 GB.
-MAX_NODES = 6_000_000
+from .memory import MAX_NODES, cap_why, node_cap
 
 
-def check_node_count(n_nodes: int, what: str) -> None:
-    """Refuse trees larger than :data:`MAX_NODES` with a message naming the limit."""
-    if n_nodes > MAX_NODES:
-        raise ValueError(
-            f"{what} would have {n_nodes:,} nodes, above the memory cap of {MAX_NODES:,} nodes; "
-            "choose a smaller height or grid size")
+def check_node_count(n_nodes: int, what: str, fix: str = "choose a smaller height or grid size") -> None:
+    """Refuse trees larger than :func:`~psdviz.core.memory.node_cap` (:data:`MAX_NODES`, or what
+    ``memory_limit`` holds) with a message naming the limit and ``fix``."""
+    cap = node_cap()
+    if n_nodes > cap:
+        above = (f"the memory cap of {cap:,} nodes; {fix}" if cap == MAX_NODES else
+                 f"the {cap:,} nodes {cap_why()} holds; {fix} or raise memory_limit")
+        raise ValueError(f"{what} would have {n_nodes:,} nodes, above {above}")
 
 
 @dataclass

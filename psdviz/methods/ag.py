@@ -26,6 +26,7 @@ from ..core.domain import Domain, PointSet
 from ..core.grid import Grid, cap_by_resolution, even_edges, even_part, whole_step_parts
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
+from ..core.memory import cap_by_memory
 from ..core.params import Share
 from ..core.population import DEFAULT_N_FRACTION, resolve_n, root_measurement
 from ..core.rng import Randomness, make_randomness
@@ -141,6 +142,8 @@ def _build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, 
     grid = ps.grid
     m1, capped = cap_by_resolution(m1, grid.size, "m1", grid.bits)
     m1 = int(whole_step_parts(m1, grid.size))
+    m1, lowered = cap_by_memory(m1, lambda k: 1 + k * k, "m1")
+    m1 = int(whole_step_parts(m1, grid.size))   # lowering keeps cells of whole steps
     check_node_count(1 + m1 * m1, f"an adaptive grid with m1 = {m1} (level 1 alone)")
     edges1 = even_edges(0, grid.size, m1)
     counts1 = ps.counts(even_cells(grid.size, m1), m1 * m1)

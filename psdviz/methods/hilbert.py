@@ -27,6 +27,7 @@ from ..core.budget import Plan
 from ..core.domain import Domain, PointSet
 from ..core.grid import cap_by_resolution
 from ..core.ledger import Ledger
+from ..core.memory import cap_cells
 from ..core.parallel import CurveRanges
 from ..core.params import Share
 from ..core.progress import report
@@ -51,6 +52,9 @@ from .spec import MethodSpec, doc
 
 MAX_ORDER = 26   # 4^26 positions: smooth sensitivity still computes them exactly in float64
 DEFAULT_ORDER = 18
+# its arrays over the occupied curve positions (positions, weights, the level's offsets and medians' work)
+# at their peak: about 50 bytes a position, measured (docs/decisions/memory-limit.md)
+BYTES_PER_POSITION = 64
 
 
 def hilbert_positions(kx: np.ndarray, ky: np.ndarray, memo: dict, bits: int, order: int) -> np.ndarray:
@@ -75,6 +79,7 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     """Hilbert R-tree with ``height`` fanout-4 levels over a curve of the given order."""
     order, capped = cap_by_resolution(check_int(order, "order", 1, MAX_ORDER), ps.grid.bits, "order",
                                       ps.grid.bits)
+    order, lowered = cap_cells(order, "order", BYTES_PER_POSITION)   # at most 4^order occupied positions
     height, capped_height = check_common(height, count_fraction, prune, order)   # 2 h halvings of 4^order
     ledger = Ledger(epsilon)
     eps_count, eps_binary = median_count_budget(epsilon, height, 2 * height, count_fraction, budget,
@@ -109,7 +114,7 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "hilbert", params, regular=False,
                                postprocess=postprocess, prune=prune, parallel=CurveRanges.of(lo, hi), data_cuts=height)
     ranges = node_ranges(lo, hi, height)
-    return rel.evolve(curve=ranges if rel.kept is None else ranges[rel.kept]).with_notes(capped, capped_height)
+    return rel.evolve(curve=ranges if rel.kept is None else ranges[rel.kept]).with_notes(capped, lowered, capped_height)
 
 
 def node_ranges(lo: np.ndarray, hi: np.ndarray, height: int) -> np.ndarray:

@@ -27,6 +27,7 @@ from ..core.domain import Domain, PointSet
 from ..core.grid import Grid, cap_by_resolution, even_part
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
+from ..core.memory import cap_by_memory, cap_cells
 from ..core.params import Share
 from ..core.population import DEFAULT_N_FRACTION, resolve_n, root_measurement
 from ..core.rng import Randomness
@@ -42,6 +43,9 @@ MEDIAN_FRACTION = 0.4
 Variant = Literal["standard", "composite", "hybrid"]
 VARIANTS: tuple[str, ...] = get_args(Variant)
 MAX_SIZE = 4096
+# its arrays over the occupied cells (keys, counts, members, two axis orders) at their peak: about 80 bytes
+# a cell, measured (docs/decisions/memory-limit.md)
+BYTES_PER_CELL = 96
 
 
 def htree_size(n: float, eps_count: float, c: float = HT_C) -> int:
@@ -192,6 +196,20 @@ def _grid_layer(b: _Builder, k: int, eps: float, rnd: Randomness, ledger: Ledger
     b.add_level(rect, owner, member, noisy, var, eps)
 
 
+def _sides(m: int, variant: str) -> tuple[int, int]:
+    """The two layers' sides (m1, m2) of an h-tree of size ``m``: (m, 0) for the standard variant."""
+    if variant == "standard":
+        return m, 0
+    m1 = math.ceil(math.sqrt(m))
+    return m1, max(1, math.ceil(m / m1))
+
+
+def htree_nodes(m: int, variant: str) -> int:
+    """Nodes of an h-tree of size ``m``: the root, m1 strips, m1^2 cells and the second layer's nodes."""
+    m1, m2 = _sides(m, variant)
+    return 1 + m1 + m1 * m1 * (1 + (m2 + m2 * m2 if variant == "composite" else m2 * m2))
+
+
 def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, variant: Variant = "standard",
                 size: int | None = None, c: float = HT_C, median_fraction: Share = MEDIAN_FRACTION,
                 n_public: int | None = None, n_fraction: Share = DEFAULT_N_FRACTION,
@@ -213,21 +231,22 @@ def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
         pop, eps_rest, n_note = None, epsilon, "not needed for the size (size given)"
         eps_m, eps_c = median_fraction * epsilon, (1 - median_fraction) * epsilon
         n_hat = float("nan")   # the expected-count rule then uses the strips' noisy counts only
-    m, capped = cap_by_resolution(m, ps.grid.size, "size", ps.grid.bits)
+    bits, coarse = cap_cells(ps.grid.bits, "the h-tree's resolution (bits a side of the cells it slices)",
+                             BYTES_PER_CELL)
+    grid = Grid(domain, bits) if bits < ps.grid.bits else ps.grid   # its lines are the public grid's
+    m, capped = cap_by_resolution(m, grid.size, "size", bits)
+    m, lowered = cap_by_memory(m, lambda k: htree_nodes(k, variant), "size")
+    m1, m2 = _sides(m, variant)
     if variant == "standard":
-        m1, m2 = m, 0
         fanouts, rounds = [m, m], 2 * _rounds(m)
     else:
-        m1 = math.ceil(math.sqrt(m))
-        m2 = max(1, math.ceil(m / m1))
         fanouts = [m1, m1, m2, m2] if variant == "composite" else [m1, m1, m2 * m2]
         rounds = 2 * _rounds(m1) + (2 * _rounds(m2) if variant == "composite" else 0)
-    check_node_count(1 + m1 + m1 * m1 * (1 + (m2 + m2 * m2 if variant == "composite" else m2 * m2)),
-                     f"an h-tree of size {m}")
+    check_node_count(htree_nodes(m, variant), f"an h-tree of size {m}")
     eps_levels = cube_root_split(eps_c, fanouts)
     eps_round = eps_m / rounds if rounds else 0.0
-    cells, cnt = ps.cells()   # one pass: occupied grid cells; the h-tree then works in memory
-    b = _Builder(ps.grid, cells, cnt)
+    cells, cnt = ps.cells(bits)   # one pass: occupied grid cells; the h-tree then works in memory
+    b = _Builder(grid, cells, cnt)
     # with least squares the noisy N is the root's count (its slice a count spend); without, it only sized m
     b.noisy[0][0], b.var[0][0], eps_root = root_measurement(pop)
     b.ceps[0][0] += eps_root
@@ -243,7 +262,7 @@ def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
               "slice_epsilon": eps_round, "planned_rounds": rounds,
               "N": n_note, "postprocess": bool(postprocess), "leaves": int(tree.is_leaf.sum())}
     rel = _finish(tree, ps, domain, ledger, rnd, params, postprocess)
-    return rel.with_notes(capped, *unspent_note(ledger, epsilon, rounds, eps_round))
+    return rel.with_notes(coarse, capped, lowered, *unspent_note(ledger, epsilon, rounds, eps_round))
 
 
 def unspent_note(ledger: Ledger, epsilon: float, planned_rounds: int, eps_round: float) -> list[str]:

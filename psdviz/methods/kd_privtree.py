@@ -31,7 +31,7 @@ from ..core.params import Share
 from ..core.progress import report
 from ..core.rng import Randomness
 from ..core.source import KeySource, RowIds, memo_token
-from ..core.tree import MAX_NODES
+from ..core.tree import check_node_count
 from ..core.validation import check_fraction, check_int
 from ..publish.factory import make_release
 from ..publish.release import Release
@@ -151,8 +151,7 @@ def grow(src: KeySource, lam: float, delta: float, theta: float, eps_level: floa
             if not split.any():
                 break
             total += 2 * int(split.sum())
-            if total > MAX_NODES:
-                raise ValueError(f"kd-privtree would exceed the memory cap of {MAX_NODES:,} nodes; lower max_depth")
+            check_node_count(total, "the kd-privtree", "lower max_depth")
             sp = np.flatnonzero(split)
             axis, pos = (_positions(src, rect[sp], counts[sp], ids_x, levels, token, eps_level, rng)
                          if private else _midpoints(rect[sp]))

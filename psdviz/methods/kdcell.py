@@ -27,6 +27,7 @@ from ..core.domain import Domain, PointSet
 from ..core.grid import cap_by_resolution, even_edges
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
+from ..core.memory import cap_by_memory
 from ..core.params import Share
 from ..core.rng import Randomness
 from ..core.tree import FlatTree, check_node_count
@@ -72,6 +73,7 @@ def build_kd_cell(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     """kd-cell with a ``grid`` x ``grid`` noisy grid deciding the splits."""
     height, capped_height = check_common(height, count_fraction, prune, ps.grid.bits)
     grid = check_int(grid, "grid", 2, MAX_GRID)
+    grid, lowered = cap_by_memory(grid, lambda k: k * k, "grid", least=2)
     check_node_count(grid * grid, f"a {grid} x {grid} grid")
     ledger = Ledger(epsilon)
     eps_grid = (1.0 - count_fraction) * epsilon
@@ -100,7 +102,7 @@ def build_kd_cell(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
               "postprocess": bool(postprocess), "prune": prune}
     rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "kd-cell", params, regular=False,
                                postprocess=postprocess, prune=prune)
-    return rel.with_notes(capped_height, capped)
+    return rel.with_notes(capped_height, lowered, capped)
 
 
 # what this module declares (psdviz/methods/spec.py): parameters whose meaning is its own, then the method

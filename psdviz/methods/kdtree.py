@@ -26,6 +26,7 @@ from ..core.domain import Domain, PointSet
 from ..core.grid import MAX_RESOLUTION, cap_by_resolution
 from ..core.ledger import Ledger
 from ..core.measure import measure_levels
+from ..core.memory import cap_by_memory
 from ..core.parallel import TreeTiling
 from ..core.params import Share
 from ..core.rng import Randomness
@@ -71,6 +72,9 @@ def check_common(height: int, count_fraction: float, prune: float | None, bits: 
     """Checked height, capped at the resolution (a kd level halves a cell on each axis at best, so
     more than ``bits`` levels would ask for cells finer than the grid), and the cap's note."""
     height, capped = cap_by_resolution(check_int(height, "height", 1, MAX_HEIGHT), bits, "height", bits)
+    height, lowered = cap_by_memory(height, quad_nodes, "height")
+    if lowered:
+        capped = lowered if capped is None else f"{capped}; {lowered}"
     check_node_count(quad_nodes(height), f"a kd-tree of height {height}")
     check_fraction(count_fraction, "count_fraction")
     if prune is not None and not (isinstance(prune, (int, float)) and np.isfinite(prune)):

@@ -33,7 +33,7 @@ from ..core.measure import measure_counts
 from ..core.noise import geometric_noise, geometric_variance, laplace_draw
 from ..core.params import Share
 from ..core.rng import Randomness
-from ..core.tree import MAX_NODES, FlatTree
+from ..core.tree import FlatTree, check_node_count
 from ..core.validation import check_fraction, check_int
 from ..publish.factory import make_release
 from ..publish.release import Release
@@ -99,8 +99,7 @@ def grow_binary(hist: np.ndarray, boxes: np.ndarray, eps_t: float, rng: np.rando
         if not split.any():
             break
         total += 2 * int(split.sum())
-        if total > MAX_NODES:
-            raise ValueError(f"the lines tree would exceed the memory cap of {MAX_NODES:,} nodes")
+        check_node_count(total, "the lines tree", "lower the resolution")
         sp = np.flatnonzero(split)
         parent = np.repeat(offset + sp, 2)
         offset += level.shape[0]

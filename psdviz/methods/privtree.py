@@ -37,7 +37,7 @@ from ..core.params import Share
 from ..core.progress import report
 from ..core.rng import Randomness
 from ..core.source import KeySource, memo_token
-from ..core.tree import MAX_NODES, FlatTree
+from ..core.tree import FlatTree, check_node_count
 from ..core.validation import check_fraction, check_int
 from ..publish.factory import make_release
 from ..publish.release import Release
@@ -143,8 +143,7 @@ def grow(ps: KeySource, lam: float, delta: float, theta: float, max_depth: int,
         if not split.any():
             break
         total += 4 * int(split.sum())
-        if total > MAX_NODES:
-            raise ValueError(f"PrivTree would exceed the memory cap of {MAX_NODES:,} nodes; lower max_depth")
+        check_node_count(total, "PrivTree's tree", "lower max_depth")
         sp = np.flatnonzero(split)
         codes = (4 * codes[sp][:, None] + np.arange(4)).ravel()
         rank = np.where(split, np.cumsum(split) - 1, -1)

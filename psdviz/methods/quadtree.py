@@ -28,6 +28,7 @@ from ..core.grid import cap_by_resolution
 from ..core.ledger import Ledger
 from ..core.measure import measure_levels
 from ..core.memo import PublicMemo
+from ..core.memory import cap_by_memory
 from ..core.parallel import TreeTiling
 from ..core.params import Share
 from ..core.population import DEFAULT_N_FRACTION, resolve_n
@@ -117,6 +118,8 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
         if by_rule:
             height, capped = _workload_depth(height, counts, capped)
             counts = counts[:height + 1]      # cut at the deepest level used: no query cuts a leaf there
+    height, lowered = cap_by_memory(height, quad_nodes, "height")
+    counts = None if counts is None else counts[:height + 1]
     check_node_count(quad_nodes(height), f"a quadtree of height {height} (at most {MAX_HEIGHT} fits)")
     plan: str = budget              # the plan's name: a Plan, or "workload"
     if workload is None:
@@ -139,13 +142,14 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
         tree = measure_with_stops(rnd, ledger, skeleton, level_counts(ps, height), eps, float(prune),
                                   np.zeros(height + 1), sds=float(stop_sds), progress="quadtree levels")
         return finish_gls_tree(tree, ps, domain, ledger, rnd, "quadtree", params, postprocess=postprocess,
-                               answer="tree", notes=(capped, pruning_note, plan_note, floor_note),   # GLS: stopped tree
+                               answer="tree",   # GLS: the stopped tree
+                               notes=(capped, lowered, pruning_note, plan_note, floor_note),
                                parallel=_complete_tiling(skeleton, ps.grid, height))   # levels measured whole
     noisy, var = measure_levels(rnd, ledger, level_counts(ps, height), eps, progress="quadtree levels")
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps[s["depth"]], split_eps=split_eps, **s)
     return finish_complete_tree(tree, eps, 4, ps, domain, ledger, rnd, "quadtree", params,
                                 regular=True, postprocess=postprocess, prune=prune,
-                                notes=(capped, pruning_note, plan_note, floor_note))
+                                notes=(capped, lowered, pruning_note, plan_note, floor_note))
 
 
 _TILINGS: PublicMemo[TreeTiling] = PublicMemo()

@@ -31,6 +31,7 @@ import numpy as np
 from ..core.domain import Domain, PointSet
 from ..core.grid import cap_by_resolution, even_edges
 from ..core.ledger import Ledger
+from ..core.memory import cap_by_memory
 from ..core.noise import laplace_noise, laplace_variance
 from ..core.optional import require
 from ..core.rng import Randomness
@@ -115,6 +116,7 @@ def build_strategy(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     size = ps.grid.size
     m = DEFAULT_CELLS if grid_size is None else check_int(grid_size, "grid_size", 1)
     m, capped = cap_by_resolution(m, size, "grid_size", ps.grid.bits)
+    m, lowered = cap_by_memory(m, lambda k: k * k + 1, "grid_size")
     check_node_count(m * m + 1, f"a {m} x {m} grid")
     if rows is not None:
         rows = check_int(rows, "rows", 0, m)             # at most one extra row per cell
@@ -132,7 +134,7 @@ def build_strategy(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     model = {"answer": "pyramid", "levels": [1], "regular": False, "variance": "kron", "eps": [epsilon],
              "theta_x": strategy.x.theta.ravel().tolist(), "theta_y": strategy.y.theta.ravel().tolist()}
     return make_release("strategy", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid,
-                        notes=(capped,), query_model=model)
+                        notes=(capped, lowered), query_model=model)
 
 
 def measure(strategy: Strategy, counts: np.ndarray, epsilon: float, rnd: Randomness, ledger: Ledger) -> np.ndarray:

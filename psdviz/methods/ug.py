@@ -20,6 +20,7 @@ from ..core.domain import Domain, PointSet
 from ..core.grid import cap_by_resolution, even_edges
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
+from ..core.memory import cap_by_memory
 from ..core.params import Share
 from ..core.population import DEFAULT_N_FRACTION, resolve_n
 from ..core.rng import Randomness
@@ -70,6 +71,7 @@ def build_ug(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, g
             raise ValueError(f"grid_size must be a positive integer (got {grid_size!r})")
         m, eps_cells, n_note, eps_n = int(grid_size), epsilon, "not needed (grid size given)", 0.0
     m, capped = cap_by_resolution(m, ps.grid.size, "grid_size", ps.grid.bits)
+    m, lowered = cap_by_memory(m, lambda k: k * k + 1, "grid_size")
     check_node_count(m * m + 1, f"a {m} x {m} grid")
     size = ps.grid.size
     counts = ps.counts(even_cells(size, m), m * m)
@@ -79,7 +81,7 @@ def build_ug(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, g
     tree.split_eps[0] = eps_n   # the noisy N chose the grid: a structural spend at the root
     params = {"grid_size": m, "grid_size_given": grid_size is not None, "N": n_note, "c": c}
     return make_release("ug", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid,
-                        notes=(capped,), query_model={"answer": "pyramid", "levels": [1], "regular": False,
+                        notes=(capped, lowered), query_model={"answer": "pyramid", "levels": [1], "regular": False,
                                                       "variance": "leaf"})
 
 

@@ -7,8 +7,8 @@ grouped by DuckDB alone and its ``post`` map runs on the distinct groups; any ot
 (node, position), AG's sub-cells) runs as a vectorised Python function registered as an Arrow UDF,
 called by DuckDB per chunk of rows with the very numpy code the in-memory path uses, inside the
 ``GROUP BY``.
-Memory is DuckDB's hash table of groups plus one chunk, never the points; ``memory_limit`` caps DuckDB
-(it spills to ``temp_directory`` beyond it).
+Memory is DuckDB's hash table of groups plus one chunk, never the points; DuckDB is capped at its share of
+``memory_limit`` (:mod:`psdviz.core.memory`; it spills to ``temp_directory`` beyond it).
 """
 from __future__ import annotations
 
@@ -19,9 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.cells import check_memory_limit, weighted_groups
+from ..core.cells import weighted_groups
 from ..core.domain import Domain, check_modes, nonfinite_error
 from ..core.grid import DEFAULT_RESOLUTION, Grid, check_resolution
+from ..core.memory import check_memory_limit, duckdb_limit
 from ..core.source import Keyer, KeySource, cell_keys, dense_ids, merge_counts
 
 PARQUET = (".parquet", ".pq", ".parq")
@@ -95,7 +96,7 @@ def _settings(memory_limit, threads) -> dict:
     a bad value is a ValueError saying what DuckDB accepts."""
     config: dict = {}
     if memory_limit is not None:
-        config["memory_limit"] = check_memory_limit(memory_limit)
+        config["memory_limit"] = duckdb_limit(check_memory_limit(memory_limit))
     if threads is not None:
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 1024:
             raise ValueError(f"threads must be a whole number from 1 to 1024 (got {threads!r})")
@@ -201,8 +202,8 @@ class DuckDBSource(KeySource):
             return cur.fetchnumpy() if numpy else cur.fetchall()
         except duckdb.OutOfMemoryException:
             limit = self.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
-            raise ValueError(f"DuckDB ran out of memory under memory_limit {limit}: raise memory_limit (e.g. "
-                             '"4GB") or lower the resolution') from None
+            raise ValueError(f"DuckDB ran out of memory under its cap of {limit} (its share of memory_limit): "
+                             'raise memory_limit (e.g. "4GB") or lower the resolution') from None
         except duckdb.Error as exc:       # a value DuckDB cannot read (e.g. 0x10 in a number column)
             first = str(exc).strip().splitlines()[0][:300]
             raise ValueError(f"the files cannot be read as points ({type(exc).__name__}: {first}); check that "

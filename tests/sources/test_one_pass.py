@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 import psdviz as pv
-from psdviz.core.cells import BYTES_PER_CELL, CellTable, hold_cells, memory_bytes, weighted_groups
+from psdviz.core.cells import BYTES_PER_CELL, CellTable, hold_cells, weighted_groups
+from psdviz.core.memory import memory_bytes
 from psdviz.sources.files import DuckDBSource
 
 DOM = pv.Domain(0, 0, 1, 1)
@@ -39,7 +40,7 @@ def test_a_file_is_grouped_once_whatever_the_method(parquet, method, monkeypatch
 
 def test_auto_holds_the_cells_when_they_fit_and_falls_back_when_not(parquet):
     path, xy = parquet
-    kw = dict(seed=4, lon="lon", lat="lat", resolution=16)
+    kw = dict(seed=4, lon="lon", lat="lat", resolution=16, height=6)   # a tree that fits 32MB
     fits = pv.build(path, DOM, "quadtree", 1.0, memory_limit="1GB", **kw)
     tight = pv.build(path, DOM, "quadtree", 1.0, memory_limit="32MB", **kw)   # 125,000 cells at most
     assert fits.audit()["data_passes"].startswith("one grouped pass into 19")   # about 199,400 cells
@@ -50,7 +51,7 @@ def test_auto_holds_the_cells_when_they_fit_and_falls_back_when_not(parquet):
 
 def test_duckdb_running_out_of_memory_is_a_clear_error(parquet):
     path, _ = parquet
-    with pytest.raises(ValueError, match="DuckDB ran out of memory under memory_limit"):
+    with pytest.raises(ValueError, match="DuckDB ran out of memory under its cap"):
         pv.build(path, DOM, "quadtree", 1.0, lon="lon", lat="lat", resolution=16, memory_limit="1MB")
 
 
