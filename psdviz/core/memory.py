@@ -97,16 +97,18 @@ def cap_by_memory(value: int, nodes: Callable[[int], int], name: str, least: int
     return _lowered(value, nodes, name, least, node_cap(), "a tree of at most {cap:,} nodes")
 
 
-def cap_cells(bits: int, name: str, bytes_each: int) -> tuple[int, str | None]:
-    """The finest resolution at most ``bits`` whose every cell fits the tree's share of ``memory_limit`` at
-    ``bytes_each`` bytes a cell (4^b cells at b bits), for the methods that hold the occupied cells or
-    curve positions of their own resolution (h-tree, Hilbert R-tree): their memory then has a bound from
-    public inputs alone, whatever the data. ``bits`` unchanged without a limit."""
+def cap_cells(value: int, cells: Callable[[int], int], name: str, bytes_each: int,
+              least: int = 1) -> tuple[int, str | None]:
+    """``value`` lowered until ``cells(value)`` cells (increasing in it) fit the tree's share of
+    ``memory_limit`` at ``bytes_each`` bytes a cell, for arrays that are not a tree's nodes: the cells a
+    method holds at its own resolution (``cells`` = 4^b: the h-tree's occupied cells, the Hilbert R-tree's
+    curve positions, bounded so from public inputs alone, whatever the data), or kd-cell's noisy grid.
+    Unchanged without a limit."""
     limit = _LIMIT.get()
     if limit is None:
-        return bits, None
+        return value, None
     cap = max(1, int(memory_bytes(limit) * TREE_SHARE) // bytes_each)
-    return _lowered(bits, lambda b: 4 ** b, name, 1, cap, "at most {cap:,} cells")
+    return _lowered(value, cells, name, least, cap, "at most {cap:,} cells")
 
 
 def _lowered(value: int, size: Callable[[int], int], name: str, least: int, cap: int,

@@ -79,7 +79,7 @@ def build_hilbert(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     """Hilbert R-tree with ``height`` fanout-4 levels over a curve of the given order."""
     order, capped = cap_by_resolution(check_int(order, "order", 1, MAX_ORDER), ps.grid.bits, "order",
                                       ps.grid.bits)
-    order, lowered = cap_cells(order, "order", BYTES_PER_POSITION)   # at most 4^order occupied positions
+    order, lowered = cap_cells(order, lambda b: 4 ** b, "order", BYTES_PER_POSITION)   # 4^order positions at most
     height, capped_height = check_common(height, count_fraction, prune, order)   # 2 h halvings of 4^order
     ledger = Ledger(epsilon)
     eps_count, eps_binary = median_count_budget(epsilon, height, 2 * height, count_fraction, budget,

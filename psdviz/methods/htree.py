@@ -231,8 +231,8 @@ def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
         pop, eps_rest, n_note = None, epsilon, "not needed for the size (size given)"
         eps_m, eps_c = median_fraction * epsilon, (1 - median_fraction) * epsilon
         n_hat = float("nan")   # the expected-count rule then uses the strips' noisy counts only
-    bits, coarse = cap_cells(ps.grid.bits, "the h-tree's resolution (bits a side of the cells it slices)",
-                             BYTES_PER_CELL)
+    bits, coarse = cap_cells(ps.grid.bits, lambda b: 4 ** b,
+                             "the h-tree's resolution (bits a side of the cells it slices)", BYTES_PER_CELL)
     grid = Grid(domain, bits) if bits < ps.grid.bits else ps.grid   # its lines are the public grid's
     m, capped = cap_by_resolution(m, grid.size, "size", bits)
     m, lowered = cap_by_memory(m, lambda k: htree_nodes(k, variant), "size")

@@ -27,7 +27,7 @@ from ..core.domain import Domain, PointSet
 from ..core.grid import cap_by_resolution, even_edges
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
-from ..core.memory import cap_by_memory
+from ..core.memory import cap_cells
 from ..core.params import Share
 from ..core.rng import Randomness
 from ..core.tree import FlatTree, check_node_count
@@ -48,6 +48,9 @@ from .kdtree import (
 from .spec import MethodSpec, doc
 
 MAX_GRID = 2048
+# its noisy grid's arrays at their peak (counts, noise, prefix sums, the splits' work): about 60 bytes a cell,
+# measured (docs/decisions/memory-limit.md)
+BYTES_PER_GRID_CELL = 64
 
 
 def grid_median_edges(prefix: np.ndarray, axis: int, c0, c1, r0, r1) -> np.ndarray:
@@ -73,7 +76,7 @@ def build_kd_cell(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     """kd-cell with a ``grid`` x ``grid`` noisy grid deciding the splits."""
     height, capped_height = check_common(height, count_fraction, prune, ps.grid.bits)
     grid = check_int(grid, "grid", 2, MAX_GRID)
-    grid, lowered = cap_by_memory(grid, lambda k: k * k, "grid", least=2)
+    grid, lowered = cap_cells(grid, lambda k: k * k, "grid", BYTES_PER_GRID_CELL, least=2)
     check_node_count(grid * grid, f"a {grid} x {grid} grid")
     ledger = Ledger(epsilon)
     eps_grid = (1.0 - count_fraction) * epsilon

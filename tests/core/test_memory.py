@@ -46,7 +46,7 @@ def test_the_node_cap_is_the_trees_share_of_the_limit_and_unchanged_without_one(
             check_node_count(quad_nodes(8), "a quadtree of height 8")
     assert node_cap() == MAX_NODES                       # the budget ends with its build
     assert cap_by_memory(12, quad_nodes, "height") == (12, None)   # no limit: the node check refuses instead
-    assert cap_cells(12, "order", 64) == (12, None)
+    assert cap_cells(12, lambda b: 4 ** b, "order", 64) == (12, None)
 
 
 def test_duckdb_is_capped_at_its_share(parquet):
