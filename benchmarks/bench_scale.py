@@ -221,8 +221,8 @@ def main() -> int:
     head = ["# Builds from Parquet files through DuckDB (benchmarks/bench_scale.py)", "",
             f"Machine: {platform.processor() or platform.machine()}, {__import__('os').cpu_count()} cores, "
             f"Python {platform.python_version()}, DuckDB {__import__('duckdb').__version__}; "
-            f"DuckDB memory_limit {a.memory_limit}, passes {a.passes}; skewed synthetic points, resolution "
-            f"{a.resolution}, "
+            f"memory_limit {a.memory_limit} (the build's budget, half of it DuckDB's cap), passes {a.passes}; "
+            f"skewed synthetic points, resolution {a.resolution}, "
             f"epsilon {a.epsilon:g}, each build in a fresh process (peak = its VmHWM). 'passes' counts the "
             "passes over the data (on the one-pass path the validation counts come from the same scan; on the "
             "per-level path a validation scan comes first), all included in the seconds.", ""]
