@@ -72,6 +72,11 @@ def memory_budget(limit: str | None) -> Iterator[None]:
         _LIMIT.reset(token)
 
 
+def memory_limit() -> str | None:
+    """The current build's ``memory_limit``, or None."""
+    return _LIMIT.get()
+
+
 def node_cap() -> int:
     """The most nodes a tree may have in the current build: :data:`MAX_NODES`, and with ``memory_limit``
     at most :data:`TREE_SHARE` of it at :data:`BYTES_PER_NODE` bytes a node."""

@@ -52,6 +52,15 @@ class TreeTiling:
         bad = ~children_tile(tree, grid.positions(tree.rect))
         return cls(int(tree.depth[bad].min()) if bad.any() else int(tree.height))
 
+    @classmethod
+    def of_stopped(cls, tree: FlatTree, grid: Grid, height: int) -> TreeTiling:
+        """The proof for a tree measured top-down with stops to ``height``
+        (:func:`psdviz.methods.early_stop.measure_with_stops`): a depth's ledger step measured the tree's
+        nodes there and the leaves stopped above (once more). When every parent of the measured tree is
+        tiled by its children, any such set (an antichain) is disjoint, at every depth down to ``height``."""
+        proof = cls.of(tree, grid)
+        return cls(max(height, proof.deepest), proof.reason) if proof.deepest >= tree.height else proof
+
     def pruned(self, height: int) -> TreeTiling:
         """The proof for a loaded tree that may have been pruned: when every released level tiles, levels
         below ``height`` were measured inside the released leaves, which the file does not hold."""

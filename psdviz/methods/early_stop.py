@@ -20,6 +20,7 @@ early-stop.md.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal, get_args
 
 import numpy as np
@@ -29,10 +30,13 @@ from ..core.ledger import Ledger
 from ..core.noise import geometric_noise, geometric_variance
 from ..core.progress import report
 from ..core.rng import Randomness
-from ..core.tree import FlatTree
+from ..core.tree import FlatTree, child_links
 
 Pruning = Literal["after_ols", "build"]   # when a tree's prune threshold applies
 PRUNINGS: tuple[str, ...] = get_args(Pruning)
+# a depth's measured nodes: indices in the complete level, noisy counts, variances, epsilons
+Level = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+Rects = Callable[[int, np.ndarray], np.ndarray]   # (depth, node indices in its complete level) -> (k, 4) rectangles
 
 
 def check_pruning(pruning: str) -> str:
@@ -65,57 +69,69 @@ def stop_floor(pruning: str, prune: float | None, stop_sds: float) -> tuple[dict
                 "build (pruning='build' with a prune threshold)")
 
 
-def measure_with_stops(rnd: Randomness, ledger: Ledger, full: FlatTree, level_counts: list[np.ndarray],
-                       eps: np.ndarray, threshold: float, split_by_depth: np.ndarray,
-                       sds: float = STOP_SDS, progress: str | None = None) -> FlatTree:
-    """Measure the complete tree ``full`` top-down, stopping below nodes whose noisy count is <=
+def measure_with_stops(rnd: Randomness, ledger: Ledger, level_counts: list[np.ndarray], eps: np.ndarray,
+                       threshold: float, split_by_depth: np.ndarray, rects_of: Rects, *, root_split: float = 0.0,
+                       sds: float = STOP_SDS, progress: str | None = None, fanout: int = 4) -> FlatTree:
+    """Measure the complete tree of ``fanout`` top-down, stopping below nodes whose noisy count is <=
     max(threshold, sds * noise sd) (module docstring).
 
-    ``level_counts``: exact counts per depth (root first, node order of ``full``); ``eps``: count
-    epsilon per depth; ``split_by_depth``: the split epsilon of a node at each depth; ``progress``: the
-    label under which each measured depth is reported (:func:`psdviz.core.progress.report`). Returns the
-    measured sub-tree (noisy, noise_var, count_eps, pruned_eps set)."""
-    counts = np.concatenate(level_counts).astype(np.int64)
-    n, height = counts.size, full.height
-    bounds = full.level_bounds()
-    noisy, var, ceps = np.full(n, np.nan), np.full(n, np.inf), np.zeros(n)
-    alive = np.zeros(n, bool)
-    alive[0] = True
-    stopped_above = 0
+    The complete tree is implicit: node i of depth d has children fanout*i .. fanout*i + fanout - 1 of
+    depth d + 1 (the quadtree's Morton order, a flattened kd-tree's order), so only the measured nodes are
+    made, level by level. ``level_counts``: exact counts per depth (root first, every node of the complete
+    level in that order); ``eps``: count epsilon per depth; ``split_by_depth``: the split epsilon of a node
+    at each depth (``root_split`` more at the root: a noisy N that chose the height); ``rects_of(d, i)``:
+    the rectangles of nodes ``i`` of depth d; ``progress``: the label under which each measured depth is
+    reported (:func:`psdviz.core.progress.report`). Returns the measured sub-tree in level order (noisy,
+    noise_var, count_eps, pruned_eps set)."""
+    height = len(level_counts) - 1
     rest = np.r_[np.cumsum(eps[::-1])[::-1][1:], 0.0]        # rest[d] = eps[d+1] + ... + eps[h]
+    idx, stopped_above = np.zeros(1, dtype=np.int64), 0
+    levels: list[Level] = []
     for d in range(height + 1):
-        idx = bounds[d] + np.flatnonzero(alive[bounds[d]:bounds[d + 1]])
+        count = np.asarray(level_counts[d], dtype=np.int64)[idx]
+        noisy, var, ceps = np.full(idx.size, np.nan), np.full(idx.size, np.inf), np.zeros(idx.size)
         if eps[d] > 0:
             ledger.spend("count", float(eps[d]), "geometric", level=d, nodes=int(idx.size) + stopped_above,
                          note="" if not stopped_above else
                          f"also {stopped_above} nodes stopped above this depth, measured once with the "
                          "count budget of the depths below them (pruning during the build)")
-            noisy[idx] = counts[idx] + geometric_noise(rnd.rng, idx.size, float(eps[d]))
-            var[idx], ceps[idx] = geometric_variance(float(eps[d])), eps[d]
+            noisy = count + geometric_noise(rnd.rng, idx.size, float(eps[d]))
+            var[:], ceps[:] = geometric_variance(float(eps[d])), eps[d]
         if progress:
             report(d + 1, height + 1, progress)
-        if d == height:
-            break
-        limit = np.maximum(threshold, sds * np.sqrt(var[idx])) if sds > 0 else threshold
-        stop = idx[np.isfinite(noisy[idx]) & (noisy[idx] <= limit)]
-        if stop.size and rest[d] > 0:
-            _second_count(rnd, counts, stop, float(rest[d]), noisy, var, ceps)
-        stopped_above += stop.size
-        grow = np.setdiff1d(idx, stop, assume_unique=True)
-        kids = (full.first_child[grow][:, None] + np.arange(4)).ravel()
-        alive[kids] = True
-    tree = FlatTree(rect=full.rect, depth=full.depth, parent=full.parent, first_child=full.first_child,
-                    n_children=full.n_children, noisy=noisy, count_eps=ceps, split_eps=full.split_eps,
-                    noise_var=var)
-    kept = tree.take(alive)
+        stop = np.zeros(idx.size, dtype=bool)
+        if d < height:
+            limit = np.maximum(threshold, sds * np.sqrt(var)) if sds > 0 else threshold
+            stop = np.isfinite(noisy) & (noisy <= limit)
+            if stop.any() and rest[d] > 0:     # the second count replaces the one that stopped them
+                noisy[stop] = count[stop] + geometric_noise(rnd.rng, int(stop.sum()), float(rest[d]))
+                var[stop] = geometric_variance(float(rest[d]))
+                ceps[stop] += rest[d]
+            stopped_above += int(stop.sum())
+        levels.append((idx, noisy, var, ceps))
+        idx = (fanout * idx[~stop][:, None] + np.arange(fanout)).ravel()
+    return _measured_tree(levels, fanout, rects_of, split_by_depth, root_split, height)
+
+
+def _measured_tree(levels: list[Level], fanout: int, rects_of: Rects, split_by_depth: np.ndarray,
+                   root_split: float, height: int) -> FlatTree:
+    """The measured nodes of every depth (their indices in the complete level, noisy counts, variances and
+    epsilons) as a level-ordered tree with links; a stopped node's ``pruned_eps`` is the split epsilon
+    its complete subtree would have drawn."""
+    sizes = [lv[0].size for lv in levels]
+    start = np.r_[0, np.cumsum(sizes)]
+    depth = np.repeat(np.arange(len(levels), dtype=np.int16), sizes)
+    parent = np.concatenate([np.full(1, -1, dtype=np.int64)] + [
+        start[d - 1] + np.searchsorted(levels[d - 1][0], levels[d][0] // fanout) for d in range(1, len(levels))])
+    first_child, n_children = child_links(parent)
+    split_eps = np.asarray(split_by_depth, dtype=float)[depth]
+    split_eps[0] += root_split
+
+    def joined(k: int) -> np.ndarray:
+        return np.concatenate([lv[k] for lv in levels])
+    tree = FlatTree(rect=np.concatenate([rects_of(d, lv[0]) for d, lv in enumerate(levels)]), depth=depth,
+                    parent=parent, first_child=first_child, n_children=n_children, noisy=joined(1),
+                    count_eps=joined(3), split_eps=split_eps, noise_var=joined(2))
     below = np.r_[np.cumsum(split_by_depth[::-1])[::-1][1:], 0.0]   # splits drawn under a node
-    kept.pruned_eps = np.where(kept.is_leaf & (kept.depth < height), below[kept.depth], 0.0)
-    return kept
-
-
-def _second_count(rnd: Randomness, counts: np.ndarray, nodes: np.ndarray, eps: float, noisy: np.ndarray,
-                  var: np.ndarray, ceps: np.ndarray) -> None:
-    """Measure ``nodes`` again with ``eps``; the new count replaces the one that stopped them."""
-    noisy[nodes] = counts[nodes] + geometric_noise(rnd.rng, nodes.size, eps)
-    var[nodes] = geometric_variance(eps)
-    ceps[nodes] += eps
+    tree.pruned_eps = np.where(tree.is_leaf & (tree.depth < height), below[tree.depth], 0.0)
+    return tree

@@ -30,7 +30,7 @@ from ..core.measure import measure_counts
 from ..core.memory import cap_cells
 from ..core.params import Share
 from ..core.rng import Randomness
-from ..core.tree import FlatTree, check_node_count
+from ..core.tree import FlatTree
 from ..core.validation import check_int
 from ..publish.release import Release
 from ..query.pyramid import prefix_2d
@@ -77,7 +77,7 @@ def build_kd_cell(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     height, capped_height = check_common(height, count_fraction, prune, ps.grid.bits)
     grid = check_int(grid, "grid", 2, MAX_GRID)
     grid, lowered = cap_cells(grid, lambda k: k * k, "grid", BYTES_PER_GRID_CELL, least=2)
-    check_node_count(grid * grid, f"a {grid} x {grid} grid")
+    # the grid is no tree: at most MAX_GRID^2 cells (below tree.MAX_NODES), and within the limit's share above
     ledger = Ledger(epsilon)
     eps_grid = (1.0 - count_fraction) * epsilon
     eps_count = level_epsilons(count_fraction * epsilon, height, budget)

@@ -184,8 +184,10 @@ def build_private_kd(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomne
     if pruning == "build" and prune is not None:
         skeleton = FlatTree(noisy=np.zeros(s["depth"].size), count_eps=eps_count[s["depth"]],
                             split_eps=split_eps, **s)
-        tree = measure_with_stops(rnd, ledger, skeleton, level_counts_from_leaves(leaf_counts, height),
-                                  eps_count, float(prune), split_by_depth, sds=float(stop_sds))
+        starts = skeleton.level_bounds()
+        tree = measure_with_stops(rnd, ledger, level_counts_from_leaves(leaf_counts, height), eps_count, float(prune),
+                                  split_by_depth, lambda d, i: skeleton.rect[starts[d] + i], root_split=eps_n,
+                                  sds=float(stop_sds))
         return finish_gls_tree(tree, ps, domain, ledger, rnd, method, params, postprocess=postprocess,
                                answer="tree", notes=(capped, pruning_note, plan_note, floor_note),  # GLS: stopped
                                parallel=TreeTiling.of(skeleton, ps.grid),   # its levels were measured whole

@@ -20,6 +20,8 @@ Passes over the data (:mod:`psdviz.core.source`): one, the leaf cells' counts; c
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from ..core.budget import STOP_SDS, Plan, level_epsilons
@@ -27,8 +29,7 @@ from ..core.domain import Domain, PointSet
 from ..core.grid import cap_by_resolution
 from ..core.ledger import Ledger
 from ..core.measure import measure_levels
-from ..core.memo import PublicMemo
-from ..core.memory import cap_by_memory
+from ..core.memory import cap_by_memory, cap_cells, memory_limit
 from ..core.parallel import TreeTiling
 from ..core.params import Share
 from ..core.population import DEFAULT_N_FRACTION, resolve_n
@@ -50,6 +51,9 @@ from .workload_regions import layer_plan
 MAX_HEIGHT = 11  # the largest height under the node cap (tree.MAX_NODES)
 QUAD_C = 10.0    # height rule constant: expected leaf count about c / eps
 DEFAULT_PRUNE = 32.0   # ICDE'12 section 5.3, m = 32 as in its experiments (the kd-tree uses the same)
+# a build that stops (early_stop) holds the complete levels' exact counts (8 bytes a node, and the leaf pass's
+# work) and only the measured nodes: 24 bytes a node of the complete tree, against a complete tree's 400
+BYTES_PER_COUNT = 24
 
 
 def quad_height(n: float, epsilon: float, c: float = QUAD_C) -> int:
@@ -80,15 +84,18 @@ def level_counts(ps: KeySource, height: int) -> list[np.ndarray]:
     return counts[::-1]
 
 
+def quad_rects(domain: Domain, depth: int, codes: np.ndarray) -> np.ndarray:
+    """Rectangles of the quadtree nodes ``codes`` (Morton codes within their level) of ``depth``."""
+    ix, iy = morton.decode(codes)
+    w, h = domain.width / (1 << depth), domain.height / (1 << depth)   # exact: powers of two
+    # each corner is xmin + i * w with one rounding: exactly the public grid's coordinate
+    return np.column_stack([domain.xmin + ix * w, domain.ymin + iy * h,
+                            domain.xmin + (ix + 1) * w, domain.ymin + (iy + 1) * h])
+
+
 def quad_structure(domain: Domain, height: int) -> dict:
     """Rectangles, depths and links of the complete quadtree (Morton order within each level)."""
-    rects = []
-    for d in range(height + 1):
-        ix, iy = morton.decode(np.arange(4 ** d))
-        w, h = domain.width / (1 << d), domain.height / (1 << d)   # exact: powers of two
-        # each corner is xmin + i * w with one rounding: exactly the public grid's coordinate
-        rects.append(np.column_stack([domain.xmin + ix * w, domain.ymin + iy * h,
-                                      domain.xmin + (ix + 1) * w, domain.ymin + (iy + 1) * h]))
+    rects = [quad_rects(domain, d, np.arange(4 ** d)) for d in range(height + 1)]
     return {"rect": np.concatenate(rects), **complete_links(height, 4)}
 
 
@@ -118,9 +125,12 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
         if by_rule:
             height, capped = _workload_depth(height, counts, capped)
             counts = counts[:height + 1]      # cut at the deepest level used: no query cuts a leaf there
-    height, lowered = cap_by_memory(height, quad_nodes, "height")
+    stops = pruning == "build" and prune is not None    # the complete tree then stays implicit
+    height, lowered = (cap_cells(height, quad_nodes, "height", BYTES_PER_COUNT) if stops
+                       else cap_by_memory(height, quad_nodes, "height"))
     counts = None if counts is None else counts[:height + 1]
-    check_node_count(quad_nodes(height), f"a quadtree of height {height} (at most {MAX_HEIGHT} fits)")
+    if not (stops and memory_limit()):     # its complete levels' counts were sized to the limit just above
+        check_node_count(quad_nodes(height), f"a quadtree of height {height} (at most {MAX_HEIGHT} fits)")
     plan: str = budget              # the plan's name: a Plan, or "workload"
     if workload is None:
         eps, plan_note = level_epsilons(epsilon - eps_n, height, budget), None
@@ -128,39 +138,30 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
         assert counts is not None   # counted above for every workload
         eps, plan, plan_note = workload_plan(epsilon - eps_n, height, budget, workload, counts, domain)
     when, pruning_note = effective_pruning(pruning, eps, prune)
-    s = quad_structure(domain, height)
-    split_eps = np.zeros(s["depth"].size)
-    split_eps[0] = eps_n   # the noisy N chose the height: a structural spend at the root
     params = {"height": height, "budget": plan, "postprocess": bool(postprocess), "prune": prune, "N": n_note,
               "pruning": when}
     floor, floor_note = stop_floor(when, prune, stop_sds)
     params.update(floor)
     if workload is not None:
         params.update(workload.record())   # public input: the queries planned for
-    if when == "build" and prune is not None:
-        skeleton = FlatTree(noisy=np.zeros(split_eps.size), count_eps=eps[s["depth"]], split_eps=split_eps, **s)
-        tree = measure_with_stops(rnd, ledger, skeleton, level_counts(ps, height), eps, float(prune),
-                                  np.zeros(height + 1), sds=float(stop_sds), progress="quadtree levels")
+    if when == "build" and prune is not None:   # the complete tree stays implicit: only measured nodes are made
+        tree = measure_with_stops(rnd, ledger, level_counts(ps, height), eps, float(prune), np.zeros(height + 1),
+                                  partial(quad_rects, domain), root_split=eps_n, sds=float(stop_sds),
+                                  progress="quadtree levels")
         return finish_gls_tree(tree, ps, domain, ledger, rnd, "quadtree", params, postprocess=postprocess,
                                answer="tree",   # GLS: the stopped tree
                                notes=(capped, lowered, pruning_note, plan_note, floor_note),
-                               parallel=_complete_tiling(skeleton, ps.grid, height))   # levels measured whole
+                               parallel=TreeTiling.of_stopped(tree, ps.grid, height))
+    if stops:   # a plan without levels above the leaves builds the complete tree after all
+        check_node_count(quad_nodes(height), f"a quadtree of height {height} (its plan measures the leaves only)")
+    s = quad_structure(domain, height)
+    split_eps = np.zeros(s["depth"].size)
+    split_eps[0] = eps_n   # the noisy N chose the height: a structural spend at the root
     noisy, var = measure_levels(rnd, ledger, level_counts(ps, height), eps, progress="quadtree levels")
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps[s["depth"]], split_eps=split_eps, **s)
     return finish_complete_tree(tree, eps, 4, ps, domain, ledger, rnd, "quadtree", params,
                                 regular=True, postprocess=postprocess, prune=prune,
                                 notes=(capped, lowered, pruning_note, plan_note, floor_note))
-
-
-_TILINGS: PublicMemo[TreeTiling] = PublicMemo()
-
-
-def _complete_tiling(skeleton: FlatTree, grid, height: int) -> TreeTiling:
-    """:meth:`TreeTiling.of` the complete tree of ``height`` over ``grid`` (``quad_structure``'s), checked once
-    per domain, resolution and height in a process: the tree and the proof are functions of those public
-    inputs alone (a rebuild with new noise or another epsilon reuses it)."""
-    d = grid.domain
-    return _TILINGS.get((d.xmin, d.ymin, d.xmax, d.ymax, grid.bits, height), lambda: TreeTiling.of(skeleton, grid))
 
 
 def _workload_depth(height: int, counts: np.ndarray, capped: str | None) -> tuple[int, str | None]:

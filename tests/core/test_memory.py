@@ -58,9 +58,10 @@ def test_duckdb_is_capped_at_its_share(parquet):
     assert got == "95.3 MiB"     # 10^8 bytes: half of 200MB
 
 
-@pytest.mark.parametrize("method", ["quadtree", "kdtree", "ug"])
+@pytest.mark.parametrize("method", ["quadtree", "kdtree", "ug", "kd-cell"])
 def test_a_size_beyond_the_trees_share_is_lowered_with_a_note(parquet, method):
-    size = {"quadtree": {"height": 8}, "kdtree": {"height": 8}, "ug": {"grid_size": 200}}[method]
+    size = {"quadtree": {"height": 8, "prune": None}, "kdtree": {"height": 8}, "ug": {"grid_size": 200},
+            "kd-cell": {"grid": 1024}}[method]
     kw = dict(seed=2, lon="lon", lat="lat", resolution=12)
     rel = pv.build(parquet, DOM, method, 1.0, memory_limit="20MB", **kw, **size)
     name, asked = next(iter(size.items()))
@@ -68,7 +69,8 @@ def test_a_size_beyond_the_trees_share_is_lowered_with_a_note(parquet, method):
     assert got < asked and any(f"{name} {asked} lowered to {got}: memory_limit 20MB" in n for n in rel.notes)
     assert rel.tree.n_nodes <= node_cap_of("20MB")
     # the limit changes the public size only: the same release as asking for that size
-    same = pv.build(parquet, DOM, method, 1.0, **kw, **{name: got})
+    also = {"height": rel.params["height"]} if "height" in rel.params else {}   # kd-cell's tree is lowered too
+    same = pv.build(parquet, DOM, method, 1.0, **kw, **{**size, **also, name: got})
     np.testing.assert_array_equal(rel.tree.est, same.tree.est)
 
 
@@ -83,6 +85,17 @@ def test_the_quadtree_height_rule_is_lowered_too(parquet):
     # h = ceil(log4(20,000 x 10 / 10)) = 8; 10MB holds 12,500 nodes: height 6 (5,461), not 7 (21,845)
     assert free.params["height"] == 8 and tight.params["height"] == 6
     assert any("height 8 lowered to 6" in n for n in tight.notes)
+
+
+def test_a_quadtree_that_stops_holds_only_its_levels_counts_and_keeps_a_deeper_tree():
+    # pruning during the build makes only the measured nodes: 5MB at 24 bytes a complete node holds 104,166
+    # nodes (height 7: 21,845; 8: 87,381), where the complete tree's 400 bytes would hold 6,250 (height 5)
+    rel = pv.build(SKEWED, DOM, "quadtree", 1.0, seed=3, height=9, memory_limit="10MB")
+    assert rel.params["height"] == 8 and any("height 9 lowered to 8: memory_limit 10MB holds at most" in n
+                                             for n in rel.notes)
+    np.testing.assert_array_equal(rel.tree.est, pv.build(SKEWED, DOM, "quadtree", 1.0, seed=3, height=8).tree.est)
+    with pytest.raises(ValueError, match=r"its plan measures the leaves only.*raise memory_limit"):
+        pv.build(SKEWED, DOM, "quadtree", 1.0, seed=3, height=9, budget="leaf", memory_limit="10MB")
 
 
 def test_the_htree_slices_coarser_cells_under_a_tight_limit():

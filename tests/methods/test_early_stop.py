@@ -1,4 +1,6 @@
 """Pruning during the build (methods/early_stop.py): ledger, paths, structure, unbiased second count."""
+from functools import partial
+
 import numpy as np
 import pytest
 
@@ -8,10 +10,9 @@ from psdviz.core.domain import Domain
 from psdviz.core.ledger import Ledger
 from psdviz.core.noise import geometric_variance
 from psdviz.core.rng import make_randomness
-from psdviz.core.tree import FlatTree
 from psdviz.methods.early_stop import measure_with_stops
 from psdviz.methods.kdtree import level_counts_from_leaves
-from psdviz.methods.quadtree import quad_structure
+from psdviz.methods.quadtree import quad_rects
 
 DOM = Domain(0, 0, 256, 256)
 
@@ -34,10 +35,7 @@ def test_every_path_costs_epsilon_and_the_ledger_matches(eps, stop_sds):
     assert (t.noisy[early] > -np.inf).all()
 
 
-def _skeleton(height):
-    s = quad_structure(DOM, height)
-    n = s["depth"].size
-    return FlatTree(noisy=np.zeros(n), count_eps=np.zeros(n), split_eps=np.zeros(n), **s)
+RECTS = partial(quad_rects, DOM)    # the complete quadtree's rectangles, made for the measured nodes only
 
 
 def test_nothing_stops_below_minus_infinity_and_stopped_nodes_get_the_rest():
@@ -45,11 +43,11 @@ def test_nothing_stops_below_minus_infinity_and_stopped_nodes_get_the_rest():
     leaves = np.zeros(4 ** height, np.int64)
     leaves[:16] = 500                               # the first depth-1 quadrant holds every point
     counts = level_counts_from_leaves(leaves, height)
-    full = measure_with_stops(make_randomness(0), Ledger(1.0), _skeleton(height), counts, eps, -1e18,
-                              np.zeros(height + 1), sds=0.0)
+    full = measure_with_stops(make_randomness(0), Ledger(1.0), counts, eps, -1e18,
+                              np.zeros(height + 1), RECTS, sds=0.0)
     assert full.n_nodes == sum(4 ** d for d in range(height + 1))
-    stop = measure_with_stops(make_randomness(0), Ledger(1.0), _skeleton(height), counts, eps, 32.0,
-                              np.zeros(height + 1))
+    stop = measure_with_stops(make_randomness(0), Ledger(1.0), counts, eps, 32.0,
+                              np.zeros(height + 1), RECTS)
     early = stop.is_leaf & (stop.depth < height)
     assert early.sum() >= 1 and stop.n_nodes < full.n_nodes
     # an early leaf's count carries the whole count budget from its depth down: one measurement
@@ -64,8 +62,8 @@ def test_ledger_lines_name_the_stopped_nodes_and_sum_to_the_count_budget():
     leaves = np.zeros(4 ** height, np.int64)
     leaves[:16] = 500
     ledger = Ledger(1.0)
-    measure_with_stops(make_randomness(3), ledger, _skeleton(height), level_counts_from_leaves(leaves, height),
-                       eps, 32.0, np.zeros(height + 1))
+    measure_with_stops(make_randomness(3), ledger, level_counts_from_leaves(leaves, height), eps, 32.0,
+                       np.zeros(height + 1), RECTS)
     assert ledger.total() == pytest.approx(0.6)
     assert [s.level for s in ledger.spends] == list(range(height + 1))
 
@@ -79,8 +77,8 @@ def test_the_second_count_is_unbiased_given_the_stop():
     counts = level_counts_from_leaves(leaves, height)
     vals = []
     for seed in range(400):
-        t = measure_with_stops(make_randomness(seed), Ledger(1.0), _skeleton(height), counts, eps, 32.0,
-                               np.zeros(height + 1))
+        t = measure_with_stops(make_randomness(seed), Ledger(1.0), counts, eps, 32.0,
+                               np.zeros(height + 1), RECTS)
         early = t.is_leaf & (t.depth == 1)
         vals.append(t.noisy[early])
     vals = np.concatenate(vals)
@@ -99,12 +97,12 @@ def test_the_threshold_is_at_least_one_noise_sd():
     counts = level_counts_from_leaves(leaves, height)
     between = 0
     for seed in range(40):
-        first = measure_with_stops(make_randomness(seed), Ledger(3.0), _skeleton(1), counts[:2], eps[:2],
-                                   -1e18, np.zeros(2), sds=0.0).noisy[1:]   # the same depth-1 draws
+        first = measure_with_stops(make_randomness(seed), Ledger(3.0), counts[:2], eps[:2],
+                                   -1e18, np.zeros(2), RECTS, sds=0.0).noisy[1:]   # the same depth-1 draws
         between += int(((first > 32) & (first <= sd)).sum())
         for sds in (2.0, 1.0, 0.0):
-            t = measure_with_stops(make_randomness(seed), Ledger(3.0), _skeleton(height), counts, eps, 32.0,
-                                   np.zeros(height + 1), sds=sds)
+            t = measure_with_stops(make_randomness(seed), Ledger(3.0), counts, eps, 32.0,
+                                   np.zeros(height + 1), RECTS, sds=sds)
             split = np.bincount(t.parent[t.depth == 2], minlength=t.n_nodes)[t.depth == 1] > 0
             np.testing.assert_array_equal(split, first > (max(32.0, sds * sd)))
     assert between >= 5          # the floor decided some nodes the plain rule would have split
