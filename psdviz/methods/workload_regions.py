@@ -37,7 +37,7 @@ from ..core.memo import PublicMemo
 from ..core.optional import require
 from ..core.progress import report
 from ..core.workload import layer_digest
-from ..query.overlap import box_overlap_areas, prepared_copies
+from ..query.overlap import box_overlap_areas, boxes, prepared_copies
 
 CUT_SHARE = 0.5     # a layer's tree is deep enough when at most this share of a region's area lies in cut leaves
 CHILD_X = np.array([0, 1, 0, 1])
@@ -73,10 +73,10 @@ def _pairs(geometry: np.ndarray, domain: Domain, height: int):
     ix = iy = np.zeros(geometry.size, np.int64)
     for d in range(height + 1):
         rects, area = _rects(ix, iy, d, domain)
-        boxes = shapely.box(rects[:, 0], rects[:, 1], rects[:, 2], rects[:, 3])
+        nodes = boxes(rects)
         regions = geometry[reg]
-        inside = shapely.contains(regions, boxes)
-        cut = ~inside & shapely.intersects(regions, boxes)
+        inside = shapely.contains(regions, nodes)
+        cut = ~inside & shapely.intersects(regions, nodes)
         yield Depth(d, reg, rects, area, inside, cut)
         if d == height:
             return

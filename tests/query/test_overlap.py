@@ -6,7 +6,7 @@ import pytest
 import shapely
 from shapely.geometry import MultiPolygon, Polygon, box
 
-from psdviz.query.overlap import box_overlap_areas, cell_shares
+from psdviz.query.overlap import box_overlap_areas, boxes, cell_shares
 
 
 def _star(cx: float, cy: float, k: int, rng) -> Polygon:
@@ -52,3 +52,12 @@ def test_cell_shares_cover_a_region_split_into_cells():
     covered = np.bincount(reg, weights=share * step * step, minlength=geometry.size)
     np.testing.assert_allclose(covered, shapely.area(geometry), rtol=1e-12)
     assert (share > 0).all() and (share <= 1).all()
+
+
+def test_boxes_are_shapelys_own_rings():
+    rects = np.column_stack([np.random.default_rng(0).random((500, 2)) * 10, np.zeros((500, 2))])
+    rects[:, 2:] = rects[:, :2] + np.random.default_rng(1).random((500, 2))
+    rects[0] = [1.0, 1.0, 1.0, 3.0]                     # a zero-width box too
+    got, want = boxes(rects), shapely.box(*rects.T)
+    assert shapely.equals_exact(got, want, tolerance=0).all()
+    assert boxes(np.zeros((0, 4))).size == 0
