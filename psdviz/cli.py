@@ -508,6 +508,7 @@ def run_build(a: argparse.Namespace) -> int:
     budget = open_budget(a)
     path = write_drawn(budget, rel, "spatial", a.out, lambda p: rel.save(p, crs=a.crs, allow_seeded=a.allow_seeded))
     _print_ledger(rel)
+    _print_notes(rel)
     print(f"wrote {path}: {rel.method}" + (f" ({rel.params['chosen']})" if rel.method == "auto" else "")
           + f", {int(rel.tree.is_leaf.sum()):,} cells, epsilon {rel.epsilon:g} per {rel.privacy_unit}")
     if rel.randomness.seeded:
@@ -629,6 +630,14 @@ def describe(rel) -> None:
     if text:
         con.print(shown(f"parameters: {text}"), highlight=False)
     _print_ledger(rel)
+    _print_notes(rel, con)
+
+
+def _print_notes(rel, con=None) -> None:
+    """The release's notes (a size the resolution or memory_limit lowered, a plan not used, ...), printed
+    literally, at most :data:`SHOWN_ROWS`."""
+    from rich.console import Console
+    con = con or Console()
     for note in rel.notes[:SHOWN_ROWS]:
         con.print(shown(f"note: {note}"), highlight=False)
     if len(rel.notes) > SHOWN_ROWS:

@@ -43,6 +43,17 @@ def test_build_from_a_parquet_glob_writes_the_same_release_as_the_engine(data, c
     np.testing.assert_array_equal(rel.answer(q), same.answer(q))
 
 
+def test_a_size_memory_limit_lowered_is_said_at_build(data, capsys):
+    d, _ = data
+    out = d / "tight.parquet"
+    assert main(["build", str(d / "points.csv"), "--lon", "lon", "--lat", "lat", "--domain", *DOMAIN,
+                 "--method", "kdtree", "--epsilon", "1", "--memory-limit", "20MB", "--param", "height=9",
+                 "--out", str(out)]) == 0
+    text = " ".join(capsys.readouterr().out.split())     # rich wraps long lines
+    assert "note: height 9 lowered to 7: memory_limit 20MB holds a tree of at most 25,000 nodes" in text
+    assert pv.load_release(out).params["height"] == 7
+
+
 def test_nonnegative_flag_gives_the_engine_release(data, capsys):
     d, df = data
     out = d / "nn.parquet"
