@@ -128,18 +128,23 @@ def table(rows: int, files: list[Path], memory_limit: str, resolution: int, epsi
              "| method | seconds | build / scan | passes | path | peak memory MB |",
              "|---|---:|---:|---:|---|---:|"]
     print("\n".join(lines), flush=True)
-    for m in methods:
-        r = measure(m, files, memory_limit, resolution, epsilon, mode)
-        if "error" in r:
-            line = f"| {m} | failed: {r['error']} | | | | |"
-            print(line, flush=True)
-            lines.append(line)
-            continue
-        line = (f"| {m} | {r['seconds']:.1f} | {r['seconds'] / scan['seconds']:.2f}x | {r['passes']} | "
+
+    def row(m: str, r: dict) -> str:
+        return (f"| {m} | {r['seconds']:.1f} | {r['seconds'] / scan['seconds']:.2f}x | {r['passes']} | "
                 f"{r['path'].split(' (')[0]} | {r['peak_mb']:.0f} |")
+    return lines + row_each(methods, lambda m: measure(m, files, memory_limit, resolution, epsilon, mode), row) + [""]
+
+
+def row_each(methods, one, row) -> list[str]:
+    """A table row per method (``one(m)`` measures it, ``row(m, r)`` writes it), printed as it comes; a failed
+    build is a row saying why."""
+    out = []
+    for m in methods:
+        r = one(m)
+        line = f"| {m} | failed: {r['error']} |" if "error" in r else row(m, r)
         print(line, flush=True)
-        lines.append(line)
-    return lines + [""]
+        out.append(line)
+    return out
 
 
 ALLOWANCE_MB = 150    # the interpreter's and the libraries' baseline the promise allows above the limit
@@ -157,19 +162,12 @@ def budget_table(rows: int, files: list[Path], memory_limit: str, resolution: in
              "| method | seconds | path | peak memory MB | within the bound | lowered by the limit |",
              "|---|---:|---|---:|---|---|"]
     print("\n".join(lines), flush=True)
-    over = 0
-    for m in methods:
-        r = measure(m, files, memory_limit, resolution, epsilon)
-        if "error" in r:
-            line = f"| {m} | | failed: {r['error']} | | | |"
-        else:
-            ok = r["peak_mb"] <= bound
-            over += not ok
-            line = (f"| {m} | {r['seconds']:.1f} | {r['path'].split(' (')[0]} | {r['peak_mb']:.0f} | "
-                    f"{'yes' if ok else '**no**'} | {'; '.join(r['notes']) or '-'} |")
-        print(line, flush=True)
-        lines.append(line)
-    return lines + [""], over
+
+    def row(m: str, r: dict) -> str:
+        return (f"| {m} | {r['seconds']:.1f} | {r['path'].split(' (')[0]} | {r['peak_mb']:.0f} | "
+                f"{'yes' if r['peak_mb'] <= bound else '**no**'} | {'; '.join(r['notes']) or '-'} |")
+    body = row_each(methods, lambda m: measure(m, files, memory_limit, resolution, epsilon), row)
+    return lines + body + [""], sum(" | **no** | " in line for line in body)
 
 
 def budget(a) -> int:
