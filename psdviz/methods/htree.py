@@ -233,7 +233,7 @@ def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
         n_hat = float("nan")   # the expected-count rule then uses the strips' noisy counts only
     bits, coarse = cap_cells(ps.grid.bits, lambda b: 4 ** b,
                              "the h-tree's resolution (bits a side of the cells it slices)", BYTES_PER_CELL)
-    grid = Grid(domain, bits) if bits < ps.grid.bits else ps.grid   # its lines are the public grid's
+    grid = Grid(ps.grid.domain, bits) if bits < ps.grid.bits else ps.grid   # its lines are the public grid's
     m, capped = cap_by_resolution(m, grid.size, "size", bits)
     m, lowered = cap_by_memory(m, lambda k: htree_nodes(k, variant), "size")
     m1, m2 = _sides(m, variant)
