@@ -26,7 +26,7 @@ from ..core.domain import Domain, PointSet
 from ..core.grid import Grid, cap_by_resolution, even_edges, even_part, whole_step_parts
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
-from ..core.memory import cap_by_memory
+from ..core.memory import cap_by_memory, memory_limit, node_cap
 from ..core.params import Share
 from ..core.population import DEFAULT_N_FRACTION, resolve_n, root_measurement
 from ..core.rng import Randomness, make_randomness
@@ -63,6 +63,28 @@ def ag_level2_sizes(noisy: np.ndarray, epsilon2: float, c2: float = AG_C2) -> np
     """m2 per level-1 cell (eps2 = (1 - alpha) eps): the integer minimiser of the error model whose real
     minimiser is sqrt(N' eps2 / c2) (:func:`integer_optimum`); 1 when N' <= 0."""
     return np.minimum(integer_optimum(np.asarray(noisy, dtype=float) * epsilon2 / c2), M2_MAX)
+
+
+def _fit_level2(sizes: np.ndarray, widths: np.ndarray, m1: int) -> tuple[np.ndarray, str | None]:
+    """The sub-grid sides m2 (whole steps of each cell's ``widths``), scaled down together by the largest
+    factor that fits the tree's share of ``memory_limit`` when the sides the rule asks for do not
+    (:mod:`psdviz.core.memory`), and the note. The sides are a function of the level-1 noisy counts and the
+    limit: post-processing, as the rule itself."""
+    def parts(scale: float) -> np.ndarray:
+        return whole_step_parts(np.maximum(1, np.floor(scale * sizes)), widths)
+
+    def nodes(m2: np.ndarray) -> int:
+        return 1 + m1 * m1 + int((m2 * m2).sum())
+    m2, cap = parts(1.0), node_cap()
+    if memory_limit() is None or nodes(m2) <= cap:
+        return m2, None
+    lo, hi = 0.0, 1.0           # parts(lo) has every side 1 (the smallest); parts(hi) does not fit
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if nodes(parts(mid)) <= cap else (lo, mid)
+    fitted = parts(lo)
+    return fitted, (f"the second level's sub-grids lowered to {nodes(fitted):,} nodes in all (sides x {lo:.3g}): "
+                    f"memory_limit {memory_limit()} holds a tree of at most {cap:,} nodes ({nodes(m2):,} asked for)")
 
 
 def ag_structure(grid: Grid, edges1: np.ndarray, m2: np.ndarray) -> dict:
@@ -152,7 +174,7 @@ def _build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, 
     # rounded like m1, so no sub-grid splits a cell's steps unevenly (public: edges and noisy counts)
     w = np.diff(edges1)   # level-1 cell widths in grid steps (same edges on both axes)
     basis = noisy1 if expected_n is None else expected_n * np.outer(w, w).ravel() / grid.size ** 2
-    m2 = whole_step_parts(ag_level2_sizes(basis, eps2, c2), np.minimum.outer(w, w).ravel())
+    m2, lowered2 = _fit_level2(ag_level2_sizes(basis, eps2, c2), np.minimum.outer(w, w).ravel(), m1)
     check_node_count(1 + m1 * m1 + int((m2 * m2).sum()), f"an adaptive grid with m1 = {m1}")
     s = ag_structure(grid, edges1, m2)
     s.pop("n")
@@ -165,18 +187,18 @@ def _build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, 
     tree = FlatTree(noisy=np.r_[root, noisy1, noisy2], noise_var=np.r_[root_var, var1, var2],
                     count_eps=np.r_[eps_root, np.full(n1, eps1), np.full(noisy2.size, eps2)],
                     split_eps=np.r_[eps_n - eps_root, np.zeros(n1 + noisy2.size)], **s)
-    return _finish(tree, ps, domain, ledger, rnd, edges1, postprocess, capped,
+    return _finish(tree, ps, domain, ledger, rnd, edges1, postprocess, (capped, lowered, lowered2),
                    {"m1": m1, "m1_given": n_note.startswith("not"), "alpha": alpha, "c": c, "c2": c2,
                     "N": n_note, "postprocess": bool(postprocess), "leaves": int(noisy2.size),
                     "m2_max": int(m2.max())})
 
 
 def _finish(tree: FlatTree, ps: PointSet, domain: Domain, ledger: Ledger, rnd: Randomness, edges1: np.ndarray,
-            postprocess: bool, capped: str | None, params: dict) -> Release:
+            postprocess: bool, notes: tuple[str | None, ...], params: dict) -> Release:
     """GLS (section "constrained inference") or leaf sums, then the grid-of-grids query path; the
     sub-grid sizes are read back from the tree's fanouts by the query model."""
     return finish_gls_tree(tree, ps, domain, ledger, rnd, "ag", params, postprocess=postprocess,
-                           answer="grid_of_grids", notes=(capped,), edges1=[int(e) for e in edges1])
+                           answer="grid_of_grids", notes=notes, edges1=[int(e) for e in edges1])
 
 
 # what this module declares (psdviz/methods/spec.py): parameters whose meaning is its own, then the method

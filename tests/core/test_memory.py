@@ -116,3 +116,13 @@ def test_the_hilbert_order_is_lowered_under_a_tight_limit():
 def test_in_memory_points_are_budgeted_as_well():
     rel = pv.build(SKEWED, DOM, "quadtree", 1.0, seed=1, height=9, prune=None, memory_limit="20MB")
     assert rel.params["height"] == 7 and rel.tree.n_nodes == quad_nodes(7)
+
+
+def test_ags_second_level_is_scaled_down_together_to_fit():
+    free = pv.build(SKEWED, DOM, "ag", 1.0, seed=1, resolution=12, m1=20)
+    tight = pv.build(SKEWED, DOM, "ag", 1.0, seed=1, resolution=12, m1=20, memory_limit="2MB")   # 2,500 nodes
+    assert free.tree.n_nodes > 2_500 >= tight.tree.n_nodes
+    assert any("second level's sub-grids lowered" in n and "memory_limit 2MB" in n for n in tight.notes)
+    m2_free, m2_tight = np.asarray(free.tree.n_children[1:401]), np.asarray(tight.tree.n_children[1:401])
+    assert (m2_tight <= m2_free).all()           # every cell's sub-grid at most the rule's
+    np.testing.assert_allclose(tight.tree.path_epsilons(), 1.0)
