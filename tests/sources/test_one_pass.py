@@ -40,13 +40,13 @@ def test_a_file_is_grouped_once_whatever_the_method(parquet, method, monkeypatch
 
 def test_auto_holds_the_cells_when_they_fit_and_falls_back_when_not(parquet):
     path, xy = parquet
-    kw = dict(seed=4, lon="lon", lat="lat", resolution=16, height=6)   # a tree that fits 32MB
+    kw = dict(seed=4, lon="lon", lat="lat", resolution=16, height=6)   # a tree that fits 48MB
     fits = pv.build(path, DOM, "quadtree", 1.0, memory_limit="1GB", **kw)
-    tight = pv.build(path, DOM, "quadtree", 1.0, memory_limit="32MB", **kw)   # 125,000 cells at most
+    tight = pv.build(path, DOM, "quadtree", 1.0, memory_limit="48MB", **kw)   # 187,500 cells at most
     assert fits.audit()["data_passes"].startswith("one grouped pass into 19")   # about 199,400 cells
-    assert tight.audit()["data_passes"].startswith("per-level passes (more than 125,000 occupied cells")
+    assert tight.audit()["data_passes"].startswith("per-level passes (more than 187,500 occupied cells")
     np.testing.assert_array_equal(fits.tree.est, tight.tree.est)
-    assert 32 * 10 ** 6 // 2 // BYTES_PER_CELL == 125_000
+    assert 48 * 10 ** 6 // 2 // BYTES_PER_CELL == 187_500
 
 
 def test_duckdb_running_out_of_memory_is_a_clear_error(parquet):
