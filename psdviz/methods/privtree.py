@@ -8,7 +8,9 @@ b(v) + Lap(lambda) > theta. The split decisions together are eps_t-DP for any de
 main theorem), recorded as one ledger step; the leaves (disjoint) then get geometric noise with the
 remaining budget. ``max_depth`` is a safety cap only: a node at the cap is not tested. Truncating
 the tree at a fixed, data-independent depth is a function of the uncapped tree's output, so the
-cap does not change the privacy guarantee (it can only cost accuracy in very dense spots). The cap
+cap does not change the privacy guarantee (it can only cost accuracy in very dense spots); under
+``memory_limit`` the tree is cut, the same way, at the first depth whose split decisions would pass the
+node cap (:mod:`psdviz.core.memory`): a function of the released decisions. The cap
 is also at most the resolution (public grid): a depth-d cell is 2^(k-d) grid steps wide, so every
 rectangle is on the grid, and points are split by their grid keys.
 Default tree_fraction = 0.4 (the rest measures the leaves), from our sweeps, not the paper's even
@@ -32,6 +34,7 @@ from ..core.domain import Domain, PointSet
 from ..core.grid import cap_by_resolution
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
+from ..core.memory import memory_limit, node_cap
 from ..core.noise import laplace_draw
 from ..core.params import Share
 from ..core.progress import report
@@ -132,7 +135,7 @@ def grow(ps: KeySource, lam: float, delta: float, theta: float, max_depth: int,
     size, bits = ps.grid.size, ps.grid.bits
     rects, parents, leaf_mask, counts_all = [np.array([[0, 0, size, size]])], [np.array([-1])], [], []
     codes, rank = np.zeros(1, np.int64), np.zeros(1, np.int64)
-    offset, total, token = 0, 1, memo_token()
+    offset, total, token, cut = 0, 1, memo_token(), None
     for d in range(max_depth + 1):
         rect = rects[-1]
         counts = ps.counts(DepthNodes(d, bits, codes, rank, token), rect.shape[0])
@@ -141,6 +144,11 @@ def grow(ps: KeySource, lam: float, delta: float, theta: float, max_depth: int,
         counts_all.append(counts)
         report(d + 1, max_depth + 1, "PrivTree depths")
         if not split.any():
+            break
+        if memory_limit() and total + 4 * int(split.sum()) > node_cap():   # the tree cut here: post-processing
+            leaf_mask[-1] = np.ones(rect.shape[0], bool)
+            cut = (f"the tree cut at depth {d}: its split decisions there would pass the {node_cap():,} nodes "
+                   f"memory_limit {memory_limit()} holds ({total + 4 * int(split.sum()):,})")
             break
         total += 4 * int(split.sum())
         check_node_count(total, "PrivTree's tree", "lower max_depth")
@@ -151,7 +159,7 @@ def grow(ps: KeySource, lam: float, delta: float, theta: float, max_depth: int,
         parents.append(np.repeat(sp + offset, 4))
         offset += rect.shape[0]
     getattr(ps, "memo", {}).pop(token, None)
-    return {"rects": rects, "parents": parents, "leaf": leaf_mask, "counts": counts_all}
+    return {"rects": rects, "parents": parents, "leaf": leaf_mask, "counts": counts_all, "cut": cut}
 
 
 def build_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
@@ -182,7 +190,7 @@ def build_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     params = {"tree_fraction": frac, "theta": float(theta), "max_depth": max_depth, "lambda": lam, "delta": delta,
               "depth_reached": int(tree.height), "leaves": int(leaf.sum())}
     return make_release("privtree", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid,
-                        notes=(capped,), query_model={"answer": "tree", "variance": "leaf"})
+                        notes=(capped, g["cut"]), query_model={"answer": "tree", "variance": "leaf"})
 
 
 def level_tree(g: dict, leaf: np.ndarray, fanout: int, noisy_leaves: np.ndarray, var_leaves: np.ndarray,

@@ -126,3 +126,15 @@ def test_ags_second_level_is_scaled_down_together_to_fit():
     m2_free, m2_tight = np.asarray(free.tree.n_children[1:401]), np.asarray(tight.tree.n_children[1:401])
     assert (m2_tight <= m2_free).all()           # every cell's sub-grid at most the rule's
     np.testing.assert_allclose(tight.tree.path_epsilons(), 1.0)
+
+
+def test_privtree_is_cut_at_the_first_depth_that_would_pass_the_cap():
+    free = pv.build(SKEWED, DOM, "privtree", 1.0, seed=1, resolution=12)
+    tight = pv.build(SKEWED, DOM, "privtree", 1.0, seed=1, resolution=12, memory_limit="2MB")   # 2,500 nodes
+    assert free.tree.n_nodes > 2_500 >= tight.tree.n_nodes
+    cut = int(tight.tree.height)
+    assert any(f"the tree cut at depth {cut}" in n for n in tight.notes)
+    # the same decisions above the cut (a truncation of the same draws), the leaves measured with the rest
+    top = free.tree.depth <= cut
+    np.testing.assert_array_equal(np.sort(free.tree.rect[top], axis=0), np.sort(tight.tree.rect, axis=0))
+    assert tight.ledger.total() == pytest.approx(1.0)
