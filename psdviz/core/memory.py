@@ -119,11 +119,20 @@ def cap_cells(value: int, cells: Callable[[int], int], name: str, bytes_each: in
 def _lowered(value: int, size: Callable[[int], int], name: str, least: int, cap: int,
              holds: str) -> tuple[int, str | None]:
     """The largest value in [least, value] whose ``size`` (increasing) is at most ``cap``, and the note."""
-    if value <= least or size(value) <= cap:
+    lo = largest_fitting(value, size, least, cap)
+    if lo == value:
         return value, None
+    return lo, (f"{name} {value} lowered to {lo}: {cap_why()} holds {holds.format(cap=cap)} "
+                f"({size(value):,} asked for)")
+
+
+def largest_fitting(value: int, size: Callable[[int], int], least: int, cap: int) -> int:
+    """The largest integer in [least, value] whose ``size`` (increasing in it) is at most ``cap`` (bisection);
+    ``value`` itself when it fits or is at most ``least``, ``least`` when nothing above it fits."""
+    if value <= least or size(value) <= cap:
+        return value
     lo, hi = least, value        # size(lo) may exceed the cap; size(hi) does
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if size(mid) <= cap else (lo, mid)
-    return lo, (f"{name} {value} lowered to {lo}: {cap_why()} holds {holds.format(cap=cap)} "
-                f"({size(value):,} asked for)")
+    return lo

@@ -59,7 +59,7 @@ class TreeTiling:
         nodes there and the leaves stopped above (once more). When every parent of the measured tree is
         tiled by its children, any such set (an antichain) is disjoint, at every depth down to ``height``."""
         proof = cls.of(tree, grid)
-        return cls(max(height, proof.deepest), proof.reason) if proof.deepest >= tree.height else proof
+        return cls(height, proof.reason) if proof.deepest >= tree.height else proof
 
     def pruned(self, height: int) -> TreeTiling:
         """The proof for a loaded tree that may have been pruned: when every released level tiles, levels

@@ -26,7 +26,7 @@ from ..core.domain import Domain, PointSet
 from ..core.grid import Grid, cap_by_resolution, even_edges, even_part, whole_step_parts
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
-from ..core.memory import cap_by_memory, memory_limit, node_cap
+from ..core.memory import cap_by_memory, largest_fitting, memory_limit, node_cap
 from ..core.params import Share
 from ..core.population import DEFAULT_N_FRACTION, resolve_n, root_measurement
 from ..core.rng import Randomness, make_randomness
@@ -65,6 +65,9 @@ def ag_level2_sizes(noisy: np.ndarray, epsilon2: float, c2: float = AG_C2) -> np
     return np.minimum(integer_optimum(np.asarray(noisy, dtype=float) * epsilon2 / c2), M2_MAX)
 
 
+SCALE_STEPS = 1 << 40   # the second level's common scale is searched on multiples of 2^-40
+
+
 def _fit_level2(sizes: np.ndarray, widths: np.ndarray, m1: int) -> tuple[np.ndarray, str | None]:
     """The sub-grid sides m2 (whole steps of each cell's ``widths``), scaled down together by the largest
     factor that fits the tree's share of ``memory_limit`` when the sides the rule asks for do not
@@ -78,10 +81,8 @@ def _fit_level2(sizes: np.ndarray, widths: np.ndarray, m1: int) -> tuple[np.ndar
     m2, cap = parts(1.0), node_cap()
     if memory_limit() is None or nodes(m2) <= cap:
         return m2, None
-    lo, hi = 0.0, 1.0           # parts(lo) has every side 1 (the smallest); parts(hi) does not fit
-    for _ in range(40):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if nodes(parts(mid)) <= cap else (lo, mid)
+    # the scale in steps of 2^-40 (scale 0: every side 1, the smallest)
+    lo = largest_fitting(SCALE_STEPS, lambda k: nodes(parts(k / SCALE_STEPS)), 0, cap) / SCALE_STEPS
     fitted = parts(lo)
     return fitted, (f"the second level's sub-grids lowered to {nodes(fitted):,} nodes in all (sides x {lo:.3g}): "
                     f"memory_limit {memory_limit()} holds a tree of at most {cap:,} nodes ({nodes(m2):,} asked for)")

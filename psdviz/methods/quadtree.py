@@ -123,12 +123,11 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     elif workload is not None:
         counts = workload_counts(workload, domain, height)
         if by_rule:
-            height, capped = _workload_depth(height, counts, capped)
-            counts = counts[:height + 1]      # cut at the deepest level used: no query cuts a leaf there
+            height, capped = _workload_depth(height, counts, capped)   # the deepest level used
     stops = pruning == "build" and prune is not None    # the complete tree then stays implicit
     height, lowered = (cap_cells(height, quad_nodes, "height", BYTES_PER_COUNT) if stops
                        else cap_by_memory(height, quad_nodes, "height"))
-    counts = None if counts is None else counts[:height + 1]
+    counts = None if counts is None else counts[:height + 1]   # no query cuts a leaf above the height kept
     if not (stops and memory_limit()):     # its complete levels' counts were sized to the limit just above
         check_node_count(quad_nodes(height), f"a quadtree of height {height} (at most {MAX_HEIGHT} fits)")
     plan: str = budget              # the plan's name: a Plan, or "workload"
