@@ -9,11 +9,12 @@ depth l where the node is inside the region and its parent is not, and at the le
 its share squared. Every region of every level of the layer is one query.
 
 Counting without visiting every node: start from the root paired with every region; at each depth a
-pair is inside (the region contains the node's box), cut (they overlap otherwise) or apart, and only the
-cut pairs are split into their four children for the next depth, so the work follows the borders
-(shapely's vectorised predicates on prepared polygons). A region's area in the nodes its border cuts is
-its area in the domain less that of the nodes found inside it, so the height rule needs no intersection;
-the cut pairs' own areas are clipped at the last depth only (:func:`psdviz.query.overlap.box_overlap_areas`).
+pair is cut (a ring of the region crosses the node's inside), inside (not cut, the region covers the node)
+or apart, and only the cut pairs are split into their four children for the next depth, so the work
+follows the borders. Each pair's rings are its parent's pieces clipped to its node on flat arrays
+(:mod:`psdviz.query.clipping`): a small node clips a few vertices, not its region's whole outline, and the
+pieces give the cut pairs' areas at the last depth. A region's area in the nodes its border cuts is its
+area in the domain less that of the nodes found inside it, so the height rule reads no other area.
 
 Height. A rectangle workload can only cut a tree short (:func:`.workload_budget.deepest_used`); a layer
 asks for depth: a region's answer takes the leaves its border cuts by area, spreading their points evenly
@@ -37,7 +38,7 @@ from ..core.memo import PublicMemo
 from ..core.optional import require
 from ..core.progress import report
 from ..core.workload import layer_digest
-from ..query.overlap import box_overlap_areas, boxes, prepared_copies
+from ..query.clipping import clip_pieces, crossed, piece_areas, ring_pieces
 
 CUT_SHARE = 0.5     # a layer's tree is deep enough when at most this share of a region's area lies in cut leaves
 CHILD_X = np.array([0, 1, 0, 1])
@@ -52,35 +53,37 @@ def _rects(ix: np.ndarray, iy: np.ndarray, depth: int, domain: Domain) -> tuple[
 
 class Depth(NamedTuple):
     """One depth of the top-down count: the open (region, node) pairs, their nodes' rectangles, the node
-    area, and which pairs are inside and which cut."""
+    area, which pairs are inside and which cut, and the area of each pair's region in its node."""
     depth: int
     reg: np.ndarray
     rects: np.ndarray
     area: float
     inside: np.ndarray
     cut: np.ndarray
-
-    def cut_area(self, geometry: np.ndarray) -> np.ndarray:
-        """The area of each cut pair's region inside its node."""
-        return box_overlap_areas(geometry, self.reg[self.cut], self.rects[self.cut])
+    covered: np.ndarray
 
 
 def _pairs(geometry: np.ndarray, domain: Domain, height: int):
     """Top down to ``height``: per depth, the (region, node) pairs still open (the node's parent was cut by
-    the region), as a :class:`Depth`."""
-    shapely = require("shapely", "region layers")
-    reg = np.arange(geometry.size)
+    the region), as a :class:`Depth`. Each pair's rings are its parent's pieces clipped to its node; a pair
+    is cut where a ring crosses the node's inside, else inside where its region covers the node, else apart
+    (it may touch the node's boundary: nothing of the region lies in the node or below it)."""
+    pieces = ring_pieces(geometry)
+    if pieces is None:
+        raise ValueError("a region layer as a workload takes polygons and multipolygons only")
+    reg = parent = np.arange(geometry.size)
     ix = iy = np.zeros(geometry.size, np.int64)
     for d in range(height + 1):
         rects, area = _rects(ix, iy, d, domain)
-        nodes = boxes(rects)
-        regions = geometry[reg]
-        inside = shapely.contains(regions, nodes)
-        cut = ~inside & shapely.intersects(regions, nodes)
-        yield Depth(d, reg, rects, area, inside, cut)
+        pieces = clip_pieces(pieces, parent, rects)
+        covered = piece_areas(pieces)
+        cut = crossed(pieces, rects)
+        inside = ~cut & (covered > 0.5 * area)
+        yield Depth(d, reg, rects, area, inside, cut, covered)
         if d == height:
             return
         k = int(cut.sum())
+        parent = np.repeat(np.flatnonzero(cut), 4)
         reg = np.repeat(reg[cut], 4)
         ix = 2 * np.repeat(ix[cut], 4) + np.tile(CHILD_X, k)
         iy = 2 * np.repeat(iy[cut], 4) + np.tile(CHILD_Y, k)
@@ -104,21 +107,20 @@ def layer_plan(geometry: np.ndarray, domain: Domain, height: int, limit: int,
 def _layer_plan(geometry: np.ndarray, domain: Domain, height: int, limit: int,
                 share: float) -> tuple[int, np.ndarray]:
     shapely = require("shapely", "region layers")
-    geometry = prepared_copies(geometry)
     region_area = np.maximum(shapely.area(geometry), 1e-300)
-    d = domain
-    whole = np.tile([d.xmin, d.ymin, d.xmax, d.ymax], (geometry.size, 1))
-    uncovered = box_overlap_areas(geometry, np.arange(geometry.size), whole)   # each region's area in the domain
+    uncovered = np.zeros(geometry.size)
     n = np.zeros(limit + 1)
     for step in _pairs(geometry, domain, limit):
         report(step.depth + 1, limit + 1, "depths planned for the regions")   # public: the layer's own passes
+        if step.depth == 0:
+            uncovered = step.covered.copy()                      # each region's area in the domain
         n[step.depth] += step.inside.sum()
         # a region's area in the nodes its border cuts is its area in the domain less that of the nodes inside it
         uncovered -= np.bincount(step.reg[step.inside], minlength=geometry.size) * step.area
         if step.depth < height:
             continue
         if step.depth == limit or (np.maximum(uncovered, 0.0) / region_area).mean() <= share:
-            in_cut = step.cut_area(geometry)
+            in_cut = step.covered[step.cut]
             n[step.depth] += float((np.minimum(in_cut / step.area, 1.0) ** 2).sum())
             return step.depth, n[:step.depth + 1]
     raise AssertionError("unreachable: the pass ends at its limit")
