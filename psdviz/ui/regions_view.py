@@ -28,7 +28,7 @@ from ..present import region_noise_width as noise_width
 from ..present import region_shades as shades
 from ..regions import SOURCES
 from .assets import use_local_leaflet
-from .words import counted
+from .words import counted, edge_texts
 
 NO_ANSWER = "#ffffff"     # a region outside a spatial release's domain: no data, never a count
 
@@ -43,7 +43,8 @@ STYLE_FROM_PROPERTIES = JsCode("""function(feature, layer) {
 
 
 def _ranges(edges: np.ndarray, unit: str) -> list[str]:
-    return [f"{counted(a)}-{counted(b)}{unit}" for a, b in zip(edges[:-1], edges[1:])]
+    text = edge_texts(edges)
+    return [f"{a}-{b}{unit}" for a, b in zip(text[:-1], text[1:])]
 
 
 def legend(edges: np.ndarray, noise: float, unit: str = "", pooled: bool = False, modelled: bool = False) -> str:

@@ -231,6 +231,16 @@ def test_areas_in_square_kilometres():
     assert Regions.from_frame(bare, id="id", crs=None).area_km2 is None
 
 
+@pytest.mark.parametrize("edges, text", [
+    ([0.000128, 18.6, 138.0], ["0-18.6", "18.6-138"]),              # a sliver's estimate beside county counts
+    ([0.0012, 0.0371, 0.5], ["0.0012-0.0371", "0.0371-0.5"]),        # densities keep the digits their classes need
+    ([2.0, 2.5, 12345.6], ["2-2.5", "2.5-12,346"]),
+])
+def test_class_edges_are_rounded_together_for_people(edges, text):
+    assert view.legend(np.array(edges), 1.0).startswith(f"Colour classes: {', '.join(text)} (")
+    assert all(t in view.swatches(np.array(edges)) for t in text)
+
+
 def test_a_spatial_release_planned_for_the_layer_answers_the_regions():
     """Counts from a quadtree planned for the layer: the panel shows the engine's area-share answer for
     the clicked region, the words say where the numbers and their noise come from, pooling is not
