@@ -22,6 +22,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,13 +82,23 @@ def rerun_done(page, act, patience: int = 120_000) -> None:
                            ".getAttribute('data-test-script-state') === 'notRunning'", timeout=patience)
 
 
+def map_box(page, patience: int) -> dict:
+    """The map's box on the page, waiting while the map is being replaced (its frame then has none)."""
+    end = time.perf_counter() + patience / 1000
+    while (box := page.locator(IFRAME).last.bounding_box()) is None:
+        if time.perf_counter() > end:
+            raise PlaywrightTimeout(f"the map was not laid out within {patience} ms")
+        page.wait_for_timeout(100)
+    return box
+
+
 def draw_to_answer(page, k: int, patience: int = 60_000) -> float:
     """Draw a rectangle; time from mouse-up until the answer for *this* rectangle is shown (waits up to
     ``patience`` ms for the map to be laid out and for the answer)."""
     page.frame_locator(IFRAME).last.locator("a.leaflet-draw-draw-rectangle").click(timeout=patience)
     page.wait_for_function(f"() => {{ const f = [...document.querySelectorAll({IFRAME!r})].pop(); "
                            "return f && f.getBoundingClientRect().height > 0; }", timeout=patience)
-    box = page.locator(IFRAME).last.bounding_box()
+    box = map_box(page, patience)
     fx, fy = 0.40 + 0.03 * k, 0.25 + 0.02 * k
     x0, y0 = box["x"] + box["width"] * fx, box["y"] + box["height"] * fy
     x1, y1 = x0 + box["width"] * 0.15, y0 + box["height"] * 0.15
