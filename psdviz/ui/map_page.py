@@ -141,10 +141,16 @@ def auto_words(release: pv.Release) -> None:
     st.markdown(f"**auto chose {chosen}.** " + (rule.plain if rule is not None else ""))
     with st.expander("How auto chose"):
         st.caption(release.notes[0])      # the noisy facts, what they cost, the rule and its evidence
-        st.dataframe(pd.DataFrame({"when": [r.when for r in RULES], "method": [r.label for r in RULES],
-                                   "in words": [r.plain for r in RULES]}), hide_index=True)
+        st.markdown(rule_table(RULES))
         st.caption("Rules are read top to bottom; the first that holds picks the method. The facts are noisy "
                    "(paid for in the ledger), never the exact data.")
+
+
+def rule_table(rules) -> str:
+    """auto's rules as a Markdown table (the page's own words: no data frame, whose grid component the
+    browser would load before the map on every first visit)."""
+    rows = [f"| {words.file_text(r.when)} | {words.file_text(r.label)} | {words.file_text(r.plain)} |" for r in rules]
+    return "\n".join(["| when | method | in words |", "|---|---|---|", *rows])
 
 
 def input_summary(data: data_input.Dataset, release: pv.Release) -> None:
