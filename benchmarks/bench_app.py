@@ -82,6 +82,12 @@ def rerun_done(page, act, patience: int = 120_000) -> None:
                            ".getAttribute('data-test-script-state') === 'notRunning'", timeout=patience)
 
 
+def query_number(page) -> int:
+    """The number of the last answered query on the map page ("Query #n on ..."; 0 before the first)."""
+    caption = page.locator("[data-testid='stCaptionContainer']", has_text="Query #")
+    return caption.count() and int(caption.last.inner_text().split("#")[1].split(" ")[0])
+
+
 def map_box(page, patience: int) -> dict:
     """The map's box on the page, waiting while the map is being replaced (its frame then has none)."""
     end = time.perf_counter() + patience / 1000
@@ -102,9 +108,7 @@ def draw_to_answer(page, k: int, patience: int = 60_000) -> float:
     fx, fy = 0.40 + 0.03 * k, 0.25 + 0.02 * k
     x0, y0 = box["x"] + box["width"] * fx, box["y"] + box["height"] * fy
     x1, y1 = x0 + box["width"] * 0.15, y0 + box["height"] * 0.15
-    n_before = page.locator("[data-testid='stCaptionContainer']", has_text="Query #").count() and int(
-        page.locator("[data-testid='stCaptionContainer']", has_text="Query #").last.inner_text()
-        .split("#")[1].split(" ")[0])
+    n_before = query_number(page)
     page.mouse.move(x0, y0)
     page.mouse.down()
     page.mouse.move(x1, y1, steps=6)
