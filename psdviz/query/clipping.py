@@ -5,10 +5,10 @@ clips the pieces of a parent window to each of its child windows (Sutherland-Hod
 of the window in turn); :func:`piece_areas` measures each window's pieces by the shoelace formula, shells
 less holes. Clipping a closed ring to a half-plane keeps its winding number inside the half-plane and makes
 it zero outside, so the area is exact for any simple ring and a convex window, and clipping a piece again to
-a window inside its own is the same as clipping the ring to that window: a tree's nodes can be clipped level
-by level, each from its parent's few vertices instead of the whole ring (the US counties' pairs cut at depth 11
-hold a median of 4 vertices; their whole rings, clipped at that depth, averaged 125). Coordinates are kept relative to each window's lower
-corner, so small windows far from the origin keep their precision.
+a window inside its own is the same as clipping the ring to that window: a tree's nodes can be clipped
+level by level, each from its parent's few vertices instead of the whole ring (the US counties' pairs cut at
+depth 11 hold a median of 4 vertices; their whole rings, clipped at that depth, averaged 125). Coordinates
+are kept relative to each window's lower corner, so small windows far from the origin keep their precision.
 """
 from __future__ import annotations
 
