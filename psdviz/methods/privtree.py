@@ -145,12 +145,13 @@ def grow(ps: KeySource, lam: float, delta: float, theta: float, max_depth: int,
         report(d + 1, max_depth + 1, "PrivTree depths")
         if not split.any():
             break
-        if memory_limit() and total + 4 * int(split.sum()) > node_cap():   # the tree cut here: post-processing
+        grown = total + 4 * int(split.sum())
+        if memory_limit() and grown > node_cap():   # the tree cut here: post-processing
             leaf_mask[-1] = np.ones(rect.shape[0], bool)
             cut = (f"the tree cut at depth {d}: its split decisions there would pass the {node_cap():,} nodes "
-                   f"memory_limit {memory_limit()} holds ({total + 4 * int(split.sum()):,})")
+                   f"memory_limit {memory_limit()} holds ({grown:,})")
             break
-        total += 4 * int(split.sum())
+        total = grown
         check_node_count(total, "PrivTree's tree", "lower max_depth")
         sp = np.flatnonzero(split)
         codes = (4 * codes[sp][:, None] + np.arange(4)).ravel()

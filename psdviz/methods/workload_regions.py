@@ -52,11 +52,10 @@ def _rects(ix: np.ndarray, iy: np.ndarray, depth: int, domain: Domain) -> tuple[
 
 
 class Depth(NamedTuple):
-    """One depth of the top-down count: the open (region, node) pairs, their nodes' rectangles, the node
-    area, which pairs are inside and which cut, and the area of each pair's region in its node."""
+    """One depth of the top-down count: the open (region, node) pairs' regions, the node area, which pairs
+    are inside and which cut, and the area of each pair's region in its node."""
     depth: int
     reg: np.ndarray
-    rects: np.ndarray
     area: float
     inside: np.ndarray
     cut: np.ndarray
@@ -79,7 +78,7 @@ def _pairs(geometry: np.ndarray, domain: Domain, height: int):
         covered = piece_areas(pieces)
         cut = crossed(pieces, rects)
         inside = ~cut & (covered > 0.5 * area)
-        yield Depth(d, reg, rects, area, inside, cut, covered)
+        yield Depth(d, reg, area, inside, cut, covered)
         if d == height:
             return
         k = int(cut.sum())

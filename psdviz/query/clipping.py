@@ -87,9 +87,8 @@ def piece_areas(pieces: Pieces) -> np.ndarray:
     n = pieces.corner.shape[0]
     if pieces.start.size == 0:
         return np.zeros(n)
-    inst = np.repeat(np.arange(pieces.start.size), pieces.size)
-    idx = runs(pieces.start, pieces.size)
-    area = 0.5 * np.abs(_shoelace(pieces.x[idx], pieces.y[idx], inst, pieces.start.size))
+    x, y, inst, prev = _vertices(pieces)
+    area = 0.5 * np.abs(np.bincount(inst, weights=x[prev] * y - x * y[prev], minlength=pieces.start.size))
     return np.maximum(np.bincount(pieces.window, weights=pieces.sign * area, minlength=n), 0.0)
 
 
@@ -102,16 +101,20 @@ def crossed(pieces: Pieces, rects: np.ndarray, tol: float = 1e-9) -> np.ndarray:
     n = pieces.corner.shape[0]
     if pieces.start.size == 0:
         return np.zeros(n, bool)
-    inst = np.repeat(np.arange(pieces.start.size), pieces.size)
-    idx = runs(pieces.start, pieces.size)
-    x, y = pieces.x[idx], pieces.y[idx]
-    prev = _cyclic_prev(inst, pieces.start.size)
+    x, y, inst, prev = _vertices(pieces)
     win = pieces.window[inst]
     w, h = rects[win, 2] - rects[win, 0], rects[win, 3] - rects[win, 1]
     tx, ty = tol * w, tol * h
     along = (((x <= tx) & (x[prev] <= tx)) | ((x >= w - tx) & (x[prev] >= w - tx))
              | ((y <= ty) & (y[prev] <= ty)) | ((y >= h - ty) & (y[prev] >= h - ty)))
     return np.bincount(win[~along], minlength=n) > 0
+
+
+def _vertices(pieces: Pieces) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every piece's vertices in a row: x, y, the piece of each and the index of its predecessor in its ring."""
+    inst = np.repeat(np.arange(pieces.start.size), pieces.size)
+    idx = runs(pieces.start, pieces.size)
+    return pieces.x[idx], pieces.y[idx], inst, _cyclic_prev(inst, pieces.start.size)
 
 
 def _clip_chunk(pieces: Pieces, src: np.ndarray, win: np.ndarray, shift: np.ndarray,
@@ -193,11 +196,3 @@ def _clip_half_plane(x: np.ndarray, y: np.ndarray, inst: np.ndarray, k: int, axi
     slot = at[keep] + cross[keep]
     nx[slot], ny[slot] = x[keep], y[keep]
     return nx, ny, ninst
-
-
-def _shoelace(x: np.ndarray, y: np.ndarray, inst: np.ndarray, k: int) -> np.ndarray:
-    """Twice the signed area of each ring (flat vertices grouped by ``inst``)."""
-    if inst.size == 0:
-        return np.zeros(k)
-    prev = _cyclic_prev(inst, k)
-    return np.bincount(inst, weights=x[prev] * y - x * y[prev], minlength=k)
