@@ -7,12 +7,16 @@ mean relative error over the workload (floor 0.001 N), one run each,
 resolution 8 (the families' precision). Workloads: 200 random rectangles (DPBench's protocol), 1,000 squares of
 side s cells centred on data points (s = 2, 4, 8, 16), 1,000 row prefixes (one cell tall, from the left edge).
 
+``--set lumpy``: the families with structure finer than a few cells (``lumpy_families.py``: roads, towns, a
+discretised attribute), N = 2 x 10^4, 2 x 10^5 and 2 x 10^6, with the workloads of the sparse set and squares of 2.
+
 ``--set sparse``: the sparse families instead (the zero-inflated pairs of ``bench_auto_rule.families`` and the
 first four few-lines members per N of ``bench_lines.configs``), N = 2 x 10^4, 2 x 10^5 and 10^6, with the random
 rectangles, the row prefixes, their transpose (column prefixes) and squares of 4 cells.
 
     python research/studies/workload_choice.py > research/studies/workload_choice.md
     python research/studies/workload_choice.py --set sparse > research/studies/workload_choice_sparse.md
+    python research/studies/workload_choice.py --set lumpy > research/studies/workload_choice_lumpy.md
 """
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_auto_rule import families  # noqa: E402
 from bench_dpbench import DOMAIN, queries  # noqa: E402
 from bench_lines import configs  # noqa: E402
+from lumpy_families import lumpy_sets  # noqa: E402
 
 import psdviz as pv  # noqa: E402
 from psdviz.lab.metrics import relative_error  # noqa: E402
@@ -54,28 +59,32 @@ def sparse_sets(n: int) -> list[tuple[str, np.ndarray]]:
     return sets
 
 
-def workloads(pts: np.ndarray, sparse: bool) -> dict[str, np.ndarray]:
+def workloads(pts: np.ndarray, which: str) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(1)
     loads = {"random rectangles": queries(), "row prefixes": row_prefixes(rng)}
-    if sparse:
+    if which in ("sparse", "lumpy"):
         loads["column prefixes"] = loads["row prefixes"][:, [1, 0, 3, 2]]
         loads["squares 4"] = squares(pts, 4, rng)
+        if which == "lumpy":
+            loads["squares 2"] = squares(pts, 2, rng)
     else:
         loads.update({f"squares {s}": squares(pts, s, rng) for s in (2, 4, 8, 16)})
     return loads
 
 
 def main() -> int:
-    sparse = sys.argv[1:] == ["--set", "sparse"]
+    which = sys.argv[2] if sys.argv[1:2] == ["--set"] else "families"
+    sets = {"sparse": sparse_sets, "lumpy": lumpy_sets,
+            "families": lambda n: families(n, np.random.default_rng(n))[:7]}[which]
     # the pick the workload rows compete with; set here, not on import, so that scripts importing the helpers
     # above measure auto as it is
     auto.RULES = tuple(r for r in auto.RULES if r.method != "strategy")
     print("| family | N | eps | workload | longer side (median cells) | points per cell the workload touches x eps "
           "| pick | pick+W MRE | strategy MRE | strategy / pick |")
     print("|---|---:|---:|---|---:|---:|---|---:|---:|---:|")
-    for n in (20_000, 200_000, 1_000_000) if sparse else (20_000, 200_000, 2_000_000):
-        for label, pts in sparse_sets(n) if sparse else families(n, np.random.default_rng(n))[:7]:
-            loads = workloads(pts, sparse)
+    for n in (20_000, 200_000, 1_000_000) if which == "sparse" else (20_000, 200_000, 2_000_000):
+        for label, pts in sets(n):
+            loads = workloads(pts, which)
             index = pv.PointIndex(pts)
             hist = np.histogram2d(pts[:, 0], pts[:, 1], bins=256, range=[[0, 256]] * 2)[0]
             for name, w in loads.items():
