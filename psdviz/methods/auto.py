@@ -1,32 +1,31 @@
-"""``method="auto"``: the recommended private method, chosen from public facts and two to four noisy ones.
+"""``method="auto"``: the recommended private method, chosen from public facts and two to five noisy ones.
 
-Rule (``RULES``, first match wins): a workload of small queries (median longer side <= 16 cells of the
-256 x 256 grid) over cells holding >= 10 noise scales of points on average (a noisy count), or of long thin
-queries (median shorter side <= 2 cells) over spread >= 0.3 (a lower bound) from N eps = 1.5 x 10^5 -> the
-strategy; a corner cell of the release's grid holding >= 0.2 of N -> the hybrid kd-tree with NNLS, its stop at
-two noise sds; a corner cell of the 256 x 256 grid holding >= 0.2 of N -> the same tree splitting on that grid
-first (``split_grid=256``); a row or column of that grid holding >= 0.3 of N below N eps = 10^5 -> the lines
-method; spread >= 0.6 and N eps >= 10^4 -> AG; N eps >= 10^5 -> the quadtree; else PrivTree.
-The facts come from one pass over a public 256 x 256 grid (coarser if the resolution is coarser): N (public
-if declared, else a noisy count), *spread* (noisy occupied cells over C (1 - exp(-N / C)), the cells a uniform
-spread would occupy; bought from N eps = 10^4, where a row reads it), *corner share* (a lower bound, three
+Rule (``RULES``, first match wins): given a workload, the strategy for small queries (median longer side <= 16
+cells of the 256 x 256 grid) over cells holding >= 5 noise scales of points on average, or long thin queries
+(median shorter side <= 2 cells) over spread >= 0.3 from N eps = 1.5 x 10^5, or over excess variation across
+them >= 0.15 of N and spread >= 0.02 from N eps = 10^6 (lower bounds); a corner cell of the release's grid
+holding >= 0.2 of N -> the hybrid kd-tree with NNLS, its stop at two noise sds; a corner cell of the 256 x 256
+grid holding >= 0.2 of N -> the same tree splitting on that grid first (``split_grid=256``); a row or column of
+that grid holding >= 0.3 of N below N eps = 10^5 -> the lines method; spread >= 0.6 and N eps >= 10^4 -> AG;
+N eps >= 10^5 -> the quadtree; else PrivTree. The facts come from one pass over a public 256 x 256 grid (coarser
+if the resolution is): N (public if declared, else a noisy count), *spread* (noisy occupied cells over
+C (1 - exp(-N / C)), the cells a uniform spread would occupy; bought from N eps = 10^4), *corner share* (three
 noise scales below the noisy value, of the fullest corner cell's share of N on the release's grid), on finer
 grids *coarse corner share* (the same on the 256 x 256 grid), below N eps = 10^5 when no corner row applies
-*line share* (the same, five scales below, for the fullest row or column of cells) and, given a workload, the
-points in the cells its queries touch.
+*line share* (five scales below, the fullest row or column of cells) and, given a workload, the points in the
+cells its queries touch (small queries) or the excess variation across them (long thin ones, ``fine_structure``).
 
 Privacy: the facts cost ``FEATURE_FRACTION`` (2 %) of epsilon, half for N and half shared by the cell facts
-(a share not bought goes to the others, decided from the noisy N, a released value), the coarse corner and
-the line facts each as much again as a cell fact; geometric noise with sensitivity 1 each (a point lies in one
-corner cell, one row and one column, so each largest count moves by at most 1), one ledger line "auto
-feature: ..." each; the choice reads only those released values; the chosen method gets the rest of epsilon
-and reuses the noisy N. The release keeps method = "auto" with ``params["chosen"]`` and the facts. Passes: one
-for the facts, then the chosen method's.
+(a share not bought goes to the others, decided from the noisy N, a released value), the coarse corner, line
+and fine facts each as much again as a cell fact; geometric noise with sensitivity 1 each (a point lies in one
+corner cell, one row and one column), the fine fact Laplace with sensitivity 2; one ledger line "auto feature:
+..." each; the choice reads only those released values; the chosen method gets the rest of epsilon and reuses
+the noisy N. The release keeps method = "auto" with ``params["chosen"]`` and the facts. Passes: one for the
+facts, then the chosen method's.
 
 Given a workload, the pick plans for it when it can: the strategy and the quadtree always, the hybrid from
 N eps = 5 x 10^4 (``workload_unused``); PrivTree, the lines method and AG do not (a release note says so).
-
-Evidence (synthetic families): docs/decisions/auto-rule.md, the workload row docs/decisions/workload-strategy.md.
+Evidence (synthetic families): docs/decisions/auto-rule.md, the workload rows docs/decisions/workload-strategy.md.
 """
 from __future__ import annotations
 
@@ -40,13 +39,14 @@ import numpy as np
 from ..core.domain import Domain, PointSet
 from ..core.grid import even_edges
 from ..core.ledger import Ledger
-from ..core.noise import geometric_noise
+from ..core.noise import geometric_noise, laplace_noise
 from ..core.population import PopulationSize, noisy_population, resolve_n
 from ..core.rng import Randomness
 from ..core.workload import Workload, as_workload
 from ..publish.nonnegative import nonnegative
 from ..publish.release import Release
 from ..splits.keyers import cells_and_corners, split_cells_and_corners
+from .fine_structure import SENSITIVITY, excess_variation
 from .registry import accepts_workload, get_builder, parameters
 from .spec import WORKLOAD_KINDS, MethodSpec
 
@@ -61,10 +61,13 @@ LINE_SHARE_MIN = 0.3       # a line of cells (a row or column of the 256 x 256 g
 LINES_N_EPS_MAX = 1e5      # ... below this N eps (where the other rows pick PrivTree) -> the lines method
 LINE_SCALES = 5.0          # its lower bound: five noise scales below the noisy count (a false line 0.3 % of runs)
 SMALL_SIDE = 16            # a workload of small queries: their median longer side, in cells of the 256 x 256 grid
-CELL_SNR_MIN = 10.0        # ... over cells holding this many noise scales (1 / eps) of points on average
+CELL_SNR_MIN = 5.0         # ... over cells holding this many noise scales (1 / eps) of points on average
 THIN_SIDE = 2              # a workload of long thin queries: median shorter side at most this many cells ...
 THIN_SPREAD_MIN = 0.3      # ... over data filling at least this share of an even spread's cells ...
 THIN_N_EPS_MIN = 1.5e5     # ... from this N eps -> the strategy (between the families' 10^5 and 2 x 10^5)
+FINE_MIN = 0.15            # long thin queries over structure finer than two cells across them, this share of N ...
+FINE_SPREAD_MIN = 0.02     # ... over data not all in a few atoms (the spread's lower bound) ...
+FINE_N_EPS_MIN = 1e6       # ... from this N eps -> the strategy (the families: lost cells at 5 x 10^5, not from 10^6)
 NNLS_STOP_SDS = 2.0        # the build's stop floor on the routes with NNLS (docs/decisions/early-stop.md)
 HYBRID_PLAN_N_EPS = 5e4    # from this N eps the hybrid's count levels are planned (between 2 x 10^4 and 10^5)
 
@@ -84,6 +87,7 @@ class Facts:
     line_share: float = 0.0            # lower bound of the fullest row or column of cells' share of n (0: not bought)
     workload_thin: float = math.nan    # public: the workload's median shorter side in cells of that grid (NaN: none)
     spread_floor: float = math.nan     # the spread three noise scales lower: a lower bound (NaN: not bought)
+    fine_floor: float = math.nan       # excess variation across thin queries over n, 3 noise scales lower (NaN: none)
 
     @property
     def cell_snr(self) -> float:
@@ -121,7 +125,7 @@ RULES = (
     Rule(f"a workload of long thin queries (median shorter side <= {THIN_SIDE} cells, longer side > {SMALL_SIDE}) "
          f"over data with spread >= {THIN_SPREAD_MIN:g} (three noise scales below the noisy value) and N eps >= "
          f"{THIN_N_EPS_MIN:g}",
-         lambda f: (f.workload_thin <= THIN_SIDE and f.workload_side > SMALL_SIDE
+         lambda f: (thin_shape(f.workload_side, f.workload_thin)
                     and f.spread_floor >= THIN_SPREAD_MIN and f.n * f.epsilon >= THIN_N_EPS_MIN), "strategy",
          "long thin queries (row or column prefixes) over data that leave few cells empty, with many points for the "
          "budget: a tree answers a query one cell tall from many cut leaves or deep nodes, the workload strategy "
@@ -129,6 +133,18 @@ RULES = (
          "26 of 27 such cells (docs/decisions/workload-strategy.md, \"Long thin queries\")",
          "Your queries are long and thin and the points fill much of the map, so auto measured the answers "
          "planned for exactly those queries."),
+    Rule(f"a workload of long thin queries over structure finer than two cells across them (excess variation >= "
+         f"{FINE_MIN:g} of N, three noise scales below the noisy value), spread >= {FINE_SPREAD_MIN:g} (its lower "
+         f"bound) and N eps >= {FINE_N_EPS_MIN:g}",
+         lambda f: (thin_shape(f.workload_side, f.workload_thin) and f.fine_floor >= FINE_MIN
+                    and f.spread_floor >= FINE_SPREAD_MIN and f.n * f.epsilon >= FINE_N_EPS_MIN), "strategy",
+         "long thin queries over points whose neighbouring rows (across the queries) differ beyond chance, as on "
+         "roads, in towns or along an attribute recorded in whole units, with many points for the budget: a tree "
+         "cuts its leaves along those rows as if the points were even inside them, the workload strategy measures "
+         "the rows themselves; on the three family sets it beats the pick of the other rows in all but one such cell "
+         "from N eps = 10^6 (docs/decisions/workload-strategy.md, \"Fine structure across thin queries\")",
+         "Your queries are long and thin, the points change from one row to the next and there are many of them, "
+         "so auto measured the answers planned for exactly those queries."),
     Rule(f"a corner cell >= {CORNER_SHARE_MIN:g} of N", lambda f: f.corner_share >= CORNER_SHARE_MIN, "hybrid",
          "an atom in a corner of the domain (both attributes at their minimum, as zero-inflated pairs of "
          "non-negative values put it): the hybrid kd-tree's quadtree levels isolate the corner and its two edges, "
@@ -224,7 +240,7 @@ def reads_spread(n: float, epsilon: float) -> bool:
 
 
 def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger, n_public: int | None,
-                  workload: tuple[float, float, np.ndarray] | None = None) -> tuple[Facts, PopulationSize]:
+                  workload: tuple[float, float, np.ndarray, int] | None = None) -> tuple[Facts, PopulationSize]:
     """One pass (:func:`feature_counts`), two to four noisy facts, all in ``ledger``; each cell fact gets
     half of what N leaves of the slice, the coarse corner fact (grids finer than 256) as much again. Below
     N eps = 10^4 (the noisy N) no rule reads the spread, so it is not bought and its share goes to the
@@ -233,7 +249,8 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     sensitivity-1 fact when its queries are small (the workload row reads it only then), bought with the share an
     unbought spread leaves (else half the spread's). Below
     N eps = 10^5, when neither corner row applies (released values), the fullest row or column of cells is
-    bought last with a cell fact's epsilon beyond the slice, as the coarse corner fact is."""
+    bought last with a cell fact's epsilon beyond the slice, as the coarse corner fact is; so is, given long thin
+    queries from N eps = 10^6 (the noisy N), the excess variation across them (:func:`fine_fact`)."""
     eps_f = FEATURE_FRACTION * epsilon
     side = min(FEATURE_SIDE, ps.grid.size)
     counts, corners = feature_counts(ps, side)
@@ -277,16 +294,35 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
                                        f"the largest count of a row or column of the public {side} x {side} grid "
                                        "(a point lies in one row and one column: the largest moves by at most 1)"),
                            eps_cells, n, LINE_SCALES)
+    structure = float("nan")
+    if workload is not None and thin_shape(side_w, thin) and n * epsilon >= FINE_N_EPS_MIN:   # the fine row reads it
+        structure = fine_fact(counts.reshape(side, side), workload[3], eps_cells, n, rnd, ledger)
     return Facts(float(epsilon), int(ps.grid.bits), pop.value, spread, fine, coarse, side_w, density, line,
-                 thin, floor), pop
+                 thin, floor, structure), pop
+
+
+def thin_shape(side: float, thin: float) -> bool:
+    """Long thin queries (public): median shorter side <= ``THIN_SIDE`` cells, median longer side > ``SMALL_SIDE``."""
+    return thin <= THIN_SIDE and side > SMALL_SIDE
+
+
+def fine_fact(grid: np.ndarray, axis: int, epsilon: float, n: float, rnd: Randomness, ledger: Ledger) -> float:
+    """The excess variation across the queries (grid rows [y, x]; ``axis`` 0: pairs of rows, the queries thin in
+    y) with Laplace noise of scale 2 / ``epsilon`` (sensitivity 2, :mod:`.fine_structure`), less three noise
+    scales, over ``n``: a lower bound of its share of N."""
+    ledger.spend("auto feature: fine structure across the queries", epsilon, "laplace", nodes=1,
+                 note="excess variation between neighbouring rows of cells across the workload's thin side, on the "
+                      f"public {grid.shape[0]} x {grid.shape[1]} grid (sensitivity {SENSITIVITY:g})")
+    noisy = excess_variation(grid, axis) + float(laplace_noise(rnd.rng, 1, epsilon, SENSITIVITY)[0])
+    return (noisy - 3 * SENSITIVITY / epsilon) / n
 
 
 def workload_cells(workload: Workload | None, ps: PointSet,
-                   side: int) -> tuple[float, float, np.ndarray] | None:
-    """The workload's median longer and shorter sides in cells of the public side x side grid, and the
-    row-major mask of the cells its queries touch (a region layer: its regions' bounding boxes); None without a
-    workload.
-    Public input only."""
+                   side: int) -> tuple[float, float, np.ndarray, int] | None:
+    """The workload's median longer and shorter sides in cells of the public side x side grid, the row-major mask
+    of the cells its queries touch (a region layer: its regions' bounding boxes) and the axis of the grid's rows
+    [y, x] its queries are thin across (0: their median height is at most their median width); None without a
+    workload. Public input only."""
     if workload is None:
         return None
     from ..inference.pidentity import axis_weights
@@ -298,7 +334,8 @@ def workload_cells(workload: Workload | None, ps: PointSet,
     mask = (wy.T.astype(np.float64) @ wx.astype(np.float64) > 0).ravel()
     longer = np.maximum(wx.sum(axis=1), wy.sum(axis=1))
     shorter = np.minimum(wx.sum(axis=1), wy.sum(axis=1))
-    return float(np.median(longer)), float(np.median(shorter)), mask
+    across = 0 if np.median(wy.sum(axis=1)) <= np.median(wx.sum(axis=1)) else 1
+    return float(np.median(longer)), float(np.median(shorter)), mask, across
 
 
 def workload_unused(rule: Rule, facts: Facts) -> str | None:
@@ -356,6 +393,8 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
               "coarse_corner_share": round(facts.coarse_corner_share, 4), **rel.params}
     if not math.isnan(facts.workload_side):
         params["cell_snr"] = round(facts.cell_snr, 4)
+    if not math.isnan(facts.fine_floor):
+        params["fine_structure"] = round(facts.fine_floor, 4)
     if unused:
         params.update(as_workload(workload).record())
     notes = (why, *rel.notes) if unused is None else (why, unused, *rel.notes)

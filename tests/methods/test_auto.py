@@ -276,7 +276,8 @@ def _small_squares(pts, k=300, side=4, seed=2):
 def test_a_workload_of_small_queries_over_full_cells_goes_to_the_strategy():
     """The workload row: small squares over cells holding many noise scales of points -> the strategy, whose
     ledger follows the facts and whose every path costs epsilon once; without the workload, or with large
-    rectangles, the other rows decide; at a tenth of epsilon (2.5 noise scales) the row does not apply."""
+    rectangles, the other rows decide; on a 2 % sample at a tenth of epsilon (under one noise scale) the row does
+    not apply."""
     from psdviz.lab.synthetic import gaussian_mixture
     dom = pv.Domain(0, 0, 256, 256)
     pts = gaussian_mixture(200_000, dom, np.random.default_rng(1), k=5, spread=0.05)
@@ -299,10 +300,10 @@ def test_a_workload_of_small_queries_over_full_cells_goes_to_the_strategy():
 
 
 def test_the_workload_row_reads_noisy_facts_and_the_public_workload_only():
-    f = auto.Facts(1.0, 8, 2e5, 0.2, workload_side=4.0, workload_density=10.0)   # 10 points a cell x eps 1
+    f = auto.Facts(1.0, 8, 2e5, 0.2, workload_side=4.0, workload_density=5.0)   # 5 points a cell x eps 1
     assert auto.choose(f).method == "strategy"
-    assert auto.choose(auto.Facts(1.0, 8, 2e5, 0.2, workload_side=17.0, workload_density=10.0)).method != "strategy"
-    assert auto.choose(auto.Facts(0.99, 8, 2e5, 0.2, workload_side=4.0, workload_density=10.0)).method != "strategy"
+    assert auto.choose(auto.Facts(1.0, 8, 2e5, 0.2, workload_side=17.0, workload_density=5.0)).method != "strategy"
+    assert auto.choose(auto.Facts(0.99, 8, 2e5, 0.2, workload_side=4.0, workload_density=5.0)).method != "strategy"
     assert auto.choose(auto.Facts(1.0, 8, 2e5, 0.2)).method != "strategy"      # no workload
 
 
@@ -356,3 +357,49 @@ def test_row_prefixes_over_spread_data_go_to_the_strategy_with_the_same_facts():
     corners = np.sort(rng.uniform(0, 256, (200, 2, 2)), axis=1)
     rects = np.column_stack([corners[:, 0], corners[:, 1]])
     assert pv.build(pts, DOM, "auto", 1.0, seed=2, resolution=8, workload=rects).params["chosen"] != "strategy"
+
+
+def test_the_fine_row_reads_the_excess_variation_spread_n_eps_and_the_workload_shape():
+    """Long thin queries over excess variation >= 0.15 of N (a lower bound), spread >= 0.02 (its lower bound), from
+    N eps = 10^6: the strategy; each condition alone missing leaves the pick to the other rows."""
+    f = auto.Facts(1.0, 8, 2e6, 0.2, spread_floor=0.19, workload_side=128.0, workload_thin=1.0, fine_floor=0.3)
+    rule = auto.choose(f)
+    assert rule.method == "strategy" and rule.when.startswith("a workload of long thin queries over structure")
+    assert auto.choose(dataclasses.replace(f, fine_floor=0.14)).method != "strategy"
+    assert auto.choose(dataclasses.replace(f, fine_floor=float("nan"))).method != "strategy"
+    assert auto.choose(dataclasses.replace(f, spread_floor=0.019)).method != "strategy"
+    assert auto.choose(dataclasses.replace(f, n=0.99e6)).method != "strategy"
+    assert auto.choose(dataclasses.replace(f, workload_thin=3.0)).method != "strategy"
+
+
+def _rounded_rows(n, rng, step=3.0):
+    """A smooth blob (spread about 0.1) with y rounded down to every ``step`` cells: structure across rows."""
+    pts = np.clip(rng.normal(128, 25, (n, 2)), 0, 255.99)
+    striped = pts.copy()
+    striped[:, 1] = np.floor(pts[:, 1] / step) * step + 0.5
+    return pts, striped
+
+
+def test_row_prefixes_over_rows_that_differ_go_to_the_strategy_with_the_fine_fact_in_the_ledger():
+    """End to end at N eps = 2 x 10^6: 1,000 row prefixes over the rounded blob go to the strategy, the fine fact
+    bought with a cell fact's epsilon and listed in the ledger, every path spending epsilon; over the smooth blob
+    the fact is bought, reads about 0 and the other rows decide; column prefixes over the rounded blob (smooth
+    across them) do not go there; below N eps = 10^6 the fact is not bought."""
+    rng = np.random.default_rng(11)
+    smooth, striped = _rounded_rows(200_000, rng)
+    w = _row_prefixes(1000, rng)
+    rel = pv.build(striped, DOM, "auto", 10.0, seed=4, resolution=8, workload=w)
+    whats = [s.what for s in rel.ledger.spends]
+    assert rel.params["chosen"] == "strategy" and rel.params["fine_structure"] > 0.5
+    fine = next(s for s in rel.ledger.spends if s.what == "auto feature: fine structure across the queries")
+    corner = next(s for s in rel.ledger.spends if s.what == "auto feature: largest corner cell")
+    assert fine.mechanism == "laplace" and fine.epsilon == pytest.approx(corner.epsilon)
+    assert whats[-1] == "strategy answers"
+    assert rel.ledger.total() == pytest.approx(10.0) and rel.tree.path_epsilons().max() == pytest.approx(10.0)
+    plain = pv.build(smooth, DOM, "auto", 10.0, seed=4, resolution=8, workload=w)
+    assert plain.params["chosen"] != "strategy" and abs(plain.params["fine_structure"]) < 0.05
+    across = pv.build(striped, DOM, "auto", 10.0, seed=4, resolution=8, workload=w[:, [1, 0, 3, 2]])
+    assert across.params["chosen"] != "strategy" and abs(across.params["fine_structure"]) < 0.05
+    low = pv.build(striped, DOM, "auto", 4.0, seed=4, resolution=8, workload=w)          # N eps 8 x 10^5
+    assert "fine_structure" not in low.params
+    assert "auto feature: fine structure across the queries" not in {s.what for s in low.ledger.spends}

@@ -1,4 +1,5 @@
-"""auto's facts, D vs D': the coarse corner fact is one sensitivity-1 count with geometric noise.
+"""auto's facts, D vs D': the coarse corner fact is one sensitivity-1 count with geometric noise (the fine fact,
+Laplace with sensitivity 2, below).
 
 D has 100 points spread inside the 256 x 256 grid's corner cell [0, 1)^2 (no point at the release
 grid's corner position) and some elsewhere; D' adds one point inside that cell, so N, the occupied cells
@@ -19,6 +20,7 @@ from psdviz.core.domain import Domain, prepare_points
 from psdviz.core.ledger import Ledger
 from psdviz.core.rng import make_randomness
 from psdviz.methods import auto
+from psdviz.methods.fine_structure import excess_variation
 
 DOM = Domain(0, 0, 256, 256)
 RUNS = 2000
@@ -87,3 +89,59 @@ def test_the_audit_sees_a_count_read_without_enough_noise(laws, monkeypatch):
     d2_weak = _shares(_points(1), eps, 10 * RUNS, n_public)
     d_weak = _shares(_points(0), eps, 0, n_public)
     assert not _ratio_ok(d_weak, d2_weak, e_fact)
+
+
+# The fine fact (excess variation across long thin queries, Laplace, sensitivity 2): D has a pair of cells across
+# the rows holding (2, 0); D' adds a point to the empty one, which moves the count by 1.5 (|a - b| by -1, E|S_m|
+# from 1 to 1.5), its largest possible move but for 2. N is public (2 x 10^4 at eps 50: N eps 10^6, where the
+# fact is bought), the released share is binned by half a noise scale (post-processing).
+
+def _fine_points(extra: int) -> np.ndarray:
+    rng = np.random.default_rng(5)
+    spread = rng.uniform(20, 230, (20_000 - 2, 2))                    # away from the pair's cells
+    pair = [[10.5, 10.5], [10.5, 10.5]] + [[10.5, 11.5]] * extra          # x 10, y 10 twice (+ y 11)
+    return np.vstack([spread, pair])
+
+
+def _fine_shares(pts: np.ndarray, eps: float, seed0: int, weaken: float = 1.0) -> np.ndarray:
+    ps = prepare_points(pts, DOM, resolution=8)
+    counted = auto.feature_counts(ps, auto.FEATURE_SIDE)
+    rows = np.column_stack([np.zeros(50), np.arange(50), np.full(50, 200), np.arange(50) + 1]).astype(float)
+    shape = auto.workload_cells(rows, ps, auto.FEATURE_SIDE)
+    real_counts, real_noise = auto.feature_counts, auto.laplace_noise
+    auto.feature_counts = lambda _ps, _side: counted
+    auto.laplace_noise = lambda rng, size, e, s: real_noise(rng, size, e * weaken, s)
+    try:
+        return np.array([auto.measure_facts(ps, eps, make_randomness(seed0 + r), Ledger(eps), len(pts),
+                                            shape)[0].fine_floor for r in range(RUNS)])
+    finally:
+        auto.feature_counts, auto.laplace_noise = real_counts, real_noise
+
+
+@pytest.fixture(scope="module")
+def fine_laws():
+    eps = 50.0
+    e_fact = auto.FEATURE_FRACTION * eps / auto.CELL_FACTS
+    d, d2 = _fine_points(0), _fine_points(1)
+    assert len(d) * eps >= auto.FINE_N_EPS_MIN and len(d2) == len(d) + 1
+    grids = [auto.feature_counts(prepare_points(p, DOM, resolution=8), 256)[0].reshape(256, 256) for p in (d, d2)]
+    assert excess_variation(grids[0], 0) - excess_variation(grids[1], 0) == pytest.approx(1.5)
+    return eps, e_fact, len(d), d, d2
+
+
+def _binned(shares: np.ndarray, n: int, e_fact: float) -> np.ndarray:
+    return np.floor(shares * n / (0.5 * 2 / e_fact))
+
+
+def test_fine_fact_law_within_e_eps(fine_laws):
+    eps, e_fact, n, d, d2 = fine_laws
+    a, b = _binned(_fine_shares(d, eps, 0), n, e_fact), _binned(_fine_shares(d2, eps, 10 * RUNS), n, e_fact)
+    assert np.unique(a).size > 10                     # many bins: the test can see
+    assert _ratio_ok(a, b, e_fact)
+
+
+def test_the_audit_sees_the_fine_fact_read_with_a_third_of_its_noise(fine_laws):
+    eps, e_fact, n, d, d2 = fine_laws
+    a = _binned(_fine_shares(d, eps, 0, weaken=3.0), n, e_fact)
+    b = _binned(_fine_shares(d2, eps, 10 * RUNS, weaken=3.0), n, e_fact)
+    assert not _ratio_ok(a, b, e_fact)
