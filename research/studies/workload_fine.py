@@ -27,6 +27,7 @@ sys.path.insert(0, str(HERE))
 from bench_auto_rule import families, histogram, spread  # noqa: E402
 from bench_dpbench import DOMAIN  # noqa: E402
 from lumpy_families import lumpy_sets  # noqa: E402
+from ratios import summary  # noqa: E402
 from workload_choice import row_prefixes, sparse_sets  # noqa: E402
 
 import psdviz as pv  # noqa: E402
@@ -99,9 +100,8 @@ def main() -> int:
                                  if n * eps >= t and f >= f_min and s >= s_min])
                 left = np.array([r for (_, n, eps, _), (s, f, r) in table.items()
                                  if n * eps >= t and not (f >= f_min and s >= s_min)])
-                print(f"N eps >= {t:g}, excess >= {f_min:g}, spread >= {s_min:g}: {sent.size} cells to the strategy, "
-                      f"better in {(sent < 1).sum()}, geometric mean {np.exp(np.log(sent).mean()):.2f}, worst "
-                      f"{sent.max():.2f}; {left.size} left (the strategy better in {(left < 1).sum()})")
+                print(f"N eps >= {t:g}, excess >= {f_min:g}, spread >= {s_min:g}: sent {summary(sent)}; "
+                      f"{left.size} left (the strategy better in {(left < 1).sum()})")
     return 0
 
 

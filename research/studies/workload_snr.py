@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from ratios import summary
 
 HERE = Path(__file__).parent
 TABLES = ("workload_choice.md", "workload_choice_sparse.md", "workload_choice_lumpy.md")
@@ -29,14 +30,6 @@ def square_cells() -> list[tuple[str, float, float]]:
             if len(x) > 10 and x[2].isdigit() and x[4].startswith("squares"):
                 out.append((name, float(x[6]), float(x[10])))
     return out
-
-
-def summary(r: np.ndarray) -> str:
-    if not r.size:
-        return "no cells"
-    gmean = np.exp(np.log(r).mean())
-    wins = int((r < 1).sum())
-    return f"{r.size:3d} cells, the strategy better in {wins:3d}, geometric mean {gmean:.2f}, worst {r.max():.2f}"
 
 
 def main() -> int:

@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "research" / "studies"))
 from bench_auto_rule import families, histogram, spread  # noqa: E402
+from ratios import summary  # noqa: E402
 from workload_choice import sparse_sets  # noqa: E402
 
 HERE = Path(__file__).parent
@@ -62,9 +63,8 @@ def main() -> int:
             print(f"N eps {ne:>9g} | spread {s:.3f} | strategy / pick {r:5.2f} | {pick} | {label} | {wl}")
     fires = np.array([r for ne, s, r, *_ in rows if ne >= args.n_eps and s >= args.spread])
     left = np.array([r for ne, s, r, *_ in rows if not (ne >= args.n_eps and s >= args.spread)])
-    print(f"rule spread >= {args.spread:g}, N eps >= {args.n_eps:g}: {fires.size} cells to the strategy, geometric "
-          f"mean {np.exp(np.log(fires).mean()):.2f}, the strategy better in {(fires < 1).sum()}, worst "
-          f"{fires.max():.2f}; {left.size} left to the pick, the strategy better in {(left < 1).sum()} of them")
+    print(f"rule spread >= {args.spread:g}, N eps >= {args.n_eps:g}: sent {summary(fires)}; {left.size} left to the "
+          f"pick, the strategy better in {(left < 1).sum()} of them")
     return 0
 
 
