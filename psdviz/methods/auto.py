@@ -382,8 +382,11 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
               f"{facts.coarse_corner_share:.0%} of them")
     filled = ("how evenly they fill the map was not measured, as no rule reads it at this N and epsilon"
               if math.isnan(facts.spread) else f"they fill {facts.spread:.0%} of the cells an even spread would")
-    if not math.isnan(facts.workload_side):
+    if not math.isnan(facts.workload_density):
         filled += f"; about {facts.workload_density:,.0f} points per cell where the workload's queries lie"
+    if not math.isnan(facts.fine_floor):
+        filled += (f"; neighbouring rows of cells across the queries differ beyond chance for at least "
+                   f"{max(facts.fine_floor, 0.0):.0%} of them")
     why = (f"auto chose {rule.label} (N {pop.source}: about {facts.n:,.0f} points; {filled}; {corner}): "
            f"{rule.plain} Finding this out cost epsilon {cost:g}. "
            f"Rule: {rule.when}; evidence: {rule.why}.")

@@ -350,6 +350,7 @@ def test_row_prefixes_over_spread_data_go_to_the_strategy_with_the_same_facts():
     rel = pv.build(pts, DOM, "auto", 1.0, seed=2, resolution=8, workload=w)
     plain = pv.build(pts, DOM, "auto", 1.0, seed=2, resolution=8)
     assert rel.params["chosen"] == "strategy" and plain.params["chosen"] != "strategy"
+    assert "nan" not in rel.notes[0]                      # no density is bought for thin queries: none is told
     facts = [s.what for s in rel.ledger.spends if s.what.startswith("auto feature")]
     assert facts == [s.what for s in plain.ledger.spends if s.what.startswith("auto feature")]
     assert rel.ledger.total() == pytest.approx(1.0) and rel.tree.path_epsilons().max() == pytest.approx(1.0)
@@ -391,6 +392,7 @@ def test_row_prefixes_over_rows_that_differ_go_to_the_strategy_with_the_fine_fac
     rel = pv.build(striped, DOM, "auto", 10.0, seed=4, resolution=8, workload=w)
     whats = [s.what for s in rel.ledger.spends]
     assert rel.params["chosen"] == "strategy" and rel.params["fine_structure"] > 0.5
+    assert "nan" not in rel.notes[0] and "differ beyond chance for at least" in rel.notes[0]
     fine = next(s for s in rel.ledger.spends if s.what == "auto feature: fine structure across the queries")
     corner = next(s for s in rel.ledger.spends if s.what == "auto feature: largest corner cell")
     assert fine.mechanism == "laplace" and fine.epsilon == pytest.approx(corner.epsilon)
