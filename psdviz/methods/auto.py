@@ -19,9 +19,9 @@ Privacy: the facts cost ``FEATURE_FRACTION`` (2 %) of epsilon, half for N and ha
 (a share not bought goes to the others, decided from the noisy N, a released value), the coarse corner, line
 and fine facts each as much again as a cell fact; geometric noise with sensitivity 1 each (a point lies in one
 corner cell, one row and one column), the fine fact Laplace with sensitivity 2; one ledger line "auto feature:
-..." each; the choice reads only those released values; the chosen method gets the rest of epsilon and reuses
-the noisy N. The release keeps method = "auto" with ``params["chosen"]`` and the facts. Passes: one for the
-facts, then the chosen method's.
+..." each; the choice reads only those released values, and a fact no row left to read needs is not bought
+(the workload rows are read first); the chosen method gets the rest of epsilon and reuses the noisy N. The
+release keeps method = "auto" with ``params["chosen"]`` and the facts. Passes: facts, then the method's.
 
 Given a workload, the pick plans for it when it can: the strategy and the quadtree always, the hybrid from
 N eps = 5 x 10^4 (``workload_unused``); PrivTree, the lines method and AG do not (a release note says so).
@@ -250,7 +250,9 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     unbought spread leaves (else half the spread's). Below
     N eps = 10^5, when neither corner row applies (released values), the fullest row or column of cells is
     bought last with a cell fact's epsilon beyond the slice, as the coarse corner fact is; so is, given long thin
-    queries from N eps = 10^6 (the noisy N), the excess variation across them (:func:`fine_fact`)."""
+    queries from N eps = 10^6 (the noisy N), the excess variation across them (:func:`fine_fact`). The workload
+    rows are read as soon as their facts are bought: when one applies, the facts only later rows read (the fine
+    fact after the first two rows, the corner and line facts after all three) are not bought (NaN)."""
     eps_f = FEATURE_FRACTION * epsilon
     side = min(FEATURE_SIDE, ps.grid.size)
     counts, corners = feature_counts(ps, side)
@@ -275,17 +277,17 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
                                f"cells of a public {side} x {side} grid holding at least one point")
         even = max(uniform_occupancy(pop.value, side * side), 1.0)
         spread, floor, eps_corner = max(occupied, 0) / even, share_bound(occupied, eps_spread, even), eps_cells
-    corner = _noisy_fact(int(corners.max()), eps_corner, rnd, ledger, "largest corner cell",
-                         f"the largest count of the four corner cells of the resolution-{ps.grid.bits} grid "
-                         f"(one position: both coordinates at an extreme)")
     n = max(pop.value, 1.0)
-    fine = share_bound(corner, eps_corner, n)
-    coarse = fine
-    if n_corner_facts == 2:
-        noisy = _noisy_fact(int(coarse_corners(counts, side).max()), eps_corner, rnd, ledger,
-                            "largest coarse corner cell",
-                            f"the largest count of the four corner cells of the public {side} x {side} grid")
-        coarse = share_bound(noisy, eps_corner, n)
+    facts = Facts(float(epsilon), int(ps.grid.bits), pop.value, spread, math.nan, math.nan, side_w, density, 0.0,
+                  thin, floor)
+    if workload_row_applies(facts):
+        return facts, pop
+    if workload is not None and thin_shape(side_w, thin) and n * epsilon >= FINE_N_EPS_MIN:   # the fine row reads it
+        facts = dataclasses.replace(facts, fine_floor=fine_fact(counts.reshape(side, side), workload[3], eps_cells,
+                                                                n, rnd, ledger))
+        if workload_row_applies(facts):
+            return facts, pop
+    fine, coarse = corner_facts(ps, counts, corners, side, eps_corner, n, rnd, ledger)
     line = 0.0
     if n * epsilon < LINES_N_EPS_MAX and max(fine, coarse) < CORNER_SHARE_MIN:   # only the lines row reads it
         grid = counts.reshape(side, side)
@@ -294,11 +296,28 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
                                        f"the largest count of a row or column of the public {side} x {side} grid "
                                        "(a point lies in one row and one column: the largest moves by at most 1)"),
                            eps_cells, n, LINE_SCALES)
-    structure = float("nan")
-    if workload is not None and thin_shape(side_w, thin) and n * epsilon >= FINE_N_EPS_MIN:   # the fine row reads it
-        structure = fine_fact(counts.reshape(side, side), workload[3], eps_cells, n, rnd, ledger)
-    return Facts(float(epsilon), int(ps.grid.bits), pop.value, spread, fine, coarse, side_w, density, line,
-                 thin, floor, structure), pop
+    return dataclasses.replace(facts, corner_share=fine, coarse_corner_share=coarse, line_share=line), pop
+
+
+def workload_row_applies(facts: Facts) -> bool:
+    """Whether a workload row (the rows that pick the strategy, read first) applies to the facts bought so far:
+    then no later row is read and the facts only they read are not bought."""
+    return any(r.applies(facts) for r in RULES if r.method == "strategy")
+
+
+def corner_facts(ps: PointSet, counts: np.ndarray, corners: np.ndarray, side: int, epsilon: float, n: float,
+                 rnd: Randomness, ledger: Ledger) -> tuple[float, float]:
+    """The corner share on the release's grid and, on grids finer than ``side``, on the side x side grid (else
+    the same value): lower bounds three noise scales below the noisy counts, ``epsilon`` each."""
+    corner = _noisy_fact(int(corners.max()), epsilon, rnd, ledger, "largest corner cell",
+                         f"the largest count of the four corner cells of the resolution-{ps.grid.bits} grid "
+                         f"(one position: both coordinates at an extreme)")
+    fine = share_bound(corner, epsilon, n)
+    if ps.grid.size <= side:
+        return fine, fine
+    noisy = _noisy_fact(int(coarse_corners(counts, side).max()), epsilon, rnd, ledger, "largest coarse corner cell",
+                        f"the largest count of the four corner cells of the public {side} x {side} grid")
+    return fine, share_bound(noisy, epsilon, n)
 
 
 def thin_shape(side: float, thin: float) -> bool:
@@ -375,7 +394,9 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
         rel = nonnegative(rel)
     split_eps = rel.tree.split_eps.copy()
     split_eps[0] += cost               # the facts are spent once, on every root-to-leaf path
-    corner = ("no corner cell holds a noticeable share of them" if facts.coarse_corner_share < 0.01 else
+    corner = ("the corner cells were not measured, as a row for the workload applied first"
+              if math.isnan(facts.corner_share) else
+              "no corner cell holds a noticeable share of them" if facts.coarse_corner_share < 0.01 else
               f"one corner cell holds at least {facts.corner_share:.0%} of them"
               if facts.corner_share >= facts.coarse_corner_share else
               f"one corner cell of the {FEATURE_SIDE} x {FEATURE_SIDE} grid holds at least "
@@ -391,9 +412,8 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
            f"{rule.plain} Finding this out cost epsilon {cost:g}. "
            f"Rule: {rule.when}; evidence: {rule.why}.")
     params = {"chosen": rule.method, "nonnegative": rule.nonnegative, "why": rule.why, "rule": rule.when,
-              "choice_epsilon": cost, "spread": None if math.isnan(facts.spread) else round(facts.spread, 4),
-              "corner_share": round(facts.corner_share, 4),
-              "coarse_corner_share": round(facts.coarse_corner_share, 4), **rel.params}
+              "choice_epsilon": cost, "spread": _rounded(facts.spread), "corner_share": _rounded(facts.corner_share),
+              "coarse_corner_share": _rounded(facts.coarse_corner_share), **rel.params}
     if not math.isnan(facts.workload_side):
         params["cell_snr"] = round(facts.cell_snr, 4)
     if not math.isnan(facts.fine_floor):
@@ -403,6 +423,11 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
     notes = (why, *rel.notes) if unused is None else (why, unused, *rel.notes)
     return rel.evolve(method="auto", params=params, notes=notes, ledger=ledger.then(rel.ledger),
                       tree=dataclasses.replace(rel.tree, split_eps=split_eps))
+
+
+def _rounded(value: float) -> float | None:
+    """A fact for the release's parameters: None when it was not bought."""
+    return None if math.isnan(value) else round(value, 4)
 
 
 # what this module declares (psdviz/methods/spec.py); n_public is the shared vocabulary's

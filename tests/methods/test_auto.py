@@ -284,11 +284,12 @@ def test_a_workload_of_small_queries_over_full_cells_goes_to_the_strategy():
     small = _small_squares(pts)
     rel = pv.build(pts, dom, "auto", 1.0, seed=1, resolution=8, workload=small)
     assert rel.params["chosen"] == "strategy" and rel.params["cell_snr"] >= auto.CELL_SNR_MIN
-    assert [s.what for s in rel.ledger.spends] == [
+    assert [s.what for s in rel.ledger.spends] == [                     # the row applied: no corner fact bought
         "auto feature: N", "auto feature: points in the workload's cells", "auto feature: occupied cells",
-        "auto feature: largest corner cell", "strategy answers"]
-    facts = [s.epsilon for s in rel.ledger.spends[:4]]
-    assert facts == pytest.approx([0.01, 0.0025, 0.0025, 0.005])          # the same 2 % as without a workload
+        "strategy answers"]
+    facts = [s.epsilon for s in rel.ledger.spends[:3]]
+    assert facts == pytest.approx([0.01, 0.0025, 0.0025])               # the 2 % slice less the corner's share
+    assert rel.params["corner_share"] is None and "corner cells were not measured" in rel.notes[0]
     assert rel.ledger.total() == pytest.approx(1.0) and rel.tree.path_epsilons().max() == pytest.approx(1.0)
     assert rel.params["workload"] == small.tolist()
     big = np.array([[0, 0, 200, 150], [10, 20, 250, 256], [30, 0, 100, 90]], float)
@@ -341,8 +342,9 @@ def test_the_spread_floor_is_three_noise_scales_below_the_noisy_spread():
 
 def test_row_prefixes_over_spread_data_go_to_the_strategy_with_the_same_facts():
     """End to end: 300,000 spread points and 1,000 row prefixes at epsilon 1 go to the strategy; the facts are
-    the ones bought without a workload (no fact is added for thin queries), every path spends epsilon, the
-    release records the queries; random rectangles on the same data do not go there."""
+    the ones bought without a workload up to the row that applies (no fact is added for thin queries, and the
+    corner fact no later row would read is not bought), every path spends epsilon, the release records the
+    queries; random rectangles on the same data do not go there."""
     rng = np.random.default_rng(9)
     pts = rng.uniform(0, 256, (300_000, 2))
     w = _row_prefixes(1000, rng)
@@ -352,7 +354,9 @@ def test_row_prefixes_over_spread_data_go_to_the_strategy_with_the_same_facts():
     assert rel.params["chosen"] == "strategy" and plain.params["chosen"] != "strategy"
     assert "nan" not in rel.notes[0]                      # no density is bought for thin queries: none is told
     facts = [s.what for s in rel.ledger.spends if s.what.startswith("auto feature")]
-    assert facts == [s.what for s in plain.ledger.spends if s.what.startswith("auto feature")]
+    assert facts == ["auto feature: N", "auto feature: occupied cells"]
+    assert facts + ["auto feature: largest corner cell"] == [s.what for s in plain.ledger.spends
+                                                              if s.what.startswith("auto feature")]
     assert rel.ledger.total() == pytest.approx(1.0) and rel.tree.path_epsilons().max() == pytest.approx(1.0)
     assert np.allclose(rel.params["workload"], w)
     corners = np.sort(rng.uniform(0, 256, (200, 2, 2)), axis=1)
@@ -383,8 +387,9 @@ def _rounded_rows(n, rng, step=3.0):
 
 def test_row_prefixes_over_rows_that_differ_go_to_the_strategy_with_the_fine_fact_in_the_ledger():
     """End to end at N eps = 2 x 10^6: 1,000 row prefixes over the rounded blob go to the strategy, the fine fact
-    bought with a cell fact's epsilon and listed in the ledger, every path spending epsilon; over the smooth blob
-    the fact is bought, reads about 0 and the other rows decide; column prefixes over the rounded blob (smooth
+    bought with a cell fact's epsilon and listed in the ledger (the corner fact, which no later row reads then, not
+    bought), every path spending epsilon; over the smooth blob the fact is bought, reads about 0 and the other
+    rows decide (the corner fact bought after it); column prefixes over the rounded blob (smooth
     across them) do not go there; below N eps = 10^6 the fact is not bought."""
     rng = np.random.default_rng(11)
     smooth, striped = _rounded_rows(200_000, rng)
@@ -394,12 +399,15 @@ def test_row_prefixes_over_rows_that_differ_go_to_the_strategy_with_the_fine_fac
     assert rel.params["chosen"] == "strategy" and rel.params["fine_structure"] > 0.5
     assert "nan" not in rel.notes[0] and "differ beyond chance for at least" in rel.notes[0]
     fine = next(s for s in rel.ledger.spends if s.what == "auto feature: fine structure across the queries")
-    corner = next(s for s in rel.ledger.spends if s.what == "auto feature: largest corner cell")
-    assert fine.mechanism == "laplace" and fine.epsilon == pytest.approx(corner.epsilon)
-    assert whats[-1] == "strategy answers"
+    occupied = next(s for s in rel.ledger.spends if s.what == "auto feature: occupied cells")
+    assert fine.mechanism == "laplace" and fine.epsilon == pytest.approx(occupied.epsilon)
+    assert whats == ["auto feature: N", "auto feature: occupied cells",
+                     "auto feature: fine structure across the queries", "strategy answers"]   # no corner fact
     assert rel.ledger.total() == pytest.approx(10.0) and rel.tree.path_epsilons().max() == pytest.approx(10.0)
     plain = pv.build(smooth, DOM, "auto", 10.0, seed=4, resolution=8, workload=w)
     assert plain.params["chosen"] != "strategy" and abs(plain.params["fine_structure"]) < 0.05
+    assert [s.what for s in plain.ledger.spends][2:4] == ["auto feature: fine structure across the queries",
+                                                         "auto feature: largest corner cell"]
     across = pv.build(striped, DOM, "auto", 10.0, seed=4, resolution=8, workload=w[:, [1, 0, 3, 2]])
     assert across.params["chosen"] != "strategy" and abs(across.params["fine_structure"]) < 0.05
     low = pv.build(striped, DOM, "auto", 4.0, seed=4, resolution=8, workload=w)          # N eps 8 x 10^5

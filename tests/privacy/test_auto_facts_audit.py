@@ -98,7 +98,7 @@ def test_the_audit_sees_a_count_read_without_enough_noise(laws, monkeypatch):
 
 def _fine_points(extra: int) -> np.ndarray:
     rng = np.random.default_rng(5)
-    spread = rng.uniform(20, 230, (20_000 - 2, 2))                    # away from the pair's cells
+    spread = rng.uniform(20, 60, (20_000 - 2, 2))   # away from the pair's cells; spread 0.09: the thin row waits
     pair = [[10.5, 10.5], [10.5, 10.5]] + [[10.5, 11.5]] * extra          # x 10, y 10 twice (+ y 11)
     return np.vstack([spread, pair])
 
