@@ -1,4 +1,4 @@
-"""``method="auto"``: the recommended private method, chosen from public facts and two to five noisy ones.
+"""``method="auto"``: the recommended private method, chosen from public facts and one to five noisy ones.
 
 Rule (``RULES``, first match wins): given a workload, the strategy for small queries (median longer side <= 16
 cells of the 256 x 256 grid) over cells holding >= 5 noise scales of points on average, or long thin queries
@@ -80,7 +80,7 @@ class Facts:
     resolution: int
     n: float          # public N or a noisy count
     spread: float     # noisy occupied cells / cells a uniform spread of n points would occupy (NaN: not bought)
-    corner_share: float = 0.0   # (noisy largest corner cell - 3 noise scales) / n: a lower bound of its share
+    corner_share: float = 0.0   # (noisy largest corner cell - 3 noise scales) / n: a lower bound (NaN: not bought)
     coarse_corner_share: float = 0.0   # the same for the corner cells of the 256 x 256 grid
     workload_side: float = math.nan    # public: the workload's median longer side in cells of that grid (NaN: none)
     workload_density: float = math.nan  # noisy points in the cells the workload touches, per such cell (NaN: none)
@@ -241,7 +241,7 @@ def reads_spread(n: float, epsilon: float) -> bool:
 
 def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger, n_public: int | None,
                   workload: tuple[float, float, np.ndarray, int] | None = None) -> tuple[Facts, PopulationSize]:
-    """One pass (:func:`feature_counts`), two to four noisy facts, all in ``ledger``; each cell fact gets
+    """One pass (:func:`feature_counts`), one to five noisy facts, all in ``ledger``; each cell fact gets
     half of what N leaves of the slice, the coarse corner fact (grids finer than 256) as much again. Below
     N eps = 10^4 (the noisy N) no rule reads the spread, so it is not bought and its share goes to the
     corner facts in equal parts; the spread is then NaN. Given a ``workload`` (public: its median longer and
@@ -414,7 +414,7 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
     params = {"chosen": rule.method, "nonnegative": rule.nonnegative, "why": rule.why, "rule": rule.when,
               "choice_epsilon": cost, "spread": _rounded(facts.spread), "corner_share": _rounded(facts.corner_share),
               "coarse_corner_share": _rounded(facts.coarse_corner_share), **rel.params}
-    if not math.isnan(facts.workload_side):
+    if not math.isnan(facts.workload_density):
         params["cell_snr"] = round(facts.cell_snr, 4)
     if not math.isnan(facts.fine_floor):
         params["fine_structure"] = round(facts.fine_floor, 4)

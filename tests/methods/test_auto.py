@@ -352,7 +352,7 @@ def test_row_prefixes_over_spread_data_go_to_the_strategy_with_the_same_facts():
     rel = pv.build(pts, DOM, "auto", 1.0, seed=2, resolution=8, workload=w)
     plain = pv.build(pts, DOM, "auto", 1.0, seed=2, resolution=8)
     assert rel.params["chosen"] == "strategy" and plain.params["chosen"] != "strategy"
-    assert "nan" not in rel.notes[0]                      # no density is bought for thin queries: none is told
+    assert "nan" not in rel.notes[0] and "cell_snr" not in rel.params   # no density is bought for thin queries
     facts = [s.what for s in rel.ledger.spends if s.what.startswith("auto feature")]
     assert facts == ["auto feature: N", "auto feature: occupied cells"]
     assert facts + ["auto feature: largest corner cell"] == [s.what for s in plain.ledger.spends
