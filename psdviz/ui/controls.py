@@ -82,11 +82,11 @@ def auto_rule_text() -> str:
     return (f"auto spends {FEATURE_FRACTION:.0%} of epsilon on noisy facts (N, how spread the points are, "
             "the fullest corner cell's count on the release grid; the spread only from N eps = 10^4, where a "
             "rule reads it, its share otherwise going to the corner counts), about 0.5 % more for each fact only "
-            "some rows read (the same corner count on the 256 x 256 grid on finer grids, the fullest line of "
-            "cells, given queries how the points differ across them), and none that no row left to read needs "
-            f"(given queries, a row for them may apply first). It picks {rows} ('+nnls': non-negative least "
-            "squares over its counts, no epsilon; '/256': splits on the 256 x 256 grid first). The release "
-            "says which it picked, why and what finding out cost.")
+            "some of its rules use (the same corner count on the 256 x 256 grid on finer grids, the fullest line "
+            "of cells, given queries how the points differ across them), and none that no rule still to be "
+            f"checked needs (given queries, a rule for them may apply first). It picks {rows} ('+nnls': "
+            "non-negative least squares over its counts, no epsilon; '/256': splits on the 256 x 256 grid first). "
+            "The release says which it picked, why and what finding out cost.")
 
 
 def _number(name: str, kind: str, value, key: str, text: str, label: str | None = None):

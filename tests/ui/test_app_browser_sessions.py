@@ -8,7 +8,7 @@ from test_app_browser import ARGS, CHROMIUM, MAP_IFRAME, server  # noqa: F401
 from test_app_browser_uploads import UPLOADER, _idle
 
 pytestmark = pytest.mark.browser
-DATA_CAPTION = "[data-testid='stCaptionContainer']:has-text('rows read')"
+DATA_CAPTION = "[data-testid='stCaptionContainer']:has-text(' rows read; ')"   # the data's own caption
 
 
 def _session(browser, url):
