@@ -240,39 +240,39 @@ def reads_spread(n: float, epsilon: float) -> bool:
 
 
 def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger, n_public: int | None,
-                  workload: tuple[float, float, np.ndarray, int] | None = None) -> tuple[Facts, PopulationSize]:
-    """One pass (:func:`feature_counts`), one to five noisy facts, all in ``ledger``; each cell fact gets
-    half of what N leaves of the slice, the coarse corner fact (grids finer than 256) as much again. Below
-    N eps = 10^4 (the noisy N) no rule reads the spread, so it is not bought and its share goes to the
-    corner facts in equal parts; the spread is then NaN. Given a ``workload`` (public: its median longer and
-    shorter sides and the mask of the cells it touches, :func:`workload_cells`), the points in those cells are one more
-    sensitivity-1 fact when its queries are small (the workload row reads it only then), bought with the share an
-    unbought spread leaves (else half the spread's). Below
-    N eps = 10^5, when neither corner row applies (released values), the fullest row or column of cells is
-    bought last with a cell fact's epsilon beyond the slice, as the coarse corner fact is; so is, given long thin
-    queries from N eps = 10^6 (the noisy N), the excess variation across them (:func:`fine_fact`). The workload
-    rows are read as soon as their facts are bought: when one applies, the facts only later rows read (the fine
-    fact after the first two rows, the corner and line facts after all three) are not bought (NaN)."""
+                  workload: tuple[float, float, np.ndarray, int] | None = None
+                  ) -> tuple[Facts, PopulationSize | None]:
+    """One pass (:func:`feature_counts`), one to five noisy facts, all in ``ledger``, bought in the order the
+    rows read them; when a workload row applies, the facts only later rows read are not bought (NaN; N too, then
+    None). Given a workload of small queries (public: :func:`workload_cells`), the points in the cells they touch
+    come first, with half a cell fact's epsilon (the small-queries row reads nothing else). Then N (half the
+    slice, or public), and each cell fact gets half of what N leaves: the occupied cells from N eps = 10^4 (half
+    of that after the density; below, the spread is NaN and its share goes to the corner facts), the corner cell
+    (as much again for the coarse corner on grids finer than 256). Given long thin queries from N eps = 10^6, the
+    excess variation across them (:func:`fine_fact`), and below N eps = 10^5 when neither corner row applies the
+    fullest row or column of cells, each with a cell fact's epsilon beyond the slice."""
     eps_f = FEATURE_FRACTION * epsilon
     side = min(FEATURE_SIDE, ps.grid.size)
     counts, corners = feature_counts(ps, side)
-    pop = noisy_n(int(counts.sum()), eps_f / 2, rnd, ledger, n_public)
-    eps_cells = (eps_f - pop.epsilon) / CELL_FACTS
+    eps_cells = (eps_f - (eps_f / 2 if n_public is None else 0.0)) / CELL_FACTS   # what N leaves of the slice
     n_corner_facts = 1 + (ps.grid.size > side)
-    spread, floor, eps_corner = float("nan"), float("nan"), eps_cells * (1 + 1 / n_corner_facts)
-    small = workload is not None and workload[0] <= SMALL_SIDE   # only the workload row reads its fact
-    buys_spread = reads_spread(pop.value, epsilon)
-    eps_spread = eps_cells / 2 if small else eps_cells
-    density, side_w, thin = float("nan"), float("nan"), float("nan")
-    if workload is not None:
-        side_w, thin = workload[0], workload[1]
-    if workload is not None and small:
-        mask = workload[2]
-        eps_w = eps_spread if buys_spread else eps_cells
-        inside = _noisy_fact(int(counts[mask].sum()), eps_w, rnd, ledger, "points in the workload's cells",
+    side_w, thin = (math.nan, math.nan) if workload is None else (workload[0], workload[1])
+    small = workload is not None and side_w <= SMALL_SIDE   # only the small-queries row reads its fact
+    density = math.nan
+    if workload is not None and small:                      # that row reads nothing else: it is read first
+        inside = _noisy_fact(int(counts[workload[2]].sum()), eps_cells / 2, rnd, ledger,
+                             "points in the workload's cells",
                              f"points in the cells of the public {side} x {side} grid the workload's queries touch")
-        density, eps_corner = max(inside, 0) / max(int(mask.sum()), 1), eps_cells
-    if buys_spread:
+        density = max(inside, 0) / max(int(workload[2].sum()), 1)
+        early = Facts(float(epsilon), int(ps.grid.bits), math.nan, math.nan, math.nan, math.nan, side_w, density,
+                      0.0, thin)
+        if workload_row_applies(early):
+            return early, None
+    pop = noisy_n(int(counts.sum()), eps_f / 2, rnd, ledger, n_public)
+    eps_spread = eps_cells / 2 if small else eps_cells      # the density took the other half
+    spread, floor = math.nan, math.nan
+    eps_corner = eps_cells * (1 + (eps_spread / eps_cells) / n_corner_facts)   # with the spread's share, if unbought
+    if reads_spread(pop.value, epsilon):
         occupied = _noisy_fact(int((counts > 0).sum()), eps_spread, rnd, ledger, "occupied cells",
                                f"cells of a public {side} x {side} grid holding at least one point")
         even = max(uniform_occupancy(pop.value, side * side), 1.0)
@@ -381,7 +381,7 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
                                workload_cells(workload, ps, min(FEATURE_SIDE, ps.grid.size)))
     cost = ledger.total()
     rule = choose(facts)
-    kw: dict[str, object] = {"n_public": pop} if "n_public" in parameters(rule.method) else {}
+    kw: dict[str, object] = {"n_public": pop} if pop is not None and "n_public" in parameters(rule.method) else {}
     if rule.split_grid is not None:
         kw["split_grid"] = rule.split_grid
     if rule.stop_sds is not None:
@@ -402,13 +402,17 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
               f"one corner cell of the {FEATURE_SIDE} x {FEATURE_SIDE} grid holds at least "
               f"{facts.coarse_corner_share:.0%} of them")
     filled = ("how evenly they fill the map was not measured, as no rule reads it at this N and epsilon"
-              if math.isnan(facts.spread) else f"they fill {facts.spread:.0%} of the cells an even spread would")
+              if pop is not None and math.isnan(facts.spread) else
+              "how evenly they fill the map was not measured either" if pop is None else
+              f"they fill {facts.spread:.0%} of the cells an even spread would")
     if not math.isnan(facts.workload_density):
         filled += f"; about {facts.workload_density:,.0f} points per cell where the workload's queries lie"
     if not math.isnan(facts.fine_floor):
         filled += (f"; neighbouring rows of cells across the queries differ beyond chance for at least "
                    f"{max(facts.fine_floor, 0.0):.0%} of them")
-    why = (f"auto chose {rule.label} (N {pop.source}: about {facts.n:,.0f} points; {filled}; {corner}): "
+    size = (f"N {pop.source}: about {facts.n:,.0f} points" if pop is not None else
+            "N was not measured, as the row for small queries reads only the points in their cells")
+    why = (f"auto chose {rule.label} ({size}; {filled}; {corner}): "
            f"{rule.plain} Finding this out cost epsilon {cost:g}. "
            f"Rule: {rule.when}; evidence: {rule.why}.")
     params = {"chosen": rule.method, "nonnegative": rule.nonnegative, "why": rule.why, "rule": rule.when,

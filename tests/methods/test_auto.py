@@ -284,12 +284,11 @@ def test_a_workload_of_small_queries_over_full_cells_goes_to_the_strategy():
     small = _small_squares(pts)
     rel = pv.build(pts, dom, "auto", 1.0, seed=1, resolution=8, workload=small)
     assert rel.params["chosen"] == "strategy" and rel.params["cell_snr"] >= auto.CELL_SNR_MIN
-    assert [s.what for s in rel.ledger.spends] == [                     # the row applied: no corner fact bought
-        "auto feature: N", "auto feature: points in the workload's cells", "auto feature: occupied cells",
-        "strategy answers"]
-    facts = [s.epsilon for s in rel.ledger.spends[:3]]
-    assert facts == pytest.approx([0.01, 0.0025, 0.0025])               # the 2 % slice less the corner's share
-    assert rel.params["corner_share"] is None and "corner cells were not measured" in rel.notes[0]
+    assert [s.what for s in rel.ledger.spends] == [                   # read first, the row applied: nothing else
+        "auto feature: points in the workload's cells", "strategy answers"]
+    assert rel.ledger.spends[0].epsilon == pytest.approx(0.0025)       # half a cell fact, as beside the spread
+    assert rel.params["corner_share"] is None and rel.params["spread"] is None
+    assert "N was not measured" in rel.notes[0] and "corner cells were not measured" in rel.notes[0]
     assert rel.ledger.total() == pytest.approx(1.0) and rel.tree.path_epsilons().max() == pytest.approx(1.0)
     assert rel.params["workload"] == small.tolist()
     big = np.array([[0, 0, 200, 150], [10, 20, 250, 256], [30, 0, 100, 90]], float)
@@ -413,3 +412,27 @@ def test_row_prefixes_over_rows_that_differ_go_to_the_strategy_with_the_fine_fac
     low = pv.build(striped, DOM, "auto", 4.0, seed=4, resolution=8, workload=w)          # N eps 8 x 10^5
     assert "fine_structure" not in low.params
     assert "auto feature: fine structure across the queries" not in {s.what for s in low.ledger.spends}
+
+
+def test_small_queries_buy_their_fact_first_and_the_slice_stays_two_percent_when_the_row_does_not_apply():
+    """The points in the workload's cells come first (half a cell fact); when the row does not apply, N, the
+    occupied cells (from N eps = 10^4, the other half) and the corner cell follow, the same 2 % in all (below
+    N eps = 10^5 the fullest line of cells beyond it, as without a workload); below N eps = 10^4 the corner cell
+    takes what the unbought spread leaves."""
+    from psdviz.lab.synthetic import gaussian_mixture
+    dom = pv.Domain(0, 0, 256, 256)
+    pts = gaussian_mixture(200_000, dom, np.random.default_rng(1), k=5, spread=0.05)
+    eps = 0.06                                            # about 4.4 noise scales a cell, N eps 1.2 x 10^4
+    rel = pv.build(pts, dom, "auto", eps, seed=1, resolution=8, workload=_small_squares(pts))
+    assert rel.params["chosen"] != "strategy" and rel.params["cell_snr"] < auto.CELL_SNR_MIN
+    spent = [(s.what, s.epsilon / eps) for s in rel.ledger.spends if s.what.startswith("auto feature")]
+    assert [w for w, _ in spent] == ["auto feature: points in the workload's cells", "auto feature: N",
+                                     "auto feature: occupied cells", "auto feature: largest corner cell",
+                                     "auto feature: fullest line of cells"]
+    assert [f for _, f in spent] == pytest.approx([0.0025, 0.01, 0.0025, 0.005, 0.005])
+    few = pts[np.random.default_rng(4).random(len(pts)) < 0.02]
+    low = pv.build(few, dom, "auto", 0.1, seed=1, resolution=8, workload=_small_squares(few))
+    spent = [(s.what, s.epsilon / 0.1) for s in low.ledger.spends if s.what.startswith("auto feature")]
+    assert [w for w, _ in spent] == ["auto feature: points in the workload's cells", "auto feature: N",
+                                     "auto feature: largest corner cell", "auto feature: fullest line of cells"]
+    assert [f for _, f in spent] == pytest.approx([0.0025, 0.01, 0.0075, 0.005])
