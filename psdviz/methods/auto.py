@@ -254,6 +254,7 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     eps_f = FEATURE_FRACTION * epsilon
     side = min(FEATURE_SIDE, ps.grid.size)
     counts, corners = feature_counts(ps, side)
+    grid = counts.reshape(side, side)                       # rows y, columns x
     eps_cells = (eps_f - (eps_f / 2 if n_public is None else 0.0)) / CELL_FACTS   # what N leaves of the slice
     n_corner_facts = 1 + (ps.grid.size > side)
     side_w, thin = (math.nan, math.nan) if workload is None else (workload[0], workload[1])
@@ -283,14 +284,12 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     if workload_row_applies(facts):
         return facts, pop
     if workload is not None and thin_shape(side_w, thin) and n * epsilon >= FINE_N_EPS_MIN:   # the fine row reads it
-        facts = dataclasses.replace(facts, fine_floor=fine_fact(counts.reshape(side, side), workload[3], eps_cells,
-                                                                n, rnd, ledger))
+        facts = dataclasses.replace(facts, fine_floor=fine_fact(grid, workload[3], eps_cells, n, rnd, ledger))
         if workload_row_applies(facts):
             return facts, pop
     fine, coarse = corner_facts(ps, counts, corners, side, eps_corner, n, rnd, ledger)
     line = 0.0
     if n * epsilon < LINES_N_EPS_MAX and max(fine, coarse) < CORNER_SHARE_MIN:   # only the lines row reads it
-        grid = counts.reshape(side, side)
         fullest = int(max(grid.sum(axis=0).max(), grid.sum(axis=1).max()))
         line = share_bound(_noisy_fact(fullest, eps_cells, rnd, ledger, "fullest line of cells",
                                        f"the largest count of a row or column of the public {side} x {side} grid "
