@@ -53,6 +53,8 @@ from .spec import WORKLOAD_KINDS, MethodSpec
 FEATURE_FRACTION = 0.02    # of epsilon, for the noisy facts (N, occupied cells, largest corner cell)
 FEATURE_SIDE = 256         # cells per axis of the public grid the cell facts are read from
 CELL_FACTS = 2             # occupied cells and the largest corner cell share what N leaves of the slice
+WORKLOAD_N_SHARE = 0.25    # given a workload N takes this part of its half of the slice, the rest going to the
+                           # pick (the strategy does not read N; the rows read it against bounds only)
 SPREAD_MIN = 0.6
 N_EPS_MIN = 1e4
 CORNER_SHARE_MIN = 0.2
@@ -68,6 +70,11 @@ THIN_N_EPS_MIN = 1.5e5     # ... from this N eps -> the strategy (between the fa
 FINE_MIN = 0.15            # long thin queries over structure finer than two cells across them, this share of N ...
 FINE_SPREAD_MIN = 0.02     # ... over data not all in a few atoms (the spread's lower bound) ...
 FINE_N_EPS_MIN = 1e6       # ... from this N eps -> the strategy (the families: lost cells at 5 x 10^5, not from 10^6)
+FINE_MARGIN = 0.01         # the fine fact's epsilon need put its three-scale margin no lower than this share of N
+ROUGH_MIN = 0.6            # small or long thin queries over excess variation this share of N (summed over the sides
+ROUGH_LINE_MAX = 0.25      # the queries are narrow across), no line of cells above this share (an upper bound) ...
+ROUGH_SNR_MIN = 1.0        # ... small queries over cells holding this many noise scales, N_EPS_MIN <= N eps <
+                           # QUAD_N_EPS_MIN (where the other rows pick trees whose leaves are many cells tall)
 NNLS_STOP_SDS = 2.0        # the build's stop floor on the routes with NNLS (docs/decisions/early-stop.md)
 HYBRID_PLAN_N_EPS = 5e4    # from this N eps the hybrid's count levels are planned (between 2 x 10^4 and 10^5)
 
@@ -87,7 +94,8 @@ class Facts:
     line_share: float = 0.0            # lower bound of the fullest row or column of cells' share of n (0: not bought)
     workload_thin: float = math.nan    # public: the workload's median shorter side in cells of that grid (NaN: none)
     spread_floor: float = math.nan     # the spread three noise scales lower: a lower bound (NaN: not bought)
-    fine_floor: float = math.nan       # excess variation across thin queries over n, 3 noise scales lower (NaN: none)
+    fine_floor: float = math.nan       # excess variation across the queries over n, 3 noise scales lower (NaN: none)
+    line_ceiling: float = math.nan     # the fullest line of cells' share of n, 3 noise scales higher (NaN: none)
 
     @property
     def cell_snr(self) -> float:
@@ -145,6 +153,20 @@ RULES = (
          "from N eps = 10^6 (docs/decisions/workload-strategy.md, \"Fine structure across thin queries\")",
          "Your queries are long and thin, the points change from one row to the next and there are many of them, "
          "so auto measured the answers planned for exactly those queries."),
+    Rule(f"a workload of small queries over cells holding >= {ROUGH_SNR_MIN:g} noise scale of points or of long thin "
+         f"queries, over structure finer than two cells across them (excess variation >= {ROUGH_MIN:g} of N summed "
+         f"over the sides the queries are narrow across, three noise scales below the noisy value), no row or column "
+         f"of cells holding more than {ROUGH_LINE_MAX:g} of N (three noise scales above) and {N_EPS_MIN:g} <= N eps "
+         f"< {QUAD_N_EPS_MIN:g}",
+         lambda f: reads_rough(f) and f.fine_floor >= ROUGH_MIN and f.line_ceiling <= ROUGH_LINE_MAX, "strategy",
+         "points on every few rows or columns of cells (an attribute recorded in whole units, towns, narrow roads) "
+         "with few points for the budget, where the other rows pick trees whose leaves are many cells tall and spread "
+         "each leaf's points over the empty rows between as if even; the workload strategy measures the cells the "
+         "queries need; atoms and full-length lines, where pooling wins, are kept out by the fullest line; on the "
+         "three family sets it beats the pick of the other rows in every such cell (docs/decisions/"
+         "workload-strategy.md, \"Structure finer than the leaves\")",
+         "Your queries are small or thin and the points sit on some rows of cells and not on their neighbours, so "
+         "auto measured the answers planned for exactly those queries."),
     Rule(f"a corner cell >= {CORNER_SHARE_MIN:g} of N", lambda f: f.corner_share >= CORNER_SHARE_MIN, "hybrid",
          "an atom in a corner of the domain (both attributes at their minimum, as zero-inflated pairs of "
          "non-negative values put it): the hybrid kd-tree's quadtree levels isolate the corner and its two edges, "
@@ -269,33 +291,70 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
                       0.0, thin)
         if workload_row_applies(early):
             return early, None
-    pop = noisy_n(int(counts.sum()), eps_f / 2, rnd, ledger, n_public)
+    eps_n = eps_f / 2 * (1.0 if workload is None else WORKLOAD_N_SHARE)   # the rows read N against bounds only
+    pop = noisy_n(int(counts.sum()), eps_n, rnd, ledger, n_public)
+    n = max(pop.value, 1.0)
+    facts = Facts(float(epsilon), int(ps.grid.bits), pop.value, math.nan, math.nan, math.nan, side_w, density, 0.0,
+                  thin)
+    fullest = int(max(grid.sum(axis=0).max(), grid.sum(axis=1).max()))
+    line_noisy: int | None = None
+    if workload is not None and reads_rough(facts):        # the row for rough data reads no spread: it comes first
+        facts, line_noisy = rough_facts(facts, grid, workload[3], fullest, eps_cells, rnd, ledger)
+        if workload_row_applies(facts):
+            return facts, pop
     eps_spread = eps_cells / 2 if small else eps_cells      # the density took the other half
-    spread, floor = math.nan, math.nan
     eps_corner = eps_cells * (1 + (eps_spread / eps_cells) / n_corner_facts)   # with the spread's share, if unbought
     if reads_spread(pop.value, epsilon):
         occupied = _noisy_fact(int((counts > 0).sum()), eps_spread, rnd, ledger, "occupied cells",
                                f"cells of a public {side} x {side} grid holding at least one point")
         even = max(uniform_occupancy(pop.value, side * side), 1.0)
-        spread, floor, eps_corner = max(occupied, 0) / even, share_bound(occupied, eps_spread, even), eps_cells
-    n = max(pop.value, 1.0)
-    facts = Facts(float(epsilon), int(ps.grid.bits), pop.value, spread, math.nan, math.nan, side_w, density, 0.0,
-                  thin, floor)
+        facts = dataclasses.replace(facts, spread=max(occupied, 0) / even,
+                                    spread_floor=share_bound(occupied, eps_spread, even))
+        eps_corner = eps_cells
     if workload_row_applies(facts):
         return facts, pop
     if workload is not None and thin_shape(side_w, thin) and n * epsilon >= FINE_N_EPS_MIN:   # the fine row reads it
-        facts = dataclasses.replace(facts, fine_floor=fine_fact(grid, workload[3], eps_cells, n, rnd, ledger))
+        eps_fine = fine_epsilon(eps_cells, 1, n)
+        facts = dataclasses.replace(facts, fine_floor=fine_fact(grid, (workload[3],), eps_fine, n, rnd, ledger))
         if workload_row_applies(facts):
             return facts, pop
     fine, coarse = corner_facts(ps, counts, corners, side, eps_corner, n, rnd, ledger)
     line = 0.0
-    if n * epsilon < LINES_N_EPS_MAX and max(fine, coarse) < CORNER_SHARE_MIN:   # only the lines row reads it
-        fullest = int(max(grid.sum(axis=0).max(), grid.sum(axis=1).max()))
-        line = share_bound(_noisy_fact(fullest, eps_cells, rnd, ledger, "fullest line of cells",
-                                       f"the largest count of a row or column of the public {side} x {side} grid "
-                                       "(a point lies in one row and one column: the largest moves by at most 1)"),
-                           eps_cells, n, LINE_SCALES)
+    if n * epsilon < LINES_N_EPS_MAX and max(fine, coarse) < CORNER_SHARE_MIN:   # the lines row reads it
+        if line_noisy is None:
+            line_noisy = line_fact(fullest, side, eps_cells, rnd, ledger)
+        line = share_bound(line_noisy, eps_cells, n, LINE_SCALES)
     return dataclasses.replace(facts, corner_share=fine, coarse_corner_share=coarse, line_share=line), pop
+
+
+def fine_epsilon(epsilon: float, axes: int, n: float) -> float:
+    """The fine fact's epsilon: a cell fact's, or less where that much already puts its three-scale margin
+    (3 x 2 ``axes`` / epsilon) under ``FINE_MARGIN`` of N: the rows read it against bounds of 0.15 and 0.6 of N,
+    so more precision buys nothing and the rest goes to the pick."""
+    return min(epsilon, 3 * SENSITIVITY * axes / (FINE_MARGIN * n))
+
+
+def line_fact(fullest: int, side: int, epsilon: float, rnd: Randomness, ledger: Ledger) -> int:
+    """The noisy count of the fullest row or column of cells of the public side x side grid (sensitivity 1)."""
+    return _noisy_fact(fullest, epsilon, rnd, ledger, "fullest line of cells",
+                       f"the largest count of a row or column of the public {side} x {side} grid "
+                       "(a point lies in one row and one column: the largest moves by at most 1)")
+
+
+def rough_facts(facts: Facts, grid: np.ndarray, across: int, fullest: int, epsilon: float, rnd: Randomness,
+                ledger: Ledger) -> tuple[Facts, int | None]:
+    """The facts the row for structure finer than the leaves reads (:func:`reads_rough` holds): the excess
+    variation (:func:`fine_fact`) across the side long thin queries are narrow across or both sides of small
+    ones, then, only when it reaches ``ROUGH_MIN``, the fullest line of cells, read as an upper bound three noise
+    scales above (its noisy count is returned for the lines row to reuse); ``epsilon`` each at most."""
+    n = max(facts.n, 1.0)
+    axes = (across,) if thin_shape(facts.workload_side, facts.workload_thin) else (0, 1)
+    floor = fine_fact(grid, axes, fine_epsilon(epsilon, len(axes), n), n, rnd, ledger)
+    facts = dataclasses.replace(facts, fine_floor=floor)
+    if floor < ROUGH_MIN:
+        return facts, None
+    noisy = line_fact(fullest, grid.shape[0], epsilon, rnd, ledger)
+    return dataclasses.replace(facts, line_ceiling=(noisy + 3 / epsilon) / n), noisy
 
 
 def workload_row_applies(facts: Facts) -> bool:
@@ -319,20 +378,33 @@ def corner_facts(ps: PointSet, counts: np.ndarray, corners: np.ndarray, side: in
     return fine, share_bound(noisy, epsilon, n)
 
 
+def reads_rough(f: Facts) -> bool:
+    """Whether the row for structure finer than the leaves can apply before its own facts are read: small queries
+    over cells holding >= ``ROUGH_SNR_MIN`` noise scales or long thin ones, and N eps in [10^4, 10^5)."""
+    shape = thin_shape(f.workload_side, f.workload_thin) or (f.workload_side <= SMALL_SIDE
+                                                             and f.cell_snr >= ROUGH_SNR_MIN)
+    return shape and N_EPS_MIN <= f.n * f.epsilon < QUAD_N_EPS_MIN
+
+
 def thin_shape(side: float, thin: float) -> bool:
     """Long thin queries (public): median shorter side <= ``THIN_SIDE`` cells, median longer side > ``SMALL_SIDE``."""
     return thin <= THIN_SIDE and side > SMALL_SIDE
 
 
-def fine_fact(grid: np.ndarray, axis: int, epsilon: float, n: float, rnd: Randomness, ledger: Ledger) -> float:
-    """The excess variation across the queries (grid rows [y, x]; ``axis`` 0: pairs of rows, the queries thin in
-    y) with Laplace noise of scale 2 / ``epsilon`` (sensitivity 2, :mod:`.fine_structure`), less three noise
-    scales, over ``n``: a lower bound of its share of N."""
+def fine_fact(grid: np.ndarray, axes: tuple[int, ...], epsilon: float, n: float, rnd: Randomness,
+              ledger: Ledger) -> float:
+    """The excess variation across the queries (grid rows [y, x]; axis 0: pairs of rows, the queries thin in y),
+    summed over ``axes`` (one for long thin queries, both for small ones), with Laplace noise of scale
+    2 len(axes) / ``epsilon`` (sensitivity 2 an axis: a point lies in one pair on each, :mod:`.fine_structure`),
+    less three noise scales, over ``n``: a lower bound of its share of N."""
+    sensitivity = SENSITIVITY * len(axes)
+    sides = "the workload's thin side" if len(axes) == 1 else "both sides of the workload's small queries, summed"
     ledger.spend("auto feature: fine structure across the queries", epsilon, "laplace", nodes=1,
-                 note="excess variation between neighbouring rows of cells across the workload's thin side, on the "
-                      f"public {grid.shape[0]} x {grid.shape[1]} grid (sensitivity {SENSITIVITY:g})")
-    noisy = excess_variation(grid, axis) + float(laplace_noise(rnd.rng, 1, epsilon, SENSITIVITY)[0])
-    return (noisy - 3 * SENSITIVITY / epsilon) / n
+                 note=f"excess variation between neighbouring rows of cells across {sides}, on the public "
+                      f"{grid.shape[0]} x {grid.shape[1]} grid (sensitivity {sensitivity:g})")
+    exact = sum(excess_variation(grid, axis) for axis in axes)
+    noisy = exact + float(laplace_noise(rnd.rng, 1, epsilon, sensitivity)[0])
+    return (noisy - 3 * sensitivity / epsilon) / n
 
 
 def workload_cells(workload: Workload | None, ps: PointSet,
@@ -408,7 +480,12 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
         filled += f"; about {facts.workload_density:,.0f} points per cell where the workload's queries lie"
     if not math.isnan(facts.fine_floor):
         filled += (f"; neighbouring rows of cells across the queries differ beyond chance for at least "
-                   f"{max(facts.fine_floor, 0.0):.0%} of them")
+                   f"{max(facts.fine_floor, 0.0):.0%} of them"
+                   if thin_shape(facts.workload_side, facts.workload_thin) else
+                   f"; neighbouring rows and columns of cells differ beyond chance by at least "
+                   f"{max(facts.fine_floor, 0.0):.2f} N (both sides summed)")
+    if not math.isnan(facts.line_ceiling):
+        filled += f"; no row or column of cells holds more than {facts.line_ceiling:.0%} of them"
     size = (f"N {pop.source}: about {facts.n:,.0f} points" if pop is not None else
             "N was not measured, as the row for small queries reads only the points in their cells")
     why = (f"auto chose {rule.label} ({size}; {filled}; {corner}): "
@@ -421,6 +498,8 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
         params["cell_snr"] = round(facts.cell_snr, 4)
     if not math.isnan(facts.fine_floor):
         params["fine_structure"] = round(facts.fine_floor, 4)
+    if not math.isnan(facts.line_ceiling):
+        params["line_ceiling"] = round(facts.line_ceiling, 4)
     if unused:
         params.update(as_workload(workload).record())
     notes = (why, *rel.notes) if unused is None else (why, unused, *rel.notes)

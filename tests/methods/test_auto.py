@@ -1,5 +1,6 @@
 """method="auto": two to four noisy facts, a rule table, the rest of epsilon to the chosen method."""
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -389,7 +390,8 @@ def test_row_prefixes_over_rows_that_differ_go_to_the_strategy_with_the_fine_fac
     bought with a cell fact's epsilon and listed in the ledger (the corner fact, which no later row reads then, not
     bought), every path spending epsilon; over the smooth blob the fact is bought, reads about 0 and the other
     rows decide (the corner fact bought after it); column prefixes over the rounded blob (smooth
-    across them) do not go there; below N eps = 10^6 the fact is not bought."""
+    across them) do not go there; below N eps = 10^6 the fact is not bought. Its epsilon is a cell fact's or less:
+    what puts its three-scale margin at 1 % of N (here 6 / (0.01 N), N 2 x 10^5)."""
     rng = np.random.default_rng(11)
     smooth, striped = _rounded_rows(200_000, rng)
     w = _row_prefixes(1000, rng)
@@ -399,7 +401,9 @@ def test_row_prefixes_over_rows_that_differ_go_to_the_strategy_with_the_fine_fac
     assert "nan" not in rel.notes[0] and "differ beyond chance for at least" in rel.notes[0]
     fine = next(s for s in rel.ledger.spends if s.what == "auto feature: fine structure across the queries")
     occupied = next(s for s in rel.ledger.spends if s.what == "auto feature: occupied cells")
-    assert fine.mechanism == "laplace" and fine.epsilon == pytest.approx(occupied.epsilon)
+    assert fine.mechanism == "laplace" and fine.epsilon == pytest.approx(6 / (auto.FINE_MARGIN * 200_000), rel=0.01)
+    assert fine.epsilon < occupied.epsilon
+    assert [s.epsilon / 10.0 for s in rel.ledger.spends[:2]] == pytest.approx([0.0025, 0.005])   # N: a quarter
     assert whats == ["auto feature: N", "auto feature: occupied cells",
                      "auto feature: fine structure across the queries", "strategy answers"]   # no corner fact
     assert rel.ledger.total() == pytest.approx(10.0) and rel.tree.path_epsilons().max() == pytest.approx(10.0)
@@ -414,25 +418,89 @@ def test_row_prefixes_over_rows_that_differ_go_to_the_strategy_with_the_fine_fac
     assert "auto feature: fine structure across the queries" not in {s.what for s in low.ledger.spends}
 
 
-def test_small_queries_buy_their_fact_first_and_the_slice_stays_two_percent_when_the_row_does_not_apply():
-    """The points in the workload's cells come first (half a cell fact); when the row does not apply, N, the
-    occupied cells (from N eps = 10^4, the other half) and the corner cell follow, the same 2 % in all (below
-    N eps = 10^5 the fullest line of cells beyond it, as without a workload); below N eps = 10^4 the corner cell
-    takes what the unbought spread leaves."""
+def test_small_queries_buy_their_fact_first_and_the_others_follow_in_the_order_the_rows_read_them():
+    """The points in the workload's cells come first (half a cell fact); when the row does not apply, N (a quarter
+    of its share given a workload: 0.25 %), between N eps = 10^4 and 10^5 over cells holding a noise scale the fine
+    fact across both sides (a cell fact), then the occupied cells (from N eps = 10^4, the other half) and the corner
+    cell, below N eps = 10^5 the fullest line of cells; below N eps = 10^4 the corner cell takes what the unbought
+    spread leaves and no fine fact is bought."""
     from psdviz.lab.synthetic import gaussian_mixture
     dom = pv.Domain(0, 0, 256, 256)
     pts = gaussian_mixture(200_000, dom, np.random.default_rng(1), k=5, spread=0.05)
     eps = 0.06                                            # about 4.4 noise scales a cell, N eps 1.2 x 10^4
     rel = pv.build(pts, dom, "auto", eps, seed=1, resolution=8, workload=_small_squares(pts))
     assert rel.params["chosen"] != "strategy" and rel.params["cell_snr"] < auto.CELL_SNR_MIN
+    assert rel.params["fine_structure"] < auto.ROUGH_MIN and "line_ceiling" not in rel.params   # smooth: not read
     spent = [(s.what, s.epsilon / eps) for s in rel.ledger.spends if s.what.startswith("auto feature")]
     assert [w for w, _ in spent] == ["auto feature: points in the workload's cells", "auto feature: N",
+                                     "auto feature: fine structure across the queries",
                                      "auto feature: occupied cells", "auto feature: largest corner cell",
                                      "auto feature: fullest line of cells"]
-    assert [f for _, f in spent] == pytest.approx([0.0025, 0.01, 0.0025, 0.005, 0.005])
+    assert [f for _, f in spent] == pytest.approx([0.0025, 0.0025, 0.005, 0.0025, 0.005, 0.005])
+    assert rel.ledger.total() == pytest.approx(eps) and rel.tree.path_epsilons().max() == pytest.approx(eps)
     few = pts[np.random.default_rng(4).random(len(pts)) < 0.02]
     low = pv.build(few, dom, "auto", 0.1, seed=1, resolution=8, workload=_small_squares(few))
     spent = [(s.what, s.epsilon / 0.1) for s in low.ledger.spends if s.what.startswith("auto feature")]
     assert [w for w, _ in spent] == ["auto feature: points in the workload's cells", "auto feature: N",
                                      "auto feature: largest corner cell", "auto feature: fullest line of cells"]
-    assert [f for _, f in spent] == pytest.approx([0.0025, 0.01, 0.0075, 0.005])
+    assert [f for _, f in spent] == pytest.approx([0.0025, 0.0025, 0.0075, 0.005])
+
+
+def test_the_rough_row_reads_the_excess_the_fullest_line_n_eps_and_the_workload_shape():
+    """Small queries over cells holding >= 1 noise scale or long thin ones, excess variation >= 0.6 of N (a lower
+    bound), no line of cells above 0.25 of N (an upper bound), 10^4 <= N eps < 10^5: the strategy; each condition
+    alone missing leaves the pick to the other rows."""
+    thin = auto.Facts(1.0, 8, 2e4, math.nan, workload_side=128.0, workload_thin=1.0, fine_floor=0.7,
+                      line_ceiling=0.2)
+    rule = auto.choose(thin)
+    assert rule.method == "strategy" and rule.when.startswith("a workload of small queries over cells holding >= 1")
+    small = dataclasses.replace(thin, workload_side=4.0, workload_thin=4.0, workload_density=2.0)   # snr 2
+    assert auto.choose(small) is rule
+    for change in ({"fine_floor": 0.59}, {"fine_floor": math.nan}, {"line_ceiling": 0.26},
+                   {"line_ceiling": math.nan}, {"n": 0.99e4}, {"n": 1e5}):
+        assert auto.choose(dataclasses.replace(thin, **change)).method != "strategy", change
+    assert auto.choose(dataclasses.replace(small, workload_density=0.99)).method != "strategy"
+    assert auto.choose(dataclasses.replace(thin, workload_thin=3.0)).method != "strategy"
+
+
+EPS_ROUGH = 0.4
+
+
+def test_rows_every_few_cells_at_low_n_eps_go_to_the_strategy_and_atoms_and_lines_do_not():
+    """End to end at N eps = 2 x 10^4 (50,000 points, epsilon 0.4): 1,000 row prefixes over the blob rounded to
+    every third row go to the strategy with N (0.25 %), the fine fact and the fullest line (a cell fact each) in the
+    ledger and nothing else (the spread, which this row does not read, is not bought), every path spending epsilon;
+    squares of 4 cells over it (1-5 noise scales a cell) too, the fact across both sides; over the smooth blob the
+    fine fact reads about 0, the line is not bought for this row and the other rows decide; an atom in a corner with
+    lines along its edges (excess near N) is kept out by its fullest line; at N eps = 10^5 the row does not apply."""
+    rng = np.random.default_rng(12)
+    smooth, striped = _rounded_rows(50_000, rng)
+    w = _row_prefixes(1000, rng)
+    rel = pv.build(striped, DOM, "auto", EPS_ROUGH, seed=4, resolution=8, workload=w)
+    assert rel.params["chosen"] == "strategy" and rel.params["rule"].startswith("a workload of small queries over")
+    assert rel.params["fine_structure"] > 0.7 and rel.params["line_ceiling"] < 0.1
+    assert [(s.what, s.epsilon / EPS_ROUGH) for s in rel.ledger.spends] == [
+        ("auto feature: N", pytest.approx(0.0025)), ("auto feature: fine structure across the queries",
+                                                     pytest.approx(0.005)),
+        ("auto feature: fullest line of cells", pytest.approx(0.005)), ("strategy answers", pytest.approx(0.9875))]
+    assert rel.ledger.total() == pytest.approx(EPS_ROUGH)
+    assert rel.tree.path_epsilons().max() == pytest.approx(EPS_ROUGH)
+    assert "no row or column of cells holds more than" in rel.notes[0] and "nan" not in rel.notes[0]
+    squares = _small_squares(striped)
+    sq = pv.build(striped, DOM, "auto", EPS_ROUGH, seed=4, resolution=8, workload=squares)
+    assert 1 <= sq.params["cell_snr"] < auto.CELL_SNR_MIN and sq.params["chosen"] == "strategy"
+    assert "both sides summed" in sq.notes[0]
+    fine = next(s for s in sq.ledger.spends if s.what == "auto feature: fine structure across the queries")
+    assert "(sensitivity 4)" in fine.note
+    plain = pv.build(smooth, DOM, "auto", EPS_ROUGH, seed=4, resolution=8, workload=w)
+    assert plain.params["chosen"] != "strategy" and abs(plain.params["fine_structure"]) < 0.1
+    assert "line_ceiling" not in plain.params
+    assert [s.what for s in plain.ledger.spends][1:3] == ["auto feature: fine structure across the queries",
+                                                         "auto feature: occupied cells"]
+    atom = zero_inflated(50_000, DOM, np.random.default_rng(3), 0.8, 0.18, corner=True)
+    kept = pv.build(atom, DOM, "auto", EPS_ROUGH, seed=4, resolution=8, workload=w)
+    assert kept.params["fine_structure"] >= auto.ROUGH_MIN and kept.params["line_ceiling"] > auto.ROUGH_LINE_MAX
+    assert kept.params["chosen"] != "strategy"
+    assert [s.what for s in kept.ledger.spends].count("auto feature: fullest line of cells") == 1   # bought once
+    high = pv.build(striped, DOM, "auto", 2.0, seed=4, resolution=8, workload=w)          # N eps 10^5
+    assert high.params["chosen"] != "strategy" and "fine_structure" not in high.params

@@ -1,5 +1,5 @@
 """auto's facts, D vs D': the coarse corner fact is one sensitivity-1 count with geometric noise (the fine fact,
-Laplace with sensitivity 2, below).
+Laplace with sensitivity 2 an axis, on its two paths, below).
 
 D has 100 points spread inside the 256 x 256 grid's corner cell [0, 1)^2 (no point at the release
 grid's corner position) and some elsewhere; D' adds one point inside that cell, so N, the occupied cells
@@ -91,23 +91,40 @@ def test_the_audit_sees_a_count_read_without_enough_noise(laws, monkeypatch):
     assert not _ratio_ok(d_weak, d2_weak, e_fact)
 
 
-# The fine fact (excess variation across long thin queries, Laplace, sensitivity 2): D has a pair of cells across
-# the rows holding (2, 0); D' adds a point to the empty one, which moves the count by 1.5 (|a - b| by -1, E|S_m|
-# from 1 to 1.5), its largest possible move but for 2. N is public (2 x 10^4 at eps 50: N eps 10^6, where the
-# fact is bought), the released share is binned by half a noise scale (post-processing).
+# The fine fact (excess variation across the queries, Laplace), on both of the paths that buy it:
+# - long thin queries from N eps = 10^6 (across their thin side, sensitivity 2): D has a pair of cells across the
+#   rows holding (2, 0); D' adds a point to the empty one, which moves the count by 1.5 (|a - b| by -1, E|S_m| from
+#   1 to 1.5), its largest possible move but for 2. N public 1,000 at eps 1,000 (N eps 10^6), where the fact's
+#   epsilon is what puts its margin at 1 % of N (0.6, below a cell fact's).
+# - small queries between N eps = 10^4 and 10^5 over cells holding 1-5 noise scales (across both sides summed,
+#   sensitivity 4): D also holds 2 points in the cell diagonal to the pair's, so the added point moves the pair
+#   across the rows and the pair across the columns by 1.5 each (3.0 in all). N public 1,000 at eps 50; the fact
+#   takes a cell fact's epsilon (0.5).
+# The released share is binned by half a noise scale (post-processing).
+PATHS = {"thin": (1000.0, 1), "small": (50.0, 2)}
 
-def _fine_points(extra: int) -> np.ndarray:
+
+def _fine_points(path: str, extra: int) -> np.ndarray:
     rng = np.random.default_rng(5)
-    spread = rng.uniform(20, 60, (20_000 - 2, 2))   # away from the pair's cells; spread 0.09: the thin row waits
+    block = rng.uniform(20, 30, (940, 2))            # 100 cells: spread 0.1, the thin row (spread >= 0.3) waits
+    queried = rng.uniform(100, 132, (56, 2))         # inside the small queries: about 3 noise scales a cell at 50
+    diagonal = [[11.5, 11.5]] * 2 if path == "small" else [[40.5, 40.5]] * 2
     pair = [[10.5, 10.5], [10.5, 10.5]] + [[10.5, 11.5]] * extra          # x 10, y 10 twice (+ y 11)
-    return np.vstack([spread, pair])
+    return np.vstack([block, queried, diagonal, pair])
 
 
-def _fine_shares(pts: np.ndarray, eps: float, seed0: int, weaken: float = 1.0) -> np.ndarray:
+def _fine_workload(path: str) -> np.ndarray:
+    if path == "thin":
+        return np.column_stack([np.zeros(50), np.arange(50), np.full(50, 200), np.arange(50) + 1]).astype(float)
+    lo = np.array([(x, y) for x in range(100, 132, 4) for y in range(100, 132, 4)], float)
+    return np.column_stack([lo, lo + 4])
+
+
+def _fine_shares(path: str, pts: np.ndarray, seed0: int, weaken: float = 1.0) -> np.ndarray:
+    eps = PATHS[path][0]
     ps = prepare_points(pts, DOM, resolution=8)
     counted = auto.feature_counts(ps, auto.FEATURE_SIDE)
-    rows = np.column_stack([np.zeros(50), np.arange(50), np.full(50, 200), np.arange(50) + 1]).astype(float)
-    shape = auto.workload_cells(rows, ps, auto.FEATURE_SIDE)
+    shape = auto.workload_cells(_fine_workload(path), ps, auto.FEATURE_SIDE)
     real_counts, real_noise = auto.feature_counts, auto.laplace_noise
     auto.feature_counts = lambda _ps, _side: counted
     auto.laplace_noise = lambda rng, size, e, s: real_noise(rng, size, e * weaken, s)
@@ -118,30 +135,43 @@ def _fine_shares(pts: np.ndarray, eps: float, seed0: int, weaken: float = 1.0) -
         auto.feature_counts, auto.laplace_noise = real_counts, real_noise
 
 
-@pytest.fixture(scope="module")
-def fine_laws():
-    eps = 50.0
-    e_fact = auto.FEATURE_FRACTION * eps / auto.CELL_FACTS
-    d, d2 = _fine_points(0), _fine_points(1)
-    assert len(d) * eps >= auto.FINE_N_EPS_MIN and len(d2) == len(d) + 1
+@pytest.fixture(scope="module", params=sorted(PATHS))
+def fine_laws(request):
+    path = request.param
+    eps, axes = PATHS[path]
+    d, d2 = _fine_points(path, 0), _fine_points(path, 1)
+    n = len(d)
+    e_fact = auto.fine_epsilon(auto.FEATURE_FRACTION * eps / auto.CELL_FACTS, axes, n)
+    assert (n * eps >= auto.FINE_N_EPS_MIN) if path == "thin" else (auto.N_EPS_MIN <= n * eps < auto.QUAD_N_EPS_MIN)
+    assert len(d2) == n + 1 and e_fact == pytest.approx(0.6 if path == "thin" else 0.5)
     grids = [auto.feature_counts(prepare_points(p, DOM, resolution=8), 256)[0].reshape(256, 256) for p in (d, d2)]
-    assert excess_variation(grids[0], 0) - excess_variation(grids[1], 0) == pytest.approx(1.5)
-    return eps, e_fact, len(d), d, d2
+    move = sum(excess_variation(grids[0], a) - excess_variation(grids[1], a) for a in range(axes))
+    assert move == pytest.approx(1.5 * axes)
+    ledger = Ledger(eps)
+    facts, _ = auto.measure_facts(prepare_points(d, DOM, resolution=8), eps, make_randomness(0), ledger, n,
+                                  auto.workload_cells(_fine_workload(path), prepare_points(d, DOM, resolution=8), 256))
+    fine = next(s for s in ledger.spends if s.what == "auto feature: fine structure across the queries")
+    assert fine.epsilon == pytest.approx(e_fact)     # the fact is bought on this path, with this epsilon
+    if path == "small":
+        assert 1 <= facts.cell_snr < auto.CELL_SNR_MIN
+    return path, e_fact, axes, n, d, d2
 
 
-def _binned(shares: np.ndarray, n: int, e_fact: float) -> np.ndarray:
-    return np.floor(shares * n / (0.5 * 2 / e_fact))
+def _binned(shares: np.ndarray, n: int, scale: float) -> np.ndarray:
+    return np.floor(shares * n / (0.5 * scale))
 
 
 def test_fine_fact_law_within_e_eps(fine_laws):
-    eps, e_fact, n, d, d2 = fine_laws
-    a, b = _binned(_fine_shares(d, eps, 0), n, e_fact), _binned(_fine_shares(d2, eps, 10 * RUNS), n, e_fact)
+    path, e_fact, axes, n, d, d2 = fine_laws
+    scale = 2 * axes / e_fact
+    a, b = _binned(_fine_shares(path, d, 0), n, scale), _binned(_fine_shares(path, d2, 10 * RUNS), n, scale)
     assert np.unique(a).size > 10                     # many bins: the test can see
     assert _ratio_ok(a, b, e_fact)
 
 
 def test_the_audit_sees_the_fine_fact_read_with_a_third_of_its_noise(fine_laws):
-    eps, e_fact, n, d, d2 = fine_laws
-    a = _binned(_fine_shares(d, eps, 0, weaken=3.0), n, e_fact)
-    b = _binned(_fine_shares(d2, eps, 10 * RUNS, weaken=3.0), n, e_fact)
+    path, e_fact, axes, n, d, d2 = fine_laws
+    scale = 2 * axes / e_fact
+    a = _binned(_fine_shares(path, d, 0, weaken=3.0), n, scale)
+    b = _binned(_fine_shares(path, d2, 10 * RUNS, weaken=3.0), n, scale)
     assert not _ratio_ok(a, b, e_fact)
