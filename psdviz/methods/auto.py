@@ -1,27 +1,27 @@
-"""``method="auto"``: the recommended private method, chosen from public facts and one to five noisy ones.
+"""``method="auto"``: the recommended private method, chosen from public facts and one to six noisy ones.
 
 Rule (``RULES``, first match wins): given a workload, the strategy for small queries (median longer side <= 16
 cells of the 256 x 256 grid) over cells holding >= 5 noise scales of points on average, or long thin queries
 (median shorter side <= 2 cells) over spread >= 0.3 from N eps = 1.5 x 10^5, or over excess variation across
-them >= 0.15 of N and spread >= 0.02 from N eps = 10^6 (lower bounds); a corner cell of the release's grid
-holding >= 0.2 of N -> the hybrid kd-tree with NNLS, its stop at two noise sds; a corner cell of the 256 x 256
-grid holding >= 0.2 of N -> the same tree splitting on that grid first (``split_grid=256``); a row or column of
-that grid holding >= 0.3 of N below N eps = 10^5 -> the lines method; spread >= 0.6 and N eps >= 10^4 -> AG;
+them >= 0.15 of N and spread >= 0.02 from N eps = 10^6, or small (>= 1 noise scale a cell) or thin queries over
+excess >= 0.6 of N with no line of cells above 0.25 of N at N eps in [10^4, 10^5) (bounds three noise scales in);
+a corner cell of the release's grid holding >= 0.2 of N -> the hybrid kd-tree with NNLS, its stop at two noise
+sds; a corner cell of the 256 x 256 grid >= 0.2 of N -> the same tree splitting on that grid first; a row or
+column of that grid >= 0.3 of N below N eps = 10^5 -> the lines method; spread >= 0.6 and N eps >= 10^4 -> AG;
 N eps >= 10^5 -> the quadtree; else PrivTree. The facts come from one pass over a public 256 x 256 grid (coarser
 if the resolution is): N (public if declared, else a noisy count), *spread* (noisy occupied cells over
 C (1 - exp(-N / C)), the cells a uniform spread would occupy; bought from N eps = 10^4), *corner share* (three
-noise scales below the noisy value, of the fullest corner cell's share of N on the release's grid), on finer
-grids *coarse corner share* (the same on the 256 x 256 grid), below N eps = 10^5 when no corner row applies
-*line share* (five scales below, the fullest row or column of cells) and, given a workload, the points in the
-cells its queries touch (small queries) or the excess variation across them (long thin ones, ``fine_structure``).
+noise scales below the noisy fullest corner cell's share of N on the release's grid), on finer grids *coarse
+corner share* (the same on the 256 x 256 grid), *line share* (the fullest row or column of cells) and, given a
+workload, the points in the cells its queries touch or the excess variation across them (``fine_structure``).
 
-Privacy: the facts cost ``FEATURE_FRACTION`` (2 %) of epsilon, half for N and half shared by the cell facts
-(a share not bought goes to the others, decided from the noisy N, a released value), the coarse corner, line
-and fine facts each as much again as a cell fact; geometric noise with sensitivity 1 each (a point lies in one
-corner cell, one row and one column), the fine fact Laplace with sensitivity 2; one ledger line "auto feature:
-..." each; the choice reads only those released values, and a fact no row left to read needs is not bought
-(the workload rows are read first); the chosen method gets the rest of epsilon and reuses the noisy N. The
-release keeps method = "auto" with ``params["chosen"]`` and the facts. Passes: facts, then the method's.
+Privacy: the facts cost at most ``FEATURE_FRACTION`` (2 %) of epsilon, half for N (a quarter of that given a
+workload) and half shared by the cell facts (a share not bought goes to the others, decided from the noisy N),
+the coarse corner, line and fine facts each at most as much again as a cell fact; geometric noise with
+sensitivity 1 each (a point lies in one corner cell, one row and one column), the fine fact Laplace with
+sensitivity 2 an axis; one ledger line "auto feature: ..." each; the choice reads only those released values,
+and a fact no row left to read needs is not bought (the workload rows are read first); the pick gets the rest of
+epsilon and reuses the noisy N. The release keeps method = "auto" with ``params["chosen"]`` and the facts.
 
 Given a workload, the pick plans for it when it can: the strategy and the quadtree always, the hybrid from
 N eps = 5 x 10^4 (``workload_unused``); PrivTree, the lines method and AG do not (a release note says so).
@@ -264,15 +264,17 @@ def reads_spread(n: float, epsilon: float) -> bool:
 def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger, n_public: int | None,
                   workload: tuple[float, float, np.ndarray, int] | None = None
                   ) -> tuple[Facts, PopulationSize | None]:
-    """One pass (:func:`feature_counts`), one to five noisy facts, all in ``ledger``, bought in the order the
+    """One pass (:func:`feature_counts`), one to six noisy facts, all in ``ledger``, bought in the order the
     rows read them; when a workload row applies, the facts only later rows read are not bought (NaN; N too, then
     None). Given a workload of small queries (public: :func:`workload_cells`), the points in the cells they touch
     come first, with half a cell fact's epsilon (the small-queries row reads nothing else). Then N (half the
-    slice, or public), and each cell fact gets half of what N leaves: the occupied cells from N eps = 10^4 (half
-    of that after the density; below, the spread is NaN and its share goes to the corner facts), the corner cell
-    (as much again for the coarse corner on grids finer than 256). Given long thin queries from N eps = 10^6, the
-    excess variation across them (:func:`fine_fact`), and below N eps = 10^5 when neither corner row applies the
-    fullest row or column of cells, each with a cell fact's epsilon beyond the slice."""
+    slice, a quarter of that given a workload, or public); given small or thin queries at N eps in [10^4, 10^5)
+    the facts of the row for structure finer than the leaves (:func:`rough_facts`); each cell fact gets half of
+    what N's half leaves: the occupied cells from N eps = 10^4 (half of that after the density; below, the spread
+    is NaN and its share goes to the corner facts), the corner cell (as much again for the coarse corner on grids
+    finer than 256). Given long thin queries from N eps = 10^6, the excess variation across them
+    (:func:`fine_fact`), and below N eps = 10^5 when neither corner row applies the fullest row or column of cells
+    (bought once), each with at most a cell fact's epsilon beyond the slice."""
     eps_f = FEATURE_FRACTION * epsilon
     side = min(FEATURE_SIDE, ps.grid.size)
     counts, corners = feature_counts(ps, side)
