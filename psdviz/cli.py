@@ -24,8 +24,10 @@ import json
 import os
 import sys
 import warnings
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -182,13 +184,13 @@ def _input_arguments(sp: argparse.ArgumentParser, out: str, optional: bool = Fal
     sp.add_argument("--out", required=True, help=out)
 
 
-def _progress_bar():
+def _progress_bar() -> tuple[Any, Callable[[int, int, str], None]]:
     """A rich progress bar, one task per kind of pass (tree levels, median levels, ...)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    transient=False)
-    tasks: dict[str, int] = {}
+    tasks: dict[str, TaskID] = {}
 
     def update(done: int, total: int, what: str) -> None:
         if what not in tasks:

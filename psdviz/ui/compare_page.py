@@ -120,7 +120,7 @@ def _cell(fp: str, workload_key: str, variant_key: str, epsilon: float, trials: 
           xy: np.ndarray, domain: Domain, variant: C.Variant, qs: C.QuerySet,
           progress=None) -> tuple[pd.DataFrame, list]:
     """One (variant, epsilon) cell, cached outside st.cache so that its builds can move the progress bar."""
-    def run():
+    def run() -> tuple[pd.DataFrame, list]:
         reports: list = []
         return C.run_cell(xy, domain, variant, epsilon, qs, trials, seed, reports=reports, progress=progress), reports
     return CELLS.get_or_build(_key([fp, workload_key, variant_key, epsilon, trials, seed]), run)
