@@ -5,6 +5,7 @@ cells of the 256 x 256 grid) over cells holding >= 5 noise scales of points on a
 (median shorter side <= 2 cells) over spread >= 0.3 from N eps = 1.5 x 10^5, or over excess variation across
 them >= 0.15 of N and spread >= 0.02 from N eps = 10^6, or small (>= 1 noise scale a cell) or thin queries over
 excess >= 0.6 of N with no line of cells above 0.25 of N at N eps in [10^4, 10^5) (bounds three noise scales in);
+long thin queries over a corner cell >= 0.2 of N from N eps = 1.5 x 10^5 -> PrivTree;
 a corner cell of the release's grid holding >= 0.2 of N -> the hybrid kd-tree with NNLS, its stop at two noise
 sds; a corner cell of the 256 x 256 grid >= 0.2 of N -> the same tree splitting on that grid first; a row or
 column of that grid >= 0.3 of N below N eps = 10^5 -> the lines method; spread >= 0.6 and N eps >= 10^4 -> AG;
@@ -71,6 +72,8 @@ FINE_MIN = 0.15            # long thin queries over structure finer than two cel
 FINE_SPREAD_MIN = 0.02     # ... over data not all in a few atoms (the spread's lower bound) ...
 FINE_N_EPS_MIN = 1e6       # ... from this N eps -> the strategy (the families: lost cells at 5 x 10^5, not from 10^6)
 FINE_MARGIN = 0.01         # the fine fact's epsilon need put its three-scale margin no lower than this share of N
+CORNER_THIN_N_EPS_MIN = 1.5e5   # long thin queries over a corner atom from this N eps -> PrivTree (the families:
+                                # mixed at 10^5, won from 2 x 10^5)
 ROUGH_MIN = 0.6            # small or long thin queries over excess variation this share of N (summed over the sides
 ROUGH_LINE_MAX = 0.25      # the queries are narrow across), no line of cells above this share (an upper bound) ...
 ROUGH_SNR_MIN = 1.0        # ... small queries over cells holding this many noise scales, N_EPS_MIN <= N eps <
@@ -113,6 +116,7 @@ class Rule:
     nonnegative: bool = False   # apply NNLS over the chosen method's released counts (post-processing)
     split_grid: int | None = None   # the chosen method splits on this public grid first
     stop_sds: float | None = None   # the chosen method's stop floor in noise sds (None: its default)
+    workload_row: bool = False      # reads the workload: read first, before the facts only later rows read
 
     @property
     def label(self) -> str:
@@ -129,7 +133,7 @@ RULES = (
          "synthetic families it beats the tree the other rows pick on squares of 2-16 cells there "
          "(docs/decisions/workload-strategy.md)",
          "Your queries are small and the cells they cover hold many points, so auto measured the answers planned "
-         "for exactly those queries."),
+         "for exactly those queries.", workload_row=True),
     Rule(f"a workload of long thin queries (median shorter side <= {THIN_SIDE} cells, longer side > {SMALL_SIDE}) "
          f"over data with spread >= {THIN_SPREAD_MIN:g} (three noise scales below the noisy value) and N eps >= "
          f"{THIN_N_EPS_MIN:g}",
@@ -140,7 +144,7 @@ RULES = (
          "from its few measured rows; on the synthetic and sparse families it beats the pick of the other rows in "
          "26 of 27 such cells (docs/decisions/workload-strategy.md, \"Long thin queries\")",
          "Your queries are long and thin and the points fill much of the map, so auto measured the answers "
-         "planned for exactly those queries."),
+         "planned for exactly those queries.", workload_row=True),
     Rule(f"a workload of long thin queries over structure finer than two cells across them (excess variation >= "
          f"{FINE_MIN:g} of N, three noise scales below the noisy value), spread >= {FINE_SPREAD_MIN:g} (its lower "
          f"bound) and N eps >= {FINE_N_EPS_MIN:g}",
@@ -152,7 +156,18 @@ RULES = (
          "the rows themselves; on the three family sets it beats the pick of the other rows in all but one such cell "
          "from N eps = 10^6 (docs/decisions/workload-strategy.md, \"Fine structure across thin queries\")",
          "Your queries are long and thin, the points change from one row to the next and there are many of them, "
-         "so auto measured the answers planned for exactly those queries."),
+         "so auto measured the answers planned for exactly those queries.", workload_row=True),
+    Rule(f"a workload of long thin queries and a corner cell (of the release's grid or the {FEATURE_SIDE} x "
+         f"{FEATURE_SIDE} grid) >= {CORNER_SHARE_MIN:g} of N, N eps >= {CORNER_THIN_N_EPS_MIN:g}",
+         lambda f: (thin_shape(f.workload_side, f.workload_thin) and f.n * f.epsilon >= CORNER_THIN_N_EPS_MIN
+                    and (f.corner_share >= CORNER_SHARE_MIN or f.coarse_corner_share >= CORNER_SHARE_MIN)), "privtree",
+         "long thin queries over an atom in a corner (zero-inflated pairs) with many points for the budget: the "
+         "hybrid tree the corner rows pick stops at a fixed height, its leaves along the edges several cells tall, "
+         "where the atom's lines lie; PrivTree splits down to the cells those lines occupy; on the corner members "
+         "of the zero-inflated family it beats auto's other rows on every such cell from N eps = 2 x 10^5 "
+         "(docs/decisions/workload-strategy.md, \"An atom in a corner, given thin queries\")",
+         "Your queries are long and thin and many points sit in one corner of the map, so auto used PrivTree, which "
+         "splits finely along the lines that run from that corner.", workload_row=True),
     Rule(f"a workload of small queries over cells holding >= {ROUGH_SNR_MIN:g} noise scale of points or of long thin "
          f"queries, over structure finer than two cells across them (excess variation >= {ROUGH_MIN:g} of N summed "
          f"over the sides the queries are narrow across, three noise scales below the noisy value), no row or column "
@@ -166,7 +181,7 @@ RULES = (
          "three family sets it beats the pick of the other rows in every such cell (docs/decisions/"
          "workload-strategy.md, \"Structure finer than the leaves\")",
          "Your queries are small or thin and the points sit on some rows of cells and not on their neighbours, so "
-         "auto measured the answers planned for exactly those queries."),
+         "auto measured the answers planned for exactly those queries.", workload_row=True),
     Rule(f"a corner cell >= {CORNER_SHARE_MIN:g} of N", lambda f: f.corner_share >= CORNER_SHARE_MIN, "hybrid",
          "an atom in a corner of the domain (both attributes at their minimum, as zero-inflated pairs of "
          "non-negative values put it): the hybrid kd-tree's quadtree levels isolate the corner and its two edges, "
@@ -320,13 +335,20 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
         facts = dataclasses.replace(facts, fine_floor=fine_fact(grid, (workload[3],), eps_fine, n, rnd, ledger))
         if workload_row_applies(facts):
             return facts, pop
-    fine, coarse = corner_facts(ps, counts, corners, side, eps_corner, n, rnd, ledger)
+    facts = with_corners(facts, corner_facts(ps, counts, corners, side, eps_corner, n, rnd, ledger))
+    if workload_row_applies(facts):                                 # thin queries over a corner atom
+        return facts, pop
     line = 0.0
-    if n * epsilon < LINES_N_EPS_MAX and max(fine, coarse) < CORNER_SHARE_MIN:   # the lines row reads it
-        if line_noisy is None:
+    if n * epsilon < LINES_N_EPS_MAX and max(facts.corner_share, facts.coarse_corner_share) < CORNER_SHARE_MIN:
+        if line_noisy is None:                                      # the lines row reads it
             line_noisy = line_fact(fullest, side, eps_cells, rnd, ledger)
         line = share_bound(line_noisy, eps_cells, n, LINE_SCALES)
-    return dataclasses.replace(facts, corner_share=fine, coarse_corner_share=coarse, line_share=line), pop
+    return dataclasses.replace(facts, line_share=line), pop
+
+
+def with_corners(facts: Facts, shares: tuple[float, float]) -> Facts:
+    """The facts with the corner shares (on the release's grid, on the 256 x 256 grid) filled in."""
+    return dataclasses.replace(facts, corner_share=shares[0], coarse_corner_share=shares[1])
 
 
 def fine_epsilon(epsilon: float, axes: int, n: float) -> float:
@@ -360,9 +382,9 @@ def rough_facts(facts: Facts, grid: np.ndarray, across: int, fullest: int, epsil
 
 
 def workload_row_applies(facts: Facts) -> bool:
-    """Whether a workload row (the rows that pick the strategy, read first) applies to the facts bought so far:
+    """Whether a workload row (the rows that read the workload, read first) applies to the facts bought so far:
     then no later row is read and the facts only they read are not bought."""
-    return any(r.applies(facts) for r in RULES if r.method == "strategy")
+    return any(r.applies(facts) for r in RULES if r.workload_row)
 
 
 def corner_facts(ps: PointSet, counts: np.ndarray, corners: np.ndarray, side: int, epsilon: float, n: float,
@@ -435,6 +457,9 @@ def workload_unused(rule: Rule, facts: Facts) -> str | None:
     measure each point once on their leaves or twice on fixed grids and have no plan to move; the hybrid's
     count levels are planned from N eps = ``HYBRID_PLAN_N_EPS`` (noisy or public N), below which planning them
     raised its error on the synthetic families (docs/decisions/workload-strategy.md, "The hybrid")."""
+    if not accepts_workload(rule.method) and rule.workload_row:
+        return (f"The workload chose {rule.label} but was not used by it: {rule.label} does not plan its "
+                "measurements for queries (build method='quadtree' or method='strategy' to plan for them).")
     if not accepts_workload(rule.method):
         return (f"The workload was not used: auto chose {rule.label}, which does not plan its measurements for "
                 "queries (build method='quadtree' or method='strategy' to plan for them).")

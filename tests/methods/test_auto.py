@@ -504,3 +504,37 @@ def test_rows_every_few_cells_at_low_n_eps_go_to_the_strategy_and_atoms_and_line
     assert [s.what for s in kept.ledger.spends].count("auto feature: fullest line of cells") == 1   # bought once
     high = pv.build(striped, DOM, "auto", 2.0, seed=4, resolution=8, workload=w)          # N eps 10^5
     assert high.params["chosen"] != "strategy" and "fine_structure" not in high.params
+
+
+def test_the_corner_row_for_thin_queries_reads_the_corner_shares_n_eps_and_the_workload_shape():
+    """Long thin queries, a corner cell of either grid >= 0.2 of N (a lower bound), N eps >= 1.5 x 10^5: PrivTree;
+    below that N eps, or with other queries, the hybrid of the corner rows."""
+    f = auto.Facts(1.0, 8, 2e5, 0.1, corner_share=0.8, coarse_corner_share=0.8, workload_side=128.0,
+                   workload_thin=1.0, spread_floor=0.09)
+    rule = auto.choose(f)
+    assert rule.method == "privtree" and rule.workload_row and rule.when.startswith("a workload of long thin")
+    assert auto.choose(dataclasses.replace(f, corner_share=0.1)) is rule            # the coarse corner's atom
+    assert auto.choose(dataclasses.replace(f, corner_share=0.1, coarse_corner_share=0.19)).method != "privtree"
+    assert auto.choose(dataclasses.replace(f, n=1.49e5)).method == "hybrid"
+    assert auto.choose(dataclasses.replace(f, workload_thin=4.0, workload_side=4.0)).method == "hybrid"
+    assert auto.choose(dataclasses.replace(f, workload_thin=math.nan, workload_side=math.nan)).method == "hybrid"
+
+
+def test_row_prefixes_over_a_corner_atom_go_to_privtree_with_many_points_for_the_budget():
+    """End to end: an atom in a corner with lines along its edges (200,000 points), 1,000 row prefixes at
+    epsilon 1 (N eps 2 x 10^5): PrivTree, after N, the occupied cells and the corner cell (nothing else: the
+    fullest line, which only the lines row reads, is not bought); every path spends epsilon; the note says the
+    queries chose PrivTree and that it has no plan to set, and the release records them. At epsilon 0.5 (N eps
+    10^5) the corner rows' hybrid, planned for the queries."""
+    rng = np.random.default_rng(21)
+    pts = zero_inflated(200_000, DOM, rng, 0.87, 0.13, corner=True)
+    w = _row_prefixes(1000, rng)
+    rel = pv.build(pts, DOM, "auto", 1.0, seed=6, resolution=8, workload=w)
+    assert rel.params["chosen"] == "privtree"
+    facts = [s.what for s in rel.ledger.spends if s.what.startswith("auto feature")]
+    assert facts == ["auto feature: N", "auto feature: occupied cells", "auto feature: largest corner cell"]
+    assert rel.ledger.total() == pytest.approx(1.0) and rel.tree.path_epsilons().max() == pytest.approx(1.0)
+    assert any(n.startswith("The workload chose privtree but was not used by it") for n in rel.notes)
+    assert np.allclose(rel.params["workload"], w)
+    low = pv.build(pts, DOM, "auto", 0.5, seed=6, resolution=8, workload=w)
+    assert low.params["chosen"] == "hybrid" and not any("not used" in n for n in low.notes)
