@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_dpbench import DOMAIN  # noqa: E402
 from ratios import summary  # noqa: E402
-from workload_choice import sparse_sets, workloads  # noqa: E402
+from workload_corner import corner_workloads  # noqa: E402
 
 import psdviz as pv  # noqa: E402
 from psdviz.lab.metrics import relative_error  # noqa: E402
@@ -44,24 +44,16 @@ def mre(pts: np.ndarray, eps: float, w: np.ndarray, truth: np.ndarray, height: i
 
 def main() -> int:
     ratios = []
-    for n in (20_000, 200_000, 1_000_000):
-        for label, pts in sparse_sets(n):
-            if "corner" not in label:
+    for label, n, name, w, pts, truth in corner_workloads():
+        for eps in (0.1, 1.0):
+            h0 = min(8, math.ceil(math.log(n * eps * SHARE / 10, 4)))
+            hw = 8 if "prefix" in name else 6 if "squares" in name else h0
+            if hw <= h0:
                 continue
-            index = pv.PointIndex(pts)
-            for name, w in workloads(pts, "sparse").items():
-                w = w.astype(float)
-                w[:, [2, 3]] = np.maximum(w[:, [2, 3]], w[:, [0, 1]] + 1)
-                for eps in (0.1, 1.0):
-                    h0 = min(8, math.ceil(math.log(n * eps * SHARE / 10, 4)))
-                    hw = 8 if "prefix" in name else 6 if "squares" in name else h0
-                    if hw <= h0:
-                        continue
-                    truth = index.count(w)
-                    a, b = mre(pts, eps, w, truth, h0), mre(pts, eps, w, truth, hw)
-                    ratios.append(b / a)
-                    print(f"{label} | N {n} | eps {eps:g} | {name} | height {h0}: {a:.4g} | height {hw}: {b:.4g} | "
-                          f"ratio {b / a:.2f}", flush=True)
+            a, b = mre(pts, eps, w, truth, h0), mre(pts, eps, w, truth, hw)
+            ratios.append(b / a)
+            print(f"{label} | N {n} | eps {eps:g} | {name} | height {h0}: {a:.4g} | height {hw}: {b:.4g} | "
+                  f"ratio {b / a:.2f}", flush=True)
     print(f"deeper over default: {summary(np.array(ratios), 'the deeper tree')}")
     return 0
 

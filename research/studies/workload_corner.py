@@ -14,6 +14,7 @@ corner, given thin queries"; and why no row sends ADULT-2D's row prefixes elsewh
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -40,11 +41,9 @@ def mre(pts: np.ndarray, method: str, eps: float, w: np.ndarray, truth: np.ndarr
                           for s in range(RUNS)]))
 
 
-def main() -> int:
-    rows = auto.RULES
-    print("| family | N | eps | workload | pick | pick+W MRE | PrivTree / pick | strategy / pick | auto | "
-          "auto / pick |")
-    print("|---|---:|---:|---|---|---:|---:|---:|---|---:|")
+def corner_workloads() -> Iterator[tuple[str, int, str, np.ndarray, np.ndarray, np.ndarray]]:
+    """(member, N, workload name, queries, points, true answers): each corner member of the zero-inflated family
+    at each N with each workload of the sparse set, every query at least one cell a side."""
     for n in (20_000, 200_000, 1_000_000):
         for label, pts in sparse_sets(n):
             if "corner" not in label:
@@ -53,17 +52,25 @@ def main() -> int:
             for name, w in workloads(pts, "sparse").items():
                 w = w.astype(float)
                 w[:, [2, 3]] = np.maximum(w[:, [2, 3]], w[:, [0, 1]] + 1)
-                truth = index.count(w)
-                for eps in (0.1, 1.0):
-                    auto.RULES = tuple(r for r in rows if r.method != "strategy")     # the pick of the other rows
-                    pick = pv.build(pts, DOMAIN, "auto", eps, seed=3, resolution=8, workload=w).params["chosen"]
-                    a = mre(pts, "auto", eps, w, truth, True)
-                    auto.RULES = tuple(r for r in rows if not r.when.startswith(THIN_CORNER))   # every other row
-                    full = pv.build(pts, DOMAIN, "auto", eps, seed=3, resolution=8, workload=w).params["chosen"]
-                    f = mre(pts, "auto", eps, w, truth, True)
-                    p, s = mre(pts, "privtree", eps, w, truth, False), mre(pts, "strategy", eps, w, truth, True)
-                    print(f"| {label} | {n} | {eps:g} | {name} | {pick} | {a:.4g} | {p / a:.2f} | {s / a:.2f} | "
-                          f"{full} | {f / a:.2f} |", flush=True)
+                yield label, n, name, w, pts, index.count(w)
+
+
+def main() -> int:
+    rows = auto.RULES
+    print("| family | N | eps | workload | pick | pick+W MRE | PrivTree / pick | strategy / pick | auto | "
+          "auto / pick |")
+    print("|---|---:|---:|---|---|---:|---:|---:|---|---:|")
+    for label, n, name, w, pts, truth in corner_workloads():
+        for eps in (0.1, 1.0):
+            auto.RULES = tuple(r for r in rows if r.method != "strategy")     # the pick of the other rows
+            pick = pv.build(pts, DOMAIN, "auto", eps, seed=3, resolution=8, workload=w).params["chosen"]
+            a = mre(pts, "auto", eps, w, truth, True)
+            auto.RULES = tuple(r for r in rows if not r.when.startswith(THIN_CORNER))   # every other row
+            full = pv.build(pts, DOMAIN, "auto", eps, seed=3, resolution=8, workload=w).params["chosen"]
+            f = mre(pts, "auto", eps, w, truth, True)
+            p, s = mre(pts, "privtree", eps, w, truth, False), mre(pts, "strategy", eps, w, truth, True)
+            print(f"| {label} | {n} | {eps:g} | {name} | {pick} | {a:.4g} | {p / a:.2f} | {s / a:.2f} | "
+                  f"{full} | {f / a:.2f} |", flush=True)
     auto.RULES = rows
     return 0
 
