@@ -8,7 +8,8 @@ variation (:func:`psdviz.methods.fine_structure.excess_variation`, across the si
 both sides summed for squares) and fullest row or column of cells, both over N, and the readings auto would expect
 (the excess three noise scales lower, the line three higher, at a cell fact's epsilon); then what a rule "excess >=
 F, line <= L" sends, by band of N eps; and, for the rule auto uses, how often auto's own noisy facts send each cell
-(``SEEDS`` draws of :func:`psdviz.methods.auto.measure_facts`). The reading is in docs/decisions/workload-strategy.md
+(``SEEDS`` draws of :func:`psdviz.methods.auto.measure_facts`), each cell it ever sends measured again (``RUNS``
+runs, the present code). The reading is in docs/decisions/workload-strategy.md
 ("Structure finer than the leaves").
 
     python research/studies/workload_rough.py > research/studies/workload_rough.md
@@ -26,15 +27,18 @@ import workload_fine as wf  # noqa: E402
 from ratios import summary  # noqa: E402
 from workload_choice import workloads  # noqa: E402
 
+import psdviz as pv  # noqa: E402
 from psdviz.core.domain import prepare_points  # noqa: E402
 from psdviz.core.ledger import Ledger  # noqa: E402
 from psdviz.core.rng import make_randomness  # noqa: E402
+from psdviz.lab.metrics import relative_error  # noqa: E402
 from psdviz.methods import auto  # noqa: E402
 from psdviz.methods.fine_structure import excess_variation  # noqa: E402
 
 SETS = {"workload_choice.md": "families", "workload_choice_sparse.md": "sparse", "workload_choice_lumpy.md": "lumpy"}
 BANDS = ((1e4, 1e5), (1e5, 1e6))
 SEEDS = 10
+RUNS = 3              # runs a cell when the cells the rule sends are measured again
 CELL_SHARE = auto.FEATURE_FRACTION / 2 / auto.CELL_FACTS     # a cell fact's share of epsilon
 
 
@@ -67,10 +71,32 @@ def facts(grid: np.ndarray, n: int, eps: float, wl: str) -> dict:
             "line_read": line + 3 / e_cell / n}
 
 
-def sent_share(cell: dict, points: np.ndarray) -> float:
-    """How often auto's own noisy facts send the cell to the row for structure finer than the leaves."""
+def cell_workload(cell: dict, points: np.ndarray) -> np.ndarray:
+    """The cell's queries, as ``workload_choice.py`` built them (at least one cell a side)."""
     w = workloads(points, cell["which"])[cell["workload"]].astype(float)
     w[:, [2, 3]] = np.maximum(w[:, [2, 3]], w[:, [0, 1]] + 1)
+    return w
+
+
+def rerun_ratio(cell: dict, points: np.ndarray) -> float:
+    """The strategy's MRE over the pick's of auto's other rows (the strategy rows out), ``RUNS`` runs each."""
+    w = cell_workload(cell, points)
+    truth, n, rows = pv.PointIndex(points).count(w), len(points), auto.RULES
+    err = {}
+    try:
+        auto.RULES = tuple(r for r in rows if r.method != "strategy")
+        for m in ("auto", "strategy"):
+            err[m] = np.mean([np.mean(relative_error(pv.build(points, wf.DOMAIN, m, cell["eps"], seed=3 + s,
+                                                              resolution=8, workload=w).answer(w), truth, n))
+                              for s in range(RUNS)])
+    finally:
+        auto.RULES = rows
+    return float(err["strategy"] / err["auto"])
+
+
+def sent_share(cell: dict, points: np.ndarray) -> float:
+    """How often auto's own noisy facts send the cell to the row for structure finer than the leaves."""
+    w = cell_workload(cell, points)
     ps = prepare_points(points, wf.DOMAIN, resolution=8)
     shape = auto.workload_cells(w, ps, auto.FEATURE_SIDE)
     rough = next(r for r in auto.RULES if r.when.startswith("a workload of small queries over cells holding >= 1"))
@@ -99,7 +125,7 @@ def main() -> int:
                 print(f"- N eps in [{lo:g}, {hi:g}), excess >= {f_min:g}, line <= {l_max:g}: {summary(r)}")
     print(f"\n## The rule auto uses, on its own noisy facts ({SEEDS} draws a cell, N eps in [10^4, 10^5))\n")
     points: dict = {}
-    sent, left = [], []
+    sent, left, rerun = [], [], []
     for c in table:
         if not auto.N_EPS_MIN <= c["n"] * c["eps"] < auto.QUAD_N_EPS_MIN:
             continue
@@ -108,9 +134,12 @@ def main() -> int:
         share = sent_share(c, points[(c["family"], c["n"])])
         (sent if share >= 0.5 else left).append(c["ratio"])
         if share > 0:
+            again = rerun_ratio(c, points[(c["family"], c["n"])])
+            (rerun if share >= 0.5 else []).append(again)
             print(f"- {c['family']}, N {c['n']}, eps {c['eps']:g}, {c['workload']}: sent in {share:.0%} of draws, "
-                  f"strategy / pick {c['ratio']:.2f}")
+                  f"strategy / pick {c['ratio']:.2f} (one run), {again:.2f} ({RUNS} runs now)")
     print(f"\nSent in at least half the draws: {summary(np.array(sent))}; left: {summary(np.array(left))}")
+    print(f"The cells sent, {RUNS} runs each with the present code: {summary(np.array(rerun))}")
     return 0
 
 
