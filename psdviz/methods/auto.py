@@ -331,8 +331,7 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     if workload_row_applies(facts):
         return facts, pop
     if workload is not None and thin_shape(side_w, thin) and n * epsilon >= FINE_N_EPS_MIN:   # the fine row reads it
-        eps_fine = fine_epsilon(eps_cells, 1, n)
-        facts = dataclasses.replace(facts, fine_floor=fine_fact(grid, (workload[3],), eps_fine, n, rnd, ledger))
+        facts = dataclasses.replace(facts, fine_floor=fine_fact(grid, (workload[3],), eps_cells, n, rnd, ledger))
         if workload_row_applies(facts):
             return facts, pop
     facts = with_corners(facts, corner_facts(ps, counts, corners, side, eps_corner, n, rnd, ledger))
@@ -373,7 +372,7 @@ def rough_facts(facts: Facts, grid: np.ndarray, across: int, fullest: int, epsil
     scales above (its noisy count is returned for the lines row to reuse); ``epsilon`` each at most."""
     n = max(facts.n, 1.0)
     axes = (across,) if thin_shape(facts.workload_side, facts.workload_thin) else (0, 1)
-    floor = fine_fact(grid, axes, fine_epsilon(epsilon, len(axes), n), n, rnd, ledger)
+    floor = fine_fact(grid, axes, epsilon, n, rnd, ledger)
     facts = dataclasses.replace(facts, fine_floor=floor)
     if floor < ROUGH_MIN:
         return facts, None
@@ -419,9 +418,11 @@ def fine_fact(grid: np.ndarray, axes: tuple[int, ...], epsilon: float, n: float,
               ledger: Ledger) -> float:
     """The excess variation across the queries (grid rows [y, x]; axis 0: pairs of rows, the queries thin in y),
     summed over ``axes`` (one for long thin queries, both for small ones), with Laplace noise of scale
-    2 len(axes) / ``epsilon`` (sensitivity 2 an axis: a point lies in one pair on each, :mod:`.fine_structure`),
-    less three noise scales, over ``n``: a lower bound of its share of N."""
+    2 len(axes) / eps (sensitivity 2 an axis: a point lies in one pair on each, :mod:`.fine_structure`), eps
+    :func:`fine_epsilon` of a cell fact's ``epsilon``, less three noise scales, over ``n``: a lower bound of its
+    share of N."""
     sensitivity = SENSITIVITY * len(axes)
+    epsilon = fine_epsilon(epsilon, len(axes), n)
     sides = "the workload's thin side" if len(axes) == 1 else "both sides of the workload's small queries, summed"
     ledger.spend("auto feature: fine structure across the queries", epsilon, "laplace", nodes=1,
                  note=f"excess variation between neighbouring rows of cells across {sides}, on the public "
@@ -457,12 +458,10 @@ def workload_unused(rule: Rule, facts: Facts) -> str | None:
     measure each point once on their leaves or twice on fixed grids and have no plan to move; the hybrid's
     count levels are planned from N eps = ``HYBRID_PLAN_N_EPS`` (noisy or public N), below which planning them
     raised its error on the synthetic families (docs/decisions/workload-strategy.md, "The hybrid")."""
-    if not accepts_workload(rule.method) and rule.workload_row:
-        return (f"The workload chose {rule.label} but was not used by it: {rule.label} does not plan its "
-                "measurements for queries (build method='quadtree' or method='strategy' to plan for them).")
     if not accepts_workload(rule.method):
-        return (f"The workload was not used: auto chose {rule.label}, which does not plan its measurements for "
-                "queries (build method='quadtree' or method='strategy' to plan for them).")
+        lead = (f"The workload chose {rule.label} but was not used by it: {rule.label} does not plan"
+                if rule.workload_row else f"The workload was not used: auto chose {rule.label}, which does not plan")
+        return f"{lead} its measurements for queries (build method='quadtree' or method='strategy' to plan for them)."
     if rule.method == "hybrid" and facts.n * facts.epsilon < HYBRID_PLAN_N_EPS:
         return (f"The workload was not used: auto chose {rule.label}; below N x epsilon = {HYBRID_PLAN_N_EPS:g} "
                 "planning its levels for the queries raised its error on synthetic data (build method='hybrid' "

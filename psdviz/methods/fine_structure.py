@@ -1,5 +1,5 @@
-"""Structure finer than two cells across a thin query: the count auto reads before sending long thin queries to
-the workload strategy over data that are not smooth at the cell scale (roads, towns, an attribute in whole units).
+"""Structure finer than two cells across a query: the count auto reads before sending long thin or small queries
+to the workload strategy over data that are not smooth at the cell scale (roads, towns, an attribute in whole units).
 
 Rule: pair each cell of a public side x side grid with its neighbour across ``axis`` (cells 2k and 2k + 1); the
 *excess variation* is the sum over the pairs of |a - b| - E|a - b|, the expectation taken as if the pair's
@@ -10,8 +10,9 @@ disagree on beyond chance.
 
 Privacy: adding or removing one point moves one pair's m by 1: |a - b| by exactly 1 and E|S_m| by
 P(S_m = 0) in [0, 1] (E|S_{m+1}| = E|S_m| + P(S_m = 0)), so the sum moves by at most 2 (L1 sensitivity 2 under
-add/remove). auto releases it with Laplace noise of scale 2 / epsilon (docs/decisions/workload-strategy.md,
-"Fine structure across thin queries").
+add/remove); summed over both axes (a point lies in one pair on each) it moves by at most 4. auto releases it
+with Laplace noise of scale 2 / epsilon an axis (docs/decisions/workload-strategy.md, "Fine structure across thin
+queries", "Structure finer than the leaves").
 """
 from __future__ import annotations
 
