@@ -47,13 +47,17 @@ def skewed(n: int, domain: Domain, rng: np.random.Generator) -> np.ndarray:
 
 
 def zero_inflated(n: int, domain: Domain, rng: np.random.Generator, atom: float = 0.8, lines: float = 0.18,
-                  corner: bool = False, cells: int = 256) -> np.ndarray:
+                  corner: bool = False, cells: int = 256, heaps: int = 0, heaped: float = 1.0) -> np.ndarray:
     """Points of a zero-inflated attribute pair on a ``cells`` x ``cells`` grid of the domain.
 
     A share ``atom`` sits in one cell (the domain's lower-left cell if ``corner``, else a random interior
     cell), a share ``lines`` on the row and column through that cell at geometric distances (mean 33
     cells; both directions unless ``corner``), the rest (1 - atom - lines) uniform. Points are placed
-    uniformly inside their cells, as the DPBench protocol places a histogram's counts."""
+    uniformly inside their cells, as the DPBench protocol places a histogram's counts.
+
+    ``heaps`` > 0 puts a share ``heaped`` of the line points on at most ``heaps`` distances from the atom along
+    each line instead (drawn once per line from the same geometric law, weights from a Pareto law of index 1):
+    values reported at a few round amounts, as incomes and gains are, rather than spread over every cell."""
     background = 1.0 - atom - lines
     if min(atom, lines, background) < -1e-12:     # atom + lines = 1 may round to a tiny negative rest
         raise ValueError(f"atom + lines must be at most 1 with both >= 0 (got atom={atom}, lines={lines})")
@@ -65,6 +69,8 @@ def zero_inflated(n: int, domain: Domain, rng: np.random.Generator, atom: float 
     if not corner:
         step = step * rng.choice([-1, 1], on_line.size)
     axis = rng.integers(0, 2, on_line.size)
+    if heaps > 0:
+        step = _heaped_steps(step, axis, rng, heaps, heaped, cells)
     cell[on_line, axis] = np.clip(centre[axis] + step, 0, cells - 1)
     anywhere = np.flatnonzero(kind == 2)
     cell[anywhere] = rng.integers(0, cells, (anywhere.size, 2))
@@ -115,3 +121,16 @@ def _line_profile(profile: str, cells: int, rng: np.random.Generator) -> np.ndar
         spikes = rng.choice(cells, size=rng.integers(3, 12), replace=False)
         p[spikes] += 0.8 * rng.dirichlet(np.ones(spikes.size))
     return p / p.sum()
+
+
+def _heaped_steps(step: np.ndarray, axis: np.ndarray, rng: np.random.Generator, heaps: int, heaped: float,
+                  cells: int) -> np.ndarray:
+    """``step`` with a share ``heaped`` of its entries moved to one of each line's ``heaps`` distances (sign kept)."""
+    out = step.copy()
+    moved = rng.random(step.size) < heaped
+    for ax in (0, 1):
+        at = np.flatnonzero(moved & (axis == ax))
+        distances = np.unique(np.minimum(rng.geometric(0.03, heaps), cells - 1))
+        weights = rng.pareto(1.0, distances.size) + 1.0
+        out[at] = np.sign(step[at]) * rng.choice(distances, at.size, p=weights / weights.sum())
+    return out

@@ -51,3 +51,22 @@ def test_domain_scaling():
 def test_bad_shares_name_the_limit(atom, lines):
     with pytest.raises(ValueError, match="atom \\+ lines must be at most 1"):
         zero_inflated(100, DOM, np.random.default_rng(0), atom, lines)
+
+
+def test_heaped_lines_take_at_most_heaps_values_a_line_and_heaped_sets_their_share():
+    """heaps=5: every line point off the atom sits on one of at most 5 cells of its line; heaped=0.3: about 0.3 of
+    them do (binomial, 6 sd; the smooth law puts at most 0.03 on a cell), the rest keep the smooth law; the atom's
+    share is unchanged."""
+    n = 20_000
+    cells = _cells(zero_inflated(n, DOM, np.random.default_rng(6), 0.5, 0.5, True, heaps=5))
+    for axis in (0, 1):
+        on_line = cells[(cells[:, 1 - axis] == 0) & (cells[:, axis] > 0)]
+        assert 0 < np.unique(on_line[:, axis]).size <= 5
+    assert abs((cells == 0).all(axis=1).sum() - n * 0.5) < 6 * np.sqrt(n * 0.25)
+    part = _cells(zero_inflated(n, DOM, np.random.default_rng(6), 0.5, 0.5, True, heaps=5, heaped=0.3))
+    heaps = np.unique(cells[(cells[:, 1] == 0) & (cells[:, 0] > 0)][:, 0])   # the first line's (drawn first: same)
+    line = part[(part[:, 1] == 0) & (part[:, 0] > 0)][:, 0]
+    on_heaps = np.isin(line, heaps).mean()
+    smooth_on_heaps = 5 * 0.03                          # the smooth law puts at most 0.03 on any one cell
+    sd = np.sqrt(0.25 / line.size)
+    assert 0.3 - 6 * sd < on_heaps < 0.3 + 0.7 * smooth_on_heaps + 6 * sd

@@ -1,12 +1,15 @@
 """The excess variation across thin queries: its expectation table, its value on smooth and striped data, and the
-sensitivity-2 bound auto's noise rests on (checked by brute force, and shown not to be loose)."""
+sensitivity-2 bound auto's noise rests on (checked by brute force, and shown not to be loose); the same along the
+edges through a corner (``edge_excess``)."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from psdviz.methods.fine_structure import EXACT_UP_TO, SENSITIVITY, excess_variation, mean_abs_walk
+import psdviz as pv
+from psdviz.lab.synthetic import zero_inflated
+from psdviz.methods.fine_structure import EXACT_UP_TO, SENSITIVITY, edge_excess, excess_variation, mean_abs_walk
 
 
 def test_mean_abs_walk_is_e_abs_s_m_and_moves_by_p_s_m_zero():
@@ -46,3 +49,45 @@ def test_one_point_moves_it_by_at_most_the_sensitivity():
         for axis in (0, 1):
             worst = max(worst, abs(excess_variation(more, axis) - excess_variation(grid, axis)))
     assert 1.0 < worst <= SENSITIVITY           # the bound holds and is not loose by more than its factor
+
+
+def test_edge_excess_leaves_the_atom_out_and_reads_heaps_along_the_edges_from_any_corner():
+    """An atom in a corner and its neighbours read 0; points on every other cell of an edge read their count less
+    the pairs' own spread; the same heaps from another corner read the same (the largest of the four corners')."""
+    grid = np.zeros((64, 64), np.int64)
+    grid[0, 0], grid[0, 1], grid[1, 0], grid[1, 1] = 5000, 40, 30, 7
+    assert edge_excess(grid) == 0.0
+    grid[10:40:2, 0] = 25                               # heaps along the first column, every other cell
+    grid[0, 20:30:2] = 11
+    heaped = 15 * 25 + 5 * 11 - 15 * mean_abs_walk(np.array([25]))[0] - 5 * mean_abs_walk(np.array([11]))[0]
+    assert edge_excess(grid) == heaped
+    assert edge_excess(grid[::-1]) == heaped and edge_excess(grid[:, ::-1].T) == heaped
+    grid[-2:, -2:] = 900                                # an atom at another corner, beside its edges' ends
+    assert edge_excess(grid) == heaped
+
+
+def test_edge_excess_is_about_zero_on_smooth_lines_and_near_their_share_on_heaped_ones():
+    """The zero-inflated corner member: smooth lines (geometric distances) read within 5 sqrt(N) of 0 (variance at
+    most the points on the edges), the same lines heaped on 5 values a line read most of their points."""
+    dom = pv.Domain(0, 0, 256, 256)
+    n = 100_000
+    for heaps, low, high in ((0, -5 * math.sqrt(n), 5 * math.sqrt(n)), (5, 0.1 * n, 0.2 * n)):
+        pts = zero_inflated(n, dom, np.random.default_rng(4), 0.85, 0.15, True, heaps=heaps)
+        grid = np.histogram2d(pts[:, 1], pts[:, 0], bins=256, range=[[0, 256]] * 2)[0].astype(np.int64)
+        assert low <= edge_excess(grid) <= high, heaps
+
+
+def test_one_point_moves_edge_excess_by_at_most_the_sensitivity():
+    """Brute force over small grids with heavy edges: adding one point anywhere moves the largest corner's sum
+    by at most 2 (each border line's cells read are in no other line), and by more than 1 somewhere."""
+    rng = np.random.default_rng(5)
+    worst = 0.0
+    for _ in range(4000):
+        grid = rng.integers(0, 4, (9, 8)) * (rng.random((9, 8)) < 0.6)
+        grid[[0, -1]] *= 3
+        grid[:, [0, -1]] *= 3
+        i, j = rng.integers(0, 9), rng.integers(0, 8)
+        more = grid.copy()
+        more[i, j] += 1
+        worst = max(worst, abs(edge_excess(more) - edge_excess(grid)))
+    assert 1.0 < worst <= SENSITIVITY
