@@ -1,26 +1,26 @@
-"""``method="auto"``: the recommended private method, chosen from public facts and one to six noisy ones.
+"""``method="auto"``: the recommended private method, chosen from public facts and one to seven noisy ones.
 
-Rule (``RULES``, first match wins): given a workload, the strategy for small queries (median longer side <= 16
-cells of the 256 x 256 grid) over cells holding >= 5 noise scales of points on average, or long thin queries
-(median shorter side <= 2 cells) over spread >= 0.3 from N eps = 1.5 x 10^5, or over excess variation across
-them >= 0.15 of N and spread >= 0.02 from N eps = 10^6, or small (>= 1 noise scale a cell) or thin queries over
-excess >= 0.6 of N with no line of cells above 0.25 of N at N eps in [10^4, 10^5) (bounds three noise scales in);
-long thin queries over a corner cell >= 0.2 of N from N eps = 1.5 x 10^5 -> PrivTree;
-a corner cell of the release's grid holding >= 0.2 of N -> the hybrid kd-tree with NNLS, its stop at two noise
-sds; a corner cell of the 256 x 256 grid >= 0.2 of N -> the same tree splitting on that grid first; a row or
-column of that grid >= 0.3 of N below N eps = 10^5 -> the lines method; spread >= 0.6 and N eps >= 10^4 -> AG;
-N eps >= 10^5 -> the quadtree; else PrivTree. The facts come from one pass over a public 256 x 256 grid (coarser
-if the resolution is): N (public if declared, else a noisy count), *spread* (noisy occupied cells over
-C (1 - exp(-N / C)), the cells a uniform spread would occupy; bought from N eps = 10^4), *corner share* (three
-noise scales below the noisy fullest corner cell's share of N on the release's grid), on finer grids *coarse
-corner share* (the same on the 256 x 256 grid), *line share* (the fullest row or column of cells) and, given a
-workload, the points in the cells its queries touch or the excess variation across them (``fine_structure``).
+Rule (``RULES``, first match wins): given a workload, the strategy for small queries (median longer side <= 16 cells
+of the 256 x 256 grid) over cells holding >= 5 noise scales of points on average, or long thin queries (median
+shorter side <= 2 cells) over spread >= 0.3 from N eps = 1.5 x 10^5, or over excess variation across them >= 0.15 of
+N and spread >= 0.02 from N eps = 10^6, or small (>= 1 noise scale a cell) or thin queries over excess >= 0.6 of N
+with no line of cells above 0.25 of N at N eps in [10^4, 10^5) (bounds three noise scales in); long thin queries
+over a corner cell >= 0.2 of N from N eps = 1.5 x 10^5, or from 5 x 10^3 over lines heaped along its edges (excess
+variation there >= 0.01 of N) -> PrivTree; a corner cell of the release's grid holding >= 0.2 of N -> the hybrid
+kd-tree with NNLS, its stop at two noise sds; a corner cell of the 256 x 256 grid >= 0.2 of N -> the same tree
+splitting on that grid first; a row or column of that grid >= 0.3 of N below N eps = 10^5 -> the lines method;
+spread >= 0.6 and N eps >= 10^4 -> AG; N eps >= 10^5 -> the quadtree; else PrivTree. The facts come from one pass
+over a public 256 x 256 grid (coarser if the resolution is): N (public if declared, else a noisy count), *spread*
+(noisy occupied cells over C (1 - exp(-N / C)), the cells a uniform spread would occupy; bought from N eps = 10^4),
+*corner share* (three noise scales below the noisy fullest corner cell's share of N on the release's grid), on finer
+grids *coarse corner share* (the same on the 256 x 256 grid), *line share* (the fullest row or column of cells) and,
+given a workload, the points in the cells its queries touch or the excess variation across them or along the edges.
 
 Privacy: the facts cost at most ``FEATURE_FRACTION`` (2 %) of epsilon, half for N (a quarter of that given a
 workload) and half shared by the cell facts (a share not bought goes to the others, decided from the noisy N),
-the coarse corner, line and fine facts each at most as much again as a cell fact; geometric noise with
-sensitivity 1 each (a point lies in one corner cell, one row and one column), the fine fact Laplace with
-sensitivity 2 an axis; one ledger line "auto feature: ..." each; the choice reads only those released values,
+the coarse corner, line, fine and edge facts each at most as much again as a cell fact; geometric noise with
+sensitivity 1 each (a point lies in one corner cell, one row and one column), the fine and edge facts Laplace
+(``fine_structure``: sensitivity 2 an axis, 2); a ledger line "auto feature: ..." each; the choice reads only them,
 and a fact no row left to read needs is not bought (the workload rows are read first); the pick gets the rest of
 epsilon and reuses the noisy N. The release keeps method = "auto" with ``params["chosen"]`` and the facts.
 
@@ -47,7 +47,7 @@ from ..core.workload import Workload, as_workload
 from ..publish.nonnegative import nonnegative
 from ..publish.release import Release
 from ..splits.keyers import cells_and_corners, split_cells_and_corners
-from .fine_structure import SENSITIVITY, excess_variation
+from .fine_structure import SENSITIVITY, edge_excess, excess_variation
 from .registry import accepts_workload, get_builder, parameters
 from .spec import WORKLOAD_KINDS, MethodSpec
 
@@ -74,6 +74,8 @@ FINE_N_EPS_MIN = 1e6       # ... from this N eps -> the strategy (the families: 
 FINE_MARGIN = 0.01         # the fine fact's epsilon need put its three-scale margin no lower than this share of N
 CORNER_THIN_N_EPS_MIN = 1.5e5   # long thin queries over a corner atom from this N eps -> PrivTree (the families:
                                 # mixed at 10^5, won from 2 x 10^5)
+HEAPED_MIN = 0.01          # long thin queries over a corner atom, excess variation along its edges this share of N
+HEAPED_N_EPS_MIN = 5e3     # (a lower bound), from this N eps to CORNER_THIN_N_EPS_MIN -> PrivTree
 ROUGH_MIN = 0.6            # small or long thin queries over excess variation this share of N (summed over the sides
 ROUGH_LINE_MAX = 0.25      # the queries are narrow across), no line of cells above this share (an upper bound) ...
 ROUGH_SNR_MIN = 1.0        # ... small queries over cells holding this many noise scales, N_EPS_MIN <= N eps <
@@ -99,6 +101,7 @@ class Facts:
     spread_floor: float = math.nan     # the spread three noise scales lower: a lower bound (NaN: not bought)
     fine_floor: float = math.nan       # excess variation across the queries over n, 3 noise scales lower (NaN: none)
     line_ceiling: float = math.nan     # the fullest line of cells' share of n, 3 noise scales higher (NaN: none)
+    edge_floor: float = math.nan       # excess variation along a corner's edges over n, 3 scales lower (NaN: none)
 
     @property
     def cell_snr(self) -> float:
@@ -182,6 +185,17 @@ RULES = (
          "workload-strategy.md, \"Structure finer than the leaves\")",
          "Your queries are small or thin and the points sit on some rows of cells and not on their neighbours, so "
          "auto measured the answers planned for exactly those queries.", workload_row=True),
+    Rule(f"a workload of long thin queries over lines heaped on a few values from a corner cell (of either grid) "
+         f">= {CORNER_SHARE_MIN:g} of N: excess variation along the edges through a corner >= {HEAPED_MIN:g} of N "
+         f"(three noise scales below the noisy value), {HEAPED_N_EPS_MIN:g} <= N eps < {CORNER_THIN_N_EPS_MIN:g}",
+         lambda f: reads_heaped(f) and f.edge_floor >= HEAPED_MIN, "privtree",
+         "long thin queries over an atom in a corner whose lines hold values heaped on a few amounts (gains or "
+         "incomes reported in round figures): the hybrid tree the corner rows pick stops with leaves several cells "
+         "tall along the edges and spreads each heap over the empty rows beside it; PrivTree splits down to the "
+         "cells the heaps occupy; on the heaped corner members of the zero-inflated family it beats auto's other "
+         "rows in every such cell (docs/decisions/workload-strategy.md, \"Heaped lines from a corner atom\")",
+         "Your queries are long and thin, many points sit in one corner of the map and the others on a few values "
+         "along its edges, so auto used PrivTree, which splits finely where those values lie.", workload_row=True),
     Rule(f"a corner cell >= {CORNER_SHARE_MIN:g} of N", lambda f: f.corner_share >= CORNER_SHARE_MIN, "hybrid",
          "an atom in a corner of the domain (both attributes at their minimum, as zero-inflated pairs of "
          "non-negative values put it): the hybrid kd-tree's quadtree levels isolate the corner and its two edges, "
@@ -279,7 +293,7 @@ def reads_spread(n: float, epsilon: float) -> bool:
 def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger, n_public: int | None,
                   workload: tuple[float, float, np.ndarray, int] | None = None
                   ) -> tuple[Facts, PopulationSize | None]:
-    """One pass (:func:`feature_counts`), one to six noisy facts, all in ``ledger``, bought in the order the
+    """One pass (:func:`feature_counts`), one to seven noisy facts, all in ``ledger``, bought in the order the
     rows read them; when a workload row applies, the facts only later rows read are not bought (NaN; N too, then
     None). Given a workload of small queries (public: :func:`workload_cells`), the points in the cells they touch
     come first, with half a cell fact's epsilon (the small-queries row reads nothing else). Then N (half the
@@ -288,8 +302,9 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     what N's half leaves: the occupied cells from N eps = 10^4 (half of that after the density; below, the spread
     is NaN and its share goes to the corner facts), the corner cell (as much again for the coarse corner on grids
     finer than 256). Given long thin queries from N eps = 10^6, the excess variation across them
-    (:func:`fine_fact`), and below N eps = 10^5 when neither corner row applies the fullest row or column of cells
-    (bought once), each with at most a cell fact's epsilon beyond the slice."""
+    (:func:`fine_fact`); given them over a corner cell at N eps in [5 x 10^3, 1.5 x 10^5), the excess variation
+    along the edges (:func:`edge_fact`); and below N eps = 10^5 when neither corner row applies the fullest row or
+    column of cells (bought once); each with at most a cell fact's epsilon beyond the slice."""
     eps_f = FEATURE_FRACTION * epsilon
     side = min(FEATURE_SIDE, ps.grid.size)
     counts, corners = feature_counts(ps, side)
@@ -337,6 +352,10 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     facts = with_corners(facts, corner_facts(ps, counts, corners, side, eps_corner, n, rnd, ledger))
     if workload_row_applies(facts):                                 # thin queries over a corner atom
         return facts, pop
+    if reads_heaped(facts):                                         # ... whose lines may be heaped
+        facts = dataclasses.replace(facts, edge_floor=edge_fact(grid, eps_cells, n, rnd, ledger))
+        if workload_row_applies(facts):
+            return facts, pop
     line = 0.0
     if n * epsilon < LINES_N_EPS_MAX and max(facts.corner_share, facts.coarse_corner_share) < CORNER_SHARE_MIN:
         if line_noisy is None:                                      # the lines row reads it
@@ -407,6 +426,27 @@ def reads_rough(f: Facts) -> bool:
     shape = thin_shape(f.workload_side, f.workload_thin) or (f.workload_side <= SMALL_SIDE
                                                              and f.cell_snr >= ROUGH_SNR_MIN)
     return shape and N_EPS_MIN <= f.n * f.epsilon < QUAD_N_EPS_MIN
+
+
+def reads_heaped(f: Facts) -> bool:
+    """Whether the row for heaped lines from a corner atom can apply before its fact is read: long thin queries,
+    a corner cell (either grid) >= ``CORNER_SHARE_MIN`` of N and N eps in [``HEAPED_N_EPS_MIN``,
+    ``CORNER_THIN_N_EPS_MIN``) (from there the corner row for thin queries takes PrivTree without it)."""
+    corner = max(f.corner_share, f.coarse_corner_share) >= CORNER_SHARE_MIN
+    return (thin_shape(f.workload_side, f.workload_thin) and corner
+            and HEAPED_N_EPS_MIN <= f.n * f.epsilon < CORNER_THIN_N_EPS_MIN)
+
+
+def edge_fact(grid: np.ndarray, epsilon: float, n: float, rnd: Randomness, ledger: Ledger) -> float:
+    """The excess variation along the edges through a corner (:func:`.fine_structure.edge_excess`: the largest of
+    the four corners', sensitivity 2) with Laplace noise of scale 2 / epsilon, less three noise scales, over
+    ``n``: a lower bound of its share of N."""
+    ledger.spend("auto feature: heaped edges through a corner", epsilon, "laplace", nodes=1,
+                 note=f"excess variation between neighbouring cells along the two edges through a corner of the "
+                      f"public {grid.shape[0]} x {grid.shape[1]} grid, the largest of the four corners' "
+                      f"(sensitivity {SENSITIVITY:g})")
+    noisy = edge_excess(grid) + float(laplace_noise(rnd.rng, 1, epsilon, SENSITIVITY)[0])
+    return (noisy - 3 * SENSITIVITY / epsilon) / n
 
 
 def thin_shape(side: float, thin: float) -> bool:
@@ -512,6 +552,9 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
                    f"{max(facts.fine_floor, 0.0):.2f} N (both sides summed)")
     if not math.isnan(facts.line_ceiling):
         filled += f"; no row or column of cells holds more than {facts.line_ceiling:.0%} of them"
+    if not math.isnan(facts.edge_floor):
+        filled += (f"; at least {max(facts.edge_floor, 0.0):.0%} of them sit on some cells along the edges "
+                   f"through a corner and not on their neighbours")
     size = (f"N {pop.source}: about {facts.n:,.0f} points" if pop is not None else
             "N was not measured, as the row for small queries reads only the points in their cells")
     why = (f"auto chose {rule.label} ({size}; {filled}; {corner}): "
@@ -526,6 +569,8 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
         params["fine_structure"] = round(facts.fine_floor, 4)
     if not math.isnan(facts.line_ceiling):
         params["line_ceiling"] = round(facts.line_ceiling, 4)
+    if not math.isnan(facts.edge_floor):
+        params["heaped_edges"] = round(facts.edge_floor, 4)
     if unused:
         params.update(as_workload(workload).record())
     notes = (why, *rel.notes) if unused is None else (why, unused, *rel.notes)

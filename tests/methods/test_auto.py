@@ -538,3 +538,45 @@ def test_row_prefixes_over_a_corner_atom_go_to_privtree_with_many_points_for_the
     assert np.allclose(rel.params["workload"], w)
     low = pv.build(pts, DOM, "auto", 0.5, seed=6, resolution=8, workload=w)
     assert low.params["chosen"] == "hybrid" and not any("not used" in n for n in low.notes)
+
+
+def test_the_heaped_row_reads_the_edge_fact_the_corner_shares_n_eps_and_the_workload_shape():
+    """Long thin queries, a corner cell of either grid >= 0.2 of N, excess variation along a corner's edges >= 0.01
+    of N (a lower bound), 5 x 10^3 <= N eps < 1.5 x 10^5: PrivTree; each condition alone missing leaves the pick to
+    the other rows (from 1.5 x 10^5 the corner row for thin queries takes PrivTree without the fact)."""
+    f = auto.Facts(1.0, 8, 2e4, 0.02, corner_share=0.8, coarse_corner_share=0.8, workload_side=128.0,
+                   workload_thin=1.0, spread_floor=0.01, edge_floor=0.02)
+    rule = auto.choose(f)
+    assert rule.method == "privtree" and rule.workload_row and "heaped" in rule.when
+    assert auto.choose(dataclasses.replace(f, corner_share=0.1)) is rule            # the coarse corner's atom
+    for change in ({"edge_floor": 0.0099}, {"edge_floor": math.nan}, {"corner_share": 0.1, "coarse_corner_share": 0.19},
+                   {"n": 4.9e3}, {"workload_thin": 4.0, "workload_side": 4.0}, {"workload_thin": math.nan}):
+        assert auto.choose(dataclasses.replace(f, **change)) is not rule, change
+    assert auto.choose(dataclasses.replace(f, n=1.5e5, edge_floor=math.nan)).method == "privtree"   # the corner row
+    assert auto.reads_heaped(f) and not auto.reads_heaped(dataclasses.replace(f, n=1.5e5))
+
+
+def test_row_prefixes_over_heaped_lines_from_a_corner_atom_go_to_privtree_and_smooth_lines_do_not():
+    """End to end at N eps = 2 x 10^4 (20,000 points, epsilon 1): an atom in a corner whose lines sit on 5 values
+    each goes to PrivTree with the edge fact (a cell fact's epsilon, Laplace, sensitivity 2) last in the ledger and
+    every path spending epsilon, the note saying so; the same shares on smooth lines read about 0 and keep the
+    hybrid; at N eps = 4 x 10^3 the fact is not bought."""
+    rng = np.random.default_rng(21)
+    w = _row_prefixes(1000, rng)
+    heaped = zero_inflated(20_000, DOM, np.random.default_rng(8), 0.85, 0.15, True, heaps=5)
+    rel = pv.build(heaped, DOM, "auto", 1.0, seed=6, resolution=8, workload=w)
+    assert rel.params["chosen"] == "privtree" and "heaped" in rel.params["rule"]
+    assert rel.params["heaped_edges"] >= auto.HEAPED_MIN
+    facts = [s for s in rel.ledger.spends if s.what.startswith("auto feature")]
+    assert facts[-1].what == "auto feature: heaped edges through a corner"
+    assert facts[-1].epsilon == pytest.approx(0.005) and "(sensitivity 2)" in facts[-1].note
+    assert rel.ledger.total() == pytest.approx(1.0) and rel.tree.path_epsilons().max() == pytest.approx(1.0)
+    assert "along the edges through a corner" in rel.notes[0]
+    assert any(n.startswith("The workload chose privtree but was not used by it") for n in rel.notes)
+    smooth = zero_inflated(20_000, DOM, np.random.default_rng(8), 0.85, 0.15, True)
+    kept = pv.build(smooth, DOM, "auto", 1.0, seed=6, resolution=8, workload=w)
+    assert kept.params["chosen"] == "hybrid" and kept.params["heaped_edges"] < auto.HEAPED_MIN
+    assert "auto feature: heaped edges through a corner" in [s.what for s in kept.ledger.spends]
+    low = pv.build(heaped, DOM, "auto", 0.2, seed=6, resolution=8, workload=w)
+    assert low.params["chosen"] == "hybrid" and "heaped_edges" not in low.params
+    assert "auto feature: heaped edges through a corner" not in [s.what for s in low.ledger.spends]

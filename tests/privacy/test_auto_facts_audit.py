@@ -20,7 +20,7 @@ from psdviz.core.domain import Domain, prepare_points
 from psdviz.core.ledger import Ledger
 from psdviz.core.rng import make_randomness
 from psdviz.methods import auto
-from psdviz.methods.fine_structure import excess_variation
+from psdviz.methods.fine_structure import edge_excess, excess_variation
 
 DOM = Domain(0, 0, 256, 256)
 RUNS = 2000
@@ -174,4 +174,67 @@ def test_the_audit_sees_the_fine_fact_read_with_a_third_of_its_noise(fine_laws):
     scale = 2 * axes / e_fact
     a = _binned(_fine_shares(path, d, 0, weaken=3.0), n, scale)
     b = _binned(_fine_shares(path, d2, 10 * RUNS, weaken=3.0), n, scale)
+    assert not _ratio_ok(a, b, e_fact)
+
+
+# The edge fact (excess variation along a corner's edges, Laplace, sensitivity 2), on the path that buys it: long
+# thin queries over a corner atom at N eps in [5 x 10^3, 1.5 x 10^5). D holds an atom of 600 points in the corner
+# cell, 2 points in the third cell of the first column (its pair with the fourth reads 2 - E|S_2| = 1), one point
+# in each of the third and fourth cells of the last column (-1) and 394 points away from the border; D' adds a
+# point to the first column's fourth cell, which moves its pair, and the largest corner's sum, by 1.5 (from 1 to
+# -0.5). N public 1,000 at eps 50 (N eps 5 x 10^4): the fact takes a cell fact's epsilon (0.5).
+EDGE_EPS = 50.0
+
+
+def _edge_points(extra: int) -> np.ndarray:
+    rng = np.random.default_rng(9)
+    atom = np.full((600, 2), 0.5)
+    inside = rng.uniform(40, 200, (394, 2))
+    even = [[255.5, 2.5], [255.5, 3.5]]                                  # the last column's pair: 0 - E|S_2| = -1
+    pair = [[0.5, 2.5], [0.5, 2.5]] + [[0.5, 3.5]] * extra                # x 0, y 2 twice (+ y 3)
+    return np.vstack([atom, inside, even, pair])
+
+
+def _edge_shares(pts: np.ndarray, seed0: int, weaken: float = 1.0) -> np.ndarray:
+    ps = prepare_points(pts, DOM, resolution=8)
+    counted = auto.feature_counts(ps, auto.FEATURE_SIDE)
+    shape = auto.workload_cells(_fine_workload("thin"), ps, auto.FEATURE_SIDE)
+    real_counts, real_noise = auto.feature_counts, auto.laplace_noise
+    auto.feature_counts = lambda _ps, _side: counted
+    auto.laplace_noise = lambda rng, size, e, s: real_noise(rng, size, e * weaken, s)
+    try:
+        return np.array([auto.measure_facts(ps, EDGE_EPS, make_randomness(seed0 + r), Ledger(EDGE_EPS), 1000,
+                                            shape)[0].edge_floor for r in range(RUNS)])
+    finally:
+        auto.feature_counts, auto.laplace_noise = real_counts, real_noise
+
+
+@pytest.fixture(scope="module")
+def edge_laws():
+    d, d2 = _edge_points(0), _edge_points(1)
+    grids = [auto.feature_counts(prepare_points(p, DOM, resolution=8), 256)[0].reshape(256, 256) for p in (d, d2)]
+    assert edge_excess(grids[0]) - edge_excess(grids[1]) == pytest.approx(1.5)
+    ledger = Ledger(EDGE_EPS)
+    ps = prepare_points(d, DOM, resolution=8)
+    facts, _ = auto.measure_facts(ps, EDGE_EPS, make_randomness(0), ledger, 1000,
+                                  auto.workload_cells(_fine_workload("thin"), ps, 256))
+    spend = next(s for s in ledger.spends if s.what == "auto feature: heaped edges through a corner")
+    e_fact = auto.FEATURE_FRACTION * EDGE_EPS / auto.CELL_FACTS
+    assert spend.epsilon == pytest.approx(e_fact) == pytest.approx(0.5) and facts.corner_share >= 0.2
+    return e_fact, d, d2
+
+
+def test_edge_fact_law_within_e_eps(edge_laws):
+    e_fact, d, d2 = edge_laws
+    scale = 2 / e_fact
+    a, b = _binned(_edge_shares(d, 0), 1000, scale), _binned(_edge_shares(d2, 10 * RUNS), 1000, scale)
+    assert np.unique(a).size > 10
+    assert _ratio_ok(a, b, e_fact)
+
+
+def test_the_audit_sees_the_edge_fact_read_with_a_third_of_its_noise(edge_laws):
+    e_fact, d, d2 = edge_laws
+    scale = 2 / e_fact
+    a = _binned(_edge_shares(d, 0, weaken=3.0), 1000, scale)
+    b = _binned(_edge_shares(d2, 10 * RUNS, weaken=3.0), 1000, scale)
     assert not _ratio_ok(a, b, e_fact)
