@@ -192,8 +192,9 @@ RULES = (
          "long thin queries over an atom in a corner whose lines hold values heaped on a few amounts (gains or "
          "incomes reported in round figures): the hybrid tree the corner rows pick stops with leaves several cells "
          "tall along the edges and spreads each heap over the empty rows beside it; PrivTree splits down to the "
-         "cells the heaps occupy; on the heaped corner members of the zero-inflated family it beats auto's other "
-         "rows in every such cell (docs/decisions/workload-strategy.md, \"Heaped lines from a corner atom\")",
+         "cells the heaps occupy; on the corner members of the zero-inflated family it beats auto's other rows in "
+         "every cell the noisy fact sends there in most draws (docs/decisions/workload-strategy.md, \"Heaped "
+         "lines from a corner atom\")",
          "Your queries are long and thin, many points sit in one corner of the map and the others on a few values "
          "along its edges, so auto used PrivTree, which splits finely where those values lie.", workload_row=True),
     Rule(f"a corner cell >= {CORNER_SHARE_MIN:g} of N", lambda f: f.corner_share >= CORNER_SHARE_MIN, "hybrid",
