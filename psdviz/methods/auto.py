@@ -309,60 +309,108 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     eps_f = FEATURE_FRACTION * epsilon
     side = min(FEATURE_SIDE, ps.grid.size)
     counts, corners = feature_counts(ps, side)
-    grid = counts.reshape(side, side)                       # rows y, columns x
     eps_cells = (eps_f - (eps_f / 2 if n_public is None else 0.0)) / CELL_FACTS   # what N leaves of the slice
-    n_corner_facts = 1 + (ps.grid.size > side)
     side_w, thin = (math.nan, math.nan) if workload is None else (workload[0], workload[1])
     small = workload is not None and side_w <= SMALL_SIDE   # only the small-queries row reads its fact
     density = math.nan
     if workload is not None and small:                      # that row reads nothing else: it is read first
-        inside = _noisy_fact(int(counts[workload[2]].sum()), eps_cells / 2, rnd, ledger,
-                             "points in the workload's cells",
-                             f"points in the cells of the public {side} x {side} grid the workload's queries touch")
-        density = max(inside, 0) / max(int(workload[2].sum()), 1)
+        density = density_fact(counts, workload[2], side, eps_cells / 2, rnd, ledger)
         early = Facts(float(epsilon), int(ps.grid.bits), math.nan, math.nan, math.nan, math.nan, side_w, density,
                       0.0, thin)
         if workload_row_applies(early):
             return early, None
     eps_n = eps_f / 2 * (1.0 if workload is None else WORKLOAD_N_SHARE)   # the rows read N against bounds only
     pop = noisy_n(int(counts.sum()), eps_n, rnd, ledger, n_public)
-    n = max(pop.value, 1.0)
     facts = Facts(float(epsilon), int(ps.grid.bits), pop.value, math.nan, math.nan, math.nan, side_w, density, 0.0,
                   thin)
-    fullest = int(max(grid.sum(axis=0).max(), grid.sum(axis=1).max()))
-    line_noisy: int | None = None
+    shop = Shop(ps, counts, corners, counts.reshape(side, side), eps_cells, eps_cells / 2 if small else eps_cells,
+                workload, rnd, ledger)
     if workload is not None and reads_rough(facts):        # the row for rough data reads no spread: it comes first
-        facts, line_noisy = rough_facts(facts, grid, workload[3], fullest, eps_cells, rnd, ledger)
+        facts, shop.line_noisy = rough_facts(facts, shop.grid, workload[3], shop.fullest(), eps_cells, rnd, ledger)
+    for buy in (buy_spread, buy_fine, buy_corners, buy_edges, buy_line):
         if workload_row_applies(facts):
             return facts, pop
-    eps_spread = eps_cells / 2 if small else eps_cells      # the density took the other half
-    eps_corner = eps_cells * (1 + (eps_spread / eps_cells) / n_corner_facts)   # with the spread's share, if unbought
-    if reads_spread(pop.value, epsilon):
-        occupied = _noisy_fact(int((counts > 0).sum()), eps_spread, rnd, ledger, "occupied cells",
-                               f"cells of a public {side} x {side} grid holding at least one point")
-        even = max(uniform_occupancy(pop.value, side * side), 1.0)
-        facts = dataclasses.replace(facts, spread=max(occupied, 0) / even,
-                                    spread_floor=share_bound(occupied, eps_spread, even))
-        eps_corner = eps_cells
-    if workload_row_applies(facts):
-        return facts, pop
-    if workload is not None and thin_shape(side_w, thin) and n * epsilon >= FINE_N_EPS_MIN:   # the fine row reads it
-        facts = dataclasses.replace(facts, fine_floor=fine_fact(grid, (workload[3],), eps_cells, n, rnd, ledger))
-        if workload_row_applies(facts):
-            return facts, pop
-    facts = with_corners(facts, corner_facts(ps, counts, corners, side, eps_corner, n, rnd, ledger))
-    if workload_row_applies(facts):                                 # thin queries over a corner atom
-        return facts, pop
-    if reads_heaped(facts):                                         # ... whose lines may be heaped
-        facts = dataclasses.replace(facts, edge_floor=edge_fact(grid, eps_cells, n, rnd, ledger))
-        if workload_row_applies(facts):
-            return facts, pop
-    line = 0.0
-    if n * epsilon < LINES_N_EPS_MAX and max(facts.corner_share, facts.coarse_corner_share) < CORNER_SHARE_MIN:
-        if line_noisy is None:                                      # the lines row reads it
-            line_noisy = line_fact(fullest, side, eps_cells, rnd, ledger)
-        line = share_bound(line_noisy, eps_cells, n, LINE_SCALES)
-    return dataclasses.replace(facts, line_share=line), pop
+        facts = buy(facts, shop)
+    return facts, pop
+
+
+@dataclass
+class Shop:
+    """What the purchases after N share: the feature pass (grid rows y, columns x), the public workload's shape,
+    a cell fact's epsilon and the spread's, the noise and the ledger; the fullest line's noisy count once bought."""
+
+    ps: PointSet
+    counts: np.ndarray
+    corners: np.ndarray
+    grid: np.ndarray
+    eps_cells: float
+    eps_spread: float                   # the density, when bought, took the other half
+    workload: tuple[float, float, np.ndarray, int] | None
+    rnd: Randomness
+    ledger: Ledger
+    line_noisy: int | None = None
+
+    def fullest(self) -> int:
+        return int(max(self.grid.sum(axis=0).max(), self.grid.sum(axis=1).max()))
+
+
+def density_fact(counts: np.ndarray, mask: np.ndarray, side: int, epsilon: float, rnd: Randomness,
+                 ledger: Ledger) -> float:
+    """The noisy points in the cells the workload's queries touch, per such cell (sensitivity 1)."""
+    inside = _noisy_fact(int(counts[mask].sum()), epsilon, rnd, ledger, "points in the workload's cells",
+                         f"points in the cells of the public {side} x {side} grid the workload's queries touch")
+    return max(inside, 0) / max(int(mask.sum()), 1)
+
+
+def buy_spread(facts: Facts, shop: Shop) -> Facts:
+    """The occupied cells, from N eps = 10^4 (the only rows that read the spread start there)."""
+    if not reads_spread(facts.n, facts.epsilon):
+        return facts
+    side = shop.grid.shape[0]
+    occupied = _noisy_fact(int((shop.counts > 0).sum()), shop.eps_spread, shop.rnd, shop.ledger, "occupied cells",
+                           f"cells of a public {side} x {side} grid holding at least one point")
+    even = max(uniform_occupancy(facts.n, side * side), 1.0)
+    return dataclasses.replace(facts, spread=max(occupied, 0) / even,
+                               spread_floor=share_bound(occupied, shop.eps_spread, even))
+
+
+def buy_fine(facts: Facts, shop: Shop) -> Facts:
+    """The excess variation across long thin queries, from N eps = 10^6 (the fine row reads it)."""
+    if shop.workload is None or not thin_shape(facts.workload_side, facts.workload_thin):
+        return facts
+    n = max(facts.n, 1.0)
+    if n * facts.epsilon < FINE_N_EPS_MIN:
+        return facts
+    floor = fine_fact(shop.grid, (shop.workload[3],), shop.eps_cells, n, shop.rnd, shop.ledger)
+    return dataclasses.replace(facts, fine_floor=floor)
+
+
+def buy_corners(facts: Facts, shop: Shop) -> Facts:
+    """The corner facts, with the spread's share when the spread was not bought."""
+    n_corner_facts = 1 + (shop.ps.grid.size > shop.grid.shape[0])
+    eps = (shop.eps_cells if not math.isnan(facts.spread)
+           else shop.eps_cells * (1 + (shop.eps_spread / shop.eps_cells) / n_corner_facts))
+    return with_corners(facts, corner_facts(shop.ps, shop.counts, shop.corners, shop.grid.shape[0], eps,
+                                            max(facts.n, 1.0), shop.rnd, shop.ledger))
+
+
+def buy_edges(facts: Facts, shop: Shop) -> Facts:
+    """The excess variation along the edges through a corner, where the row for heaped lines can apply."""
+    if not reads_heaped(facts):
+        return facts
+    return dataclasses.replace(facts, edge_floor=edge_fact(shop.grid, shop.eps_cells, max(facts.n, 1.0), shop.rnd,
+                                                           shop.ledger))
+
+
+def buy_line(facts: Facts, shop: Shop) -> Facts:
+    """The fullest row or column of cells below N eps = 10^5 when neither corner row applies (the lines row reads
+    it; bought once: the rough row's count is reused)."""
+    n = max(facts.n, 1.0)
+    if n * facts.epsilon >= LINES_N_EPS_MAX or max(facts.corner_share, facts.coarse_corner_share) >= CORNER_SHARE_MIN:
+        return dataclasses.replace(facts, line_share=0.0)
+    if shop.line_noisy is None:
+        shop.line_noisy = line_fact(shop.fullest(), shop.grid.shape[0], shop.eps_cells, shop.rnd, shop.ledger)
+    return dataclasses.replace(facts, line_share=share_bound(shop.line_noisy, shop.eps_cells, n, LINE_SCALES))
 
 
 def with_corners(facts: Facts, shares: tuple[float, float]) -> Facts:
