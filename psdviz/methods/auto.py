@@ -268,6 +268,15 @@ def _noisy_fact(value: int, epsilon: float, rnd: Randomness, ledger: Ledger, wha
     return value + int(geometric_noise(rnd.rng, 1, epsilon)[0])
 
 
+def _laplace_floor(value: float, sensitivity: float, epsilon: float, n: float, rnd: Randomness, ledger: Ledger,
+                   what: str, note: str) -> float:
+    """A real-valued fact with Laplace noise of scale ``sensitivity`` / ``epsilon``, recorded as "auto feature:
+    <what>", released as (noisy value - three noise scales) / ``n``: a lower bound of its share of N."""
+    ledger.spend(f"auto feature: {what}", epsilon, "laplace", nodes=1, note=f"{note} (sensitivity {sensitivity:g})")
+    noisy = value + float(laplace_noise(rnd.rng, 1, epsilon, sensitivity)[0])
+    return (noisy - 3 * sensitivity / epsilon) / n
+
+
 def feature_counts(ps: PointSet, side: int) -> tuple[np.ndarray, np.ndarray]:
     """One pass: the counts of a public side x side grid and of the four corner cells of the release's
     own grid (its resolution: the data's declared precision), which lie inside the coarse corner cells."""
@@ -299,7 +308,7 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     None). Given a workload of small queries (public: :func:`workload_cells`), the points in the cells they touch
     come first, with half a cell fact's epsilon (the small-queries row reads nothing else). Then N (half the
     slice, a quarter of that given a workload, or public); given small or thin queries at N eps in [10^4, 10^5)
-    the facts of the row for structure finer than the leaves (:func:`rough_facts`); each cell fact gets half of
+    the facts of the row for structure finer than the leaves (:func:`buy_rough`); each cell fact gets half of
     what N's half leaves: the occupied cells from N eps = 10^4 (half of that after the density; below, the spread
     is NaN and its share goes to the corner facts), the corner cell (as much again for the coarse corner on grids
     finer than 256). Given long thin queries from N eps = 10^6, the excess variation across them
@@ -324,10 +333,8 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     facts = Facts(float(epsilon), int(ps.grid.bits), pop.value, math.nan, math.nan, math.nan, side_w, density, 0.0,
                   thin)
     shop = Shop(ps, counts, corners, counts.reshape(side, side), eps_cells, eps_cells / 2 if small else eps_cells,
-                workload, rnd, ledger)
-    if workload is not None and reads_rough(facts):        # the row for rough data reads no spread: it comes first
-        facts, shop.line_noisy = rough_facts(facts, shop.grid, workload[3], shop.fullest(), eps_cells, rnd, ledger)
-    for buy in (buy_spread, buy_fine, buy_corners, buy_edges, buy_line):
+                None if workload is None else workload[3], rnd, ledger)
+    for buy in (buy_rough, buy_spread, buy_fine, buy_corners, buy_edges, buy_line):   # the rough row reads no spread
         if workload_row_applies(facts):
             return facts, pop
         facts = buy(facts, shop)
@@ -336,8 +343,9 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
 
 @dataclass
 class Shop:
-    """What the purchases after N share: the feature pass (grid rows y, columns x), the public workload's shape,
-    a cell fact's epsilon and the spread's, the noise and the ledger; the fullest line's noisy count once bought."""
+    """What the purchases after N share: the feature pass (grid rows y, columns x), the grid axis the workload's
+    queries are thin across (None: no workload), a cell fact's epsilon and the spread's, the noise and the ledger;
+    the fullest line's noisy count once bought."""
 
     ps: PointSet
     counts: np.ndarray
@@ -345,7 +353,7 @@ class Shop:
     grid: np.ndarray
     eps_cells: float
     eps_spread: float                   # the density, when bought, took the other half
-    workload: tuple[float, float, np.ndarray, int] | None
+    across: int | None
     rnd: Randomness
     ledger: Ledger
     line_noisy: int | None = None
@@ -376,12 +384,11 @@ def buy_spread(facts: Facts, shop: Shop) -> Facts:
 
 def buy_fine(facts: Facts, shop: Shop) -> Facts:
     """The excess variation across long thin queries, from N eps = 10^6 (the fine row reads it)."""
-    if shop.workload is None or not thin_shape(facts.workload_side, facts.workload_thin):
-        return facts
     n = max(facts.n, 1.0)
-    if n * facts.epsilon < FINE_N_EPS_MIN:
+    if (shop.across is None or not thin_shape(facts.workload_side, facts.workload_thin)
+            or n * facts.epsilon < FINE_N_EPS_MIN):
         return facts
-    floor = fine_fact(shop.grid, (shop.workload[3],), shop.eps_cells, n, shop.rnd, shop.ledger)
+    floor = fine_fact(shop.grid, (shop.across,), shop.eps_cells, n, shop.rnd, shop.ledger)
     return dataclasses.replace(facts, fine_floor=floor)
 
 
@@ -407,7 +414,7 @@ def buy_line(facts: Facts, shop: Shop) -> Facts:
     it; bought once: the rough row's count is reused)."""
     n = max(facts.n, 1.0)
     if n * facts.epsilon >= LINES_N_EPS_MAX or max(facts.corner_share, facts.coarse_corner_share) >= CORNER_SHARE_MIN:
-        return dataclasses.replace(facts, line_share=0.0)
+        return facts
     if shop.line_noisy is None:
         shop.line_noisy = line_fact(shop.fullest(), shop.grid.shape[0], shop.eps_cells, shop.rnd, shop.ledger)
     return dataclasses.replace(facts, line_share=share_bound(shop.line_noisy, shop.eps_cells, n, LINE_SCALES))
@@ -432,20 +439,21 @@ def line_fact(fullest: int, side: int, epsilon: float, rnd: Randomness, ledger: 
                        "(a point lies in one row and one column: the largest moves by at most 1)")
 
 
-def rough_facts(facts: Facts, grid: np.ndarray, across: int, fullest: int, epsilon: float, rnd: Randomness,
-                ledger: Ledger) -> tuple[Facts, int | None]:
-    """The facts the row for structure finer than the leaves reads (:func:`reads_rough` holds): the excess
-    variation (:func:`fine_fact`) across the side long thin queries are narrow across or both sides of small
+def buy_rough(facts: Facts, shop: Shop) -> Facts:
+    """The facts the row for structure finer than the leaves reads, where it can apply (:func:`reads_rough`): the
+    excess variation (:func:`fine_fact`) across the side long thin queries are narrow across or both sides of small
     ones, then, only when it reaches ``ROUGH_MIN``, the fullest line of cells, read as an upper bound three noise
-    scales above (its noisy count is returned for the lines row to reuse); ``epsilon`` each at most."""
+    scales above (its noisy count is kept for the lines row to reuse); a cell fact's epsilon each at most."""
+    if shop.across is None or not reads_rough(facts):
+        return facts
     n = max(facts.n, 1.0)
-    axes = (across,) if thin_shape(facts.workload_side, facts.workload_thin) else (0, 1)
-    floor = fine_fact(grid, axes, epsilon, n, rnd, ledger)
-    facts = dataclasses.replace(facts, fine_floor=floor)
-    if floor < ROUGH_MIN:
-        return facts, None
-    noisy = line_fact(fullest, grid.shape[0], epsilon, rnd, ledger)
-    return dataclasses.replace(facts, line_ceiling=(noisy + 3 / epsilon) / n), noisy
+    axes = (shop.across,) if thin_shape(facts.workload_side, facts.workload_thin) else (0, 1)
+    facts = dataclasses.replace(facts, fine_floor=fine_fact(shop.grid, axes, shop.eps_cells, n, shop.rnd,
+                                                            shop.ledger))
+    if facts.fine_floor < ROUGH_MIN:
+        return facts
+    shop.line_noisy = line_fact(shop.fullest(), shop.grid.shape[0], shop.eps_cells, shop.rnd, shop.ledger)
+    return dataclasses.replace(facts, line_ceiling=(shop.line_noisy + 3 / shop.eps_cells) / n)
 
 
 def workload_row_applies(facts: Facts) -> bool:
@@ -490,12 +498,9 @@ def edge_fact(grid: np.ndarray, epsilon: float, n: float, rnd: Randomness, ledge
     """The excess variation along the edges through a corner (:func:`.fine_structure.edge_excess`: the largest of
     the four corners', sensitivity 2) with Laplace noise of scale 2 / epsilon, less three noise scales, over
     ``n``: a lower bound of its share of N."""
-    ledger.spend("auto feature: heaped edges through a corner", epsilon, "laplace", nodes=1,
-                 note=f"excess variation between neighbouring cells along the two edges through a corner of the "
-                      f"public {grid.shape[0]} x {grid.shape[1]} grid, the largest of the four corners' "
-                      f"(sensitivity {SENSITIVITY:g})")
-    noisy = edge_excess(grid) + float(laplace_noise(rnd.rng, 1, epsilon, SENSITIVITY)[0])
-    return (noisy - 3 * SENSITIVITY / epsilon) / n
+    return _laplace_floor(edge_excess(grid), SENSITIVITY, epsilon, n, rnd, ledger, "heaped edges through a corner",
+                          f"excess variation between neighbouring cells along the two edges through a corner of the "
+                          f"public {grid.shape[0]} x {grid.shape[1]} grid, the largest of the four corners'")
 
 
 def thin_shape(side: float, thin: float) -> bool:
@@ -513,12 +518,10 @@ def fine_fact(grid: np.ndarray, axes: tuple[int, ...], epsilon: float, n: float,
     sensitivity = SENSITIVITY * len(axes)
     epsilon = fine_epsilon(epsilon, len(axes), n)
     sides = "the workload's thin side" if len(axes) == 1 else "both sides of the workload's small queries, summed"
-    ledger.spend("auto feature: fine structure across the queries", epsilon, "laplace", nodes=1,
-                 note=f"excess variation between neighbouring rows of cells across {sides}, on the public "
-                      f"{grid.shape[0]} x {grid.shape[1]} grid (sensitivity {sensitivity:g})")
     exact = sum(excess_variation(grid, axis) for axis in axes)
-    noisy = exact + float(laplace_noise(rnd.rng, 1, epsilon, sensitivity)[0])
-    return (noisy - 3 * sensitivity / epsilon) / n
+    return _laplace_floor(exact, sensitivity, epsilon, n, rnd, ledger, "fine structure across the queries",
+                          f"excess variation between neighbouring rows of cells across {sides}, on the public "
+                          f"{grid.shape[0]} x {grid.shape[1]} grid")
 
 
 def workload_cells(workload: Workload | None, ps: PointSet,

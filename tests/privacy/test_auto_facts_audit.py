@@ -120,19 +120,25 @@ def _fine_workload(path: str) -> np.ndarray:
     return np.column_stack([lo, lo + 4])
 
 
-def _fine_shares(path: str, pts: np.ndarray, seed0: int, weaken: float = 1.0) -> np.ndarray:
-    eps = PATHS[path][0]
+def _laplace_shares(pts: np.ndarray, eps: float, workload: np.ndarray, n_public: int, field: str, seed0: int,
+                    weaken: float = 1.0) -> np.ndarray:
+    """RUNS releases of one Laplace fact (``field`` of the facts), its noise ``weaken`` times too small (the feature
+    pass is the same every time: counted once)."""
     ps = prepare_points(pts, DOM, resolution=8)
     counted = auto.feature_counts(ps, auto.FEATURE_SIDE)
-    shape = auto.workload_cells(_fine_workload(path), ps, auto.FEATURE_SIDE)
+    shape = auto.workload_cells(workload, ps, auto.FEATURE_SIDE)
     real_counts, real_noise = auto.feature_counts, auto.laplace_noise
     auto.feature_counts = lambda _ps, _side: counted
     auto.laplace_noise = lambda rng, size, e, s: real_noise(rng, size, e * weaken, s)
     try:
-        return np.array([auto.measure_facts(ps, eps, make_randomness(seed0 + r), Ledger(eps), len(pts),
-                                            shape)[0].fine_floor for r in range(RUNS)])
+        return np.array([getattr(auto.measure_facts(ps, eps, make_randomness(seed0 + r), Ledger(eps), n_public,
+                                                    shape)[0], field) for r in range(RUNS)])
     finally:
         auto.feature_counts, auto.laplace_noise = real_counts, real_noise
+
+
+def _fine_shares(path: str, pts: np.ndarray, seed0: int, weaken: float = 1.0) -> np.ndarray:
+    return _laplace_shares(pts, PATHS[path][0], _fine_workload(path), len(pts), "fine_floor", seed0, weaken)
 
 
 @pytest.fixture(scope="module", params=sorted(PATHS))
@@ -196,17 +202,7 @@ def _edge_points(extra: int) -> np.ndarray:
 
 
 def _edge_shares(pts: np.ndarray, seed0: int, weaken: float = 1.0) -> np.ndarray:
-    ps = prepare_points(pts, DOM, resolution=8)
-    counted = auto.feature_counts(ps, auto.FEATURE_SIDE)
-    shape = auto.workload_cells(_fine_workload("thin"), ps, auto.FEATURE_SIDE)
-    real_counts, real_noise = auto.feature_counts, auto.laplace_noise
-    auto.feature_counts = lambda _ps, _side: counted
-    auto.laplace_noise = lambda rng, size, e, s: real_noise(rng, size, e * weaken, s)
-    try:
-        return np.array([auto.measure_facts(ps, EDGE_EPS, make_randomness(seed0 + r), Ledger(EDGE_EPS), 1000,
-                                            shape)[0].edge_floor for r in range(RUNS)])
-    finally:
-        auto.feature_counts, auto.laplace_noise = real_counts, real_noise
+    return _laplace_shares(pts, EDGE_EPS, _fine_workload("thin"), 1000, "edge_floor", seed0, weaken)
 
 
 @pytest.fixture(scope="module")
