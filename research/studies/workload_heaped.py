@@ -31,17 +31,16 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_dpbench import DOMAIN  # noqa: E402
 from ratios import summary  # noqa: E402
 from workload_choice import row_prefixes  # noqa: E402
+from workload_corner import mre  # noqa: E402  (3 runs a cell, seeds 3, 4, 5)
 
 import psdviz as pv  # noqa: E402
 from psdviz.core.domain import prepare_points  # noqa: E402
 from psdviz.core.ledger import Ledger  # noqa: E402
 from psdviz.core.rng import make_randomness  # noqa: E402
-from psdviz.lab.metrics import relative_error  # noqa: E402
 from psdviz.lab.synthetic import zero_inflated  # noqa: E402
 from psdviz.methods import auto  # noqa: E402
 from psdviz.methods.fine_structure import edge_excess  # noqa: E402
 
-RUNS = 3
 DRAWS = 20
 HEAPED_ROW = "a workload of long thin queries over lines heaped"   # the row this study is evidence for
 
@@ -54,12 +53,6 @@ def members(n: int) -> Iterator[tuple[str, np.ndarray]]:
                 pts = zero_inflated(n, DOMAIN, rng, atom, 1.0 - atom - background, True, heaps=heaps, heaped=heaped)
                 label = f"atom {atom:g} bg {background:g} " + (f"heaps {heaps} x {heaped:g}" if heaps else "smooth")
                 yield label, pts
-
-
-def mre(pts: np.ndarray, method: str, eps: float, w: np.ndarray, truth: np.ndarray, planned: bool) -> float:
-    return float(np.mean([np.mean(relative_error(pv.build(pts, DOMAIN, method, eps, seed=3 + s, resolution=8,
-                                                          workload=w if planned else None).answer(w), truth, len(pts)))
-                          for s in range(RUNS)]))
 
 
 def sent_share(pts: np.ndarray, eps: float, w: np.ndarray, cell: int) -> float:
