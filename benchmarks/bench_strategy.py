@@ -32,6 +32,8 @@ from psdviz.lab.metrics import relative_error  # noqa: E402
 from psdviz.methods.strategy import plan_strategy  # noqa: E402
 
 OUT = ROOT / "docs" / "reproduction" / "workload_strategy.md"
+COLUMNS = {"auto": ("auto", {"resolution": 8}), "strategy": ("strategy", {"resolution": 8}),
+           "default": ("auto", {})}      # the table's columns: method and build options (default: resolution 20)
 PEER_NAMES = {"BeijingTaxiE": "BeijingTaxiE_256_256", "cabspottingS": "cabspottingS_256_256",
               "checkin": "checkin_256_256", "Adult_2D": "Adult_2D_256_256", "Stroke_2D": "Stroke_2D_256_256"}
 
@@ -74,13 +76,11 @@ def accuracy(runs: int) -> list[str]:
         for wl, w in (("test", queries()), ("squares", squares(hist)), ("prefix", prefix())):
             t = truth(hist, w)
             for eps in (0.1, 1.0):
-                err: dict[str, list[float]] = {"auto": [], "strategy": [], "default": []}
+                err: dict[str, list[float]] = {m: [] for m in COLUMNS}
                 picks: dict[str, set[str]] = {"auto": set(), "default": set()}
                 for r in range(runs):
-                    for m in err:
-                        res = {} if m == "default" else {"resolution": 8}
-                        rel = pv.build(pts, DOMAIN, "auto" if m == "default" else m, eps,
-                                       seed=1000 * r + int(eps * 10), workload=w, **res)
+                    for m, (method, kw) in COLUMNS.items():
+                        rel = pv.build(pts, DOMAIN, method, eps, seed=1000 * r + int(eps * 10), workload=w, **kw)
                         err[m].append(float(np.mean(relative_error(rel.answer(w), t, n))))
                         if m in picks:
                             picks[m].add(rel.params["chosen"])
