@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.lattice import dyadic, lattice_variance
 from ..core.optional import require
 
 START_SEED = 20180801          # the optimiser's starting point: public, fixed (the strategy is public)
@@ -30,9 +31,13 @@ BLOCK_FLOOR = 0.01             # the block start's even weight (block_start)
 
 @dataclass(frozen=True)
 class PIdentity:
-    """A p-Identity strategy on ``m`` cells: ``theta`` (p x m, non-negative; p = 0 is the identity)."""
+    """A p-Identity strategy on ``m`` cells: ``theta`` (p x m, non-negative; p = 0 is the identity), its
+    column scales ``scale`` (None: the paper's d = 1 + each column's sum of Theta, columns of L1 norm 1) and
+    ``bits`` > 0 when every entry of A is a whole multiple of 2^-bits (:meth:`on_lattice`: what is measured)."""
 
     theta: np.ndarray
+    scale: np.ndarray | None = None
+    bits: int = 0
 
     @property
     def m(self) -> int:
@@ -40,8 +45,36 @@ class PIdentity:
 
     @property
     def d(self) -> np.ndarray:
-        """Column scales: 1 + each column's sum of Theta."""
-        return 1.0 + self.theta.sum(axis=0)
+        """Column scales: 1 + each column's sum of Theta, unless given."""
+        return 1.0 + self.theta.sum(axis=0) if self.scale is None else np.asarray(self.scale, float)
+
+    def on_lattice(self, bits: int) -> PIdentity:
+        """This strategy with its entries on multiples of 2^-``bits``: Theta D^-1 rounded down
+        (:func:`psdviz.core.lattice.dyadic`), and each identity row's entry the rest of its column's unit L1
+        norm (at least the rounded 1 / d, so every column keeps norm exactly 1: sensitivity 1). As
+        A' = [I; Theta'] D'^-1: D' = 2^bits / top and Theta' = bottom / top, top and bottom the identity rows'
+        and Theta's entries in steps. Least squares and variances read A' as measured."""
+        unit = 1 << bits
+        bottom = dyadic(self.theta / self.d, bits)
+        top = unit - bottom.sum(axis=0)
+        return PIdentity(bottom / top, unit / top, bits)
+
+    def integer_weights(self) -> tuple[np.ndarray, np.ndarray]:
+        """The entries of a strategy on the lattice in steps of 2^-bits: the identity rows' diagonal (m,) and
+        Theta's rows (p, m), as int64 (a ValueError when the entries are not on the lattice)."""
+        if self.bits <= 0:
+            raise ValueError("integer weights need a strategy on the weight lattice (PIdentity.on_lattice)")
+        unit = float(1 << self.bits)
+        top, bottom = unit / self.d, self.theta * (unit / self.d)
+        ints = np.rint(top), np.rint(bottom)
+        if not (np.allclose(top, ints[0], rtol=0, atol=1e-6) and np.allclose(bottom, ints[1], rtol=0, atol=1e-6)):
+            raise ValueError(f"the strategy's entries are not whole multiples of 2^-{self.bits}")
+        return ints[0].astype(np.int64), ints[1].astype(np.int64)
+
+    def column_steps(self) -> np.ndarray:
+        """Each column's L1 norm in lattice steps (int64): its sensitivity to one count."""
+        top, bottom = self.integer_weights()
+        return top + bottom.sum(axis=0)
 
     def _y(self) -> np.ndarray:
         t = self.theta
@@ -68,6 +101,18 @@ class PIdentity:
         """A x for x of shape (m, k): the strategy's answers."""
         scaled = values / self.d[:, None]
         return np.vstack([scaled, self.theta @ scaled])
+
+
+def product_steps(x: PIdentity, y: PIdentity) -> int:
+    """The L1 sensitivity of a product strategy on the lattice, in answer steps of 2^-(x.bits + y.bits): the
+    product of the axes' largest column norms in steps (a column of A_y (x) A_x is a product of columns)."""
+    return int(x.column_steps().max()) * int(y.column_steps().max())
+
+
+def product_noise_variance(x: PIdentity, y: PIdentity, epsilon: float) -> float:
+    """One answer's noise variance for a product strategy on the lattice measured at ``epsilon``
+    (:func:`psdviz.core.lattice.lattice_variance`)."""
+    return float(lattice_variance(epsilon, x.bits + y.bits, product_steps(x, y)))
 
 
 def objective(theta: np.ndarray, gram: np.ndarray) -> tuple[float, np.ndarray]:

@@ -19,8 +19,9 @@ given a workload, the points in the cells its queries touch or the excess variat
 Privacy: the facts cost at most ``FEATURE_FRACTION`` (2 %) of epsilon, half for N (a quarter of that given a
 workload) and half shared by the cell facts (a share not bought goes to the others, decided from the noisy N),
 the coarse corner, line, fine and edge facts each at most as much again as a cell fact; geometric noise with
-sensitivity 1 each (a point lies in one corner cell, one row and one column), the fine and edge facts Laplace
-(``fine_structure``: sensitivity 2 an axis, 2); a ledger line "auto feature: ..." each; the choice reads only them,
+sensitivity 1 each (a point lies in one corner cell, one row and one column), the fine and edge facts (real
+sums, ``fine_structure``: sensitivity 2 an axis, 2) geometric noise on the public lattice of 2^-6
+(:mod:`psdviz.core.lattice`); a ledger line "auto feature: ..." each; the choice reads only them,
 and a fact no row left to read needs is not bought (the workload rows are read first); the pick gets the rest of
 epsilon and reuses the noisy N. The release keeps method = "auto" with ``params["chosen"]`` and the facts.
 
@@ -39,8 +40,9 @@ import numpy as np
 
 from ..core.domain import Domain, PointSet
 from ..core.grid import even_edges
+from ..core.lattice import REAL_BITS, noisy_statistic, statistic_steps
 from ..core.ledger import Ledger
-from ..core.noise import geometric_noise, laplace_noise
+from ..core.noise import geometric_noise
 from ..core.population import PopulationSize, noisy_population, resolve_n
 from ..core.rng import Randomness
 from ..core.workload import Workload, as_workload
@@ -268,13 +270,17 @@ def _noisy_fact(value: int, epsilon: float, rnd: Randomness, ledger: Ledger, wha
     return value + int(geometric_noise(rnd.rng, 1, epsilon)[0])
 
 
-def _laplace_floor(value: float, sensitivity: float, epsilon: float, n: float, rnd: Randomness, ledger: Ledger,
-                   what: str, note: str) -> float:
-    """A real-valued fact with Laplace noise of scale ``sensitivity`` / ``epsilon``, recorded as "auto feature:
-    <what>", released as (noisy value - three noise scales) / ``n``: a lower bound of its share of N."""
-    ledger.spend(f"auto feature: {what}", epsilon, "laplace", nodes=1, note=f"{note} (sensitivity {sensitivity:g})")
-    noisy = value + float(laplace_noise(rnd.rng, 1, epsilon, sensitivity)[0])
-    return (noisy - 3 * sensitivity / epsilon) / n
+def _statistic_floor(value: float, sensitivity: float, epsilon: float, n: float, rnd: Randomness, ledger: Ledger,
+                     what: str, note: str) -> float:
+    """A real-valued fact rounded to the public lattice of 2^-6 and given two-sided geometric noise in those steps
+    (:func:`psdviz.core.lattice.noisy_statistic`: no float carries the noise), recorded as "auto feature:
+    <what>" with its sensitivity in steps, released as (noisy value - three noise scales) / ``n``: a lower bound
+    of its share of N."""
+    scale = statistic_steps(sensitivity) / 2 ** REAL_BITS      # the sensitivity the noise is drawn for
+    ledger.spend(f"auto feature: {what}", epsilon, "geometric", nodes=1, sensitivity=scale,
+                 note=f"{note} (sensitivity {sensitivity:g}); rounded to steps of 2^-{REAL_BITS}, noise for {scale:g}")
+    noisy = noisy_statistic(value, sensitivity, epsilon, rnd.rng)
+    return (noisy - 3 * scale / epsilon) / n
 
 
 def feature_counts(ps: PointSet, side: int) -> tuple[np.ndarray, np.ndarray]:
@@ -427,9 +433,9 @@ def with_corners(facts: Facts, shares: tuple[float, float]) -> Facts:
 
 def fine_epsilon(epsilon: float, axes: int, n: float) -> float:
     """The fine fact's epsilon: a cell fact's, or less where that much already puts its three-scale margin
-    (3 x 2 ``axes`` / epsilon) under ``FINE_MARGIN`` of N: the rows read it against bounds of 0.15 and 0.6 of N,
-    so more precision buys nothing and the rest goes to the pick."""
-    return min(epsilon, 3 * SENSITIVITY * axes / (FINE_MARGIN * n))
+    (3 noise scales for sensitivity 2 ``axes`` on its lattice) under ``FINE_MARGIN`` of N: the rows read it against
+    bounds of 0.15 and 0.6 of N, so more precision buys nothing and the rest goes to the pick."""
+    return min(epsilon, 3 * statistic_steps(SENSITIVITY * axes) / 2 ** REAL_BITS / (FINE_MARGIN * n))
 
 
 def line_fact(fullest: int, side: int, epsilon: float, rnd: Randomness, ledger: Ledger) -> int:
@@ -496,9 +502,9 @@ def reads_heaped(f: Facts) -> bool:
 
 def edge_fact(grid: np.ndarray, epsilon: float, n: float, rnd: Randomness, ledger: Ledger) -> float:
     """The excess variation along the edges through a corner (:func:`.fine_structure.edge_excess`: the largest of
-    the four corners', sensitivity 2) with Laplace noise of scale 2 / epsilon, less three noise scales, over
-    ``n``: a lower bound of its share of N."""
-    return _laplace_floor(edge_excess(grid), SENSITIVITY, epsilon, n, rnd, ledger, "heaped edges through a corner",
+    the four corners', sensitivity 2) with geometric noise on its lattice (:func:`_statistic_floor`), less three
+    noise scales, over ``n``: a lower bound of its share of N."""
+    return _statistic_floor(edge_excess(grid), SENSITIVITY, epsilon, n, rnd, ledger, "heaped edges through a corner",
                           f"excess variation between neighbouring cells along the two edges through a corner of the "
                           f"public {grid.shape[0]} x {grid.shape[1]} grid, the largest of the four corners'")
 
@@ -511,15 +517,15 @@ def thin_shape(side: float, thin: float) -> bool:
 def fine_fact(grid: np.ndarray, axes: tuple[int, ...], epsilon: float, n: float, rnd: Randomness,
               ledger: Ledger) -> float:
     """The excess variation across the queries (grid rows [y, x]; axis 0: pairs of rows, the queries thin in y),
-    summed over ``axes`` (one for long thin queries, both for small ones), with Laplace noise of scale
-    2 len(axes) / eps (sensitivity 2 an axis: a point lies in one pair on each, :mod:`.fine_structure`), eps
+    summed over ``axes`` (one for long thin queries, both for small ones), with geometric noise on its lattice for
+    sensitivity 2 len(axes) (2 an axis: a point lies in one pair on each, :mod:`.fine_structure`), eps
     :func:`fine_epsilon` of a cell fact's ``epsilon``, less three noise scales, over ``n``: a lower bound of its
     share of N."""
     sensitivity = SENSITIVITY * len(axes)
     epsilon = fine_epsilon(epsilon, len(axes), n)
     sides = "the workload's thin side" if len(axes) == 1 else "both sides of the workload's small queries, summed"
     exact = sum(excess_variation(grid, axis) for axis in axes)
-    return _laplace_floor(exact, sensitivity, epsilon, n, rnd, ledger, "fine structure across the queries",
+    return _statistic_floor(exact, sensitivity, epsilon, n, rnd, ledger, "fine structure across the queries",
                           f"excess variation between neighbouring rows of cells across {sides}, on the public "
                           f"{grid.shape[0]} x {grid.shape[1]} grid")
 

@@ -11,8 +11,8 @@ disagree on beyond chance.
 Privacy: adding or removing one point moves one pair's m by 1: |a - b| by exactly 1 and E|S_m| by
 P(S_m = 0) in [0, 1] (E|S_{m+1}| = E|S_m| + P(S_m = 0)), so the sum moves by at most 2 (L1 sensitivity 2 under
 add/remove); summed over both axes (a point lies in one pair on each) it moves by at most 4. auto releases it
-with Laplace noise of scale 2 / epsilon an axis (docs/decisions/workload-strategy.md, "Fine structure across thin
-queries", "Structure finer than the leaves").
+rounded to the public lattice of 2^-6 with two-sided geometric noise in those steps (:mod:`psdviz.core.lattice`;
+docs/decisions/workload-strategy.md, "Fine structure across thin queries", "Structure finer than the leaves").
 """
 from __future__ import annotations
 

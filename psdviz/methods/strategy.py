@@ -9,17 +9,22 @@ of every row; a product strategy A_y (x) A_x of p-Identity strategies is optimis
 time (section 6's Kronecker products, the union of product queries weighted by the other axis), the
 identity when that is better; for small queries (median shorter side at most 16 cells, on at most 256 cells
 a side) a second plan with one row per 4 cells, started from blocks of 4, is kept when its exact objective
-is lower. The strategy's answers A_y X A_x^T of the cell counts X are released with Laplace noise of
-scale 1 / epsilon, and the cells are estimated by least squares (A^+ per axis). Every rectangle, not only
-the workload's, is answered from the cells; its variance is exact:
-(2 / epsilon^2) (w_y^T M_y w_y)(w_x^T M_x w_x), M = (A^T A)^-1, w a rectangle's shares of the cells.
+is lower. The plan's entries are then rounded down to whole multiples of 2^-12 (:data:`WEIGHT_BITS`,
+:meth:`PIdentity.on_lattice`): that is the strategy measured. Its answers A_y X A_x^T of the cell counts X
+are integers in steps of 2^-24, computed exactly (:mod:`psdviz.core.lattice`), and are released with
+two-sided geometric noise in those steps, and the cells are estimated by least squares (A^+ per axis).
+Every rectangle, not only the workload's, is answered from the cells; its variance is exact:
+v (w_y^T M_y w_y)(w_x^T M_x w_x), M = (A^T A)^-1, w a rectangle's shares of the cells, v the noise's
+variance (at most the Laplace variance 2 / epsilon^2 of the paper, within 10^-12 of it).
 
-Privacy. One point changes one cell count by 1, so the strategy's answers by the cell's column of
-A_y (x) A_x, whose L1 norm is the product of the axes' column norms, 1 (p-Identity columns are scaled to
-1): Laplace noise of scale 1 / epsilon is epsilon-DP (one ledger line, sensitivity 1). The strategy reads
-the workload, the domain and public constants only (the optimiser starts from a fixed seed), never the
-data; least squares and every answer are post-processing. So the expected error on any workload is public
-before any data is read (:func:`strategy_error`).
+Privacy. One point changes one cell count by 1, so the integer answers by the cell's column of the integer
+product strategy, whose L1 norm is the product of the axes' column norms in steps, at most S = 2^24 (the
+rounded p-Identity columns have norm at most 1): two-sided geometric noise with a = exp(-epsilon / S) per
+step is epsilon-DP (one ledger line, sensitivity S steps = at most 1), and every released answer lies on the
+public lattice, so no floating-point bit carries the data (Mironov, CCS 2012). The strategy reads the
+workload, the domain and public constants only (the optimiser starts from a fixed seed), never the data;
+least squares and every answer are post-processing. So the expected error on any workload is public before
+any data is read (:func:`strategy_error`).
 Passes over the data (:mod:`psdviz.core.source`): one, the m x m cell counts.
 """
 from __future__ import annotations
@@ -30,15 +35,23 @@ import numpy as np
 
 from ..core.domain import Domain, PointSet
 from ..core.grid import cap_by_resolution, even_edges
+from ..core.lattice import exact_product, exact_scale, measure_on_lattice
 from ..core.ledger import Ledger
 from ..core.memory import cap_by_memory
-from ..core.noise import laplace_noise, laplace_variance
 from ..core.optional import require
 from ..core.rng import Randomness
 from ..core.tree import check_node_count
 from ..core.validation import check_epsilon, check_int
 from ..core.workload import RegionLayer, Workload, as_workload
-from ..inference.pidentity import KronVariance, PIdentity, all_ranges_gram, optimise, optimise_product
+from ..inference.pidentity import (
+    KronVariance,
+    PIdentity,
+    all_ranges_gram,
+    optimise,
+    optimise_product,
+    product_noise_variance,
+    product_steps,
+)
 from ..publish.factory import make_release
 from ..publish.release import Release
 from ..splits.keyers import even_cells
@@ -50,20 +63,36 @@ ROWS_PER_CELLS = 16          # p = m / 16 extra rows per axis (the paper's p-Ide
 BLOCK_CELLS = 4              # a second plan for a workload: one row per 4 cells, started from blocks of 4
 BLOCK_MAX_CELLS = 256        # ... tried up to this many cells per side (its cost grows as m^2 p)
 SMALL_CELLS = 16             # ... and for workloads whose queries' shorter sides are at most this (median, cells)
+WEIGHT_BITS = 12             # the strategy's entries are whole multiples of 2^-12 (answers: of 2^-24)
 
 
 @dataclass(frozen=True)
 class Strategy:
-    """A product strategy A_y (x) A_x on an m_x x m_y grid and its cell edges (public)."""
+    """A product strategy A_y (x) A_x on an m_x x m_y grid, its entries on the weight lattice, and its cell
+    edges (public)."""
 
     x: PIdentity
     y: PIdentity
     ex: np.ndarray     # cell edges in domain coordinates
     ey: np.ndarray
 
+    @property
+    def bits(self) -> int:
+        """The answers' lattice: steps of 2^-bits (the product of two axes' entries)."""
+        return self.x.bits + self.y.bits
+
+    @property
+    def sensitivity(self) -> int:
+        """The largest column's L1 norm of the product strategy, in answer steps."""
+        return product_steps(self.x, self.y)
+
+    def noise_variance(self, epsilon: float) -> float:
+        """The variance of one answer's noise at ``epsilon``."""
+        return product_noise_variance(self.x, self.y, epsilon)
+
     def variances(self, epsilon: float) -> KronVariance:
-        """The exact noise variances of the cells and of any answer, with Laplace noise at ``epsilon``."""
-        return KronVariance(self.x, self.y, self.ex, self.ey, float(laplace_variance(epsilon)))
+        """The exact noise variances of the cells and of any answer at ``epsilon``."""
+        return KronVariance(self.x, self.y, self.ex, self.ey, self.noise_variance(epsilon))
 
 
 def workload_rectangles(workload: Workload) -> np.ndarray:
@@ -81,7 +110,7 @@ def plan_strategy(domain: Domain, ex: np.ndarray, ey: np.ndarray, workload=None,
     mx, my = ex.size - 1, ey.size - 1
     px, py = (max(1, mx // ROWS_PER_CELLS), max(1, my // ROWS_PER_CELLS)) if rows is None else (rows, rows)
     if workload is None:            # every rectangle of cells: a single product, one axis at a time
-        return Strategy(optimise(all_ranges_gram(mx), px), optimise(all_ranges_gram(my), py), ex, ey)
+        return _measured(optimise(all_ranges_gram(mx), px), optimise(all_ranges_gram(my), py), ex, ey)
     rects = workload_rectangles(as_workload(workload))
     spans = rects[:, [0, 2]], rects[:, [1, 3]]
     ax, ay, total = optimise_product(*spans, ex, ey, px, py)
@@ -89,7 +118,12 @@ def plan_strategy(domain: Domain, ex: np.ndarray, ey: np.ndarray, workload=None,
         bx, by, blocked = optimise_product(*spans, ex, ey, mx // BLOCK_CELLS, my // BLOCK_CELLS, blocks=BLOCK_CELLS)
         if blocked < total:          # the exact objective of both, public: the lower wins
             ax, ay = bx, by
-    return Strategy(ax, ay, ex, ey)
+    return _measured(ax, ay, ex, ey)
+
+
+def _measured(ax: PIdentity, ay: PIdentity, ex: np.ndarray, ey: np.ndarray) -> Strategy:
+    """The plan as measured: its entries on the weight lattice (module docstring)."""
+    return Strategy(ax.on_lattice(WEIGHT_BITS), ay.on_lattice(WEIGHT_BITS), ex, ey)
 
 
 def _small(rects: np.ndarray, ex: np.ndarray, ey: np.ndarray) -> bool:
@@ -124,7 +158,7 @@ def build_strategy(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     ex, ey = ps.grid.coord(cuts, 0), ps.grid.coord(cuts, 1)
     workload = None if workload is None else as_workload(workload)
     strategy = plan_strategy(domain, ex, ey, workload, rows)
-    counts = ps.counts(even_cells(size, m), m * m).reshape(m, m).astype(float)   # rows y, columns x
+    counts = ps.counts(even_cells(size, m), m * m).reshape(m, m).astype(np.int64)   # rows y, columns x
     ledger = Ledger(epsilon)
     est = measure(strategy, counts, epsilon, rnd, ledger)
     tree = grid_tree(domain, ex, ey, est.ravel(), strategy.variances(epsilon).cell_variances(), epsilon)
@@ -132,19 +166,32 @@ def build_strategy(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     if workload is not None:
         params.update(workload.record())   # public input: the queries planned for
     model = {"answer": "pyramid", "levels": [1], "regular": False, "variance": "kron", "eps": [epsilon],
-             "theta_x": strategy.x.theta.ravel().tolist(), "theta_y": strategy.y.theta.ravel().tolist()}
+             "theta_x": strategy.x.theta.ravel().tolist(), "theta_y": strategy.y.theta.ravel().tolist(),
+             "scale_x": strategy.x.d.tolist(), "scale_y": strategy.y.d.tolist(), "lattice_bits": WEIGHT_BITS}
     return make_release("strategy", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid,
                         notes=(capped, lowered), query_model=model)
 
 
 def measure(strategy: Strategy, counts: np.ndarray, epsilon: float, rnd: Randomness, ledger: Ledger) -> np.ndarray:
-    """The strategy's answers A_y X A_x^T of the cell counts X (rows y) with Laplace noise of scale
-    1 / epsilon (sensitivity 1, one ledger line), and the cells' least-squares estimates from them."""
-    answers = strategy.x.apply(strategy.y.apply(counts).T).T
-    ledger.spend("strategy answers", epsilon, "laplace", nodes=int(answers.size), sensitivity=1.0,
-                 note="matrix mechanism: every cell's column of the product strategy has L1 norm 1")
-    noisy = answers + laplace_noise(rnd.rng, answers.shape, epsilon)
+    """The strategy's answers A_y X A_x^T of the integer cell counts X (rows y), exact in steps of 2^-bits,
+    with two-sided geometric noise for the strategy's sensitivity in those steps (one ledger line), and the
+    cells' least-squares estimates from them."""
+    answers = integer_answers(strategy, counts)
+    steps = strategy.sensitivity
+    ledger.spend("strategy answers", epsilon, "geometric", nodes=int(answers.size),
+                 sensitivity=steps / 2 ** strategy.bits,
+                 note=f"matrix mechanism on the weight lattice: answers in steps of 2^-{strategy.bits}, every cell's "
+                      f"column of the product strategy at most {steps} steps in L1")
+    noisy = measure_on_lattice(answers, strategy.bits, steps, epsilon, rnd.rng)
     return strategy.y.pinv_apply(strategy.x.pinv_apply(noisy.T).T)
+
+
+def integer_answers(strategy: Strategy, counts: np.ndarray) -> np.ndarray:
+    """A_y X A_x^T in steps of 2^-bits, exactly: (m_y + p_y) x (m_x + p_x) integers."""
+    top_y, bottom_y = strategy.y.integer_weights()
+    top_x, bottom_x = strategy.x.integer_weights()
+    rows = np.vstack([exact_scale(top_y, counts), exact_product(bottom_y, counts)])      # A_y X, in steps
+    return np.hstack([exact_scale(top_x, rows.T).T, exact_product(rows, bottom_x.T)])
 
 
 PARAMS = {

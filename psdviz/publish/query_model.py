@@ -17,8 +17,10 @@ Fields (and the keys of the saved object):
   ``fanout`` and ``full_height`` with per-depth ``eps`` and ``var``, possibly pruned: ``kept`` maps
   each released node to its id in the complete tree; ICDE'12 section 5 for OLS) or ``"gls"`` (tree
   GLS of ``tree_gls.py``, re-derived from the released noise variances) or ``"kron"`` (least squares
-  over a product strategy's Laplace answers, :mod:`psdviz.inference.pidentity`: ``theta_x`` and
-  ``theta_y`` the p-Identity parameters of each axis, row-major, ``eps`` the one epsilon of its noise).
+  over a product strategy's noisy answers, :mod:`psdviz.inference.pidentity`: ``theta_x`` and
+  ``theta_y`` the p-Identity parameters of each axis, row-major, ``eps`` the one epsilon of its noise;
+  ``scale_x``, ``scale_y`` the column scales and ``lattice_bits`` the weight lattice of a strategy measured
+  with geometric noise on it, :mod:`psdviz.core.lattice`; files without them hold Laplace answers).
 * ``data_cuts`` (optional, default 0): the children of nodes shallower than this depth have edges placed
   from the data (private medians, imbalance positions); the cut-cell model of ``query/uniformity.py``
   takes their points as one clump.
@@ -36,7 +38,7 @@ import numpy as np
 from ..core.noise import laplace_variance
 from ..core.tree import FlatTree, complete_skeleton
 from ..inference.ols import ols_coefficients
-from ..inference.pidentity import KronVariance, PIdentity
+from ..inference.pidentity import KronVariance, PIdentity, product_noise_variance
 from ..inference.tree_gls import gls_plan, gls_variance_fn
 from ..query.grid_of_grids import GridOfGrids
 from ..query.pyramid import Pyramid
@@ -71,12 +73,15 @@ class QueryModel:
     inference: str = ""
     theta_x: tuple[float, ...] = ()
     theta_y: tuple[float, ...] = ()
+    scale_x: tuple[float, ...] = ()
+    scale_y: tuple[float, ...] = ()
+    lattice_bits: int = 0
 
     def __post_init__(self) -> None:
         if self.answer not in ANSWERS or self.variance not in VARIANCES or self.inference not in INFERENCES:
             raise ValueError(f"unknown query model (answer {self.answer!r}, variance {self.variance!r}, inference "
                              f"{self.inference!r}): answer must be one of {ANSWERS}, variance one of {VARIANCES}")
-        for name in ("levels", "edges1", "eps", "var", "theta_x", "theta_y"):
+        for name in ("levels", "edges1", "eps", "var", "theta_x", "theta_y", "scale_x", "scale_y"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
 
     def to_data(self) -> dict:
@@ -90,6 +95,8 @@ class QueryModel:
             out.update(full_height=self.full_height, fanout=self.fanout, eps=list(self.eps), var=list(self.var))
         if self.variance == "kron":
             out.update(eps=list(self.eps), theta_x=list(self.theta_x), theta_y=list(self.theta_y))
+            if self.lattice_bits:
+                out.update(scale_x=list(self.scale_x), scale_y=list(self.scale_y), lattice_bits=self.lattice_bits)
         if self.data_cuts:
             out["data_cuts"] = self.data_cuts
         if self.inference:
@@ -165,12 +172,27 @@ def _kron(tree: FlatTree, model: QueryModel) -> KronVariance:
     if tree.height != 1 or tx.size % mx or ty.size % my or len(model.eps) != 1:
         raise ValueError("the kron query model needs a grid of cells, theta_x and theta_y of whole rows of it, and "
                          "one epsilon")
-    kron = KronVariance(PIdentity(tx.reshape(-1, mx)), PIdentity(ty.reshape(-1, my)), ex, ey,
-                        float(laplace_variance(model.eps[0])))
+    x, y = _axes(model, tx.reshape(-1, mx), ty.reshape(-1, my))
+    noise = product_noise_variance(x, y, model.eps[0]) if model.lattice_bits else float(laplace_variance(model.eps[0]))
+    kron = KronVariance(x, y, ex, ey, noise)       # files without a lattice hold Laplace answers
     derived = kron.cell_variances()
     if not np.allclose(tree.noise_var[1:], derived, rtol=1e-6, atol=0.0):
         raise ValueError("the cells' noise variances are not the ones the strategy and its epsilon give")
     return kron
+
+
+def _axes(model: QueryModel, tx: np.ndarray, ty: np.ndarray) -> tuple[PIdentity, PIdentity]:
+    """Both axes' strategies: on the weight lattice when the model says so, else the paper's scales."""
+    if not model.lattice_bits:
+        return PIdentity(tx), PIdentity(ty)
+    bits = int(model.lattice_bits)
+    sx, sy = np.asarray(model.scale_x, float), np.asarray(model.scale_y, float)
+    if sx.size != tx.shape[1] or sy.size != ty.shape[1] or not 0 < bits <= 30:
+        raise ValueError("the kron query model's column scales must match its cells, and its lattice bits lie in "
+                         "1..30")
+    x, y = PIdentity(tx, sx, bits), PIdentity(ty, sy, bits)
+    x.integer_weights(), y.integer_weights()          # refused unless every entry is on the lattice
+    return x, y
 
 
 def _full_tree(model: QueryModel) -> FlatTree:

@@ -7,6 +7,7 @@ import pytest
 
 import psdviz as pv
 from psdviz.core.domain import Domain, prepare_points
+from psdviz.core.lattice import REAL_BITS, statistic_steps
 from psdviz.core.ledger import Ledger
 from psdviz.core.noise import geometric_variance
 from psdviz.core.rng import make_randomness
@@ -391,7 +392,7 @@ def test_row_prefixes_over_rows_that_differ_go_to_the_strategy_with_the_fine_fac
     bought), every path spending epsilon; over the smooth blob the fact is bought, reads about 0 and the other
     rows decide (the corner fact bought after it); column prefixes over the rounded blob (smooth
     across them) do not go there; below N eps = 10^6 the fact is not bought. Its epsilon is a cell fact's or less:
-    what puts its three-scale margin at 1 % of N (here 6 / (0.01 N), N 2 x 10^5)."""
+    what puts its three-scale margin at 1 % of N (here about 6 / (0.01 N), N 2 x 10^5)."""
     rng = np.random.default_rng(11)
     smooth, striped = _rounded_rows(200_000, rng)
     w = _row_prefixes(1000, rng)
@@ -401,7 +402,8 @@ def test_row_prefixes_over_rows_that_differ_go_to_the_strategy_with_the_fine_fac
     assert "nan" not in rel.notes[0] and "differ beyond chance for at least" in rel.notes[0]
     fine = next(s for s in rel.ledger.spends if s.what == "auto feature: fine structure across the queries")
     occupied = next(s for s in rel.ledger.spends if s.what == "auto feature: occupied cells")
-    assert fine.mechanism == "laplace" and fine.epsilon == pytest.approx(6 / (auto.FINE_MARGIN * 200_000), rel=0.01)
+    scale = statistic_steps(2) / 2 ** REAL_BITS          # sensitivity 2 on the lattice of 2^-6
+    assert fine.mechanism == "geometric" and fine.epsilon == pytest.approx(3 * scale / (auto.FINE_MARGIN * 200_000), rel=0.01)
     assert fine.epsilon < occupied.epsilon
     assert [s.epsilon / 10.0 for s in rel.ledger.spends[:2]] == pytest.approx([0.0025, 0.005])   # N: a quarter
     assert whats == ["auto feature: N", "auto feature: occupied cells",

@@ -89,7 +89,7 @@ def test_release_ledger_paths_and_parameters():
     rects = _rects(30, np.random.default_rng(2))
     rel = pv.build(pts, DOM, "strategy", 0.7, seed=1, grid_size=16, workload=rects)
     assert [(s.what, s.epsilon, s.mechanism, s.sensitivity) for s in rel.ledger.spends] == [
-        ("strategy answers", pytest.approx(0.7), "laplace", 1.0)]
+        ("strategy answers", pytest.approx(0.7), "geometric", 1.0)]
     assert rel.ledger.spends[0].nodes == (16 + rel.params["rows_y"]) * (16 + rel.params["rows_x"])
     assert rel.tree.path_epsilons().max() == pytest.approx(0.7)        # every point's path costs epsilon once
     assert rel.params["workload"] == rects.tolist() and rel.tree.is_leaf.sum() == 256
@@ -113,7 +113,7 @@ def test_variance_matches_simulation_and_answers_are_unbiased():
     rel = pv.build(pts, DOM, "strategy", 0.5, seed=0, grid_size=8, workload=rects)
     strategy = _plan(rel, rects)
     ex, ey = strategy.ex, strategy.ey
-    counts = np.histogram2d(pts[:, 1], pts[:, 0], bins=[ey, ex])[0]
+    counts = np.histogram2d(pts[:, 1], pts[:, 0], bins=[ey, ex])[0].astype(np.int64)
     wx, wy = axis_weights(rects[:, 0], rects[:, 2], ex), axis_weights(rects[:, 1], rects[:, 3], ey)
     rng, runs = np.random.default_rng(5), 3000
     answers = np.array([np.einsum("ki,ij,kj->k", wy, measure(strategy, counts, 0.5, Randomness(rng, SEEDED, 5),
@@ -211,7 +211,7 @@ def test_small_squares_on_a_few_rows_get_the_plan_started_from_blocks():
         plan = plan_strategy(dom, ex, ex, w)
         first = optimise_product(w[:, [0, 2]], w[:, [1, 3]], ex, ex, 16, 16)[2]
         ratio = strategy_error(plan, w, 1.0).sum() / 2 / first         # Laplace variance 2 / eps^2
-        assert ratio <= 1 + 1e-9
+        assert ratio <= 1 + 1e-4       # the plan as measured: its entries on the 2^-12 lattice
         assert bool(ratio < 0.6) is gain, ratio
         for axis in (plan.x, plan.y):
             np.testing.assert_allclose(np.abs(axis.matrix()).sum(axis=0), 1.0, rtol=1e-12)

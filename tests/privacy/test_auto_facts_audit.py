@@ -1,5 +1,5 @@
 """auto's facts, D vs D': the coarse corner fact is one sensitivity-1 count with geometric noise (the fine fact,
-Laplace with sensitivity 2 an axis, on its two paths, below).
+on its lattice with sensitivity 2 an axis, on its two paths, below).
 
 D has 100 points spread inside the 256 x 256 grid's corner cell [0, 1)^2 (no point at the release
 grid's corner position) and some elsewhere; D' adds one point inside that cell, so N, the occupied cells
@@ -91,7 +91,7 @@ def test_the_audit_sees_a_count_read_without_enough_noise(laws, monkeypatch):
     assert not _ratio_ok(d_weak, d2_weak, e_fact)
 
 
-# The fine fact (excess variation across the queries, Laplace), on both of the paths that buy it:
+# The fine fact (excess variation across the queries, geometric noise on its lattice), on both of the paths that buy it:
 # - long thin queries from N eps = 10^6 (across their thin side, sensitivity 2): D has a pair of cells across the
 #   rows holding (2, 0); D' adds a point to the empty one, which moves the count by 1.5 (|a - b| by -1, E|S_m| from
 #   1 to 1.5), its largest possible move but for 2. N public 1,000 at eps 1,000 (N eps 10^6), where the fact's
@@ -120,25 +120,25 @@ def _fine_workload(path: str) -> np.ndarray:
     return np.column_stack([lo, lo + 4])
 
 
-def _laplace_shares(pts: np.ndarray, eps: float, workload: np.ndarray, n_public: int, field: str, seed0: int,
+def _statistic_shares(pts: np.ndarray, eps: float, workload: np.ndarray, n_public: int, field: str, seed0: int,
                     weaken: float = 1.0) -> np.ndarray:
-    """RUNS releases of one Laplace fact (``field`` of the facts), its noise ``weaken`` times too small (the feature
-    pass is the same every time: counted once)."""
+    """RUNS releases of one real fact on its lattice (``field`` of the facts), its noise ``weaken`` times too small
+    (the feature pass is the same every time: counted once)."""
     ps = prepare_points(pts, DOM, resolution=8)
     counted = auto.feature_counts(ps, auto.FEATURE_SIDE)
     shape = auto.workload_cells(workload, ps, auto.FEATURE_SIDE)
-    real_counts, real_noise = auto.feature_counts, auto.laplace_noise
+    real_counts, real_noise = auto.feature_counts, auto.noisy_statistic
     auto.feature_counts = lambda _ps, _side: counted
-    auto.laplace_noise = lambda rng, size, e, s: real_noise(rng, size, e * weaken, s)
+    auto.noisy_statistic = lambda value, s, e, rng: real_noise(value, s, e * weaken, rng)
     try:
         return np.array([getattr(auto.measure_facts(ps, eps, make_randomness(seed0 + r), Ledger(eps), n_public,
                                                     shape)[0], field) for r in range(RUNS)])
     finally:
-        auto.feature_counts, auto.laplace_noise = real_counts, real_noise
+        auto.feature_counts, auto.noisy_statistic = real_counts, real_noise
 
 
 def _fine_shares(path: str, pts: np.ndarray, seed0: int, weaken: float = 1.0) -> np.ndarray:
-    return _laplace_shares(pts, PATHS[path][0], _fine_workload(path), len(pts), "fine_floor", seed0, weaken)
+    return _statistic_shares(pts, PATHS[path][0], _fine_workload(path), len(pts), "fine_floor", seed0, weaken)
 
 
 @pytest.fixture(scope="module", params=sorted(PATHS))
@@ -149,7 +149,7 @@ def fine_laws(request):
     n = len(d)
     e_fact = auto.fine_epsilon(auto.FEATURE_FRACTION * eps / auto.CELL_FACTS, axes, n)
     assert (n * eps >= auto.FINE_N_EPS_MIN) if path == "thin" else (auto.N_EPS_MIN <= n * eps < auto.QUAD_N_EPS_MIN)
-    assert len(d2) == n + 1 and e_fact == pytest.approx(0.6 if path == "thin" else 0.5)
+    assert len(d2) == n + 1 and e_fact == pytest.approx(0.609375 if path == "thin" else 0.5)   # thin: 6.09375 / (0.01 N)
     grids = [auto.feature_counts(prepare_points(p, DOM, resolution=8), 256)[0].reshape(256, 256) for p in (d, d2)]
     move = sum(excess_variation(grids[0], a) - excess_variation(grids[1], a) for a in range(axes))
     assert move == pytest.approx(1.5 * axes)
@@ -183,7 +183,7 @@ def test_the_audit_sees_the_fine_fact_read_with_a_third_of_its_noise(fine_laws):
     assert not _ratio_ok(a, b, e_fact)
 
 
-# The edge fact (excess variation along a corner's edges, Laplace, sensitivity 2), on the path that buys it: long
+# The edge fact (excess variation along a corner's edges, on its lattice, sensitivity 2), on the path that buys it: long
 # thin queries over a corner atom at N eps in [5 x 10^3, 1.5 x 10^5). D holds an atom of 600 points in the corner
 # cell, 2 points in the third cell of the first column (its pair with the fourth reads 2 - E|S_2| = 1), one point
 # in each of the third and fourth cells of the last column (-1) and 394 points away from the border; D' adds a
@@ -202,7 +202,7 @@ def _edge_points(extra: int) -> np.ndarray:
 
 
 def _edge_shares(pts: np.ndarray, seed0: int, weaken: float = 1.0) -> np.ndarray:
-    return _laplace_shares(pts, EDGE_EPS, _fine_workload("thin"), 1000, "edge_floor", seed0, weaken)
+    return _statistic_shares(pts, EDGE_EPS, _fine_workload("thin"), 1000, "edge_floor", seed0, weaken)
 
 
 @pytest.fixture(scope="module")

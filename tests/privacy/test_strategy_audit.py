@@ -29,7 +29,7 @@ def test_neighbouring_counts_audit(rows):
     ex, ey = np.linspace(0, 8, 5), np.linspace(0, 4, 5)
     strategy = plan_strategy(DOM, ex, ey, np.array([[0, 0, 8, 4], [0, 0, 4, 2], [0, 0, 2, 1]]), rows=rows)
     eps, runs = 2.0, 10_000
-    d = np.array([[3, 1, 0, 2], [0, 4, 1, 0], [2, 0, 0, 1], [1, 1, 5, 0]], float)
+    d = np.array([[3, 1, 0, 2], [0, 4, 1, 0], [2, 0, 0, 1], [1, 1, 5, 0]], np.int64)
     d2 = d.copy()
     d2[0, 0] += 1
     a, b = _law(d, strategy, eps, runs, 11), _law(d2, strategy, eps, runs, 12)
