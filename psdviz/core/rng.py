@@ -75,6 +75,14 @@ def labelled(frame, randomness: Randomness):
     return frame.assign(warning=NOT_PRIVATE_SEEDED)
 
 
+def post_processing(rng: np.random.Generator) -> np.random.Generator:
+    """A generator for randomness applied to values already released (priority sampling of noisy counts, say),
+    seeded from ``rng`` (a seeded run stays reproducible). Such draws are post-processing: they may be continuous
+    and reach what is published, since they never touch a true value. A mechanism's own noise never comes from
+    here (the privacy tests move every continuous draw of ``rng`` and require the release not to move)."""
+    return np.random.default_rng(int(rng.integers(0, 2 ** 63)))
+
+
 def make_randomness(seed: int | Randomness | None = None) -> Randomness:
     """Return a :class:`Randomness`; ``seed=None`` draws from OS entropy (``SeedSequence()``)."""
     if isinstance(seed, Randomness):

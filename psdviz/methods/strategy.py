@@ -37,6 +37,7 @@ from ..core.domain import Domain, PointSet
 from ..core.grid import cap_by_resolution, even_edges
 from ..core.lattice import exact_product, exact_scale, measure_on_lattice
 from ..core.ledger import Ledger
+from ..core.memo import PublicMemo
 from ..core.memory import cap_by_memory
 from ..core.optional import require
 from ..core.rng import Randomness
@@ -64,6 +65,7 @@ BLOCK_CELLS = 4              # a second plan for a workload: one row per 4 cells
 BLOCK_MAX_CELLS = 256        # ... tried up to this many cells per side (its cost grows as m^2 p)
 SMALL_CELLS = 16             # ... and for workloads whose queries' shorter sides are at most this (median, cells)
 WEIGHT_BITS = 12             # the strategy's entries are whole multiples of 2^-12 (answers: of 2^-24)
+PLANS: PublicMemo[Strategy] = PublicMemo(8)    # plans of public inputs, kept for the process
 
 
 @dataclass(frozen=True)
@@ -106,12 +108,17 @@ def workload_rectangles(workload: Workload) -> np.ndarray:
 def plan_strategy(domain: Domain, ex: np.ndarray, ey: np.ndarray, workload=None, rows: int | None = None
                   ) -> Strategy:
     """The strategy for ``workload`` on the cells between ``ex`` and ``ey`` (module docstring). Reads
-    public input only."""
+    public input only, so a plan is kept for the process and a rebuild with the same workload reuses it."""
+    rects = None if workload is None else workload_rectangles(as_workload(workload))
+    key = (ex.tobytes(), ey.tobytes(), None if rects is None else rects.tobytes(), rows)
+    return PLANS.get(key, lambda: _plan(ex, ey, rects, rows))
+
+
+def _plan(ex: np.ndarray, ey: np.ndarray, rects: np.ndarray | None, rows: int | None) -> Strategy:
     mx, my = ex.size - 1, ey.size - 1
     px, py = (max(1, mx // ROWS_PER_CELLS), max(1, my // ROWS_PER_CELLS)) if rows is None else (rows, rows)
-    if workload is None:            # every rectangle of cells: a single product, one axis at a time
+    if rects is None:               # every rectangle of cells: a single product, one axis at a time
         return _measured(optimise(all_ranges_gram(mx), px), optimise(all_ranges_gram(my), py), ex, ey)
-    rects = workload_rectangles(as_workload(workload))
     spans = rects[:, [0, 2]], rects[:, [1, 3]]
     ax, ay, total = optimise_product(*spans, ex, ey, px, py)
     if rows is None and max(mx, my) <= BLOCK_MAX_CELLS and min(mx, my) >= 2 * BLOCK_CELLS and _small(rects, ex, ey):

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.rng import post_processing
 from .zero_law import ZeroLaw
 from .zeros import sample_zero_cells
 
@@ -132,7 +133,7 @@ def top_priorities(rng, idx, val, s: int, cap: np.ndarray | float = 1.0):
     most s items with a positive priority).
     """
     w = np.abs(val).astype(float)
-    r = (1.0 - rng.random(val.size)) * cap
+    r = (1.0 - post_processing(rng).random(val.size)) * cap      # on released noisy values: post-processing
     pri = np.where(w > 0, w / r, 0.0)
     pos = np.flatnonzero(pri > 0)
     if pos.size <= s:

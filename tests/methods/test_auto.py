@@ -403,7 +403,8 @@ def test_row_prefixes_over_rows_that_differ_go_to_the_strategy_with_the_fine_fac
     fine = next(s for s in rel.ledger.spends if s.what == "auto feature: fine structure across the queries")
     occupied = next(s for s in rel.ledger.spends if s.what == "auto feature: occupied cells")
     scale = statistic_steps(2) / 2 ** REAL_BITS          # sensitivity 2 on the lattice of 2^-6
-    assert fine.mechanism == "geometric" and fine.epsilon == pytest.approx(3 * scale / (auto.FINE_MARGIN * 200_000), rel=0.01)
+    assert fine.mechanism == "geometric"
+    assert fine.epsilon == pytest.approx(3 * scale / (auto.FINE_MARGIN * 200_000), rel=0.01)
     assert fine.epsilon < occupied.epsilon
     assert [s.epsilon / 10.0 for s in rel.ledger.spends[:2]] == pytest.approx([0.0025, 0.005])   # N: a quarter
     assert whats == ["auto feature: N", "auto feature: occupied cells",

@@ -149,7 +149,7 @@ def fine_laws(request):
     n = len(d)
     e_fact = auto.fine_epsilon(auto.FEATURE_FRACTION * eps / auto.CELL_FACTS, axes, n)
     assert (n * eps >= auto.FINE_N_EPS_MIN) if path == "thin" else (auto.N_EPS_MIN <= n * eps < auto.QUAD_N_EPS_MIN)
-    assert len(d2) == n + 1 and e_fact == pytest.approx(0.609375 if path == "thin" else 0.5)   # thin: 6.09375 / (0.01 N)
+    assert len(d2) == n + 1 and e_fact == pytest.approx(0.609375 if path == "thin" else 0.5)   # 6.09375 / (0.01 N)
     grids = [auto.feature_counts(prepare_points(p, DOM, resolution=8), 256)[0].reshape(256, 256) for p in (d, d2)]
     move = sum(excess_variation(grids[0], a) - excess_variation(grids[1], a) for a in range(axes))
     assert move == pytest.approx(1.5 * axes)
