@@ -42,6 +42,12 @@ def engine(tmp: Path) -> None:
     a = back.answer([[0.1, 0.1, 0.6, 0.5]])
     check(a.shape == (1,) and np.isfinite(a).all() and np.array_equal(a, rel.answer([[0.1, 0.1, 0.6, 0.5]])),
           "pv.build + save + load_release + answer")
+    corners = np.sort(np.random.default_rng(1).random((50, 2, 2)), axis=1)
+    work = np.column_stack([corners[:, 0, 0], corners[:, 0, 1], corners[:, 1, 0], corners[:, 1, 1]])
+    for method in ("auto", "strategy"):
+        wrel = pv.build(pts, pv.Domain(0, 0, 1, 1), method=method, epsilon=1.0, workload=work)
+        check(np.isfinite(wrel.answer(work)).all() and wrel.ledger.total() <= 1.0 + 1e-12,
+              f"pv.build(method={method!r}, workload=...) with no extra")
     csv = tmp / "points.csv"
     csv.write_text("lon,lat\n" + "\n".join(f"{x:.6f},{y:.6f}" for x, y in pts))
     b = cli("build", str(csv), "--lon", "lon", "--lat", "lat", "--domain", "0", "0", "1", "1",

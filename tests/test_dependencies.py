@@ -85,14 +85,14 @@ def test_every_product_import_is_a_declared_runtime_dependency():
 
 
 def test_the_check_finds_an_undeclared_import():
-    """The check is not vacuous: scipy at the top of an engine module fails it (as it once crashed the
-    app in a fresh environment), so does a direct lazy import of an extra's package and streamlit in the
-    engine; streamlit in the app passes."""
-    files = {ROOT / "psdviz" / "regions" / "probe.py": "from scipy import ndimage\n\ndef f():\n    import shapely\n",
+    """The check is not vacuous: geopandas at the top of an engine module fails it (as scipy once crashed the
+    app in a fresh environment, when it was an extra), so does a direct lazy import of an extra's package and
+    streamlit in the engine; streamlit in the app passes."""
+    files = {ROOT / "psdviz" / "regions" / "probe.py": "import geopandas\n\ndef f():\n    import shapely\n",
              ROOT / "psdviz" / "core" / "probe.py": "import streamlit as st\n",
              ROOT / "psdviz" / "ui" / "probe.py": "import streamlit as st\nimport plotly.express as px\n"}
     assert undeclared_imports(files) == [
-        "psdviz/regions/probe.py:1: scipy at module level",
+        "psdviz/regions/probe.py:1: geopandas at module level",
         "psdviz/regions/probe.py:4: shapely imported directly (use core.optional.require)",
         "psdviz/core/probe.py:1: streamlit at module level"]
 
@@ -115,8 +115,8 @@ def test_missing_extra_message_names_the_extra(monkeypatch):
         raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 
     monkeypatch.setattr(importlib, "import_module", fail)
-    with pytest.raises(MissingExtraError, match=r"scipy is needed for region layers.*psdviz\[geo\]"):
-        require("scipy.ndimage", "region layers")
+    with pytest.raises(MissingExtraError, match=r"shapely is needed for region layers.*psdviz\[geo\]"):
+        require("shapely", "region layers")
     with pytest.raises(MissingExtraError, match=r"psdviz\[spark\]"):
         require("pyspark.sql", "--spark")
 

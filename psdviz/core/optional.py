@@ -15,8 +15,6 @@ EXTRAS: dict[str, str] = {
     "geopandas": "geo",
     "shapely": "geo",
     "pyproj": "geo",
-    "scipy": "geo",
-    "threadpoolctl": "geo",
     "dask": "dask",
     "distributed": "dask",
     "pyspark": "spark",

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.lattice import dyadic, lattice_variance
-from ..core.optional import require
 
 START_SEED = 20180801          # the optimiser's starting point: public, fixed (the strategy is public)
 BACKGROUND = 0.01              # every interval's weight beside the workload's (optimise_product)
@@ -139,8 +138,8 @@ def optimise(gram: np.ndarray, p: int, start: np.ndarray | None = None, iteratio
     identity = PIdentity(np.zeros((0, m)))
     if p < 1 or m < 2:
         return identity
-    optimize = require("scipy.optimize", "the workload strategy's optimiser")
-    threads = require("threadpoolctl", "the workload strategy's optimiser")
+    import threadpoolctl as threads  # core dependencies, imported when a strategy is optimised
+    from scipy import optimize
     x0 = start if start is not None else np.random.default_rng(START_SEED).uniform(0, 1, (p, m))
     scale = float(np.trace(gram)) or 1.0               # keep the optimiser's numbers near 1
 

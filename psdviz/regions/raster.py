@@ -88,7 +88,7 @@ class LeafRaster:
         self.tile_id = np.full(touched.shape, -1, np.int64)
         self.tile_id[touched] = np.arange(int(touched.sum()))
         self.tile_row = np.full(touched.shape, MARKED, np.int32)
-        ndimage = require("scipy.ndimage", "region layers")
+        from scipy import ndimage  # a core dependency, imported when a layer is rasterised
         lab, _ = ndimage.label(~touched)
         ys, xs = _one_of_each(lab)
         rows = self._test((xs + self.tx0 + 0.5) * side, (ys + self.ty0 + 0.5) * side)
