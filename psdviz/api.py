@@ -148,7 +148,7 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
         release = to_user_level(release, k, epsilon)
         release = release.evolve(points_report={**release.points_report, "rows_dropped_by_user_bound": dropped})
     spent = release.ledger.total()
-    if spent > epsilon * (1 + TOLERANCE) + TOLERANCE:  # defensive: a builder bug must not ship
+    if spent > epsilon * (1 + TOLERANCE):  # defensive: a builder bug must not ship
         raise RuntimeError(f"{method} spent {spent} > epsilon {epsilon}")
     if release.grid != ps.grid:      # every builder states its grid; the source's is the one used
         raise RuntimeError(f"{method} released on another grid than its source's")

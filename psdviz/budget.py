@@ -14,7 +14,6 @@ e protects a user of k points at k e), which the refusal states.
 """
 from __future__ import annotations
 
-import fcntl
 import json
 import math
 import os
@@ -23,6 +22,8 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+import filelock
 
 from .core.errors import BudgetError
 from .core.privacy_unit import PrivacyUnit
@@ -113,14 +114,17 @@ class Budget:
         except (OSError, ValueError, RecursionError) as exc:
             raise BudgetError(f"{self.path} is not a readable budget file ({type(exc).__name__})") from None
         ok = (isinstance(doc, dict) and doc.get("format") == FORMAT and doc.get("format_version") == FORMAT_VERSION
-              and isinstance(doc.get("total_epsilon"), (int, float)) and doc["total_epsilon"] > 0
-              and isinstance(doc.get("total_delta", 0.0), (int, float)) and isinstance(doc.get("unit"), str)
-              and isinstance(doc.get("releases"), list))
+              and isinstance(doc.get("unit"), str) and isinstance(doc.get("releases"), list))
         if not ok:
             raise BudgetError(f"{self.path} is not a psdviz budget file (format {FORMAT!r} version {FORMAT_VERSION})")
+        if not _finite(doc.get("total_epsilon"), positive=True):
+            raise BudgetError(f"{self.path}: total_epsilon must be a finite number > 0 "
+                              f"(got {doc.get('total_epsilon')!r})")
+        if not (_finite(doc.get("total_delta", 0.0)) and doc.get("total_delta", 0.0) < 1):
+            raise BudgetError(f"{self.path}: total_delta must be a finite number in [0, 1) (got "
+                              f"{doc.get('total_delta')!r})")
         for r in doc["releases"]:
-            if not (isinstance(r, dict) and isinstance(r.get("epsilon"), (int, float)) and r["epsilon"] >= 0
-                    and isinstance(r.get("delta", 0.0), (int, float)) and r.get("delta", 0.0) >= 0):
+            if not (isinstance(r, dict) and _finite(r.get("epsilon")) and _finite(r.get("delta", 0.0))):
                 raise BudgetError(f"{self.path}: a release entry is damaged ({r!r:.100})")
         return doc
 
@@ -177,11 +181,13 @@ class Budget:
         if _row(have) != _row(want):
             raise BudgetError(_unit_refusal(have, want, epsilon))
         left, dleft = _left(doc)
-        if epsilon > left * (1 + TOLERANCE) + TOLERANCE:
+        spent_after = math.fsum([*(float(r["epsilon"]) for r in doc["releases"]), float(epsilon)])
+        if not spent_after <= float(doc["total_epsilon"]) * (1 + TOLERANCE):      # relative: any scale of epsilon
             raise BudgetError(f"the budget {self.path.name} has epsilon {max(left, 0.0):g} left of "
                               f"{doc['total_epsilon']:g}; {what} asks for {epsilon:g}: nothing was built and the "
                               "budget is unchanged (lower epsilon, or start a new budget for new data)")
-        if delta > dleft * (1 + TOLERANCE) + 1e-300:
+        dspent_after = math.fsum([*(float(r.get("delta", 0.0)) for r in doc["releases"]), float(delta)])
+        if delta > 0 and not dspent_after <= float(doc.get("total_delta", 0.0)) * (1 + TOLERANCE):
             raise BudgetError(f"the budget {self.path.name} has delta {max(dleft, 0.0):.3g} left; {what} needs delta "
                               f"{delta:.3g}: nothing was built and the budget is unchanged")
 
@@ -204,13 +210,9 @@ class Budget:
 
     @contextmanager
     def _locked(self):
-        lock = self.path.with_name(self.path.name + ".lock")
-        with open(lock, "a+") as fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
+        """The budget file's lock (a ``.lock`` file beside it; filelock: fcntl on POSIX, msvcrt on Windows)."""
+        with filelock.FileLock(str(self.path.with_name(self.path.name + ".lock"))):
+            yield
 
     def _write(self, doc: dict) -> None:
         fd, tmp = tempfile.mkstemp(prefix=self.path.name, dir=self.path.parent)
@@ -218,6 +220,12 @@ class Budget:
             json.dump(doc, fh, indent=2)
             fh.write("\n")
         os.replace(tmp, self.path)
+
+
+def _finite(value, positive: bool = False) -> bool:
+    """A JSON number (not a bool) that is finite and >= 0 (> 0 when ``positive``)."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            and (value > 0 if positive else value >= 0))
 
 
 def _left(doc: dict) -> tuple[float, float]:

@@ -7,6 +7,7 @@ worst-case path cost, and it must never exceed the epsilon the user asked for.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 
 TOLERANCE = 1e-9
@@ -49,7 +50,7 @@ class Ledger:
                 f"the total delta would reach {self.delta() + item.delta:g} with {what!r} (delta {item.delta:g} per "
                 f"step), above {MAX_TOTAL_DELTA:g}: lower delta so that delta times the number of steps "
                 f"stays at most {MAX_TOTAL_DELTA:g}")
-        if self.total() + item.epsilon > self.budget * (1 + TOLERANCE) + TOLERANCE:
+        if math.fsum([*(s.epsilon for s in self.spends), item.epsilon]) > self.budget * (1 + TOLERANCE):
             raise ValueError(
                 f"spending {epsilon:g} on {what!r} would exceed the budget {self.budget:g} "
                 f"(already spent {self.total():g})")

@@ -71,6 +71,6 @@ def check_paths(tree: FlatTree, ledger: Ledger) -> None:
     """No root-to-leaf path of ``tree`` spends more epsilon than ``ledger`` recorded."""
     worst = float(tree.path_epsilons().max()) if tree.n_nodes else 0.0
     spent = ledger.total()
-    if worst > spent * (1 + TOLERANCE) + TOLERANCE:
+    if worst > spent * (1 + TOLERANCE):
         raise ValueError(f"a root-to-leaf path of the tree spends epsilon {worst:g}, more than the {spent:g} "
                          "its ledger recorded: a measurement is missing from the ledger")

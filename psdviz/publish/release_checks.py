@@ -247,7 +247,7 @@ def check_against_ledger(worst_path: float, ledger: Ledger) -> None:
     """The costliest root-to-leaf path of the nodes is what the ledger spent: more is a file claiming a
     stronger guarantee than its noise gives, less is epsilons edited down on the nodes."""
     budget, total = ledger.budget, ledger.total()
-    if worst_path > budget * (1 + TOLERANCE) + TOLERANCE:
+    if worst_path > budget * (1 + TOLERANCE):
         raise ValueError(f"a root-to-leaf path of the file's tree records epsilon {worst_path:g}, more than its "
                          f"stated epsilon {budget:g}: {_DAMAGED}")
     if not math.isclose(worst_path, total, rel_tol=1e-6, abs_tol=1e-9):
