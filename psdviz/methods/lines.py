@@ -30,6 +30,7 @@ from ..core.domain import Domain, PointSet
 from ..core.grid import cap_by_resolution, even_edges
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
+from ..core.memory import cap_by_memory
 from ..core.noise import geometric_noise, geometric_variance, laplace_draw
 from ..core.params import Share
 from ..core.rng import Randomness
@@ -131,6 +132,8 @@ def build_lines(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
     size = ps.grid.size
     m = CELLS if grid_size is None else check_int(grid_size, "grid_size", 1, 1 << 20)
     m, capped = cap_by_resolution(m, size, "grid_size", ps.grid.bits)
+    m, lowered = cap_by_memory(m, lambda k: k * k + 1, "grid_size")
+    check_node_count(m * m + 1, f"a {m} x {m} grid of cells", "lower grid_size")     # before any count is held
     hist = ps.counts(even_cells(size, m), m * m).reshape(m, m)        # rows y, columns x
     ledger = Ledger(epsilon)
     eps_s, eps_t = fs * epsilon, ft * epsilon
@@ -152,7 +155,7 @@ def build_lines(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
               "axis": "rows" if axis == 0 else "columns", "lines": ",".join(str(v) for v in heavy.tolist()) or "none",
               "leaves": int(leaf.sum())}
     return make_release("lines", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid,
-                        notes=(capped,), query_model={"answer": "tree", "variance": "leaf"})
+                        notes=(capped, lowered), query_model={"answer": "tree", "variance": "leaf"})
 
 
 def _tree(g: dict, leaf: np.ndarray, noisy: np.ndarray, var: np.ndarray, eps_c: float, eps_root: float,
