@@ -37,7 +37,7 @@ def test_a_budget_file_with_a_total_that_is_not_a_finite_positive_number_is_refu
     path.write_text(path.read_text().replace('"total_epsilon": 1.0', f'"total_epsilon": {total}'))
     assert total in path.read_text()
     with pytest.raises(BudgetError, match="total_epsilon must be a finite number > 0"):
-        pv.Budget(path).remaining
+        _ = pv.Budget(path).remaining
 
 
 def test_a_budget_file_with_an_infinite_entry_is_refused(tmp_path):
