@@ -145,7 +145,7 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
-BUNDLED = ("us-states", "us-counties", "world")
+BUNDLED = ("us-states", "us-counties", "world")      # psdviz.regions.BUNDLED's names (no geo import at start)
 
 
 def _input_arguments(sp: argparse.ArgumentParser, out: str, optional: bool = False) -> None:
@@ -521,7 +521,7 @@ def run_build(a: argparse.Namespace) -> int:
 def bundled_layer(name: str):
     """One of the bundled layers by its command-line name (:data:`BUNDLED`)."""
     from . import regions as rg
-    return {"us-states": rg.us_states, "us-counties": rg.us_counties, "world": rg.world_countries}[name]()
+    return rg.bundled(name)
 
 
 def load_layer(a: argparse.Namespace):
@@ -661,64 +661,61 @@ def run_budget(a: argparse.Namespace) -> int:
 def run_job(a: argparse.Namespace) -> int:
     from .budget import Budget
     from .jobs import columns as job_columns
-    from .jobs import load_job, plan
+    from .jobs import load_job, plan, preflight
     job = load_job(a.job)
     for line in plan(job):
-        print(line)
+        print(line, flush=True)
     budget = None if job.budget is None else Budget(job.path.parent / job.budget)
     if budget is not None:              # the whole job must fit before any data is read
         budget.check(job.epsilon, 0.0, unit_for(None), what=f"the job ({len(job.releases)} releases)")
+    prepared = preflight(job)           # columns, layers, hierarchies, outputs: before any row or epsilon
     if a.dry_run:
-        print("dry run: nothing read, nothing written")
+        print("dry run: checked the columns, layers, hierarchies and outputs; no data row read, nothing written")
         return 0
     d = job.data
     cols = read_columns(str(job.path.parent / d["path"]), job_columns(job))     # the data, read once
     points = np.column_stack([np.asarray(cols[d["lon"]], float), np.asarray(cols[d["lat"]], float)])
-    domain = Domain(*d["domain"])
-    for r in job.releases:
-        s = r.spec
-        out = job.path.parent / s["out"]
-        if r.kind == "spatial":
-            rel = build(points, domain, s["method"], float(s["epsilon"]), nonfinite="drop", **s.get("params", {}))
-            write_drawn(budget, rel, "spatial", out, lambda p, rel=rel, s=s: rel.save(p, crs=s.get("crs")))
-        elif r.kind == "count-of-counts":
-            rel = job_coco(s, cols, job.path.parent)
-            write_drawn(budget, rel, "count-of-counts", out, lambda p, rel=rel: rel.save(p))
-        else:
-            layer = job_layer(s, job.path.parent)
-            rel = build_regions(points, layer, epsilon=float(s["epsilon"]), pooling=s.get("pooling", "sparse"))
-            write_drawn(budget, rel, "regions", out, lambda p, rel=rel: region_output(rel, p))
-        print(f"wrote {out} (line {r.line}): epsilon {rel.epsilon:g} per {rel.privacy_unit}")
+    written: list[tuple[Path, float]] = []
+    for i, r in enumerate(job.releases):
+        try:
+            out, eps = job_release(job, r, i, prepared, points, cols, budget)
+        except Exception as exc:
+            raise ValueError(job_failure(r.line, exc, written, budget)) from None
+        written.append((out, eps))
+        print(f"wrote {out} (line {r.line}): epsilon {eps:g}", flush=True)
     return 0
 
 
-def job_coco(spec: dict, cols: dict, base: Path):
-    """A job's count-of-counts release: the rows' groups and places, the public hierarchy from its own
-    CSV (never from the data), the release's epsilon split evenly over the hierarchy's levels."""
-    import pandas as pd
+def job_release(job, r, i: int, prepared, points: np.ndarray, cols: dict, budget) -> tuple[Path, float]:
+    """Build and write one release of a job (drawn from its budget, if any): the file and its epsilon."""
+    from .core.grid import DEFAULT_RESOLUTION
+    from .jobs import job_coco
+    s, domain = r.spec, Domain(*job.data["domain"])
+    out = job.path.parent / s["out"]
+    if r.kind == "spatial":
+        rel = build(points, domain, s["method"], float(s["epsilon"]), nonfinite="drop",
+                    resolution=s.get("resolution", DEFAULT_RESOLUTION), **s.get("params", {}))
+        write_drawn(budget, rel, "spatial", out, lambda p: rel.save(p, crs=s.get("crs")))
+    elif r.kind == "count-of-counts":
+        rel = job_coco(s, cols, prepared.hierarchies[i])
+        write_drawn(budget, rel, "count-of-counts", out, lambda p: rel.save(p))
+    else:
+        rel = build_regions(points, prepared.layers[i], epsilon=float(s["epsilon"]), pooling=s.get("pooling", "sparse"))
+        write_drawn(budget, rel, "regions", out, lambda p: region_output(rel, p))
+    return out, rel.epsilon
 
-    from . import coco
-    path = base / spec["hierarchy"]
-    try:
-        places = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"hierarchy {spec['hierarchy']}: cannot read it ({exc})") from None
-    h = coco.Hierarchy.from_columns(places, spec["levels"], root="all")
-    table = coco.group_records(cols[spec["group"]], pd.Series(cols[spec["levels"][-1]]).astype(str), h,
-                               spec["max_size"], span=spec["span"])
-    n = h.n_levels
-    return coco.publish(table, h, spec["method"], epsilon=[float(spec["epsilon"]) / n] * n)
 
-
-def job_layer(spec: dict, base: Path):
-    """A job's region layer: a bundled one by name or a file with its id column."""
-    from . import regions as rg
-    if spec["regions"] in BUNDLED:
-        return bundled_layer(spec["regions"])
-    if "id" not in spec:
-        raise ValueError(f"regions {spec['regions']!r}: a layer file needs id: its region id column")
-    return rg.Regions.from_file(base / spec["regions"], id=spec["id"], parent=spec.get("parent"),
-                                name=spec.get("name"), layer=spec.get("layer"))
+def job_failure(line: int, exc: BaseException, written: list[tuple[Path, float]], budget) -> str:
+    """One line for a release that failed mid-job: what failed, and what had been written and charged."""
+    what = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if not isinstance(exc, (ValueError, OSError)):
+        what = f"unexpected {type(exc).__name__}: {what} (a bug in psdviz: please report it)"
+    done = (f"already written: {', '.join(str(p) for p, _ in written)}" if written else "nothing was written")
+    charged = sum(e for _, e in written)
+    spent = (f"; the budget {budget.path.name} was charged epsilon {charged:g} for them ({budget.remaining:g} "
+             "left)" if budget is not None and written else
+             "; the budget is unchanged" if budget is not None else "")
+    return f"the release on line {line} failed: {what}; {done}{spent}"
 
 
 def region_output(rel, path, allow_seeded: bool = False) -> Path:

@@ -17,19 +17,27 @@ those columns (never from the data: which places hold records is private), and i
 evenly over the hierarchy's levels (root included). Each row is one record, so its privacy unit, "one
 record", is the spatial releases' "one point": one row of the data set.
 
-The schema is checked before anything is read, with errors that name the line of the file. With a budget
-the whole job must fit what remains before any data is read. ``--dry-run`` prints the plan (each release's
-epsilon and its expected error at typical query sizes, from public facts only) and writes nothing.
+The schema is checked before anything is read, with errors that name the line of the file: unknown or repeated
+keys, a method's parameters (``params`` holds the method's own, never build's epsilon or seed), at most
+:data:`MAX_RELEASES` releases. Then the whole job is checked against the world before any data row is read or any
+epsilon drawn (:func:`preflight`): the data files' column names, every region layer and hierarchy (public files,
+loaded once), every output's folder writable; with a budget the whole job must fit what remains.
+``--dry-run`` does all of that, prints the plan (each release's epsilon and its expected error at typical query
+sizes, from public facts only) and writes nothing. If a release still fails while the job runs, the error says
+which files were written and what the budget was charged.
 """
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from .core.domain import Domain
+from .core.grid import DEFAULT_RESOLUTION, MAX_RESOLUTION
 from .core.optional import require
 
 KINDS = ("spatial", "regions", "count-of-counts")
@@ -38,6 +46,10 @@ RELEASE_KEYS = {"spatial": {"kind", "method", "epsilon", "params", "out", "resol
                 "count-of-counts": {"kind", "group", "levels", "hierarchy", "max_size", "method", "span", "epsilon",
                                     "out"}}
 DATA_KEYS = {"path", "lon", "lat", "domain"}
+MAX_RELEASES = 1_000       # releases in one job: each is read, planned and written in turn
+BUILD_ARGUMENTS = {"points", "domain", "method", "epsilon", "seed", "outside", "nonfinite", "resolution", "user",
+                   "max_points_per_user", "progress", "lon", "lat", "memory_limit", "passes", "nonnegative",
+                   "workload", "privacy_budget"}    # pv.build's own: never a method parameter
 
 
 class JobError(ValueError):
@@ -78,12 +90,16 @@ def load_job(path) -> Job:
         doc = yaml.safe_load(text)
     except OSError as exc:
         raise JobError(f"cannot read the job file {path}: {exc.strerror or exc}") from None
+    except RecursionError:
+        raise JobError(f"{path.name}: nested too deeply (a job is a mapping of data, releases and budget, a few "
+                       "levels deep)") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
         raise JobError(f"{path.name}{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
     if not isinstance(doc, dict) or node is None:
         raise JobError(f"{path.name}: a job file is a mapping with data, releases and optionally budget")
+    _no_repeated_keys(node, path.name)
     at = {k.value: v for k, v in node.value}
     unknown = set(doc) - {"data", "releases", "budget"}
     if unknown:
@@ -104,6 +120,9 @@ def load_job(path) -> Job:
     rels = doc.get("releases")
     if not isinstance(rels, list) or not rels:
         raise JobError(f"{path.name} line {_lines(at.get('releases'))}: releases must be a list of one or more")
+    if len(rels) > MAX_RELEASES:
+        raise JobError(f"{path.name} line {_lines(at.get('releases'))}: {len(rels):,} releases; a job holds at most "
+                       f"{MAX_RELEASES:,} (split it into several jobs drawing from one budget)")
     job = Job(path, data, doc.get("budget"), [])
     for item, n in zip(rels, at["releases"].value):
         job.releases.append(_release(item, _lines(n), path.name))
@@ -111,6 +130,41 @@ def load_job(path) -> Job:
     if len(set(outs)) != len(outs):
         raise JobError(f"{path.name}: two releases write the same file ({next(o for o in outs if outs.count(o) > 1)})")
     return job
+
+
+def _no_repeated_keys(node, name: str) -> None:
+    """Refuse a mapping that names a key twice (YAML keeps the last one silently: ``epsilon: 0.5`` then
+    ``epsilon: 9`` would build at 9), naming the line of the second."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        value = getattr(item, "value", None)
+        if not isinstance(value, list):
+            continue
+        if type(item).__name__ == "MappingNode":
+            seen: set = set()
+            for key, child in value:
+                if key.value in seen:
+                    raise JobError(f"{name} line {_lines(key)}: {key.value!r} is given twice in one mapping (keep one)")
+                seen.add(key.value)
+                stack.append(child)
+        else:
+            stack.extend(value)
+
+
+def _method_params(item: dict, line: int, name: str) -> None:
+    """A spatial release's params: the method's own parameters, checked as build checks them."""
+    from .methods.param_info import coerce_params
+    params = item.get("params", {})
+    own = sorted(set(params) & BUILD_ARGUMENTS)
+    if own:
+        where = "beside kind" if own[0] in RELEASE_KEYS["spatial"] else "not in a job (build's own argument)"
+        raise JobError(f"{name} line {line}: params.{own[0]} is not a parameter of {item.get('method', 'auto')!r} "
+                       f"but of the build itself ({where}); params holds the method's parameters only")
+    try:
+        coerce_params(item.get("method", "auto"), dict(params))
+    except ValueError as exc:
+        raise JobError(f"{name} line {line}: {exc}") from None
 
 
 def _release(item, line: int, name: str) -> JobRelease:
@@ -132,6 +186,10 @@ def _release(item, line: int, name: str) -> JobRelease:
             raise JobError(f"{name} line {line}: method must be one of {', '.join(methods())}")
         if not isinstance(item.get("params", {}), dict):
             raise JobError(f"{name} line {line}: params must be a mapping of the method's parameters")
+        _method_params(item, line, name)
+        res = item.get("resolution", DEFAULT_RESOLUTION)
+        if not isinstance(res, int) or isinstance(res, bool) or not 1 <= res <= MAX_RESOLUTION:
+            raise JobError(f"{name} line {line}: resolution must be a whole number in [1, {MAX_RESOLUTION}]")
         if not item["out"].endswith(".parquet"):
             raise JobError(f"{name} line {line}: a spatial release is written as .parquet")
     elif kind == "regions" and not isinstance(item.get("regions"), str):
@@ -174,25 +232,24 @@ def columns(job: Job) -> list[str]:
     return out
 
 
-def plan(job: Job) -> list[str]:
-    """The job's plan in words, from public facts only (no data read)."""
-    lines = [f"job {job.path.name}: {len(job.releases)} releases of {job.data['path']}, epsilon "
+def plan(job: Job) -> Iterator[str]:
+    """The job's plan in words, a line at a time, from public facts only (no data read)."""
+    yield from [f"job {job.path.name}: {len(job.releases)} releases of {job.data['path']}, epsilon "
              f"{job.epsilon:g} in all (sequential composition)" + (f", drawn from {job.budget}" if job.budget else "")]
     for r in job.releases:
         eps = float(r.spec["epsilon"])
         if r.kind == "spatial":
-            lines.append(f"- line {r.line}: {r.spec['method']} at epsilon {eps:g} -> {r.spec['out']}; "
-                         + _spatial_error(r.spec, Domain(*job.data["domain"])))
+            yield (f"- line {r.line}: {r.spec['method']} at epsilon {eps:g} -> {r.spec['out']}; "
+                   + _spatial_error(r.spec, Domain(*job.data["domain"])))
         elif r.kind == "count-of-counts":
             n = len(r.spec["levels"]) + 1
-            lines.append(f"- line {r.line}: count-of-counts of {r.spec['group']} groups over "
-                         f"{' > '.join(r.spec['levels'])} ({r.spec['method']}) at epsilon {eps:g} ({eps / n:.3g} per "
-                         f"level over {n} levels, root included) -> {r.spec['out']}; its error depends on the data")
+            yield (f"- line {r.line}: count-of-counts of {r.spec['group']} groups over "
+                   f"{' > '.join(r.spec['levels'])} ({r.spec['method']}) at epsilon {eps:g} ({eps / n:.3g} per "
+                   f"level over {n} levels, root included) -> {r.spec['out']}; its error depends on the data")
         else:
-            lines.append(f"- line {r.line}: counts of {r.spec['regions']} at epsilon {eps:g} -> {r.spec['out']}; "
-                         "each level's region counts carry two-sided geometric noise at epsilon / levels "
-                         f"(standard deviation about {math.sqrt(2) / eps:.3g} times the number of levels)")
-    return lines
+            yield (f"- line {r.line}: counts of {r.spec['regions']} at epsilon {eps:g} -> {r.spec['out']}; "
+                   "each level's region counts carry two-sided geometric noise at epsilon / levels "
+                   f"(standard deviation about {math.sqrt(2) / eps:.3g} times the number of levels)")
 
 
 def _spatial_error(spec: dict, domain: Domain) -> str:
@@ -213,3 +270,104 @@ def _spatial_error(spec: dict, domain: Domain) -> str:
         r = domain.centred_rect(share)
         out.append(f"{share:.0%} of the domain +- {1.96 * math.sqrt(rel.answer_variance(r)[0]):,.1f} (noise, 95 %)")
     return "expected error (before pruning) of a centred rectangle of " + ", ".join(out)
+
+
+# ---- checked against the world before any data is read ------------------------------------------------------
+
+@dataclass
+class Prepared:
+    """What a job needs besides its data, loaded and checked before any row is read: each regions release's
+    layer and each count-of-counts release's hierarchy, by release index."""
+
+    layers: dict[int, object] = field(default_factory=dict)
+    hierarchies: dict[int, object] = field(default_factory=dict)
+
+
+def preflight(job: Job) -> Prepared:
+    """Check the whole job before any data row is read or any epsilon drawn (:class:`JobError` naming the line):
+    the data files' column names (Parquet schemas, CSV headers), every layer and hierarchy (loaded once and
+    returned), every output's folder writable."""
+    base, name = job.path.parent, job.path.name
+    _check_columns(base / job.data["path"], columns(job), name)
+    prepared = Prepared()
+    for i, r in enumerate(job.releases):
+        try:
+            if r.kind == "regions":
+                prepared.layers[i] = job_layer(r.spec, base)
+            elif r.kind == "count-of-counts":
+                prepared.hierarchies[i] = job_hierarchy(r.spec, base)
+        except (ValueError, OSError) as exc:
+            raise JobError(f"{name} line {r.line}: {exc}") from None
+        _check_writable(base / r.spec["out"], r.line, name)
+    return prepared
+
+
+def _check_columns(pattern: Path, wanted: list[str], name: str) -> None:
+    """Every file of the data holds the columns the job reads: its schema or header only."""
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    from .sources.files import expand_paths, file_kind
+    try:
+        paths = expand_paths(str(pattern))
+        for p in paths:
+            if file_kind(p) == "parquet":
+                have = pq.read_schema(p).names
+            else:
+                opts = pcsv.ParseOptions(delimiter="\t" if p.lower().endswith(".tsv") else ",")
+                with pcsv.open_csv(p, parse_options=opts) as reader:    # the header and the first block only
+                    have = reader.schema.names
+            missing = [c for c in wanted if c not in have]
+            if missing:
+                raise ValueError(f"{p} has no column {missing[0]!r} (its columns: {', '.join(have[:20])})")
+    except (ValueError, OSError) as exc:
+        raise JobError(f"{name}: data: {exc}") from None
+    except Exception as exc:        # pyarrow's own errors: an unreadable file
+        raise JobError(f"{name}: data: cannot read {pattern}: {exc}") from None
+
+
+def _check_writable(out: Path, line: int, name: str) -> None:
+    folder = out.parent
+    if not folder.is_dir():
+        raise JobError(f"{name} line {line}: cannot write {out}: the folder {folder} does not exist")
+    if out.is_dir() or not os.access(folder, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        raise JobError(f"{name} line {line}: cannot write {out} (not a writable file in a writable folder)")
+
+
+def job_layer(spec: dict, base: Path):
+    """A job's region layer: a bundled one by name or a file with its id column."""
+    from . import regions as rg
+    if spec["regions"] in rg.BUNDLED:
+        return rg.bundled(spec["regions"])
+    if "id" not in spec:
+        raise ValueError(f"regions {spec['regions']!r}: a layer file needs id: its region id column")
+    return rg.Regions.from_file(base / spec["regions"], id=spec["id"], parent=spec.get("parent"),
+                                name=spec.get("name"), layer=spec.get("layer"))
+
+
+def job_hierarchy(spec: dict, base: Path):
+    """A count-of-counts release's public hierarchy, from its own CSV (never from the data)."""
+    import pandas as pd
+
+    from . import coco
+    path = base / spec["hierarchy"]
+    try:
+        places = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"hierarchy {spec['hierarchy']}: cannot read it ({exc})") from None
+    missing = [c for c in spec["levels"] if c not in places.columns]
+    if missing:
+        raise ValueError(f"hierarchy {spec['hierarchy']} has no column {missing[0]!r}")
+    return coco.Hierarchy.from_columns(places, spec["levels"], root="all")
+
+
+def job_coco(spec: dict, cols: dict, hierarchy):
+    """A job's count-of-counts release: the rows' groups and places in the public hierarchy, the release's
+    epsilon split evenly over the hierarchy's levels."""
+    import pandas as pd
+
+    from . import coco
+    table = coco.group_records(cols[spec["group"]], pd.Series(cols[spec["levels"][-1]]).astype(str), hierarchy,
+                               spec["max_size"], span=spec["span"])
+    n = hierarchy.n_levels
+    return coco.publish(table, hierarchy, spec["method"], epsilon=[float(spec["epsilon"]) / n] * n)

@@ -31,10 +31,11 @@ def job_dir(tmp_path):
 
 def test_the_example_job_plans_then_runs_under_one_budget(job_dir, capsys):
     assert main(["budget", "init", str(job_dir / "trips.budget.json"), "--epsilon", "1"]) == 0
-    (job_dir / "trips.csv").rename(job_dir / "hidden.csv")          # a dry run never reads the data
+    (job_dir / "trips.csv").rename(job_dir / "hidden.csv")          # a dry run reads the header, never a row:
+    (job_dir / "trips.csv").write_text("lon,lat,household,state,county\nnot,a,row,to,read\n")
     assert main(["run", str(job_dir / "job.yaml"), "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert "4 releases of trips.csv, epsilon 1 in all" in out and "nothing read, nothing written" in out
+    assert "4 releases of trips.csv, epsilon 1 in all" in out and "no data row read, nothing written" in out
     assert "count-of-counts of household groups over state > county (hc) at epsilon 0.1 (0.0333 per level" in out
     assert "centred rectangle of 1% of the domain +-" in out          # the quadtree's, from public facts
     assert not list(job_dir.glob("*.parquet")) and pv.Budget(job_dir / "trips.budget.json").spent == 0
@@ -69,3 +70,86 @@ def test_a_bad_job_file_names_the_line(job_dir, capsys, edit, says):
     err = capsys.readouterr().err
     import re
     assert re.search(says, err) and len(err.strip().splitlines()) == 1, err
+
+
+def _run(job_dir, text: str, *extra: str) -> int:
+    (job_dir / "job.yaml").write_text(text)
+    return main(["run", str(job_dir / "job.yaml"), *extra])
+
+
+def test_a_key_given_twice_is_refused_naming_its_line(job_dir, capsys):
+    """YAML keeps the last of two equal keys: 'epsilon: 0.4' then 'epsilon: 9' once built at 9."""
+    text = (job_dir / "job.yaml").read_text().replace("    epsilon: 0.4\n", "    epsilon: 0.4\n    epsilon: 9\n")
+    assert _run(job_dir, text, "--dry-run") == 2
+    err = capsys.readouterr().err
+    assert "line 15: 'epsilon' is given twice in one mapping" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("key", ["epsilon", "nonfinite", "seed"])
+def test_params_that_are_build_arguments_are_a_clear_error(job_dir, capsys, key):
+    text = (job_dir / "job.yaml").read_text().replace("params: {height: 6}", f"params: {{height: 6, {key}: 1}}")
+    assert _run(job_dir, text, "--dry-run") == 2
+    err = capsys.readouterr().err
+    assert f"line 16: params.{key} is not a parameter of 'quadtree' but of the build itself" in err
+    assert "unexpected" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_method_parameter_out_of_range_names_the_line(job_dir, capsys):
+    text = (job_dir / "job.yaml").read_text().replace("params: {height: 6}", "params: {height: -3}")
+    assert _run(job_dir, text, "--dry-run") == 2
+    assert "line 16: " in capsys.readouterr().err
+
+
+def test_a_deeply_nested_job_is_a_clear_error(job_dir, capsys):
+    assert _run(job_dir, "releases: " + "[" * 5000 + "]" * 5000 + "\n") == 2
+    err = capsys.readouterr().err
+    assert "nested too deeply" in err and "unexpected" not in err
+
+
+def test_a_job_of_too_many_releases_is_refused_at_once(job_dir, capsys):
+    head = (job_dir / "job.yaml").read_text().split("releases:")[0]
+    many = "".join(f"  - {{kind: spatial, method: ug, epsilon: 0.001, out: r{i}.parquet}}\n" for i in range(20_000))
+    assert _run(job_dir, head.replace("budget: trips.budget.json", "") + "releases:\n" + many, "--dry-run") == 2
+    assert "20,000 releases; a job holds at most 1,000" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("edit", "says"), [
+    (lambda t: t.replace("regions: us-states", "regions: districts.geojson\n    id: district_idd"),
+     "line 21: .*district_idd"),
+    (lambda t: t.replace("lat: lat", "lat: latitude"), "has no column 'latitude'"),
+    (lambda t: t.replace("hierarchy: places.csv", "hierarchy: nowhere.csv"), "line 25: hierarchy nowhere.csv"),
+    (lambda t: t.replace("out: states.csv", "out: no/such/folder/states.csv"),
+     "line 21: cannot write .*does not exist"),
+])
+def test_the_whole_job_is_checked_before_any_row_or_epsilon(job_dir, capsys, edit, says):
+    """A misspelled id column once passed --dry-run, then the real run wrote the first release and charged the
+    budget before failing on the second. Now both refuse before anything is read, written or charged."""
+    import json
+    import re
+    ring = [[-125, 24], [-66, 24], [-66, 50], [-125, 50], [-125, 24]]
+    (job_dir / "districts.geojson").write_text(json.dumps({"type": "FeatureCollection", "features": [
+        {"type": "Feature", "properties": {"district_id": "d1"},
+         "geometry": {"type": "Polygon", "coordinates": [ring]}}]}))
+    assert main(["budget", "init", str(job_dir / "trips.budget.json"), "--epsilon", "1"]) == 0
+    text = edit((job_dir / "job.yaml").read_text())
+    for extra in (("--dry-run",), ()):
+        assert _run(job_dir, text, *extra) == 2
+        err = capsys.readouterr().err
+        assert re.search(says, err) and len(err.strip().splitlines()) == 1, err
+    assert not list(job_dir.glob("*.parquet")) and pv.Budget(job_dir / "trips.budget.json").spent == 0
+
+
+def test_a_release_failing_mid_job_says_what_was_written_and_charged(job_dir, capsys, monkeypatch):
+    import psdviz.cli as cli
+
+    def fail(*args, **kwargs):
+        raise ValueError("the layer broke")
+
+    monkeypatch.setattr(cli, "build_regions", fail)
+    assert main(["budget", "init", str(job_dir / "trips.budget.json"), "--epsilon", "1"]) == 0
+    assert main(["run", str(job_dir / "job.yaml")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("psdviz run: the release on line 21 failed: the layer broke; already written: ")
+    assert "trips.parquet" in err and "trips-quadtree.parquet" in err
+    assert "the budget trips.budget.json was charged epsilon 0.6 for them (0.4 left)" in err
+    assert pv.Budget(job_dir / "trips.budget.json").spent == pytest.approx(0.6)

@@ -4,8 +4,9 @@ May import psdviz.core, splits, inference, query, kernel, io and sources; never 
 ui.
 """
 from .build import POOLINGS, measure_regions, true_counts
-from .layer import RegionRepairWarning, Regions, us_counties, us_states, world_countries
+from .layer import BUNDLED, RegionRepairWarning, Regions, bundled, us_counties, us_states, world_countries
 from .release import SOURCES, RegionRelease
 
-__all__ = ["POOLINGS", "SOURCES", "RegionRelease", "RegionRepairWarning", "Regions", "measure_regions",
+__all__ = ["BUNDLED", "POOLINGS", "SOURCES", "RegionRelease", "RegionRepairWarning", "Regions", "bundled",
+           "measure_regions",
            "true_counts", "us_counties", "us_states", "world_countries"]

@@ -530,3 +530,13 @@ def world_countries() -> Regions:
     """Countries (world-atlas 2, Natural Earth 1:110m), id = ISO 3166-1 numeric code."""
     return Regions.from_frame(_atlas_frame(_atlas("world-atlas/countries-110m.json"), "countries"), id="id",
                               name="name", parent="parent")
+
+
+BUNDLED = {"us-states": us_states, "us-counties": us_counties, "world": world_countries}
+
+
+def bundled(name: str) -> Regions:
+    """A bundled layer by its command-line name (a key of :data:`BUNDLED`)."""
+    if name not in BUNDLED:
+        raise ValueError(f"no bundled layer {name!r}: choose one of {', '.join(BUNDLED)}")
+    return BUNDLED[name]()
