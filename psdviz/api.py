@@ -18,7 +18,7 @@ from .core.progress import report, reporting
 from .core.rng import make_randomness
 from .core.validation import check_epsilon, warn_large_epsilon
 from .methods.param_info import coerce_params
-from .methods.registry import accepts_workload, get_builder, methods, references
+from .methods.registry import accepts_workload, get_builder, methods, references, spec_of
 from .methods.workload_budget import check_workload
 from .publish.group_privacy import to_user_level, unit_for, user_unit
 from .publish.nonnegative import nonnegative as make_nonnegative
@@ -127,6 +127,9 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
     if not isinstance(method, str):
         raise ValueError(f"method must be a method name, one of {sorted(METHODS_AND_REFERENCES)} (got {method!r})")
     builder = get_builder(method)
+    if nonnegative and not spec_of(method).nonnegative:      # before any data is read
+        raise ValueError(f"nonnegative=True does not apply to {method!r}: its cells are estimated jointly from "
+                         "correlated measurements; build without nonnegative")
     params = coerce_params(method, params)
     if workload is not None and not accepts_workload(method):
         raise ValueError(f"workload= is planned for by the quadtree (and auto when it picks it); {method!r} "

@@ -62,6 +62,10 @@ class MethodSpec:
     interval_caveat : str
         Where the method's whole 95 % interval is measured to hold the truth less often than it says, and
         why (shown beside its answers); empty when none is known.
+    nonnegative : bool
+        Whether non-negative least squares over its released counts (``nonnegative=True``) applies: False
+        where the released cells are estimated jointly from correlated measurements (the strategy), whose
+        non-negative fit needs the measurements themselves.
     """
 
     name: str
@@ -74,6 +78,7 @@ class MethodSpec:
     private: bool = True
     rank: int = 1000
     interval_caveat: str = ""
+    nonnegative: bool = True
     summary: str = field(init=False)   # what the method does: its builder's docstring as written
 
     def __post_init__(self) -> None:

@@ -211,4 +211,4 @@ PARAMS = {
 }
 
 SPEC = MethodSpec("strategy", build_strategy, paper="HDMM (McKenna et al., VLDB'18), sections 5.2 and 6",
-                  data_dependent=False, workloads=("rectangles", "regions"), params=PARAMS, rank=12)
+                  data_dependent=False, workloads=("rectangles", "regions"), params=PARAMS, rank=12, nonnegative=False)

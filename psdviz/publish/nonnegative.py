@@ -25,13 +25,20 @@ from .release import Release
 
 NOTE = ("estimates: non-negative least squares over the released counts (post-processing, epsilon 0); "
         "answer_variance is that of the least-squares estimate before the non-negativity bound")
+JOINT = ("estimates: the least-squares estimates are kept (non-negative least squares was asked for, but this "
+         "release's cells are estimated jointly from correlated measurements, which a bound on each cell would "
+         "distort)")
 
 
 def nonnegative(rel: Release) -> Release:
     """A copy of ``rel`` whose node estimates are the NNLS of its released noisy counts.
 
-    Raises ValueError if a leaf has no noisy count (the bound is on leaves)."""
+    A release whose cells are estimated jointly from correlated measurements (the strategy's ``kron`` model:
+    each cell's count is not an independent measurement) keeps its least-squares estimates, with a note saying
+    so. Raises ValueError if a leaf has no noisy count (the bound is on leaves)."""
     tree = rel.tree
+    if rel.query_model.variance == "kron":        # e.g. auto that picked the strategy: said, never distorted
+        return rel.evolve(notes=(*rel.notes, JOINT))
     leaves = tree.leaf_index()
     if not np.isfinite(tree.noise_var[leaves]).all() or not np.isfinite(tree.noisy[leaves]).all():
         raise ValueError(f"nonnegative needs a noisy count on every leaf; this {rel.method} release has "

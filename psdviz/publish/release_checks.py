@@ -206,6 +206,53 @@ def check_method(method: str, private: tuple[str, ...], references: tuple[str, .
         raise bad(f"unknown method {method!r}: this psdviz knows {', '.join(private)}")
 
 
+ESTIMATE_SDS = 30.0     # an estimate this many standard deviations from its own noisy count is not derived from it
+
+
+LEAST_SQUARES = ("ols", "gls", "kron")      # query models whose estimates are least squares over all the counts
+
+
+def check_estimates(tree, variance: str) -> None:
+    """The estimates are derived from the released noisy counts, not written beside them.
+
+    - Every measured node (count epsilon > 0) holds a finite noisy count.
+    - Its estimate lies within :data:`ESTIMATE_SDS` standard deviations of its noisy count. A least-squares
+      estimate (the ``variance`` models of :data:`LEAST_SQUARES`) has at most the node's own noise variance,
+      any other one is the sum of its leaves' counts (or their non-negative fit), so estimate - noisy has a
+      variance of at most 4 times the node's noise variance, or 2 (its own + its leaves'); 30 standard
+      deviations of two-sided geometric noise happen with a chance below 10^-12 a node. The same holds
+      for the sums of the estimates and of the noisy counts over each subtree's leaves (variance at most 4 times
+      the leaves' noise), which sees an edit of many small cells. An estimate column set to 0, or to anything
+      not computed from the noisy counts, fails here, naming the node."""
+    measured = np.flatnonzero(tree.count_eps > 0)
+    bad_noisy = measured[~np.isfinite(tree.noisy[measured])]
+    if bad_noisy.size:
+        v = int(bad_noisy[0])
+        raise bad(f"node {v} was measured (count epsilon {tree.count_eps[v]:.3g}) but its noisy count is "
+                  f"{tree.noisy[v]!r}: a released count must be a finite number")
+    leaf_var = tree.subtree_sum(np.where(tree.is_leaf, tree.noise_var, 0.0))
+    own = tree.noise_var[measured]
+    bound = np.sqrt(4.0 * own if variance in LEAST_SQUARES else 2.0 * (own + leaf_var[measured]))
+    _refuse_gap(measured, tree.est[measured], tree.noisy[measured], bound, "estimate", "noisy count")
+    leaves = tree.is_leaf & (tree.count_eps > 0)           # and the sums of both over every subtree's leaves
+    est_sum = tree.subtree_sum(np.where(leaves, tree.est, 0.0))
+    noisy_sum = tree.subtree_sum(np.where(leaves, tree.noisy, 0.0))
+    nodes = np.arange(tree.n_nodes)
+    _refuse_gap(nodes, est_sum, noisy_sum, np.sqrt(4.0 * leaf_var), "leaves' estimates sum to",
+                "leaves' noisy counts'")
+
+
+def _refuse_gap(nodes: np.ndarray, est: np.ndarray, noisy: np.ndarray, sd: np.ndarray, what: str, against: str
+                ) -> None:
+    gap = np.abs(est - noisy)
+    off = np.isfinite(sd) & (gap > ESTIMATE_SDS * sd + 1e-9 * np.maximum(1.0, np.abs(noisy)))
+    if off.any():
+        i = int(np.argmax(off))
+        raise bad(f"node {int(nodes[i])}'s {what} {est[i]:.6g}, {gap[i] / max(sd[i], 1e-300):.0f} standard "
+                  f"deviations from its {against} {noisy[i]:.6g}: the estimates are not derived from the released "
+                  "counts (an edited or damaged file)")
+
+
 def check_claims(tree, ledger: Ledger, unit: str) -> None:
     """What can be derived is derived and compared with what the file states.
 

@@ -92,6 +92,7 @@ def load_release(path) -> Release:
     checks.check_against_ledger(float(tree.path_epsilons().max()), ledger)
     checks.check_claims(tree, ledger, meta["privacy_unit"])
     checks.check_query_model(meta["query_model"], tree.height, tree.n_nodes, grid, kept)
+    checks.check_estimates(tree, str(meta["query_model"].get("variance", "")))
     rules = meta["input_handling"]
     parallel = loaded_parallel(meta, tree, grid, curve)
     try:

@@ -230,3 +230,29 @@ def test_the_float_check_run_over_the_registry_catches_the_float_toy(leaky_toys)
               if float_channel(lambda rnd, m=m, kw=kw: _build(m, kw, rnd), RECTS)[0]]
     assert caught == ["leaky-float{}"]
 
+
+
+@pytest.mark.parametrize(("method", "kw"), CONFIGS, ids=_ids(CONFIGS))
+def test_every_release_reloads_with_estimates_derived_from_its_noisy_counts(method, kw, tmp_path):
+    """The loader checks that the estimates follow from the released noisy counts (a file whose estimates were
+    edited is refused, tests/publish/test_tampered_files.py); every method's own file passes, with non-negative
+    least squares too where it applies."""
+    from promises import randomness
+    variants = [kw, {**kw, "nonnegative": True}] if registry.spec_of(method).nonnegative else [kw]
+    for i, v in enumerate(variants):
+        rel = _build(method, v, randomness(3))
+        back = pv.load_release(rel.save(tmp_path / f"r{i}.parquet", allow_seeded=True))
+        assert np.array_equal(back.answer(RECTS), rel.answer(RECTS))
+
+
+def test_nonnegative_is_refused_where_cells_are_estimated_jointly_and_kept_when_auto_picks_them():
+    with pytest.raises(ValueError, match="does not apply to 'strategy'"):
+        pv.build(POINTS, DOM, "strategy", 1.0, nonnegative=True)
+    from psdviz.lab.synthetic import gaussian_mixture
+    big = pv.Domain(0, 0, 256, 256)
+    pts = gaussian_mixture(200_000, big, np.random.default_rng(1), k=5, spread=0.05)
+    corners = np.floor(pts[np.random.default_rng(2).integers(0, len(pts), 300)])
+    small = np.column_stack([np.clip(corners - 2, 0, 252), np.clip(corners - 2, 0, 252) + 4])   # small squares
+    rel = pv.build(pts, big, "auto", 1.0, seed=1, resolution=8, workload=small, nonnegative=True)
+    assert rel.params["chosen"] == "strategy"
+    assert rel.query_model.inference == "" and any("least-squares estimates are kept" in n for n in rel.notes)

@@ -144,6 +144,12 @@ TABLE_CASES = [
     ("ug", _col("x1", lambda a: np.r_[a[:1], a[0], a[2:]]), "not proven disjoint"),   # a cell widened over others
     ("quad", _col("y1", lambda a: np.r_[a[:1], a[0], a[2:]]), "not proven disjoint"),
     ("quad", lambda t: t.slice(0, 0), "declares 0 nodes"),
+    # estimates are derived from the noisy counts: set to 0 (the noisy counts untouched) they once answered 0
+    ("quad", _col("estimate", lambda a: a * 0), "estimates are not derived from the released counts"),
+    ("ug", _col("estimate", lambda a: a * 0), "estimates are not derived from the released counts"),
+    ("privtree", _col("estimate", lambda a: a + 500), "estimates are not derived from the released counts"),
+    ("quad", _col("noisy", lambda a: np.full(a.size, np.nan)), "a released count must be a finite number"),
+    ("htree", _col("noisy", _first(np.nan)), "a released count must be a finite number"),
 ]
 
 
