@@ -13,7 +13,7 @@ the target's "expected count"): each sub-grid sized from its cell's expected cou
 (``methods.ag.plan_release``). On clustered data the real sub-grids differ (finer where points are),
 so the plan is a guide there, stated as such in the app.
 
-The workload strategy is data-independent throughout: its variance is (2 / epsilon^2) times a factor of
+The workload strategy is data-independent throughout: its variance is (2 / epsilon^2) (to 10^-12) times a factor of
 the strategy alone (:mod:`psdviz.methods.strategy`), so one empty release at epsilon 1 gives every epsilon's.
 
 Methods whose structure depends on the data (pruning, kd-trees, PrivTree, the h-tree) are refused:
@@ -98,7 +98,7 @@ def plan_epsilon(method: str, domain: Domain, rect, *, n: int, target: float | N
             return build(empty, domain, method, eps, seed=0, resolution=resolution, **params)
 
     if method == "strategy":
-        unit = float(np.sqrt(release(1.0).answer_variance(r)[0]))   # Laplace noise: the sd scales as 1 / epsilon
+        unit = float(np.sqrt(release(1.0).answer_variance(r)[0]))   # the sd scales as 1 / epsilon (to 10^-12)
 
         def se(eps: float) -> float:
             return unit / eps

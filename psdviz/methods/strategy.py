@@ -115,17 +115,23 @@ def plan_strategy(domain: Domain, ex: np.ndarray, ey: np.ndarray, workload=None,
 
 
 def _plan(ex: np.ndarray, ey: np.ndarray, rects: np.ndarray | None, rows: int | None) -> Strategy:
+    return _measured(*plan_axes(ex, ey, rects, rows), ex, ey)
+
+
+def plan_axes(ex: np.ndarray, ey: np.ndarray, rects: np.ndarray | None, rows: int | None = None
+              ) -> tuple[PIdentity, PIdentity]:
+    """Both axes' p-Identity strategies as optimised (real weights, before the lattice; module docstring)."""
     mx, my = ex.size - 1, ey.size - 1
     px, py = (max(1, mx // ROWS_PER_CELLS), max(1, my // ROWS_PER_CELLS)) if rows is None else (rows, rows)
     if rects is None:               # every rectangle of cells: a single product, one axis at a time
-        return _measured(optimise(all_ranges_gram(mx), px), optimise(all_ranges_gram(my), py), ex, ey)
+        return optimise(all_ranges_gram(mx), px), optimise(all_ranges_gram(my), py)
     spans = rects[:, [0, 2]], rects[:, [1, 3]]
     ax, ay, total = optimise_product(*spans, ex, ey, px, py)
     if rows is None and max(mx, my) <= BLOCK_MAX_CELLS and min(mx, my) >= 2 * BLOCK_CELLS and _small(rects, ex, ey):
         bx, by, blocked = optimise_product(*spans, ex, ey, mx // BLOCK_CELLS, my // BLOCK_CELLS, blocks=BLOCK_CELLS)
         if blocked < total:          # the exact objective of both, public: the lower wins
             ax, ay = bx, by
-    return _measured(ax, ay, ex, ey)
+    return ax, ay
 
 
 def _measured(ax: PIdentity, ay: PIdentity, ex: np.ndarray, ey: np.ndarray) -> Strategy:
