@@ -43,7 +43,7 @@ def main() -> None:
             worst = max(worst, lattice / paper)
             rows.append(f"| {label} | {name if label == 'squares' else 'all'} | {paper:.6g} | {lattice:.6g} | "
                         f"{lattice / paper:.5f} |")
-    text = "\n".join(["# The strategy on the weight lattice", "", __doc__.strip().splitlines()[0], "",
+    text = "\n".join(["# The strategy on the weight lattice", "", __doc__.strip().split("\n\n")[0], "",
                       *rows, "", f"Largest ratio: {worst:.5f}.", ""])
     (Path(__file__).with_suffix(".md")).write_text(text)
     print(text)
