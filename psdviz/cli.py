@@ -688,13 +688,12 @@ def run_job(a: argparse.Namespace) -> int:
 
 def job_release(job, r, i: int, prepared, points: np.ndarray, cols: dict, budget) -> tuple[Path, float]:
     """Build and write one release of a job (drawn from its budget, if any): the file and its epsilon."""
-    from .core.grid import DEFAULT_RESOLUTION
     from .jobs import job_coco
     s, domain = r.spec, Domain(*job.data["domain"])
     out = job.path.parent / s["out"]
     if r.kind == "spatial":
-        rel = build(points, domain, s["method"], float(s["epsilon"]), nonfinite="drop",
-                    resolution=s.get("resolution", DEFAULT_RESOLUTION), **s.get("params", {}))
+        grid = {"resolution": s["resolution"]} if "resolution" in s else {}
+        rel = build(points, domain, s["method"], float(s["epsilon"]), nonfinite="drop", **grid, **s.get("params", {}))
         write_drawn(budget, rel, "spatial", out, lambda p: rel.save(p, crs=s.get("crs")))
     elif r.kind == "count-of-counts":
         rel = job_coco(s, cols, prepared.hierarchies[i])

@@ -19,11 +19,10 @@ given a workload, the points in the cells its queries touch or the excess variat
 Privacy: the facts cost at most ``FEATURE_FRACTION`` (2 %) of epsilon, half for N (a quarter of that given a
 workload) and half shared by the cell facts (a share not bought goes to the others, decided from the noisy N),
 the coarse corner, line, fine and edge facts each at most as much again as a cell fact; geometric noise with
-sensitivity 1 each (a point lies in one corner cell, one row and one column), the fine and edge facts (real
-sums, ``fine_structure``: sensitivity 2 an axis, 2) geometric noise on the public lattice of 2^-6
-(:mod:`psdviz.core.lattice`); a ledger line "auto feature: ..." each; the choice reads only them,
-and a fact no row left to read needs is not bought (the workload rows are read first); the pick gets the rest of
-epsilon and reuses the noisy N. The release keeps method = "auto" with ``params["chosen"]`` and the facts.
+sensitivity 1 each (a point lies in one corner cell, one row and one column), the fine and edge facts (real sums,
+sensitivity 2 an axis, 2) on the lattice of 2^-6 (:mod:`psdviz.core.lattice`); a ledger line each; the choice
+reads only them, and a fact no row left to read needs is not bought (the workload rows are read first); the pick
+gets the rest of epsilon and reuses the noisy N; the release keeps ``params["chosen"]`` and the facts.
 
 Given a workload, the pick plans for it when it can: the strategy and the quadtree always, the hybrid from
 N eps = 5 x 10^4 (``workload_unused``); PrivTree, the lines method and AG do not (a release note says so).
