@@ -46,10 +46,13 @@ def cell_errors(release: Release, truth: PointIndex, nodes: np.ndarray) -> CellE
 
 @dataclass(frozen=True)
 class Redraws:
-    """Answers of one rectangle from ``k`` independent releases, with the standard error each stated."""
+    """Answers of one rectangle from ``k`` independent releases, with the standard error of the noise each
+    stated and each one's 95 % interval of its whole error (``low``, ``high``: :meth:`Release.answer_interval`)."""
 
     answers: np.ndarray
     stated_se: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
 
     @property
     def spread(self) -> float:
@@ -61,8 +64,13 @@ class Redraws:
         """Root mean square of the standard errors the releases stated (the noise promised)."""
         return float(np.sqrt(np.mean(self.stated_se ** 2)))
 
-    def within(self, truth: float, k: float = 1.96) -> float:
-        """Share of the answers whose interval of ``k`` stated standard errors holds ``truth``."""
+    def within(self, truth: float) -> float:
+        """Share of the releases whose 95 % interval (the whole error's, as every page shows it) holds ``truth``."""
+        return float(((self.low <= truth) & (truth <= self.high)).mean())
+
+    def within_noise_band(self, truth: float, k: float = 1.96) -> float:
+        """Share of the answers within ``k`` stated standard errors of the noise alone (the *noise band*, a
+        teaching figure: it leaves out the cells the rectangle cuts, so it is not the 95 % interval)."""
         return float((np.abs(self.answers - truth) <= k * self.stated_se).mean())
 
 
@@ -78,9 +86,9 @@ def redraw(points, domain: Domain, rect, *, method: str, epsilon: float, k: int 
     seeds = [None] * k if seed is None else [int(s.generate_state(1)[0]) for s in
                                             np.random.SeedSequence(seed).spawn(k)]
     q = np.asarray([rect], dtype=float)
-    answers, se = np.empty(k), np.empty(k)
+    answers, se, low, high = (np.empty(k) for _ in range(4))
     for i, s in enumerate(seeds):   # k whole releases: the loop is over releases, not points or nodes
         rel = build(points, domain, method=method, epsilon=epsilon, seed=s, **build_kw)
-        answers[i] = rel.answer(q)[0]
-        se[i] = np.sqrt(rel.answer_variance(q)[0])
-    return Redraws(answers, se)
+        parts = rel.answer_error(q)
+        answers[i], se[i], low[i], high[i] = (parts[k][0] for k in ("estimate", "standard_error", "low", "high"))
+    return Redraws(answers, se, low, high)

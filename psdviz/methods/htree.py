@@ -284,7 +284,7 @@ def _finish(tree: FlatTree, ps: PointSet, domain: Domain, ledger: Ledger, rnd: R
     """GLS (Algorithm 3, section 4.2.5) or leaf sums, then the sorted-splits query path (all variants:
     x/y splits, leaf grids)."""
     return finish_gls_tree(tree, ps, domain, ledger, rnd, "htree", params, postprocess=postprocess,
-                           answer="split_index")
+                           answer="split_index", data_cuts=tree.height)     # every slice at a noisy quantile
 
 
 # what this module declares (psdviz/methods/spec.py): parameters whose meaning is its own, then the method

@@ -104,7 +104,7 @@ def build_kd_cell(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
     params = {"height": height, "grid": grid, "count_fraction": count_fraction, "budget": budget,
               "postprocess": bool(postprocess), "prune": prune}
     rel = finish_complete_tree(tree, eps_count, 4, ps, domain, ledger, rnd, "kd-cell", params, regular=False,
-                               postprocess=postprocess, prune=prune)
+                               postprocess=postprocess, prune=prune, data_cuts=height)   # every cut a data median
     return rel.with_notes(capped_height, lowered, capped)
 
 

@@ -234,10 +234,11 @@ class Release:
                                      .sum(axis=0))
         se = np.sqrt(np.maximum(var, 0.0))
         cut = self._cut_error(reg, leaves[cell], share, n)
+        room_low, room_high = self._cut_rooms(reg, leaves[cell], share, n)
         inside = self._domain_share(np.asarray(regions.geometry))
         unknown = inside <= 0.0          # the release says nothing about a region outside its domain: not 0 +- 0
         est, se, cut = (np.where(unknown, np.nan, v) for v in (est, se, cut))
-        low, high = whole_interval(est, se, cut)
+        low, high = whole_interval(est, se, cut, room_low=room_low, room_high=room_high)
         return regions.table().assign(estimate=est, standard_error=se, uniformity_error=cut, low_95=low, high_95=high,
                                       domain_share=inside)
 
@@ -259,20 +260,22 @@ class Release:
         rects : array (k, 4)
             As for :meth:`answer`.
         level : float
-            The interval's coverage under the normal approximation, in (0, 1); default 0.95.
+            The interval's coverage, in (0, 1); default 0.95.
 
         Returns
         -------
         ndarray (k, 2)
-            [low, high] per rectangle: ``answer -+ z * sqrt(answer_variance + answer_uniformity_error**2)``
-            with z the normal quantile of ``(1 + level) / 2``. For a rectangle made of whole cells the cut
-            cells' term is 0 and this is the noise interval. NaN where the noise variance is not known.
+            [low, high] per rectangle: ``answer -+ (z * sqrt(answer_variance + cut**2) + 1/2)``, z the larger
+            of the normal and the Laplace quantile (2.12 standard deviations at 0.95; heavy-tailed count noise),
+            the cut cells' part on each side at most what those cells could hold, both ends at least 0
+            (:func:`psdviz.kernel.intervals.whole_interval`). For a rectangle made of whole cells the cut term is
+            0 and this is the noise interval. NaN where the noise variance is not known.
 
         Notes
         -----
         The noise variance is exact given the released structure; the cut cells' term is a model
-        (:mod:`psdviz.query.uniformity`), so the coverage is measured, not proved
-        (``benchmarks/bench_coverage.py``). Post-processing of released values only: no privacy cost.
+        (:mod:`psdviz.query.uniformity`), conservative where the release shows little, so the coverage is
+        measured, not proved (``benchmarks/bench_coverage.py``). Post-processing of released values only.
 
         Examples
         --------
@@ -283,13 +286,37 @@ class Release:
         >>> iv.shape, bool(iv[0, 0] < rel.answer([[0.1, 0.1, 0.6, 0.4]])[0] < iv[0, 1])
         ((1, 2), True)
         >>> whole = rel.answer_interval([[0, 0, 0.5, 0.5]])[0]           # whole cells: the noise alone
-        >>> bool(np.isclose(whole[1] - whole[0], 2 * 1.959964 * rel.answer_variance([[0, 0, 0.5, 0.5]])[0] ** 0.5))
+        >>> sd = rel.answer_variance([[0, 0, 0.5, 0.5]])[0] ** 0.5
+        >>> bool(np.isclose(whole[1] - whole[0], 2 * (2.118303 * sd + 0.5)))
         True
         """
+        parts = self.answer_error(rects, level)
+        return np.column_stack([parts["low"], parts["high"]])
+
+    def answer_error(self, rects, level: float = 0.95) -> dict[str, np.ndarray]:
+        """Each answer with its whole error, as the app, the CLI and the exports show it.
+
+        Parameters
+        ----------
+        rects : array (k, 4)
+            As for :meth:`answer`.
+        level : float
+            As for :meth:`answer_interval`.
+
+        Returns
+        -------
+        dict of arrays (k,)
+            ``estimate`` (:meth:`answer`, unbiased, may be below 0), ``shown`` (the estimate held at 0: a count
+            is never negative), ``standard_error`` (of the noise), ``uniformity_error`` (the cut cells' model),
+            ``low`` and ``high`` (:meth:`answer_interval`). Post-processing of released values only.
+        """
         rects = validate_rects(rects)
-        low, high = whole_interval(self.answer(rects), np.sqrt(np.maximum(self.answer_variance(rects), 0.0)),
-                                   self.answer_uniformity_error(rects), level)
-        return np.column_stack([low, high])
+        est = self.answer(rects)
+        se = np.sqrt(np.maximum(self.answer_variance(rects), 0.0))
+        cut, room_low, room_high = self._cut_parts(rects)
+        low, high = whole_interval(est, se, cut, level, room_low, room_high)
+        return {"estimate": est, "shown": np.maximum(est, 0.0), "standard_error": se, "uniformity_error": cut,
+                "low": low, "high": high}
 
     def answer_uniformity_error(self, rects) -> np.ndarray:
         """Modelled error of the uniformity assumption in the cells each rectangle's edges cut.
@@ -306,9 +333,36 @@ class Release:
             as unevenly spread as the release's leaves are inside their parents); 0 for a rectangle made
             of whole cells. A model, not a bound; post-processing of released values only.
         """
-        rects = validate_rects(rects)
+        return self._cut_parts(validate_rects(rects))[0]
+
+    def _cut_parts(self, rects: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per rectangle: the cut cells' modelled standard deviation and the room below and above the
+        uniformity answer that those cells could hold (:meth:`_cut_rooms`), from one decomposition."""
+        from ..query.uniformity import cutting_edge
         q, v, c = decompose(self.tree, rects, np.isfinite(self._values()))   # cut leaves: their covered share
-        return self._cut_error(q, v, c, rects.shape[0])                       # (whole nodes: c = 1, no error)
+        n = rects.shape[0]                                                    # (whole nodes: c = 1, no error)
+        edge = cutting_edge(rects, q, self.tree.rect[v])
+        return (self._cut_error(q, v, c, n, edge), *self._cut_rooms(q, v, c, n))
+
+    def _cut_rooms(self, reg: np.ndarray, node: np.ndarray, share: np.ndarray, n: int
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """Per query: how far the truth can lie below and above the uniformity answer, from the cells it cuts
+        (0 < covered share a < 1): at most sum a c below (the covered parts held none of their points) and sum
+        (1 - a) c above (they held all), c a cell's count read high (:meth:`_upper_counts`). Released values
+        only."""
+        cut = (share > 0) & (share < 1)
+        cap, a = self._upper_counts[node[cut]], share[cut]
+        return (np.bincount(reg[cut], weights=a * cap, minlength=n),
+                np.bincount(reg[cut], weights=(1.0 - a) * cap, minlength=n))
+
+    @cached_property
+    def _upper_counts(self) -> np.ndarray:
+        """Per node: its count read high, the estimate (at least 0) plus two standard deviations of its own
+        noise: what the cut cells' model and rooms take a cut cell to hold, since how far the truth can lie
+        from the uniformity answer grows with the cell's true count, which the estimate may understate."""
+        var = self.tree.noise_var
+        return read_only(np.maximum(np.nan_to_num(self._values()), 0.0)
+                         + 2.0 * np.sqrt(np.where(np.isfinite(var), var, 0.0)))
 
     @cached_property
     def _cut_model(self) -> tuple[np.ndarray, np.ndarray]:
@@ -318,11 +372,20 @@ class Release:
         placed = data_placed(self.tree, self.query_model.data_cuts)
         return read_only(cut_factor(self.tree, self._values(), placed)), read_only(placed)
 
-    def _cut_error(self, reg: np.ndarray, node: np.ndarray, share: np.ndarray, n: int) -> np.ndarray:
-        """sqrt of :func:`~psdviz.query.uniformity.cut_cell_variance` over (query, node, covered share) pairs."""
+    def _cut_error(self, reg: np.ndarray, node: np.ndarray, share: np.ndarray, n: int,
+                   edge: np.ndarray | None = None) -> np.ndarray:
+        """sqrt of :func:`~psdviz.query.uniformity.cut_cell_variance` over (query, node, covered share) pairs
+        (``edge``: which rectangle edge cuts each pair's cell, for rectangles)."""
         from ..query.uniformity import cut_cell_variance
         kappa, placed = self._cut_model
-        return np.sqrt(cut_cell_variance(reg, share, self._values()[node], kappa[node], n, placed[node]))
+        return np.sqrt(cut_cell_variance(reg, share, self._values()[node], kappa[node], n, placed[node], edge,
+                                         self._coherence))
+
+    @cached_property
+    def _coherence(self) -> tuple[float, float]:
+        """How alike the cut cells along one edge are (:func:`~psdviz.query.uniformity.edge_coherence`), once."""
+        from ..query.uniformity import edge_coherence
+        return edge_coherence(self.tree)
 
     def sample_points(self, n: int | None = None, seed: int | None = None) -> pd.DataFrame:
         """Synthetic points drawn from the release: post-processing, no epsilon spent, no real point.

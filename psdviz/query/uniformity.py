@@ -6,7 +6,12 @@ points: variance c a (1 - a). Real points clump, and the release shows by how mu
 model a leaf i of area share s_i of its parent (whose children are all leaves, c points) has
 E (c_i - s_i c)^2 = c s_i (1 - s_i). The factor kappa = max(1, sum of (d_i^2 - var d_i) / sum of c s_i (1 - s_i))
 over the leaves whose parents lie at one depth (a moment estimate; the noise is not weighted by 1 / s_i as in
-Pearson's form, which thin cells would swamp) scales the binomial variance of the leaves below that depth
+Pearson's form, which thin cells would swamp), read as an upper bound: the numerator two standard deviations of
+its noise above (the noise's part of d_i^2 varies by about 5 v_i^2 + 4 (d_i^2 - var d_i) v_i, heavy-tailed
+counts), so where the noise swamps the deviations, as on sparse data, the release shows nothing of how even
+the points are and the model takes them as uneven, and where the deviations stand out it reads them as they
+are; at most a cell's own count (one clump), and with no family to read, one clump. It scales the binomial
+variance of the leaves below that depth
 (quasi-binomial: a leaf is taken to be as uneven inside as the leaves of its parent's depth are inside their
 parents; larger cells are clumpier). The deviations are of the raw measurements, whose noise is independent
 with public variances: d_i = y_i - s_i y, with y the parent's own noisy count (var d_i = v_i + s_i^2 v) or,
@@ -31,6 +36,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.tree import FlatTree
+
+UPPER_SDS = 2.0      # kappa is read two standard deviations of the noise's part above its moment estimate
 
 
 def overdispersion(tree: FlatTree) -> np.ndarray:
@@ -60,10 +67,12 @@ def overdispersion(tree: FlatTree) -> np.ndarray:
                      (1.0 - share) ** 2 * v[kids] + share ** 2 * (v_sum - v[kids]))
     excess = (y[kids] - share * y_up) ** 2 - noise                                  # per child
     expected = np.maximum(y_up, 0.0) * share * (1.0 - share)
+    spread = 5.0 * noise ** 2 + 4.0 * np.maximum(excess, 0.0) * noise              # var of excess from the noise
     depths = tree.depth.max() + 1
     num = np.bincount(tree.depth[up], weights=excess, minlength=depths)
+    num += UPPER_SDS * np.sqrt(np.bincount(tree.depth[up], weights=spread, minlength=depths))
     den = np.bincount(tree.depth[up], weights=expected, minlength=depths)
-    overall = max(1.0, num.sum() / den.sum()) if den.sum() > 0 else 1.0
+    overall = max(1.0, num.sum() / den.sum()) if den.sum() > 0 else np.inf
     by_depth = np.where(den > 0, np.maximum(1.0, num / np.where(den > 0, den, 1.0)), overall)
     out[child] = by_depth[tree.depth[parent]]
     return out
@@ -75,11 +84,11 @@ def data_placed(tree: FlatTree, data_cuts: int) -> np.ndarray:
 
 
 def cut_factor(tree: FlatTree, values: np.ndarray, placed: np.ndarray) -> np.ndarray:
-    """kappa per node: :func:`overdispersion`, and at least the cell's released count (one clump) for the
-    cells ``placed`` (:func:`data_placed`)."""
-    kappa = overdispersion(tree)
-    c = np.maximum(np.nan_to_num(np.asarray(values, float)), 0.0)
-    kappa[placed] = np.maximum(kappa[placed], c[placed])
+    """kappa per node: :func:`overdispersion`, at most the cell's released count (one clump, the most uneven
+    a cell can be), and that count for the cells ``placed`` (:func:`data_placed`)."""
+    c = np.maximum(np.nan_to_num(np.asarray(values, float)), 1.0)
+    kappa = np.minimum(overdispersion(tree), c)
+    kappa[placed] = c[placed]
     return kappa
 
 
@@ -90,14 +99,97 @@ def _raw(tree: FlatTree) -> tuple[np.ndarray, np.ndarray]:
 
 
 def cut_cell_variance(region: np.ndarray, share: np.ndarray, cell_values: np.ndarray, kappa: np.ndarray,
-                      n_regions: int, coherent: np.ndarray | None = None) -> np.ndarray:
-    """Per region: the sum over the cells it covers of kappa c a (1 - a), c the cell's released estimate
-    (at least 0), a the covered share (``region``, ``share``, ``cell_values``, ``kappa``: one entry per
-    overlapping pair). The pairs marked ``coherent`` (cells the data placed) add as standard deviations, the
-    square of their sum: their errors taken as fully correlated, the largest variance a sum of them can have."""
+                      n_regions: int, coherent: np.ndarray | None = None, edge: np.ndarray | None = None,
+                      rho: tuple[float, float] | None = None) -> np.ndarray:
+    """Per region: the sum over the cells it covers of kappa c a (1 - a), c the cell's count (at least 0), a
+    the covered share (``region``, ``share``, ``cell_values``, ``kappa``: one entry per overlapping pair). The
+    pairs marked ``coherent`` (cells the data placed) add as standard deviations, the square of their sum: their
+    errors taken as fully correlated, the largest variance a sum of them can have. With ``edge`` (which of a
+    rectangle's four edges cuts the cell, -1 for none) and ``rho`` (for the cells one vertical edge cuts, then
+    one horizontal edge: :func:`edge_coherence`), the cells one edge cuts have correlated errors (points on one
+    row or column of values, a road along the edge, sit on the same side of it in many cells it cuts):
+    neighbours by rho, cells k apart by rho^k, so an edge's variance is sum var (1 + rho) / (1 - rho), at most
+    (sum sd)^2 (fully coherent); the four edges add as variances, and the cells the data placed stay fully
+    coherent with every other cell."""
     c = np.maximum(np.nan_to_num(np.asarray(cell_values, float)), 0.0)
     var = kappa * c * share * (1.0 - share)
+    if edge is not None:
+        placed = np.zeros(region.size, bool) if coherent is None else coherent
+        along = (edge >= 0) & ~placed
+        group = region[along] * 4 + edge[along]
+        sd_sums = np.bincount(group, weights=np.sqrt(var[along]), minlength=4 * n_regions).reshape(n_regions, 4)
+        var_sums = np.bincount(group, weights=var[along], minlength=4 * n_regions).reshape(n_regions, 4)
+        r = np.repeat(np.asarray(rho if rho is not None else (1.0, 1.0), float), 2)
+        chain = var_sums * (1.0 + r) / np.maximum(1.0 - r, 1e-12)       # neighbours rho, two apart rho^2, ...
+        edge_sd = np.sqrt(np.minimum(chain, sd_sums ** 2))               # at most fully coherent
+        placed_sd = np.bincount(region[placed], weights=np.sqrt(var[placed]), minlength=n_regions)
+        rest = np.bincount(region[(edge < 0) & ~placed], weights=var[(edge < 0) & ~placed], minlength=n_regions)
+        return (edge_sd ** 2).sum(axis=1) + rest + placed_sd * (placed_sd + 2.0 * edge_sd.sum(axis=1))
     if coherent is None or not coherent.any():
         return np.bincount(region, weights=var, minlength=n_regions)
     sd_sum = np.bincount(region, weights=np.where(coherent, np.sqrt(var), 0.0), minlength=n_regions)
     return np.bincount(region, weights=np.where(coherent, 0.0, var), minlength=n_regions) + sd_sum ** 2
+
+
+def edge_coherence(tree: FlatTree) -> tuple[float, float]:
+    """(rho_x, rho_y): how alike the imbalances of neighbouring families are across a line, read from released
+    counts as an upper bound in [0, 1].
+
+    For the families whose children are all measured leaves (as :func:`overdispersion`), a family's imbalance
+    along x is its left children's raw counts less its right children's (children spanning the centre left
+    out), with noise variance the sum of theirs. Families stacked on one another (the same x-range at the same
+    depth, one above the next) whose left-right imbalances agree show points lined up along the columns: a
+    vertical query edge then cuts every cell on the same side of their points. rho_x is the correlation of the
+    imbalances of such pairs (their noise variances taken out of the denominators), two standard deviations of
+    the product's noise above its estimate; rho_y the same across rows. With no such pair, or noise swamping
+    them, nothing is known and rho is 1 (the cells one edge cuts fully coherent)."""
+    return _coherence(tree, 0), _coherence(tree, 1)
+
+
+def _coherence(tree: FlatTree, axis: int) -> float:
+    y, v = _raw(tree)
+    child = np.flatnonzero(tree.parent >= 0)
+    if child.size == 0:
+        return 1.0
+    parent = tree.parent[child]
+    r = tree.rect
+    inner_kids = np.bincount(parent, weights=~tree.is_leaf[child], minlength=tree.n_nodes)
+    blind_kids = np.bincount(parent, weights=~np.isfinite(y[child]), minlength=tree.n_nodes)
+    last = (tree.n_children > 1) & (inner_kids == 0) & (blind_kids == 0)
+    kids = child[last[parent]]
+    up = tree.parent[kids]
+    lo, hi = (0, 2) if axis == 0 else (1, 3)
+    centre = (r[up, lo] + r[up, hi]) / 2
+    side = np.where(r[kids, hi] <= centre, 1.0, np.where(r[kids, lo] >= centre, -1.0, 0.0))
+    imb = np.bincount(up, weights=side * y[kids], minlength=tree.n_nodes)
+    var = np.bincount(up, weights=(side != 0) * v[kids], minlength=tree.n_nodes)
+    fam = np.flatnonzero(last)
+    if fam.size < 2:
+        return 1.0
+    across_lo, across_hi = (1, 3) if axis == 0 else (0, 2)        # families stacked across the other axis
+    order = np.lexsort((r[fam, across_lo], r[fam, hi], r[fam, lo], tree.depth[fam]))
+    f = fam[order]
+    a, b = f[:-1], f[1:]
+    pair = ((tree.depth[a] == tree.depth[b]) & (r[a, lo] == r[b, lo]) & (r[a, hi] == r[b, hi])
+            & (r[a, across_hi] == r[b, across_lo]))
+    a, b = a[pair], b[pair]
+    if a.size == 0:
+        return 1.0
+    num = float((imb[a] * imb[b]).sum())
+    spread = float(np.sqrt((imb[b] ** 2 * var[a] + imb[a] ** 2 * var[b] + var[a] * var[b]).sum()))
+    den = float(np.sqrt(max((imb[a] ** 2 - var[a]).sum(), 0.0) * max((imb[b] ** 2 - var[b]).sum(), 0.0)))
+    if den <= 0:
+        return 1.0
+    return float(np.clip((num + UPPER_SDS * spread) / den, 0.0, 1.0))
+
+
+def cutting_edge(rects: np.ndarray, query: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """Per (query, cell) pair: which edge of the query rectangle passes through the cell's interior (0 left,
+    1 right, 2 bottom, 3 top; the first that does), -1 when none does."""
+    q, c = rects[query], cells
+    inside = [(q[:, 0] > c[:, 0]) & (q[:, 0] < c[:, 2]), (q[:, 2] > c[:, 0]) & (q[:, 2] < c[:, 2]),
+              (q[:, 1] > c[:, 1]) & (q[:, 1] < c[:, 3]), (q[:, 3] > c[:, 1]) & (q[:, 3] < c[:, 3])]
+    out = np.full(query.size, -1, dtype=np.int64)
+    for k in (3, 2, 1, 0):
+        out[inside[k]] = k
+    return out

@@ -341,7 +341,8 @@ def query_answer(release: pv.Release, data: data_input.Dataset) -> None:
     st.caption(f"Query #{len(hist)} on {words.file_text(data.name)}: x [{words.short(rect[0])}, "
                f"{words.short(rect[2])}], y [{words.short(rect[1])}, {words.short(rect[3])}]; `{row['method']}`, "
                f"epsilon {row['epsilon']:g}")
-    answer_box.show(est, se, row["uniformity_error"], method=release.params.get("chosen", release.method))
+    answer_box.show(est, se, row["uniformity_error"], row["low_95"], row["high_95"],
+                    method=release.params.get("chosen", release.method))
     st.metric("True answer (not private)", f"{row['true_answer_NOT_PRIVATE']:,}")
     c1, c2 = st.columns(2)
     c1.metric("Absolute error", f"{row['abs_error']:,.1f}", help="|private - true|")

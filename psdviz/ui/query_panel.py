@@ -7,7 +7,6 @@ import numpy as np
 
 import psdviz as pv
 from psdviz.lab.metrics import relative_error
-from psdviz.present import whole_interval
 
 
 def rect_from_drawings(drawings) -> list[float] | None:
@@ -39,14 +38,14 @@ def at_rect_corner(point: tuple[float, float] | None, rect: list[float] | None) 
     return any(abs(x - cx) <= tol and abs(y - cy) <= tol for cx in (rect[0], rect[2]) for cy in (rect[1], rect[3]))
 
 
-def private_answer(release: pv.Release, rect: list[float]) -> tuple[float, float, float]:
+def private_answer(release: pv.Release, rect: list[float]) -> tuple[float, float, float, float, float]:
     """The release's answer for one rectangle, its standard error (from the noise variances; NaN when the
-    variance is not known) and the modelled error of the cells its edges cut
-    (``Release.answer_uniformity_error``)."""
-    r = np.asarray([rect], float)
-    var = float(release.answer_variance(r)[0])
-    return (float(release.answer(r)[0]), math.sqrt(var) if math.isfinite(var) else float("nan"),
-            float(release.answer_uniformity_error(r)[0]))
+    variance is not known), the modelled error of the cells its edges cut and its 95 % interval
+    (``Release.answer_error``: the one interval every page shows)."""
+    p = release.answer_error(np.asarray([rect], float))
+    se = float(p["standard_error"][0])
+    return (float(p["estimate"][0]), se if math.isfinite(se) else float("nan"), float(p["uniformity_error"][0]),
+            float(p["low"][0]), float(p["high"][0]))
 
 
 def compare(release: pv.Release, truth: pv.PointIndex, rect: list[float]) -> dict:
@@ -56,10 +55,9 @@ def compare(release: pv.Release, truth: pv.PointIndex, rect: list[float]) -> dic
     The relative error is |private - true| / max(true, rho) with rho = 0.1% of the points
     (psdviz.lab.metrics.relative_error), so tiny true counts do not divide by zero.
     """
-    private, se, cut = private_answer(release, rect)
+    private, se, cut, low, high = private_answer(release, rect)
     true = int(truth.count(np.asarray([rect], float))[0])
     n = int(truth.xy.shape[0])
-    low, high = whole_interval(private, se, cut)
     return {"xmin": rect[0], "ymin": rect[1], "xmax": rect[2], "ymax": rect[3],
             "private_answer": private, "low_95": float(low), "high_95": float(high), "standard_error": se,
             "uniformity_error": cut,

@@ -14,7 +14,7 @@ import streamlit as st
 
 import psdviz as pv
 from psdviz import regions as rg
-from psdviz.present import labelled, layer_digest, sample_points
+from psdviz.present import labelled, layer_digest, sample_points, whole_interval
 from psdviz.regions import SOURCES, true_counts
 
 from . import answer_box, data_input, export, keys, mapview, words
@@ -202,7 +202,9 @@ def _region_panel(counts: pd.DataFrame, rid: str, truth: np.ndarray | None, nois
         st.caption(f"Only {float(r['domain_share']):.0%} of this region lies inside the release's domain: the "
                    "answer counts that part.")
     cut = float(r["uniformity_error"]) if "uniformity_error" in r else None
-    answer_box.show(float(r["estimate"]), float(r["standard_error"]), cut, label="Private count")
+    low, high = ((float(r["low_95"]), float(r["high_95"])) if "low_95" in r else
+                 (float(v) for v in whole_interval(float(r["estimate"]), float(r["standard_error"]), cut or 0.0)))
+    answer_box.show(float(r["estimate"]), float(r["standard_error"]), cut, low, high, label="Private count")
     st.caption(f"The noise's standard error: {noise}.")
     if r.get("source", SOURCES[0]) != SOURCES[0]:
         st.caption(_source_words(counts, r))

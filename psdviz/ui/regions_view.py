@@ -22,7 +22,7 @@ import shapely
 from folium.utilities import JsCode
 
 from ..present import REGION_PALE as PALE
-from ..present import map_text
+from ..present import map_text, whole_interval
 from ..present import region_classes as classes
 from ..present import region_noise_width as noise_width
 from ..present import region_shades as shades
@@ -101,12 +101,14 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
     fmap = folium.Map(tiles=None, zoom_control=True, zoom_snap=0.25)   # fits the layer closely
     use_local_leaflet(fmap)
     feats = []
-    for (rid, name), e, s, a, c, g, p in zip(sub[["id", "name"]].itertuples(index=False), est, stated, per, cls,
-                                             drawn_outlines(frame, rows), pooled):
+    lows, highs = ((sub["low_95"].to_numpy(float), sub["high_95"].to_numpy(float)) if "low_95" in sub else
+                   whole_interval(est, stated))      # a table without them: the same rule, from its errors
+    for (rid, name), e, lo, hi, a, c, g, p in zip(sub[["id", "name"]].itertuples(index=False), est, lows, highs, per,
+                                                  cls, drawn_outlines(frame, rows), pooled):
         per_km2 = "" if area_km2 is None else f", {counted(e / a)} per km²"
         name = map_text(name)      # from the user's layer: inert to folium's templates and to HTML
         label = (f"{name}: outside the release's domain, no answer" if c == -2 else
-                 f"{name}: {int(e):,} (± {1.96 * s:,.0f})" + per_km2)
+                 f"{name}: {int(max(e, 0)):,} (95 % interval {lo:,.0f} to {hi:,.0f})" + per_km2)
         feats.append({"type": "Feature", "geometry": g,
                       "properties": {"id": map_text(rid), "label": label + (" (area share)" if p else ""),
                                      "fill": NO_ANSWER if c == -2 else PALE if c < 0 else colours[c],
@@ -180,6 +182,9 @@ def region_at(frame, counts: pd.DataFrame, level: int, lat: float, lng: float) -
 
 
 def interval(est: float, se: float) -> str:
-    """The 95 % interval, rounded for people."""
-    lo, hi = est - 1.96 * se, est + 1.96 * se
-    return f"{max(lo, 0):,.0f}–{hi:,.0f}" if math.isfinite(se) else "-"
+    """The 95 % interval of a whole region's count (the noise's: no cell is cut; ``present.whole_interval``),
+    rounded for people."""
+    if not math.isfinite(se):
+        return "-"
+    lo, hi = (float(v) for v in whole_interval(est, se))
+    return f"{lo:,.0f}–{hi:,.0f}"

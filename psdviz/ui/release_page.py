@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import psdviz as pv
-from psdviz.present import view_depth, whole_interval
+from psdviz.present import view_depth
 
 from . import answer_box, keys, mapview, regions_page, words
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
@@ -29,7 +29,6 @@ from .uploads import open_upload
 MAP_KEY = keys.RELEASE_MAP
 RECT_KEY = keys.RELEASE_QUERY
 HISTORY_KEY = keys.RELEASE_QUERIES
-Z95 = 1.96
 REGION_KEYS = regions_page.ViewKeys("rel_rg", "rel_rg_map", "rel_rg_last_click", "rel_rg_region", "rel_rg_drill_next")
 SPATIAL_NOISE = regions_page.ROUTES[regions_page.PLANNED].noise
 REGION_NOISE = regions_page.ROUTES[regions_page.REGION_RELEASE].noise
@@ -109,7 +108,8 @@ def other_release(release, digest: str) -> None:
         st.caption(fx(note))
     if hasattr(release, "counts"):
         st.caption("Estimates are non-negative whole numbers; a region equals the sum of the regions inside it. "
-                   "The 95 % interval is the estimate plus or minus 1.96 standard errors.")
+                   "The 95 % interval is the estimate plus or minus 2.12 standard errors and half a count, never "
+                   "below 0 (the columns low_95 and high_95).")
         layer = _bundled_layer_of(release)
         if layer is not None:        # its outlines are known: the choropleth, a clicked region, the exports
             regions_page.counts_view(release, release.counts(), layer, REGION_KEYS, REGION_NOISE, None, None)
@@ -163,8 +163,7 @@ def answer_row(release: pv.Release, rect: list[float]) -> dict:
     """The release's answer for a rectangle, its 95 % interval of the whole error (noise and the cells its
     edges cut, ``Release.answer_interval``), and its parts: the noise's standard error and the modelled
     error of the cut cells (``Release.answer_uniformity_error``)."""
-    est, se, cut = private_answer(release, rect)
-    low, high = whole_interval(est, se, cut)
+    est, se, cut, low, high = private_answer(release, rect)
     return {"xmin": rect[0], "ymin": rect[1], "xmax": rect[2], "ymax": rect[3], "answer": est,
             "low_95": float(low), "high_95": float(high), "standard_error": se, "uniformity_error": cut}
 
@@ -192,8 +191,8 @@ def query_answer(release: pv.Release) -> None:
     if not hist or hist[-1] != row:
         hist.append(row)
     st.caption(f"x [{rect[0]:.4g}, {rect[2]:.4g}], y [{rect[1]:.4g}, {rect[3]:.4g}]")
-    answer_box.show(row["answer"], row["standard_error"], row["uniformity_error"], label="Estimated count",
-                    method=release.params.get("chosen", release.method))
+    answer_box.show(row["answer"], row["standard_error"], row["uniformity_error"], row["low_95"], row["high_95"],
+                    label="Estimated count", method=release.params.get("chosen", release.method))
     history_chart(hist)
     st.caption("Every rectangle answered so far; bars: 95 % intervals with the cut cells' model.")
 
@@ -202,8 +201,8 @@ def history_chart(hist: list[dict]) -> None:
     """Every query answered so far, with its 95 % error bar."""
     df = pd.DataFrame(hist)
     fig = go.Figure(go.Scatter(x=np.arange(1, len(df) + 1), y=df["answer"], mode="markers",
-                               error_y={"type": "data",
-                                        "array": Z95 * np.hypot(df["standard_error"], df["uniformity_error"])}))
+                               error_y={"type": "data", "symmetric": False, "array": df["high_95"] - df["answer"],
+                                        "arrayminus": df["answer"] - df["low_95"]}))
     fig.update_layout(height=220, margin={"l": 10, "r": 10, "t": 10, "b": 10}, xaxis_title="query",
                       yaxis_title="estimated count")
     st.plotly_chart(fig, width="stretch", key="release_history")

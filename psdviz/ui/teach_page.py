@@ -97,11 +97,11 @@ def both_answers(a: pv.Release, b: pv.Release, data: data_input.Dataset, rect) -
     truth = int(cache.truth_index(data).count(q)[0])
     rows = []
     for side, rel in (("left", a), ("right", b)):
-        est, se = float(rel.answer(q)[0]), float(np.sqrt(rel.answer_variance(q)[0]))
-        cut = float(rel.answer_uniformity_error(q)[0])
+        p = {k: float(v[0]) for k, v in rel.answer_error(q).items()}
+        est, se = p["estimate"], p["standard_error"]
         rows.append({"map": side, "method": rel.method, "epsilon": rel.epsilon,
-                     "private answer": answer_box.people(est),
-                     answer_box.WHOLE: answer_box.interval_text(est, se, cut),
+                     "private answer": answer_box.people(p["shown"]),
+                     answer_box.WHOLE: answer_box.interval_text(p["low"], p["high"]),
                      "noise alone (standard error)": answer_box.people(se),
                      "error (NOT private)": round(est - truth, 1)})
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
@@ -135,18 +135,20 @@ def noise_again(data: data_input.Dataset, a: pv.Release, rect) -> None:
     centre = float(r.answers.mean())
     biased = abs(centre - truth) > 3 * r.spread / np.sqrt(r.answers.size)
     c2.caption(f"{r.answers.size} fresh releases: their answers spread with standard deviation {r.spread:,.1f}; "
-               f"the releases stated a standard error of {r.stated:,.1f}. {r.within(truth):.0%} of their 95 % "
-               "intervals hold the true count (NOT private)."
+               f"the releases stated a standard error of the noise of {r.stated:,.1f}. {r.within(truth):.0%} of "
+               f"their 95 % intervals (noise and the cells the edges cut) hold the true count, and "
+               f"{r.within_noise_band(truth):.0%} of the answers lie in the grey noise band (NOT private)."
                + (f" The answers centre on {centre:,.0f}, not on the truth: the rectangle cuts cells, and a release "
                   "assumes the points spread evenly inside a cell. That error comes from the partition, not from "
-                  "the noise, so the standard error does not include it; a rectangle along cell borders, or a "
-                  "finer partition, has less of it." if biased else ""))
+                  "the noise, so the noise band leaves it out and the 95 % interval includes it; a rectangle along "
+                  "cell borders, or a finer partition, has less of it." if biased else ""))
 
 
 def _strip(answers: np.ndarray, truth: int, se: float) -> go.Figure:
     fig = go.Figure()
     fig.add_vrect(x0=truth - 1.96 * se, x1=truth + 1.96 * se, fillcolor="#cccccc", opacity=0.4, line_width=0,
-                  annotation_text="truth ± 1.96 stated se", annotation_position="top left")
+                  annotation_text="noise band: truth ± 1.96 standard errors of the noise",
+                  annotation_position="top left")
     fig.add_trace(go.Scatter(x=answers, y=np.zeros(answers.size), mode="markers", name="private answers",
                              marker={"size": 10, "color": "#721f81", "opacity": 0.7}))
     fig.add_vline(x=truth, line_color="#0a7d00", annotation_text="true count (NOT private)")

@@ -123,7 +123,7 @@ def test_colour_classes_follow_the_spread_of_the_counties():
         assert shares.size >= n_classes and shares.max() <= most, (level, shares)
 
 
-@pytest.mark.parametrize("est, se, text", [(100.0, 10.0, "80–120"), (3.0, 10.0, "0–23")])
+@pytest.mark.parametrize("est, se, text", [(100.0, 10.0, "78–122"), (3.0, 10.0, "0–25")])
 def test_interval_is_rounded_for_people(est, se, text):
     assert view.interval(est, se) == text
 
@@ -268,7 +268,7 @@ def test_a_spatial_release_planned_for_the_layer_answers_the_regions():
     words = " ".join(c.value for c in at.caption)
     assert "planned for this layer's regions" in words and "area share" in words and "modelled below" in words
     assert want["uniformity_error"] > 0
-    assert f"the cells the edges cut ± {people(1.96 * want['uniformity_error'])}" in words
+    assert f"the cells the edges cut, a model's standard deviation {people(want['uniformity_error'])}" in words
     assert "two typical errors of noise and cut cells together" in words         # the legend's class width
     assert "fall in no region" not in words
     at.checkbox(key="rg_allow_seeded").check().run()
