@@ -177,10 +177,14 @@ def pick_points(df: pd.DataFrame, xcol: str, ycol: str) -> tuple[np.ndarray, int
     return np.column_stack([v.to_numpy(dtype=float) for v in cols]), bad
 
 
-@st.cache_data(show_spinner="Loading the sample...", max_entries=4)
-def _sample_xy(name: str) -> np.ndarray:
+@st.cache_resource(show_spinner="Loading the sample...", max_entries=4)
+def _sample(name: str) -> tuple[np.ndarray, str]:
+    """A bundled sample's (n, 2) points, read-only, and their fingerprint: one copy per process, shared by every
+    session (public, the same for all; a cached copy per session held 34 copies of the GeoNames sample)."""
     s = get_sample(name)
-    return load_sample(name)[[s.x, s.y]].to_numpy(dtype=float)
+    xy = load_sample(name)[[s.x, s.y]].to_numpy(dtype=float)
+    xy.setflags(write=False)
+    return xy, fingerprint(xy)
 
 
 NO_USER = "none: each point is the privacy unit"
@@ -255,8 +259,8 @@ def _choose_domain(declared: Domain | None, key: str) -> tuple[Domain, str]:
 def sample_dataset(name: str) -> Dataset:
     """A bundled sample with its declared domain (the Teach page's data when the map page has none)."""
     s = get_sample(name)
-    xy = _sample_xy(name)
-    return Dataset(name, xy, s.domain or Domain.world(), "sample's declared domain", 0, fingerprint(xy))
+    xy, fp = _sample(name)
+    return Dataset(name, xy, s.domain or Domain.world(), "sample's declared domain", 0, fp)
 
 
 def choose_data() -> Dataset | None:
@@ -269,9 +273,9 @@ def choose_data() -> Dataset | None:
             name = source.removeprefix("sample: ")
             s = get_sample(name)
             st.caption(f"{s.description}. {s.attribution}")
-            xy = _sample_xy(name)
+            xy, fp = _sample(name)
             domain, dsrc = _choose_domain(s.domain, "sample")
-            return Dataset(name, xy, domain, dsrc, 0, fingerprint(xy))
+            return Dataset(name, xy, domain, dsrc, 0, fp)
         up = st.file_uploader(f"Points file (CSV/TSV, Parquet, GeoJSON, GeoPackage; at most {MAX_UPLOAD_MB} MB "
                               f"and {MAX_ROWS:,} rows)", type=UPLOAD_TYPES, key="upload")
         if up is not None:                  # kept for the session: the uploader forgets it on another page
