@@ -8,6 +8,7 @@ session state because the map remounts whenever its content changes (depth, laye
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -41,7 +42,7 @@ from . import (
     share,
     words,
 )
-from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
+from .map_layers import MAX_SHAPES, MapInfo, legend_html, release_view
 from .map_png import map_png
 from .outlines import is_lon_lat
 from .query_panel import at_rect_corner, clicked_point, compare, overlaps_domain, rect_from_drawings, rect_order_error
@@ -199,18 +200,39 @@ def view_controls(release: pv.Release, rid: str) -> tuple[int, bool, bool]:
     return depth, show, outlines
 
 
+VIEWS_KEPT = 4   # map views a session keeps (its releases at the depths and options it looked at last)
+
+
+def map_view(release: pv.Release, data: data_input.Dataset, depth: int, show_points: bool,
+             outlines: bool) -> tuple[mapview.MapView, MapInfo]:
+    """This session's map of its release at this depth: its layers made once and kept with the session (the
+    release is its own; a rerun, a drawn rectangle or a return to the page shows the same view again), in
+    the domain's public frame made once per process (:func:`psdviz.ui.map_layers.release_view`)."""
+    basemap = bool(st.session_state.get(keys.BASEMAP, True))
+    store = st.session_state.setdefault(keys.MAP_VIEWS, {})
+    key = (data.fingerprint, str(data.domain), id(release), depth, show_points, outlines, basemap)
+    if store.get(key, (None,))[0] is not release:
+        pts = cache.truth_index(data).xy if show_points else None
+        store.pop(key, None)
+        store[key] = (release, *release_view(release, depth, pts, outlines, basemap))
+        while len(store) > VIEWS_KEPT:
+            store.pop(next(iter(store)))
+    _, view, info = store[key]
+    return view, info
+
+
 @st.fragment
 def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, show_points: bool,
                   outlines: bool = True) -> None:
-    pts = cache.truth_index(data).xy if show_points else None
-    fmap, info = make_map(release, depth, pts, outlines, st.session_state.get(keys.BASEMAP, True))
+    view, info = map_view(release, data, depth, show_points, outlines)
     _take_drawing(mapview.latest_value(MAP_KEY))
     # stays visible when the map remounts; a typed one clears the drawn rectangles
-    kept = query_layer(st.session_state.get(keys.QUERY_RECT), bool(st.session_state.get(keys.QUERY_TYPED)))
+    rect = st.session_state.get(keys.QUERY_RECT)
+    kept = None if rect is None else (tuple(float(v) for v in rect), bool(st.session_state.get(keys.QUERY_TYPED)))
     # the map is the page's main element; the answer to the drawn rectangle sits beside it, in view
     on_map, beside = st.columns([5, 2])
     with on_map:
-        out = mapview.show_map(fmap, key=MAP_KEY, overlay=kept, height=map_height(release.domain)) or {}
+        out = mapview.show_map(replace(view, query=kept), key=MAP_KEY, height=map_height(release.domain)) or {}
     drawn = _take_drawing(out)
     with beside:
         query_answer(release, data)
