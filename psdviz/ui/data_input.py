@@ -20,12 +20,15 @@ from psdviz.present import SAMPLES, get_sample, load_sample
 
 from . import words
 from .domain_presets import LOWER_48, preset_domain, presets
+from .session_memo import remembered
 from .state import MIRROR
 from .uploads import open_upload
 
 MAX_UPLOAD_MB = 50          # also set as server.maxUploadSize in .streamlit/config.toml
 MAX_ROWS = 2_000_000
 UPLOAD_KEPT = "psdviz_uploaded_points"   # (name, bytes) of the points file uploaded in this session
+UPLOAD_ID = "psdviz_uploaded_id"         # the uploader's id of that file (a new upload replaces it)
+UPLOAD_TABLE, UPLOAD_POINTS = "psdviz_upload_table", "psdviz_upload_points"   # read from it once (session_memo)
 UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "geojson", "json", "gpkg"]
 X_NAMES = ("lon", "lng", "long", "longitude", "x")
 Y_NAMES = ("lat", "latitude", "y")
@@ -43,6 +46,7 @@ class Dataset:
     fingerprint: str
     user: np.ndarray | None = None          # one id per row: user-level privacy
     max_points_per_user: int | None = None
+    bundled: bool = False                   # a bundled sample: public, the same points for every session
 
     @property
     def privacy_unit(self) -> str:
@@ -194,6 +198,14 @@ def user_fingerprint(user: np.ndarray) -> str:
     return hashlib.sha1(pd.util.hash_array(np.asarray(user, dtype=object)).tobytes()).hexdigest()[:16]
 
 
+def _points(df: pd.DataFrame, xcol: str, ycol: str) -> tuple[np.ndarray, int, str]:
+    """:func:`pick_points` (the array made read-only: the session's builds read it, none may change it) and
+    the points' fingerprint."""
+    xy, bad = pick_points(df, xcol, ycol)
+    xy.setflags(write=False)
+    return xy, bad, fingerprint(xy)
+
+
 def choose_user(df: pd.DataFrame, cols: list[str], taken: tuple[str, str]) -> tuple[np.ndarray | None, int | None]:
     """Optional user id column and the bound k: user-level privacy (one user, at most k points)."""
     options = [NO_USER] + [c for c in cols if c not in taken]
@@ -260,7 +272,7 @@ def sample_dataset(name: str) -> Dataset:
     """A bundled sample with its declared domain (the Teach page's data when the map page has none)."""
     s = get_sample(name)
     xy, fp = _sample(name)
-    return Dataset(name, xy, s.domain or Domain.world(), "sample's declared domain", 0, fp)
+    return Dataset(name, xy, s.domain or Domain.world(), "sample's declared domain", 0, fp, bundled=True)
 
 
 def choose_data() -> Dataset | None:
@@ -275,11 +287,14 @@ def choose_data() -> Dataset | None:
             st.caption(f"{s.description}. {s.attribution}")
             xy, fp = _sample(name)
             domain, dsrc = _choose_domain(s.domain, "sample")
-            return Dataset(name, xy, domain, dsrc, 0, fp)
+            return Dataset(name, xy, domain, dsrc, 0, fp, bundled=True)
         up = st.file_uploader(f"Points file (CSV/TSV, Parquet, GeoJSON, GeoPackage; at most {MAX_UPLOAD_MB} MB "
                               f"and {MAX_ROWS:,} rows)", type=UPLOAD_TYPES, key="upload")
-        if up is not None:                  # kept for the session: the uploader forgets it on another page
+        if up is not None and st.session_state.get(UPLOAD_ID) != up.file_id:
+            # kept for the session: the uploader forgets it on another page (taken once: the same bytes on
+            # every run, so what is read from them is read once, psdviz.ui.session_memo)
             st.session_state[UPLOAD_KEPT] = (up.name, up.getvalue())
+            st.session_state[UPLOAD_ID] = up.file_id
         kept = st.session_state.get(UPLOAD_KEPT)
         if kept is None:
             st.info("Upload a file to continue, or pick a sample.")
@@ -287,7 +302,7 @@ def choose_data() -> Dataset | None:
         name, raw = kept
         if up is None:
             st.caption(f"Using `{name}`, uploaded earlier in this session (Start over forgets it).")
-        df = read_table(name, raw)
+        df = remembered(UPLOAD_TABLE, name, lambda: read_table(name, raw), owner=raw, keep=1)
         cols = [str(c) for c in df.columns]
         xcol = st.selectbox("Longitude / x column", cols, index=guess_column(cols, X_NAMES), key="xcol",
                             placeholder="pick the longitude / x column")
@@ -296,10 +311,13 @@ def choose_data() -> Dataset | None:
         if xcol is None or ycol is None:
             st.info("No column is named like a longitude or a latitude: pick the x and y columns.")
             return None
-        xy, bad = pick_points(df, xcol, ycol)
+        xy, bad, fp = remembered(UPLOAD_POINTS, (name, xcol, ycol), lambda: _points(df, xcol, ycol), owner=raw,
+                                 keep=2)
         user, k = choose_user(df, cols, (xcol, ycol))
+        if user is not None:     # the id column picked (choose_user's widget) names the ids' fingerprint
+            fp = f"{fp}|u{k}|" + remembered(UPLOAD_POINTS, (name, "user", st.session_state.get("user_col")),
+                                            lambda: user_fingerprint(user), owner=raw, keep=2)
         domain, dsrc = _choose_domain(None, "upload")
-        fp = fingerprint(xy) if user is None else f"{fingerprint(xy)}|u{k}|{user_fingerprint(user)}"
         return Dataset(name, xy, domain, dsrc, bad, fp, user, k)
     except (ValueError, OSError) as exc:
         st.error(f"Data problem: {words.file_text(exc)}")

@@ -46,6 +46,7 @@ from .map_layers import MAX_SHAPES, MapInfo, legend_html, release_view
 from .map_png import map_png
 from .outlines import is_lon_lat
 from .query_panel import at_rect_corner, clicked_point, compare, overlaps_domain, rect_from_drawings, rect_order_error
+from .session_memo import remembered
 from .state import forget
 
 EXPORT_MAX_CELLS = 250_000
@@ -209,16 +210,10 @@ def map_view(release: pv.Release, data: data_input.Dataset, depth: int, show_poi
     release is its own; a rerun, a drawn rectangle or a return to the page shows the same view again), in
     the domain's public frame made once per process (:func:`psdviz.ui.map_layers.release_view`)."""
     basemap = bool(st.session_state.get(keys.BASEMAP, True))
-    store = st.session_state.setdefault(keys.MAP_VIEWS, {})
     key = (data.fingerprint, str(data.domain), id(release), depth, show_points, outlines, basemap)
-    if store.get(key, (None,))[0] is not release:
-        pts = cache.truth_index(data).xy if show_points else None
-        store.pop(key, None)
-        store[key] = (release, *release_view(release, depth, pts, outlines, basemap))
-        while len(store) > VIEWS_KEPT:
-            store.pop(next(iter(store)))
-    _, view, info = store[key]
-    return view, info
+    pts = (lambda: cache.truth_index(data).xy) if show_points else (lambda: None)
+    return remembered(keys.MAP_VIEWS, key, lambda: release_view(release, depth, pts(), outlines, basemap),
+                      owner=release, keep=VIEWS_KEPT)
 
 
 @st.fragment
@@ -350,8 +345,9 @@ def query_answer(release: pv.Release, data: data_input.Dataset) -> None:
         st.warning("This rectangle lies outside the domain: the release says nothing about it (its answer is not "
                    "0 with no error). Draw inside the cells.")
         return
-    try:
-        row = compare(release, cache.truth_index(data), rect)
+    try:      # this session's answer for its release and rectangle, made once (a rerun shows it again)
+        row = remembered(keys.ANSWERS, (data.fingerprint, str(data.domain), id(release), tuple(rect)),
+                         lambda: compare(release, cache.truth_index(data), rect), owner=release)
     except ValueError as exc:
         st.error(f"Bad query rectangle: {words.file_text(exc)}")
         return
