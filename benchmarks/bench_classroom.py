@@ -296,6 +296,7 @@ class Student:
         self.isolated = True
         self.same: bool | None = None
         self.step = "connect"
+        self.messages = self.megabytes = 0.0       # what the server sent this session
 
     def check(self, v: Visitor, run: Run, epsilon: float | None, data_name: str) -> None:
         """Errors on the page, and isolation: the page shows this session's own epsilon and data only."""
@@ -364,6 +365,7 @@ class Student:
         except Exception as exc:      # what the benchmark counts: the step that failed, named
             self.errors.append(f"{self.step}: {type(exc).__name__}: {str(exc)[:160]}")
         finally:
+            self.messages, self.megabytes = v.received, v.received_bytes / 1e6
             try:
                 await v.close()
             except Exception as exc:
@@ -401,7 +403,9 @@ def protocol_row(base: str, n: int, pid: int) -> dict:
             "steps": steps, "errors": [e for st in students for e in st.errors],
             "isolated": sum(st.isolated and not st.errors for st in students),
             "uploads": sum(st.upload for st in students),
-            "same": sum(bool(st.same) for st in students)}
+            "same": sum(bool(st.same) for st in students),
+            "messages": statistics.mean(st.messages for st in students),
+            "megabytes": statistics.mean(st.megabytes for st in students)}
 
 
 def _mw(xs: list[float]) -> str:
@@ -421,7 +425,8 @@ def print_protocol(rows: list[dict]) -> None:
     for r in rows:
         parts = ", ".join(f"{s} {_mw(r['steps'][s])}" for s in STEPS if r["steps"][s])
         print(f"{r['n']} sessions: {r['seconds']:.1f} s in all, server CPU {r['cpu']:.1f} s; step median / worst (s): "
-              f"{parts}; back on the map: to the map {_mw(r['return_map'])}")
+              f"{parts}; back on the map: to the map {_mw(r['return_map'])}; the server sent "
+              f"{r['messages']:.0f} messages ({r['megabytes']:.1f} MB) to each session")
     for r in rows:
         for e in r["errors"][:8]:
             print(f"  {r['n']} sessions: {e}")

@@ -260,6 +260,7 @@ class Visitor:
         self.page = Page()
         self.ws: Any = None
         self.cookie = self.token = ""
+        self.received = self.received_bytes = 0    # ForwardMsgs read, and their bytes
 
     async def open(self) -> None:
         """The health check that sets the XSRF cookie, then the websocket with the token as its second
@@ -284,6 +285,8 @@ class Visitor:
         if left <= 0:
             raise TimeoutError("no answer from the server in time")
         data = await asyncio.wait_for(self.ws.recv(), left)
+        self.received += 1
+        self.received_bytes += len(data)
         msg = ForwardMsg()
         msg.ParseFromString(data)
         return msg

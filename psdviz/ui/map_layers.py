@@ -36,7 +36,7 @@ from psdviz.present import (  # noqa: F401  (re-exported: the pages import them 
 
 from .assets import use_local_leaflet
 from .macros import PlainMacro
-from .mapview import Frame, MapView, frame_of
+from .mapview import Frame, MapView, frame_of, overlay_script
 from .outlines import OutlineLayer, countries_json, is_lon_lat
 
 MAX_SHAPES = 5000
@@ -341,6 +341,11 @@ def _outline_layer(d: Domain) -> OutlineLayer | None:
     fc = countries_json((max(d.xmin - mx, -180), max(d.ymin - my, -90), min(d.xmax + mx, 180),
                          min(d.ymax + my, 90)))
     return OutlineLayer(fc) if fc is not None else None
+
+
+def query_script(rect: tuple[float, ...], typed: bool) -> str:
+    """The kept query rectangle (:func:`query_layer`) as streamlit-folium's overlay script."""
+    return overlay_script(query_layer(list(rect), typed))
 
 
 def query_layer(rect: list[float] | None, typed: bool = False) -> folium.FeatureGroup | None:

@@ -42,7 +42,7 @@ from . import (
     share,
     words,
 )
-from .map_layers import MAX_SHAPES, MapInfo, legend_html, release_view
+from .map_layers import MAX_SHAPES, MapInfo, legend_html, query_script, release_view
 from .map_png import map_png
 from .outlines import is_lon_lat
 from .query_panel import at_rect_corner, clicked_point, compare, overlaps_domain, rect_from_drawings, rect_order_error
@@ -224,10 +224,12 @@ def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, sho
     # stays visible when the map remounts; a typed one clears the drawn rectangles
     rect = st.session_state.get(keys.QUERY_RECT)
     kept = None if rect is None else (tuple(float(v) for v in rect), bool(st.session_state.get(keys.QUERY_TYPED)))
+    overlay = None if kept is None else remembered(keys.OVERLAYS, kept, lambda: query_script(*kept))
     # the map is the page's main element; the answer to the drawn rectangle sits beside it, in view
     on_map, beside = st.columns([5, 2])
     with on_map:
-        out = mapview.show_map(replace(view, query=kept), key=MAP_KEY, height=map_height(release.domain)) or {}
+        out = mapview.show_map(replace(view, query=kept, overlay=overlay), key=MAP_KEY,
+                               height=map_height(release.domain)) or {}
     drawn = _take_drawing(out)
     with beside:
         query_answer(release, data)

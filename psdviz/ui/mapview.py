@@ -43,11 +43,13 @@ class Frame:
 @dataclass(frozen=True)
 class MapView:
     """A map to show: a public frame, the layers of one release that fill its slot, and the kept query
-    rectangle drawn over it (``([xmin, ymin, xmax, ymax], typed)``; sent as streamlit-folium's overlay)."""
+    rectangle drawn over it (``query``: ``([xmin, ymin, xmax, ymax], typed)``; ``overlay``: its script, sent as
+    streamlit-folium's overlay, :func:`overlay_script`)."""
 
     frame: Frame
     layers: str
     query: tuple[tuple[float, ...], bool] | None = None
+    overlay: str | None = None
 
     @property
     def script(self) -> str:
@@ -102,15 +104,12 @@ def frame_of(fmap, slot: str) -> Frame:
     return Frame(script, header, html, sf.get_full_id(fmap), css, js, slot)
 
 
-@functools.lru_cache(maxsize=256)
-def _overlay_script(rect: tuple[float, ...], typed: bool) -> str:
-    """streamlit-folium's script of a kept query rectangle (a pure function of the rectangle), made on a
-    map of its own: the frame is shared and never changed."""
+def overlay_script(group) -> str:
+    """streamlit-folium's script of an overlay (a folium FeatureGroup), made on a map of its own: a frame is
+    shared and never changed."""
     import folium
     import streamlit_folium as sf
-
-    from .map_layers import query_layer
-    return sf._get_feature_group_string(query_layer(list(rect), typed), map=folium.Map(tiles=None), idx=0)
+    return sf._get_feature_group_string(group, map=folium.Map(tiles=None), idx=0)
 
 
 # streamlit-folium's defaults of the returned objects, in its order (the frontend compares JSON texts)
@@ -120,7 +119,7 @@ DEFAULTS = {"last_object_clicked": None, "all_drawings": None}
 def _show_view(view: MapView, key: str, height: int) -> dict | None:
     """``st_folium`` 's component call for a map whose frame is rendered already (same arguments)."""
     import streamlit_folium as sf
-    feature_group = None if view.query is None else _overlay_script(*view.query)
+    feature_group = view.overlay
     layers_digest = hashlib.sha256(view.layers.encode()).hexdigest()
     hash_key = hashlib.sha256(f"{view.frame.digest}|{layers_digest}|{key}|False".encode()).hexdigest()
 

@@ -11,7 +11,7 @@ from streamlit_folium import st_folium
 
 import psdviz as pv
 from psdviz.ui import mapview
-from psdviz.ui.map_layers import MAX_SHAPES, make_map, map_frame, query_layer, release_view
+from psdviz.ui.map_layers import MAX_SHAPES, make_map, map_frame, query_layer, query_script, release_view
 
 RNG = np.random.default_rng(5)
 POINTS = np.concatenate([RNG.normal((10.0, 48.0), 3.0, (4000, 2)), RNG.uniform((-20, 30), (40, 70), (1000, 2))])
@@ -49,7 +49,8 @@ def test_a_framed_view_sends_what_st_folium_sends_for_the_whole_map(sent, depth,
     overlay = None if query is None else query_layer(list(query[0]), query[1])
     st_folium(fmap, key="m", height=500, width=None, returned_objects=mapview.RETURNED, feature_group_to_add=overlay)
     view, info2 = release_view(rel, depth, pts, outlines, basemap)
-    mapview._show_view(mapview.MapView(view.frame, view.layers, query), key="m", height=500)
+    script = None if query is None else query_script(*query)
+    mapview._show_view(mapview.MapView(view.frame, view.layers, query, script), key="m", height=500)
     whole, framed = _same_text(sent[0]), _same_text(sent[1])
     assert framed == whole
     assert info2.raster == (info.nodes.size > MAX_SHAPES) and np.array_equal(info2.nodes, info.nodes)
@@ -68,7 +69,8 @@ def test_the_component_key_changes_with_the_layers_only(sent):
     rel = pv.build(POINTS, DOMAIN, method="ug", epsilon=1.0, seed=2)
     view, _ = release_view(rel, 2)
     for query in (None, ((0.0, 40.0, 10.0, 50.0), False)):
-        mapview._show_view(mapview.MapView(view.frame, view.layers, query), key="m", height=560)
+        script = None if query is None else query_script(*query)
+        mapview._show_view(mapview.MapView(view.frame, view.layers, query, script), key="m", height=560)
     other, _ = release_view(pv.build(POINTS, DOMAIN, method="ug", epsilon=1.0, seed=3), 2)
     mapview._show_view(other, key="m", height=560)
     assert sent[0]["key"] == sent[1]["key"] != sent[2]["key"]      # a new rectangle does not remount the map
