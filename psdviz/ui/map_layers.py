@@ -7,6 +7,10 @@ OpenStreetMap basemap removes itself on the first failed tile, so the map works 
 (Leaflet itself is served by the app, see :mod:`psdviz.ui.assets`). Thin
 grey country outlines (:mod:`psdviz.ui.outlines`) sit above the cells without catching the pointer,
 when the domain is lon/lat and the outline file was fetched.
+
+Everything but a release's own layers (the cells or their raster, the true points) depends on public
+inputs only (the domain, outlines, basemap): :func:`map_frame` renders that frame once per process and
+:func:`release_view` puts a release's layers in its slot (docs/decisions/classroom.md).
 """
 from __future__ import annotations
 
