@@ -7,6 +7,7 @@ session state because the map remounts whenever its content changes (depth, laye
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import replace
 
@@ -148,9 +149,10 @@ def auto_words(release: pv.Release) -> None:
                    "(paid for in the ledger), never the exact data.")
 
 
+@functools.cache
 def rule_table(rules) -> str:
     """auto's rules as a Markdown table (the page's own words: no data frame, whose grid component the
-    browser would load before the map on every first visit)."""
+    browser would load before the map on every first visit); public, the same for every session: made once."""
     rows = [f"| {words.file_text(r.when)} | {words.file_text(r.label)} | {words.file_text(r.plain)} |" for r in rules]
     return "\n".join(["| when | method | in words |", "|---|---|---|", *rows])
 
