@@ -10,7 +10,7 @@ import numpy as np
 
 from .core.cells import check_passes, hold_cells
 from .core.contribution import bound_contributions, user_codes
-from .core.domain import Domain, as_points, prepare_points
+from .core.domain import Domain, PointSet, as_points, prepare_points, reuse_points
 from .core.grid import DEFAULT_RESOLUTION
 from .core.ledger import TOLERANCE
 from .core.memory import memory_budget
@@ -50,10 +50,12 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
 
     Parameters
     ----------
-    points : array (n, 2), DataFrame, path, glob, list of paths or Dask DataFrame
-        In memory: x, y (e.g. lon, lat). Out of core, with the column names ``lon`` and ``lat``:
-        Parquet / CSV files scanned by DuckDB (``memory_limit`` such as "2GB" bounds the build) or a Dask
-        DataFrame (run by the active dask.distributed client).
+    points : array (n, 2), DataFrame, PointSet, path, glob, list of paths or Dask DataFrame
+        In memory: x, y (e.g. lon, lat), or points already checked and quantised by
+        ``pv.prepare_points`` with this build's domain, resolution, ``outside`` and ``nonfinite`` (several
+        builds of the same data then share them: :func:`psdviz.core.domain.reuse_points`). Out of core, with
+        the column names ``lon`` and ``lat``: Parquet / CSV files scanned by DuckDB (``memory_limit`` such as
+        "2GB" bounds the build) or a Dask DataFrame (run by the active dask.distributed client).
     domain : Domain
         The public bounds, never derived from the data.
     method : str
@@ -209,6 +211,9 @@ def _source(points, domain, rnd, user, max_points_per_user, outside, nonfinite, 
     points when ``user`` is given: yields (source, k, rows dropped by the bound or None)."""
     k, dropped = 1, None
     table = is_table_source(points)
+    if isinstance(points, PointSet) and (user is not None or max_points_per_user is not None):
+        raise ValueError("user-level privacy (user, max_points_per_user) needs the points as an array, not "
+                         "prepared points")
     if user is not None or max_points_per_user is not None:
         if table:
             raise ValueError("user-level privacy (user, max_points_per_user) needs the points in memory; "
@@ -226,6 +231,8 @@ def _source(points, domain, rnd, user, max_points_per_user, outside, nonfinite, 
         except BaseException:
             ps.close()
             raise
+    elif isinstance(points, PointSet):
+        ps = reuse_points(points, domain, outside, nonfinite, resolution)
     else:
         ps = prepare_points(points, domain, outside=outside, nonfinite=nonfinite, resolution=resolution)
     try:

@@ -103,6 +103,26 @@ def prepare_points(points, domain: Domain, outside: str = "drop", nonfinite: str
     return PointSet(np.ascontiguousarray(xy), n_input, n_bad, n_out, outside, nonfinite, Grid(domain, bits))
 
 
+def reuse_points(ps: PointSet, domain: Domain, outside: str, nonfinite: str, resolution: int) -> PointSet:
+    """A point set :func:`prepare_points` made, for one more build with the same domain, resolution and rules:
+    the same points and grid keys (made read-only, shared: nothing is copied or quantised again) and a new
+    memo for the build's keyers. The build reads exactly what it would read from the array, so the release
+    is the same for the same seed. A set prepared otherwise is refused, naming what differs."""
+    want = (Grid(domain, check_resolution(resolution)), outside, nonfinite)
+    have = (ps.grid, ps.outside, ps.nonfinite)
+    if have != want:
+        names = ("domain and resolution", "outside", "nonfinite")
+        differ = ", ".join(n for n, a, b in zip(names, have, want) if a != b)
+        raise ValueError(f"these prepared points differ from the build's {differ}: prepare them with the build's "
+                         "domain, resolution, outside and nonfinite, or pass the array")
+    keys = ps.keys
+    for a in (ps.xy, keys):
+        a.setflags(write=False)
+    fresh = PointSet(ps.xy, ps.n_input, ps.n_nonfinite, ps.n_outside, ps.outside, ps.nonfinite, ps.grid)
+    fresh.__dict__["keys"] = keys        # the cached grid keys, shared
+    return fresh
+
+
 def clip_onto(xy: np.ndarray, domain: Domain) -> None:
     """Move points (in place) onto the closed domain: the "clip" rule of every source."""
     np.clip(xy[:, 0], domain.xmin, domain.xmax, out=xy[:, 0])

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from branca.element import MacroElement
 from folium.template import Template
+
+from .macros import PlainMacro
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 URL_PREFIX = "/app/static"
@@ -36,7 +37,7 @@ def url(name: str, static_dir: Path = STATIC_DIR) -> str:
     return f"{URL_PREFIX}/{rel}" if (static_dir / rel).is_file() else cdn
 
 
-class FocusWithoutScroll(MacroElement):
+class FocusWithoutScroll(PlainMacro):
     """Leaflet focuses the map on every mousedown (for its keyboard panning) without ``preventScroll``; in the
     app the map sits in an iframe, so when the map is partly below the window's fold the page scrolls between
     mousedown and mouseup and a click turns into a drag: nothing is clicked. The map keeps its keys, focused

@@ -24,6 +24,7 @@ import numpy as np
 import streamlit as st
 
 import psdviz as pv
+from psdviz.present import PointSet
 
 from .controls import BuildSpec
 from .data_input import Dataset
@@ -130,12 +131,22 @@ RELEASES = SharedCache()
 def _build(_data: Dataset, domain: tuple, _spec: BuildSpec, _progress=None) -> pv.Release:
     user: dict[str, Any] = ({} if _data.user is None else
                             {"user": _data.user, "max_points_per_user": _data.max_points_per_user})
+    points = (prepared_sample(_data.fingerprint, domain, _spec.resolution, _data.xy)
+              if _data.bundled and _data.user is None else _data.xy)
     with warnings.catch_warnings():   # the map page tells the owner itself, as an error beside the controls
         warnings.simplefilter("ignore", pv.EmptyReleaseWarning)
         warnings.simplefilter("ignore", pv.NoiseDominatesWarning)     # the map page says it beside the map
-        return pv.build(_data.xy, pv.Domain(*domain), method=_spec.method, epsilon=_spec.epsilon, seed=_spec.seed,
+        return pv.build(points, pv.Domain(*domain), method=_spec.method, epsilon=_spec.epsilon, seed=_spec.seed,
                         outside="drop", nonfinite="drop", resolution=_spec.resolution, progress=_progress,
                         **user, **_spec.params)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def prepared_sample(fp: str, domain: tuple, resolution: int, _xy: np.ndarray) -> PointSet:
+    """A bundled sample's points checked against the domain and quantised to the public grid, once per
+    process for every session's builds (public data and public inputs only; each build draws its own noise
+    and reads the same counts it would read from the array: :func:`psdviz.core.domain.reuse_points`)."""
+    return pv.prepare_points(_xy, pv.Domain(*domain), outside="drop", nonfinite="drop", resolution=resolution)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)

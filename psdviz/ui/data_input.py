@@ -20,12 +20,15 @@ from psdviz.present import SAMPLES, get_sample, load_sample
 
 from . import words
 from .domain_presets import LOWER_48, preset_domain, presets
+from .session_memo import remembered
 from .state import MIRROR
 from .uploads import open_upload
 
 MAX_UPLOAD_MB = 50          # also set as server.maxUploadSize in .streamlit/config.toml
 MAX_ROWS = 2_000_000
 UPLOAD_KEPT = "psdviz_uploaded_points"   # (name, bytes) of the points file uploaded in this session
+UPLOAD_ID = "psdviz_uploaded_id"         # the uploader's id of that file (a new upload replaces it)
+UPLOAD_TABLE, UPLOAD_POINTS = "psdviz_upload_table", "psdviz_upload_points"   # read from it once (session_memo)
 UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "geojson", "json", "gpkg"]
 X_NAMES = ("lon", "lng", "long", "longitude", "x")
 Y_NAMES = ("lat", "latitude", "y")
@@ -43,6 +46,7 @@ class Dataset:
     fingerprint: str
     user: np.ndarray | None = None          # one id per row: user-level privacy
     max_points_per_user: int | None = None
+    bundled: bool = False                   # a bundled sample: public, the same points for every session
 
     @property
     def privacy_unit(self) -> str:
@@ -177,10 +181,14 @@ def pick_points(df: pd.DataFrame, xcol: str, ycol: str) -> tuple[np.ndarray, int
     return np.column_stack([v.to_numpy(dtype=float) for v in cols]), bad
 
 
-@st.cache_data(show_spinner="Loading the sample...", max_entries=4)
-def _sample_xy(name: str) -> np.ndarray:
+@st.cache_resource(show_spinner="Loading the sample...", max_entries=4)
+def _sample(name: str) -> tuple[np.ndarray, str]:
+    """A bundled sample's (n, 2) points, read-only, and their fingerprint: one copy per process, shared by every
+    session (public, the same for all; a cached copy per session held 34 copies of the GeoNames sample)."""
     s = get_sample(name)
-    return load_sample(name)[[s.x, s.y]].to_numpy(dtype=float)
+    xy = load_sample(name)[[s.x, s.y]].to_numpy(dtype=float)
+    xy.setflags(write=False)
+    return xy, fingerprint(xy)
 
 
 NO_USER = "none: each point is the privacy unit"
@@ -188,6 +196,14 @@ NO_USER = "none: each point is the privacy unit"
 
 def user_fingerprint(user: np.ndarray) -> str:
     return hashlib.sha1(pd.util.hash_array(np.asarray(user, dtype=object)).tobytes()).hexdigest()[:16]
+
+
+def _points(df: pd.DataFrame, xcol: str, ycol: str) -> tuple[np.ndarray, int, str]:
+    """:func:`pick_points` (the array made read-only: the session's builds read it, none may change it) and
+    the points' fingerprint."""
+    xy, bad = pick_points(df, xcol, ycol)
+    xy.setflags(write=False)
+    return xy, bad, fingerprint(xy)
 
 
 def choose_user(df: pd.DataFrame, cols: list[str], taken: tuple[str, str]) -> tuple[np.ndarray | None, int | None]:
@@ -255,8 +271,8 @@ def _choose_domain(declared: Domain | None, key: str) -> tuple[Domain, str]:
 def sample_dataset(name: str) -> Dataset:
     """A bundled sample with its declared domain (the Teach page's data when the map page has none)."""
     s = get_sample(name)
-    xy = _sample_xy(name)
-    return Dataset(name, xy, s.domain or Domain.world(), "sample's declared domain", 0, fingerprint(xy))
+    xy, fp = _sample(name)
+    return Dataset(name, xy, s.domain or Domain.world(), "sample's declared domain", 0, fp, bundled=True)
 
 
 def choose_data() -> Dataset | None:
@@ -269,13 +285,16 @@ def choose_data() -> Dataset | None:
             name = source.removeprefix("sample: ")
             s = get_sample(name)
             st.caption(f"{s.description}. {s.attribution}")
-            xy = _sample_xy(name)
+            xy, fp = _sample(name)
             domain, dsrc = _choose_domain(s.domain, "sample")
-            return Dataset(name, xy, domain, dsrc, 0, fingerprint(xy))
+            return Dataset(name, xy, domain, dsrc, 0, fp, bundled=True)
         up = st.file_uploader(f"Points file (CSV/TSV, Parquet, GeoJSON, GeoPackage; at most {MAX_UPLOAD_MB} MB "
                               f"and {MAX_ROWS:,} rows)", type=UPLOAD_TYPES, key="upload")
-        if up is not None:                  # kept for the session: the uploader forgets it on another page
+        if up is not None and st.session_state.get(UPLOAD_ID) != up.file_id:
+            # kept for the session: the uploader forgets it on another page (taken once: the same bytes on
+            # every run, so what is read from them is read once, psdviz.ui.session_memo)
             st.session_state[UPLOAD_KEPT] = (up.name, up.getvalue())
+            st.session_state[UPLOAD_ID] = up.file_id
         kept = st.session_state.get(UPLOAD_KEPT)
         if kept is None:
             st.info("Upload a file to continue, or pick a sample.")
@@ -283,7 +302,7 @@ def choose_data() -> Dataset | None:
         name, raw = kept
         if up is None:
             st.caption(f"Using `{name}`, uploaded earlier in this session (Start over forgets it).")
-        df = read_table(name, raw)
+        df = remembered(UPLOAD_TABLE, name, lambda: read_table(name, raw), owner=raw, keep=1)
         cols = [str(c) for c in df.columns]
         xcol = st.selectbox("Longitude / x column", cols, index=guess_column(cols, X_NAMES), key="xcol",
                             placeholder="pick the longitude / x column")
@@ -292,10 +311,13 @@ def choose_data() -> Dataset | None:
         if xcol is None or ycol is None:
             st.info("No column is named like a longitude or a latitude: pick the x and y columns.")
             return None
-        xy, bad = pick_points(df, xcol, ycol)
+        xy, bad, fp = remembered(UPLOAD_POINTS, (name, xcol, ycol), lambda: _points(df, xcol, ycol), owner=raw,
+                                 keep=2)
         user, k = choose_user(df, cols, (xcol, ycol))
+        if user is not None:     # the id column picked (choose_user's widget) names the ids' fingerprint
+            fp = f"{fp}|u{k}|" + remembered(UPLOAD_POINTS, (name, "user", st.session_state.get("user_col")),
+                                            lambda: user_fingerprint(user), owner=raw, keep=2)
         domain, dsrc = _choose_domain(None, "upload")
-        fp = fingerprint(xy) if user is None else f"{fingerprint(xy)}|u{k}|{user_fingerprint(user)}"
         return Dataset(name, xy, domain, dsrc, bad, fp, user, k)
     except (ValueError, OSError) as exc:
         st.error(f"Data problem: {words.file_text(exc)}")

@@ -20,6 +20,9 @@ NONCE = "nonce"                         # "draw new noise": bumped to rebuild wi
 BASEMAP = "basemap"                     # the chosen background layer
 EPSILON_PLAN = "epsilon_plan"           # the "What epsilon do I need?" result
 QUERY_DATA = "query_data"               # the data and domain the rectangle, click and history belong to
+MAP_VIEWS = "psdviz_map_views"          # this session's map views (layers of its releases), kept for reruns
+ANSWERS = "psdviz_answers"              # this session's answers to its rectangles, kept for reruns
+OVERLAYS = "psdviz_overlays"            # the map's script of this session's kept rectangles, kept for reruns
 
 # teach
 TEACH_MAP = "teach_map"                 # the linked maps

@@ -7,7 +7,9 @@ session state because the map remounts whenever its content changes (depth, laye
 """
 from __future__ import annotations
 
+import functools
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -41,10 +43,11 @@ from . import (
     share,
     words,
 )
-from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
+from .map_layers import MAX_SHAPES, MapInfo, legend_html, query_script, release_view
 from .map_png import map_png
 from .outlines import is_lon_lat
 from .query_panel import at_rect_corner, clicked_point, compare, overlaps_domain, rect_from_drawings, rect_order_error
+from .session_memo import remembered
 from .state import forget
 
 EXPORT_MAX_CELLS = 250_000
@@ -146,9 +149,10 @@ def auto_words(release: pv.Release) -> None:
                    "(paid for in the ledger), never the exact data.")
 
 
+@functools.cache
 def rule_table(rules) -> str:
     """auto's rules as a Markdown table (the page's own words: no data frame, whose grid component the
-    browser would load before the map on every first visit)."""
+    browser would load before the map on every first visit); public, the same for every session: made once."""
     rows = [f"| {words.file_text(r.when)} | {words.file_text(r.label)} | {words.file_text(r.plain)} |" for r in rules]
     return "\n".join(["| when | method | in words |", "|---|---|---|", *rows])
 
@@ -199,18 +203,35 @@ def view_controls(release: pv.Release, rid: str) -> tuple[int, bool, bool]:
     return depth, show, outlines
 
 
+VIEWS_KEPT = 4   # map views a session keeps (its releases at the depths and options it looked at last)
+
+
+def map_view(release: pv.Release, data: data_input.Dataset, depth: int, show_points: bool,
+             outlines: bool) -> tuple[mapview.MapView, MapInfo]:
+    """This session's map of its release at this depth: its layers made once and kept with the session (the
+    release is its own; a rerun, a drawn rectangle or a return to the page shows the same view again), in
+    the domain's public frame made once per process (:func:`psdviz.ui.map_layers.release_view`)."""
+    basemap = bool(st.session_state.get(keys.BASEMAP, True))
+    key = (data.fingerprint, str(data.domain), id(release), depth, show_points, outlines, basemap)
+    pts = (lambda: cache.truth_index(data).xy) if show_points else (lambda: None)
+    return remembered(keys.MAP_VIEWS, key, lambda: release_view(release, depth, pts(), outlines, basemap),
+                      owner=release, keep=VIEWS_KEPT)
+
+
 @st.fragment
 def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, show_points: bool,
                   outlines: bool = True) -> None:
-    pts = cache.truth_index(data).xy if show_points else None
-    fmap, info = make_map(release, depth, pts, outlines, st.session_state.get(keys.BASEMAP, True))
+    view, info = map_view(release, data, depth, show_points, outlines)
     _take_drawing(mapview.latest_value(MAP_KEY))
     # stays visible when the map remounts; a typed one clears the drawn rectangles
-    kept = query_layer(st.session_state.get(keys.QUERY_RECT), bool(st.session_state.get(keys.QUERY_TYPED)))
+    rect = st.session_state.get(keys.QUERY_RECT)
+    kept = None if rect is None else (tuple(float(v) for v in rect), bool(st.session_state.get(keys.QUERY_TYPED)))
+    overlay = None if kept is None else remembered(keys.OVERLAYS, kept, lambda: query_script(*kept))
     # the map is the page's main element; the answer to the drawn rectangle sits beside it, in view
     on_map, beside = st.columns([5, 2])
     with on_map:
-        out = mapview.show_map(fmap, key=MAP_KEY, overlay=kept, height=map_height(release.domain)) or {}
+        out = mapview.show_map(replace(view, query=kept, overlay=overlay), key=MAP_KEY,
+                               height=map_height(release.domain)) or {}
     drawn = _take_drawing(out)
     with beside:
         query_answer(release, data)
@@ -328,8 +349,9 @@ def query_answer(release: pv.Release, data: data_input.Dataset) -> None:
         st.warning("This rectangle lies outside the domain: the release says nothing about it (its answer is not "
                    "0 with no error). Draw inside the cells.")
         return
-    try:
-        row = compare(release, cache.truth_index(data), rect)
+    try:      # this session's answer for its release and rectangle, made once (a rerun shows it again)
+        row = remembered(keys.ANSWERS, (data.fingerprint, str(data.domain), id(release), tuple(rect)),
+                         lambda: compare(release, cache.truth_index(data), rect), owner=release)
     except ValueError as exc:
         st.error(f"Bad query rectangle: {words.file_text(exc)}")
         return

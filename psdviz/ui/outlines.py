@@ -12,12 +12,12 @@ import functools
 import json
 from pathlib import Path
 
-from branca.element import MacroElement
 from folium.template import Template
 
 from psdviz.present import topojson as tj
 
 from .assets import STATIC_DIR
+from .macros import PlainMacro
 
 WORLD_FILE = "world-atlas/countries-110m.json"
 STATES_FILE = "us-atlas/states-10m.json"
@@ -82,6 +82,23 @@ def countries(bounds: tuple[float, float, float, float], static_dir: Path | None
     return {"type": "FeatureCollection", "features": keep}
 
 
+def countries_json(bounds: tuple[float, float, float, float]) -> str | None:
+    """:func:`countries` as compact JSON, or None when there is none to draw: made once per box and file
+    (public inputs only), since every session's map of a domain draws the same outlines."""
+    path = STATIC_DIR / WORLD_FILE
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        return None
+    return _countries_json(tuple(float(v) for v in bounds), path.parent.parent, mtime)
+
+
+@functools.lru_cache(maxsize=64)
+def _countries_json(bounds: tuple[float, float, float, float], static_dir: Path, mtime: float) -> str | None:
+    fc = countries(bounds, static_dir)
+    return json.dumps(fc, separators=(",", ":")) if fc and fc["features"] else None
+
+
 def state_regions(names: list[str], static_dir: Path | None = None) -> dict[str, dict] | None:
     """Geometry per given name that is a US state/territory name or postal code (case-insensitive);
     None when the file is missing."""
@@ -98,7 +115,7 @@ def state_regions(names: list[str], static_dir: Path | None = None) -> dict[str,
     return out
 
 
-class OutlineLayer(MacroElement):
+class OutlineLayer(PlainMacro):
     """Thin grey outlines in their own pane above the cells, not interactive: the pane ignores the
     pointer (CSS pointer-events none) and its own SVG renderer keeps the paths out of the cells'
     canvas, so clicks, tooltips and drawing still reach the cells below."""
@@ -117,7 +134,7 @@ class OutlineLayer(MacroElement):
         {% endmacro %}
     """)
 
-    def __init__(self, collection: dict):
+    def __init__(self, collection: dict | str):
         super().__init__()
         self._name = "OutlineLayer"
-        self.data = json.dumps(collection, separators=(",", ":"))
+        self.data = collection if isinstance(collection, str) else json.dumps(collection, separators=(",", ":"))

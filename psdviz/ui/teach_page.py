@@ -168,7 +168,7 @@ def owner_error_map(a: pv.Release, data: data_input.Dataset) -> None:
         nodes = frontier(a.tree, view_depth(a.tree, MAX_SHAPES))
     err = cell_errors(a, cache.truth_index(data), nodes)
     st.warning("NOT PRIVATE: this map compares the release with the true counts. Never publish it.")
-    mapview.show_map(error_map(a, nodes, err.diff, err.z, _outline_layer(a)), key=keys.TEACH_ERRORS_MAP,
+    mapview.show_map(error_map(a, nodes, err.diff, err.z, _outline_layer(a.domain)), key=keys.TEACH_ERRORS_MAP,
                      height=420)
     st.markdown(error_legend(), unsafe_allow_html=True)
     st.caption(f"{err.within(1.0):.0%} of the {nodes.size:,} cells lie within one standard error of their true "

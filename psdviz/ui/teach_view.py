@@ -7,7 +7,6 @@ import json
 
 import folium
 import numpy as np
-from branca.element import MacroElement
 from folium.plugins import Draw, DualMap
 from folium.template import Template
 
@@ -15,6 +14,7 @@ from psdviz import Release
 from psdviz.present import frontier, view_depth
 
 from .assets import url, use_local_leaflet
+from .macros import PlainMacro
 from .map_layers import (
     MAX_SHAPES,
     QUERY_COLOUR,
@@ -59,7 +59,7 @@ def linked_maps(left: Release, right: Release, height: int = 520) -> tuple[DualM
     return dual, max((ca, cb), key=lambda c: c.parts.size), na   # same classes; parts' words if either has some
 
 
-class ErrorCells(MacroElement):
+class ErrorCells(PlainMacro):
     """Cells coloured by private - true in their own standard errors, with the values in a tooltip."""
 
     _template = Template("""

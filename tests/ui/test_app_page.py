@@ -1,5 +1,6 @@
 """AppTest of the map page: widgets in, outputs out. The map component is replaced by a fake
-(``psdviz.ui.mapview.show_map``) that returns what the test puts in session state."""
+(``psdviz.ui.mapview.show_map``, given the page's MapView: its script and kept query rectangle) that returns
+what the test puts in session state."""
 import json
 
 import numpy as np
@@ -16,14 +17,15 @@ SCRIPT = """
 import streamlit as st
 from psdviz.ui import map_page, mapview
 
-def fake_map(fmap, key, height=560, overlay=None):
+def fake_map(view, key, height=560, overlay=None):
     st.session_state["map_calls"] = st.session_state.get("map_calls", 0) + 1
-    st.session_state["map_html_len"] = len(fmap.get_root().render())
-    st.session_state["overlay"] = None if overlay is None else [
-        [list(map(float, p)) for p in child.locations] for child in overlay._children.values()
-        if hasattr(child, "locations")]
-    st.session_state["overlay_clears"] = overlay is not None and any(
-        type(c).__name__ == "ClearDrawn" for c in overlay._children.values())
+    if not isinstance(view, mapview.MapView):              # another page's folium map
+        st.session_state["map_html_len"] = len(view.get_root().render())
+        return st.session_state.get("fake_map_value", {})
+    st.session_state["map_html_len"] = len(view.script)
+    rect = None if view.query is None else view.query[0]
+    st.session_state["overlay"] = None if rect is None else [[[rect[1], rect[0]], [rect[3], rect[2]]]]
+    st.session_state["overlay_clears"] = view.query is not None and view.query[1]
     return st.session_state.get("fake_map_value", {})
 
 mapview.show_map = fake_map

@@ -91,3 +91,20 @@ map_page.render()
             assert rel is seen[eps]                                       # the same draw, not a new one
         seen[eps] = rel
     assert seen[0.5] is not seen[1.0]
+
+
+def test_the_shipped_config_runs_the_app_for_a_class():
+    """``python -m streamlit run app.py`` reads .streamlit/config.toml: no file watcher (it rescans every loaded
+    module for each new session) and no full garbage collection after every run (it holds the interpreter for
+    every session); closed tabs are kept 60 s. Development mode turns the watcher on by flags (docs/app.md)."""
+    import tomllib
+    from pathlib import Path
+
+    from streamlit import config
+    path = Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml"
+    shipped = tomllib.loads(path.read_text())
+    assert shipped["server"]["fileWatcherType"] == "none" and shipped["runner"]["postScriptGC"] is False
+    assert shipped["server"]["disconnectedSessionTTL"] == 60
+    for section, options in shipped.items():       # every option is one this streamlit knows
+        for name in options:
+            assert f"{section}.{name}" in config._config_options_template, f"{section}.{name}"

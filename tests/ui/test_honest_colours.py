@@ -61,18 +61,15 @@ def test_a_cell_with_pale_parts_is_drawn_as_its_pieces_under_its_own_outline():
     """The map never lays a pale part over its cell's colour (two fills would blend into a third colour):
     such a cell is drawn as its pieces, the parts pale with their borders, the rest in the cell's class
     without inner borders, and the cell's outline on top."""
-    import json
-
     from psdviz.present import cell_pieces, frontier
-    from psdviz.ui.map_layers import _shapes_layer
+    from psdviz.ui.map_layers import cell_table
     rng = np.random.default_rng(3)
     pts = np.concatenate([rng.uniform(0.1, 0.3, (20_000, 2)), rng.normal(0.9, 0.005, (150, 2))])
     rel = pv.build(pts, pv.Domain(0, 0, 1, 1), "kdtree", 0.5, seed=1)
     nodes = frontier(rel.tree, 2)
     colours = view_colours([(rel, nodes)])[0]
     pieces, cell = cell_pieces(rel, nodes, colours.parts)
-    layer = _shapes_layer(rel, nodes, colours)
-    rows, edges = np.array(json.loads(layer.rows), dtype=float), np.array(json.loads(layer.edges))
+    rows, edges = cell_table(rel, nodes, colours)
     split = np.unique(cell)
     assert rows.shape[0] == nodes.size - split.size + pieces.size and edges.shape[0] == split.size
     area = (rows[:, 2] - rows[:, 0]) * (rows[:, 3] - rows[:, 1])

@@ -34,7 +34,7 @@ def test_country_outlines_sit_above_the_cells_and_ignore_the_pointer():
     html = fmap.get_root().render()
     assert info.outlines and PANE in html
     assert 'pointerEvents = "none"' in html and "interactive: false" in html
-    assert html.index("var cells_layer_") < html.index("var outline_layer_")   # added after the cells: drawn above
+    assert html.index("var release_layers_") < html.index("var outline_layer_")   # added after the cells: drawn above
     fc = outlines.countries((-20, 30, 40, 70))
     names = {n for n, _, b in outlines._features(outlines.WORLD_FILE, "countries", None)
              if b[0] <= 40 and b[2] >= -20 and b[1] <= 70 and b[3] >= 30}
@@ -96,7 +96,7 @@ SCRIPT = """
 import streamlit as st
 from psdviz.ui import mapview
 def fake(fmap, key, height=560, overlay=None):
-    html = fmap.get_root().render()
+    html = fmap.script if isinstance(fmap, mapview.MapView) else fmap.get_root().render()
     st.session_state["has_regions"] = "geo_json" in html
     st.session_state["has_markers"] = "circle_marker" in html
     st.session_state["has_outlines"] = 'createPane("outlines")' in html
