@@ -112,7 +112,7 @@ def rows(sizes: list[int], runs: int, resolution: int = RESOLUTION) -> list[dict
             for eps in EPSILONS:
                 both = {m: score(pts, h, m, eps, runs, q, resolution) for m in methods(resolution)}
                 mre, med = ({m: v[i] for m, v in both.items()} for i in (0, 1))
-                rule = choose(Facts(eps, resolution, float(n), sp, fine, corner))
+                rule = choose(Facts(eps, resolution, float(n), sp, corner_share=fine, coarse_corner_share=corner))
                 best = min(candidates(resolution), key=mre.get)
                 out.append({"family": label, "n": n, "eps": eps, "spread": sp, "top": top, "corner": corner,
                             "position": fine,

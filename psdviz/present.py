@@ -33,6 +33,7 @@ from .io import topojson
 from .io.samples import SAMPLES, get_sample, load_sample, sample_points
 from .kernel.intervals import whole_interval
 from .methods.auto import FEATURE_FRACTION, RULES
+from .methods.auto import measured_note as auto_measured
 from .methods.declarations import BUILD
 from .methods.param_info import ParamInfo, parameter_info, suggested_value
 from .methods.registry import accepts_workload
@@ -72,11 +73,11 @@ from .sparse.sample import flights_sparse_table
 __all__ = [
     "BUILD", "DEFAULT_RESOLUTION", "FEATURE_FRACTION", "FRESH", "LABORIOUS_MAX", "LARGE_EPSILON", "LOW_SHARE",
     "MAX_RESOLUTION", "PALETTE", "PALE_WORDS", "PLANNABLE", "REGION_PALE", "RULES", "SAMPLES", "SEEDED", "Colours",
-    "MissingExtraError", "ParamInfo", "PointSet", "accepts_workload", "cell_at", "cell_details", "cell_pieces",
-    "cells_geojson", "check_int", "check_seeded_export", "colour_bins", "deepest_fitting", "flights_sparse_table",
-    "flights_table", "frontier", "frontier_sizes", "get_sample", "labelled", "layer_digest", "legend_entries",
-    "legend_html", "load_flight_airports", "load_sample", "map_text", "mercator_centres", "noise_level",
-    "parameter_info", "parts_words", "region_classes", "region_noise_width", "region_shades", "require", "rows_read",
-    "sample_points", "shade_grid", "suggested_value", "swamped", "topojson", "unit_for", "view_colours", "view_depth",
-    "whole_interval",
+    "MissingExtraError", "ParamInfo", "PointSet", "accepts_workload", "auto_measured", "cell_at", "cell_details",
+    "cell_pieces", "cells_geojson", "check_int", "check_seeded_export", "colour_bins", "deepest_fitting",
+    "flights_sparse_table", "flights_table", "frontier", "frontier_sizes", "get_sample", "labelled",
+    "layer_digest", "legend_entries", "legend_html", "load_flight_airports", "load_sample", "map_text",
+    "mercator_centres", "noise_level", "parameter_info", "parts_words", "region_classes", "region_noise_width",
+    "region_shades", "require", "rows_read", "sample_points", "shade_grid", "suggested_value", "swamped",
+    "topojson", "unit_for", "view_colours", "view_depth", "whole_interval",
 ]

@@ -1,38 +1,33 @@
-"""``method="auto"``: the recommended private method, chosen from public facts and one to seven noisy ones.
+"""``method="auto"``: the recommended private method, chosen from public facts and a few noisy ones.
 
-Rule (``RULES``, first match wins): given a workload, the strategy for small queries (median longer side <= 16 cells
-of the 256 x 256 grid) over cells holding >= 5 noise scales of points on average, or long thin queries (median
-shorter side <= 2 cells) over spread >= 0.3 from N eps = 1.5 x 10^5, or over excess variation across them >= 0.15 of
-N and spread >= 0.02 from N eps = 10^6, or small (>= 1 noise scale a cell) or thin queries over excess >= 0.6 of N
-with no line of cells above 0.25 of N at N eps in [10^4, 10^5) (bounds three noise scales in); long thin queries
-over a corner cell >= 0.2 of N from N eps = 1.5 x 10^5, or from 5 x 10^3 over lines heaped along its edges (excess
-variation there >= 0.01 of N) -> PrivTree; a corner cell of the release's grid holding >= 0.2 of N -> the hybrid
-kd-tree with NNLS, its stop at two noise sds; a corner cell of the 256 x 256 grid >= 0.2 of N -> the same tree
-splitting on that grid first; a row or column of that grid >= 0.3 of N below N eps = 10^5 -> the lines method;
-spread >= 0.6 and N eps >= 10^4 -> AG; N eps >= 10^5 -> the quadtree; else PrivTree. The facts come from one pass
-over a public 256 x 256 grid (coarser if the resolution is): N (public if declared, else a noisy count), *spread*
-(noisy occupied cells over C (1 - exp(-N / C)), the cells a uniform spread would occupy; bought from N eps = 10^4),
-*corner share* (three noise scales below the noisy fullest corner cell's share of N on the release's grid), on finer
-grids *coarse corner share* (the same on the 256 x 256 grid), *line share* (the fullest row or column of cells) and,
-given a workload, the points in the cells its queries touch or the excess variation across them or along the edges.
+A small plan: facts -> choice -> build. :func:`measure_facts` buys the noisy facts (one pass over a public
+256 x 256 grid, coarser if the resolution is), in the order the rules read them and only those a rule still to be
+read needs; :func:`choose` reads them against the rules of :mod:`.auto_rules` (first match wins; each rule declares
+the facts it reads, what it picks and its evidence); the pick is built with the rest of epsilon. The release says
+in one plain sentence what was chosen and why, and in a second note what auto measured and what that cost.
+
+Facts: N (public if declared, else a noisy count); *spread* (noisy occupied cells over C (1 - exp(-N / C)), the
+cells a uniform spread would occupy; from N eps = 10^4); *corner share* (three noise scales below the noisy fullest
+corner cell's share of N on the release's grid) and on finer grids the same on the 256 x 256 grid; below N eps =
+10^5 the fullest row or column of cells; given a workload, the points in the cells its queries touch, or the excess
+variation across them or along the edges through a corner.
 
 Privacy: the facts cost at most ``FEATURE_FRACTION`` (2 %) of epsilon, half for N (a quarter of that given a
-workload) and half shared by the cell facts (a share not bought goes to the others, decided from the noisy N),
-the coarse corner, line, fine and edge facts each at most as much again as a cell fact; geometric noise with
-sensitivity 1 each (a point lies in one corner cell, one row and one column), the fine and edge facts (real sums,
-sensitivity 2 an axis, 2) on the lattice of 2^-6 (:mod:`psdviz.core.lattice`); a ledger line each; the choice
-reads only them, and a fact no row left to read needs is not bought (the workload rows are read first); the pick
-gets the rest of epsilon and reuses the noisy N; the release keeps ``params["chosen"]`` and the facts.
+workload) and half shared by the cell facts (a share not bought goes to the others, decided from the noisy N), the
+coarse corner, line, fine and edge facts each at most as much again as a cell fact; geometric noise with
+sensitivity 1 each (a point lies in one cell, one corner cell, one row and one column), the fine and edge facts
+(real sums, :mod:`.fine_structure`: sensitivity 2 an axis, 2) geometric noise on the public lattice of 2^-6
+(:mod:`psdviz.core.lattice`); a ledger line "auto feature: ..." each. Which facts are bought and the choice read
+only released values (post-processing, adaptive sequential composition); the pick gets the rest of epsilon and
+reuses the noisy N. The release keeps method = "auto" with ``params["chosen"]`` and the facts.
 
-Given a workload, the pick plans for it when it can: the strategy and the quadtree always, the hybrid from
-N eps = 5 x 10^4 (``workload_unused``); PrivTree, the lines method and AG do not (a release note says so).
-Evidence (synthetic families): docs/decisions/auto-rule.md, the workload rows docs/decisions/workload-strategy.md.
+Given a workload, the pick plans for it when it can (the strategy and the quadtree always, the hybrid from N eps =
+``HYBRID_PLAN_N_EPS``: :func:`workload_unused`); the others do not (a release note says so).
 """
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,203 +43,92 @@ from ..core.workload import Workload, as_workload
 from ..publish.nonnegative import nonnegative
 from ..publish.release import Release
 from ..splits.keyers import cells_and_corners, split_cells_and_corners
+from .auto_rules import (
+    CELL_SNR_MIN,
+    CORNER_SHARE_MIN,
+    CORNER_THIN_N_EPS_MIN,
+    FEATURE_SIDE,
+    FINE_MIN,
+    FINE_N_EPS_MIN,
+    FINE_SPREAD_MIN,
+    HEAPED_MIN,
+    HEAPED_N_EPS_MIN,
+    HYBRID_PLAN_N_EPS,
+    LINE_SHARE_MIN,
+    LINES_N_EPS_MAX,
+    N_EPS_MIN,
+    NNLS_STOP_SDS,
+    QUAD_N_EPS_MIN,
+    ROUGH_LINE_MAX,
+    ROUGH_MIN,
+    ROUGH_SNR_MIN,
+    RULES,
+    SMALL_SIDE,
+    SPREAD_MIN,
+    THIN_N_EPS_MIN,
+    THIN_SIDE,
+    THIN_SPREAD_MIN,
+    Facts,
+    Rule,
+    reads_heaped,
+    reads_rough,
+    reads_spread,
+    thin_shape,
+)
 from .fine_structure import SENSITIVITY, edge_excess, excess_variation
 from .registry import accepts_workload, get_builder, parameters
 from .spec import WORKLOAD_KINDS, MethodSpec
 
+__all__ = [
+    "CELL_SNR_MIN",
+    "CORNER_SHARE_MIN",
+    "CORNER_THIN_N_EPS_MIN",
+    "FEATURE_SIDE",
+    "FINE_MIN",
+    "FINE_N_EPS_MIN",
+    "FINE_SPREAD_MIN",
+    "HEAPED_MIN",
+    "HEAPED_N_EPS_MIN",
+    "HYBRID_PLAN_N_EPS",
+    "LINES_N_EPS_MAX",
+    "LINE_SHARE_MIN",
+    "NNLS_STOP_SDS",
+    "N_EPS_MIN",
+    "QUAD_N_EPS_MIN",
+    "ROUGH_LINE_MAX",
+    "ROUGH_MIN",
+    "ROUGH_SNR_MIN",
+    "RULES",
+    "SMALL_SIDE",
+    "SPEC",
+    "SPREAD_MIN",
+    "THIN_N_EPS_MIN",
+    "THIN_SIDE",
+    "THIN_SPREAD_MIN",
+    "Facts",
+    "Rule",
+    "build_auto",
+    "candidates",
+    "choose",
+    "measure_facts",
+]
+
 FEATURE_FRACTION = 0.02    # of epsilon, for the noisy facts (N, occupied cells, largest corner cell)
-FEATURE_SIDE = 256         # cells per axis of the public grid the cell facts are read from
 CELL_FACTS = 2             # occupied cells and the largest corner cell share what N leaves of the slice
 WORKLOAD_N_SHARE = 0.25    # given a workload N takes this part of its half of the slice, the rest going to the
-                           # pick (the strategy does not read N; the rows read it against bounds only)
-SPREAD_MIN = 0.6
-N_EPS_MIN = 1e4
-CORNER_SHARE_MIN = 0.2
-QUAD_N_EPS_MIN = 1e5       # N eps from which the quadtree (pruned during its build) replaces PrivTree
-LINE_SHARE_MIN = 0.3       # a line of cells (a row or column of the 256 x 256 grid) holding this share of N ...
-LINES_N_EPS_MAX = 1e5      # ... below this N eps (where the other rows pick PrivTree) -> the lines method
-LINE_SCALES = 5.0          # its lower bound: five noise scales below the noisy count (a false line 0.3 % of runs)
-SMALL_SIDE = 16            # a workload of small queries: their median longer side, in cells of the 256 x 256 grid
-CELL_SNR_MIN = 5.0         # ... over cells holding this many noise scales (1 / eps) of points on average
-THIN_SIDE = 2              # a workload of long thin queries: median shorter side at most this many cells ...
-THIN_SPREAD_MIN = 0.3      # ... over data filling at least this share of an even spread's cells ...
-THIN_N_EPS_MIN = 1.5e5     # ... from this N eps -> the strategy (between the families' 10^5 and 2 x 10^5)
-FINE_MIN = 0.15            # long thin queries over structure finer than two cells across them, this share of N ...
-FINE_SPREAD_MIN = 0.02     # ... over data not all in a few atoms (the spread's lower bound) ...
-FINE_N_EPS_MIN = 1e6       # ... from this N eps -> the strategy (the families: lost cells at 5 x 10^5, not from 10^6)
+                           # pick (the strategy does not read N; the rules read it against bounds only)
+LINE_SCALES = 5.0          # the line fact's lower bound: five noise scales below the noisy count
+MEASURED = "What auto measured"   # how the release's note on its facts starts
 FINE_MARGIN = 0.01         # the fine fact's epsilon need put its three-scale margin no lower than this share of N
-CORNER_THIN_N_EPS_MIN = 1.5e5   # long thin queries over a corner atom from this N eps -> PrivTree (the families:
-                                # mixed at 10^5, won from 2 x 10^5)
-HEAPED_MIN = 0.01          # long thin queries over a corner atom, excess variation along its edges this share of N
-HEAPED_N_EPS_MIN = 5e3     # (a lower bound), from this N eps to CORNER_THIN_N_EPS_MIN -> PrivTree
-ROUGH_MIN = 0.6            # small or long thin queries over excess variation this share of N (summed over the sides
-ROUGH_LINE_MAX = 0.25      # the queries are narrow across), no line of cells above this share (an upper bound) ...
-ROUGH_SNR_MIN = 1.0        # ... small queries over cells holding this many noise scales, N_EPS_MIN <= N eps <
-                           # QUAD_N_EPS_MIN (where the other rows pick trees whose leaves are many cells tall)
-NNLS_STOP_SDS = 2.0        # the build's stop floor on the routes with NNLS (docs/decisions/early-stop.md)
-HYBRID_PLAN_N_EPS = 5e4    # from this N eps the hybrid's count levels are planned (between 2 x 10^4 and 10^5)
 
 
-@dataclass(frozen=True)
-class Facts:
-    """What the rule may read: public values and noisy facts (post-processing of released counts)."""
-
-    epsilon: float
-    resolution: int
-    n: float          # public N or a noisy count
-    spread: float     # noisy occupied cells / cells a uniform spread of n points would occupy (NaN: not bought)
-    corner_share: float = 0.0   # (noisy largest corner cell - 3 noise scales) / n: a lower bound (NaN: not bought)
-    coarse_corner_share: float = 0.0   # the same for the corner cells of the 256 x 256 grid
-    workload_side: float = math.nan    # public: the workload's median longer side in cells of that grid (NaN: none)
-    workload_density: float = math.nan  # noisy points in the cells the workload touches, per such cell (NaN: none)
-    line_share: float = 0.0            # lower bound of the fullest row or column of cells' share of n (0: not bought)
-    workload_thin: float = math.nan    # public: the workload's median shorter side in cells of that grid (NaN: none)
-    spread_floor: float = math.nan     # the spread three noise scales lower: a lower bound (NaN: not bought)
-    fine_floor: float = math.nan       # excess variation across the queries over n, 3 noise scales lower (NaN: none)
-    line_ceiling: float = math.nan     # the fullest line of cells' share of n, 3 noise scales higher (NaN: none)
-    edge_floor: float = math.nan       # excess variation along a corner's edges over n, 3 scales lower (NaN: none)
-
-    @property
-    def cell_snr(self) -> float:
-        """Points per cell the workload touches, in noise scales (1 / epsilon): density x epsilon."""
-        return self.workload_density * self.epsilon
-
-
-@dataclass(frozen=True)
-class Rule:
-    when: str
-    applies: Callable[[Facts], bool]
-    method: str
-    why: str
-    plain: str                  # the choice in one sentence a teacher can read out
-    nonnegative: bool = False   # apply NNLS over the chosen method's released counts (post-processing)
-    split_grid: int | None = None   # the chosen method splits on this public grid first
-    stop_sds: float | None = None   # the chosen method's stop floor in noise sds (None: its default)
-    workload_row: bool = False      # reads the workload: read first, before the facts only later rows read
-
-    @property
-    def label(self) -> str:
-        return self.method + ("+nnls" if self.nonnegative else "") + (f"/{self.split_grid}" if self.split_grid else "")
-
-
-RULES = (
-    Rule(f"a workload of small queries (median longer side <= {SMALL_SIDE} cells of the {FEATURE_SIDE} x "
-         f"{FEATURE_SIDE} grid) over cells holding >= {CELL_SNR_MIN:g} noise scales of points on average",
-         lambda f: f.workload_side <= SMALL_SIDE and f.cell_snr >= CELL_SNR_MIN, "strategy",
-         "small queries over cells whose counts stand well above the noise: the workload strategy (HDMM's "
-         "Kronecker p-Identity, optimised for these queries) answers each from a few cells measured with the "
-         "whole epsilon, where a tree answers from cut leaves or many deep nodes at a fraction of it; on "
-         "synthetic families it beats the tree the other rows pick on squares of 2-16 cells there "
-         "(docs/decisions/workload-strategy.md)",
-         "Your queries are small and the cells they cover hold many points, so auto measured the answers planned "
-         "for exactly those queries.", workload_row=True),
-    Rule(f"a workload of long thin queries (median shorter side <= {THIN_SIDE} cells, longer side > {SMALL_SIDE}) "
-         f"over data with spread >= {THIN_SPREAD_MIN:g} (three noise scales below the noisy value) and N eps >= "
-         f"{THIN_N_EPS_MIN:g}",
-         lambda f: (thin_shape(f.workload_side, f.workload_thin)
-                    and f.spread_floor >= THIN_SPREAD_MIN and f.n * f.epsilon >= THIN_N_EPS_MIN), "strategy",
-         "long thin queries (row or column prefixes) over data that leave few cells empty, with many points for the "
-         "budget: a tree answers a query one cell tall from many cut leaves or deep nodes, the workload strategy "
-         "from its few measured rows; on the synthetic and sparse families it beats the pick of the other rows in "
-         "26 of 27 such cells (docs/decisions/workload-strategy.md, \"Long thin queries\")",
-         "Your queries are long and thin and the points fill much of the map, so auto measured the answers "
-         "planned for exactly those queries.", workload_row=True),
-    Rule(f"a workload of long thin queries over structure finer than two cells across them (excess variation >= "
-         f"{FINE_MIN:g} of N, three noise scales below the noisy value), spread >= {FINE_SPREAD_MIN:g} (its lower "
-         f"bound) and N eps >= {FINE_N_EPS_MIN:g}",
-         lambda f: (thin_shape(f.workload_side, f.workload_thin) and f.fine_floor >= FINE_MIN
-                    and f.spread_floor >= FINE_SPREAD_MIN and f.n * f.epsilon >= FINE_N_EPS_MIN), "strategy",
-         "long thin queries over points whose neighbouring rows (across the queries) differ beyond chance, as on "
-         "roads, in towns or along an attribute recorded in whole units, with many points for the budget: a tree "
-         "cuts its leaves along those rows as if the points were even inside them, the workload strategy measures "
-         "the rows themselves; on the three family sets it beats the pick of the other rows in all but one such cell "
-         "from N eps = 10^6 (docs/decisions/workload-strategy.md, \"Fine structure across thin queries\")",
-         "Your queries are long and thin, the points change from one row to the next and there are many of them, "
-         "so auto measured the answers planned for exactly those queries.", workload_row=True),
-    Rule(f"a workload of long thin queries and a corner cell (of the release's grid or the {FEATURE_SIDE} x "
-         f"{FEATURE_SIDE} grid) >= {CORNER_SHARE_MIN:g} of N, N eps >= {CORNER_THIN_N_EPS_MIN:g}",
-         lambda f: (thin_shape(f.workload_side, f.workload_thin) and f.n * f.epsilon >= CORNER_THIN_N_EPS_MIN
-                    and (f.corner_share >= CORNER_SHARE_MIN or f.coarse_corner_share >= CORNER_SHARE_MIN)), "privtree",
-         "long thin queries over an atom in a corner (zero-inflated pairs) with many points for the budget: the "
-         "hybrid tree the corner rows pick stops at a fixed height, its leaves along the edges several cells tall, "
-         "where the atom's lines lie; PrivTree splits down to the cells those lines occupy; on the corner members "
-         "of the zero-inflated family it beats auto's other rows on every such cell from N eps = 2 x 10^5 "
-         "(docs/decisions/workload-strategy.md, \"An atom in a corner, given thin queries\")",
-         "Your queries are long and thin and many points sit in one corner of the map, so auto used PrivTree, which "
-         "splits finely along the lines that run from that corner.", workload_row=True),
-    Rule(f"a workload of small queries over cells holding >= {ROUGH_SNR_MIN:g} noise scale of points or of long thin "
-         f"queries, over structure finer than two cells across them (excess variation >= {ROUGH_MIN:g} of N summed "
-         f"over the sides the queries are narrow across, three noise scales below the noisy value), no row or column "
-         f"of cells holding more than {ROUGH_LINE_MAX:g} of N (three noise scales above) and {N_EPS_MIN:g} <= N eps "
-         f"< {QUAD_N_EPS_MIN:g}",
-         lambda f: reads_rough(f) and f.fine_floor >= ROUGH_MIN and f.line_ceiling <= ROUGH_LINE_MAX, "strategy",
-         "points on every few rows or columns of cells (an attribute recorded in whole units, towns, narrow roads) "
-         "with few points for the budget, where the other rows pick trees whose leaves are many cells tall and spread "
-         "each leaf's points over the empty rows between as if even; the workload strategy measures the cells the "
-         "queries need; atoms and full-length lines, where pooling wins, are kept out by the fullest line; on the "
-         "three family sets it beats the pick of the other rows in every such cell (docs/decisions/"
-         "workload-strategy.md, \"Structure finer than the leaves\")",
-         "Your queries are small or thin and the points sit on some rows of cells and not on their neighbours, so "
-         "auto measured the answers planned for exactly those queries.", workload_row=True),
-    Rule(f"a workload of long thin queries over lines heaped on a few values from a corner cell (of either grid) "
-         f">= {CORNER_SHARE_MIN:g} of N: excess variation along the edges through a corner >= {HEAPED_MIN:g} of N "
-         f"(three noise scales below the noisy value), {HEAPED_N_EPS_MIN:g} <= N eps < {CORNER_THIN_N_EPS_MIN:g}",
-         lambda f: reads_heaped(f) and f.edge_floor >= HEAPED_MIN, "privtree",
-         "long thin queries over an atom in a corner whose lines hold values heaped on a few amounts (gains or "
-         "incomes reported in round figures): the hybrid tree the corner rows pick stops with leaves several cells "
-         "tall along the edges and spreads each heap over the empty rows beside it; PrivTree splits down to the "
-         "cells the heaps occupy; on the corner members of the zero-inflated family it beats auto's other rows in "
-         "every cell the noisy fact sends there in most draws (docs/decisions/workload-strategy.md, \"Heaped "
-         "lines from a corner atom\")",
-         "Your queries are long and thin, many points sit in one corner of the map and the others on a few values "
-         "along its edges, so auto used PrivTree, which splits finely where those values lie.", workload_row=True),
-    Rule(f"a corner cell >= {CORNER_SHARE_MIN:g} of N", lambda f: f.corner_share >= CORNER_SHARE_MIN, "hybrid",
-         "an atom in a corner of the domain (both attributes at their minimum, as zero-inflated pairs of "
-         "non-negative values put it): the hybrid kd-tree's quadtree levels isolate the corner and its two edges, "
-         "non-negative least squares clears the noise spread over the empty rest, and its build stops a node whose "
-         "noisy count is at most two noise sds (docs/decisions/auto-rule.md, docs/decisions/early-stop.md)",
-         "Many points sit in one corner of the map, so auto used the hybrid tree, which cuts that corner out, and "
-         "cleared the noise spread over the empty rest.", nonnegative=True, stop_sds=NNLS_STOP_SDS),
-    Rule(f"a corner cell of the {FEATURE_SIDE} x {FEATURE_SIDE} grid >= {CORNER_SHARE_MIN:g} of N",
-         lambda f: f.coarse_corner_share >= CORNER_SHARE_MIN, "hybrid",
-         "an atom spread inside a corner cell of the 256 x 256 grid (values recorded at a coarser precision than "
-         "the release's grid): the hybrid tree splitting on the 256 x 256 grid first cuts out that cell and its "
-         "two edges, then splits finer inside the cells; non-negative least squares and the two-sd stop as in the "
-         "row above (docs/decisions/auto-rule.md)",
-         "Many points sit in one corner cell of the map, so auto used the hybrid tree on the 256 x 256 grid, which "
-         "cuts that cell out, and cleared the noise spread over the empty rest.",
-         nonnegative=True, split_grid=FEATURE_SIDE, stop_sds=NNLS_STOP_SDS),
-    Rule(f"a row or column of cells of the {FEATURE_SIDE} x {FEATURE_SIDE} grid >= {LINE_SHARE_MIN:g} of N and N eps "
-         f"< {LINES_N_EPS_MAX:g}", lambda f: f.line_share >= LINE_SHARE_MIN and f.n * f.epsilon < LINES_N_EPS_MAX,
-         "lines",
-         "data on a few full-length lines one cell wide (one attribute nearly categorical): the lines method finds "
-         "them from noisy row and column sums and partitions each along itself, where square splits pay for every "
-         "level before isolating a line; on the few-lines family it beats the pick of the rows below in every cell "
-         "below N eps = 10^5 (docs/decisions/few-lines.md)",
-         "Most points lie on a few lines across the map, so auto found those lines and split each along its "
-         "length."),
-    Rule(f"spread >= {SPREAD_MIN:g} and N eps >= {N_EPS_MIN:g}",
-         lambda f: f.spread >= SPREAD_MIN and f.n * f.epsilon >= N_EPS_MIN, "ag",
-         "the points fill most of the domain (like a smooth mixture), where AG's adaptive grid is the more "
-         "accurate method on the synthetic families of this row and on the DPBench synthetic set "
-         "(docs/decisions/auto-rule.md)",
-         "The points fill most of the map, so auto used the adaptive grid, which does best on evenly spread data."),
-    Rule(f"N eps >= {QUAD_N_EPS_MIN:g}", lambda f: f.n * f.epsilon >= QUAD_N_EPS_MIN, "quadtree",
-         "many points for the budget, where the quadtree (pruned during its build, its height from N and epsilon) "
-         "is the more accurate method on the synthetic families and the dense DPBench files of this row, and keeps "
-         "its accuracy when the grid is finer than the data (docs/decisions/auto-rule.md)",
-         "There are many points for this budget, so auto used the quadtree, whose fixed cells are accurate "
-         "wherever the data are dense enough to fill them."),
-    Rule("any other data", lambda f: True, "privtree",
-         "the choice with the smallest worst case on the synthetic families below N eps = 10^5 and on sparse "
-         "files such as STROKE (docs/decisions/auto-rule.md); adapts to concentrated data through its own noisy "
-         "counts",
-         "The points crowd into some places and leave others empty, so auto used PrivTree, which splits the map "
-         "only where there are points."),
-)
+def candidates() -> dict[str, tuple[str, dict]]:
+    """The plan's picks: label -> (method, build options), as auto builds them."""
+    return {r.label: (r.method, r.options()) for r in RULES}
 
 
 def choose(facts: Facts) -> Rule:
+    """The first rule of ``RULES`` whose condition holds (the last always does)."""
     return next(r for r in RULES if r.applies(facts))
 
 
@@ -300,11 +184,6 @@ def coarse_corners(counts: np.ndarray, side: int) -> np.ndarray:
     return counts[[0, side - 1, side * (side - 1), side * side - 1]]
 
 
-def reads_spread(n: float, epsilon: float) -> bool:
-    """Whether any rule can read the spread: only the AG row does, and only from N eps = 10^4."""
-    return n * epsilon >= N_EPS_MIN
-
-
 def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger, n_public: int | None,
                   workload: tuple[float, float, np.ndarray, int] | None = None
                   ) -> tuple[Facts, PopulationSize | None]:
@@ -329,14 +208,14 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     density = math.nan
     if workload is not None and small:                      # that row reads nothing else: it is read first
         density = density_fact(counts, workload[2], side, eps_cells / 2, rnd, ledger)
-        early = Facts(float(epsilon), int(ps.grid.bits), math.nan, math.nan, math.nan, math.nan, side_w, density,
-                      0.0, thin)
+        early = Facts(float(epsilon), int(ps.grid.bits), math.nan, corner_share=math.nan,
+                      coarse_corner_share=math.nan, workload_side=side_w, workload_thin=thin, workload_density=density)
         if workload_row_applies(early):
             return early, None
     eps_n = eps_f / 2 * (1.0 if workload is None else WORKLOAD_N_SHARE)   # the rows read N against bounds only
     pop = noisy_n(int(counts.sum()), eps_n, rnd, ledger, n_public)
-    facts = Facts(float(epsilon), int(ps.grid.bits), pop.value, math.nan, math.nan, math.nan, side_w, density, 0.0,
-                  thin)
+    facts = Facts(float(epsilon), int(ps.grid.bits), pop.value, corner_share=math.nan, coarse_corner_share=math.nan,
+                  workload_side=side_w, workload_thin=thin, workload_density=density)
     shop = Shop(ps, counts, corners, counts.reshape(side, side), eps_cells, eps_cells / 2 if small else eps_cells,
                 None if workload is None else workload[3], rnd, ledger)
     for buy in (buy_rough, buy_spread, buy_fine, buy_corners, buy_edges, buy_line):   # the rough row reads no spread
@@ -482,23 +361,6 @@ def corner_facts(ps: PointSet, counts: np.ndarray, corners: np.ndarray, side: in
     return fine, share_bound(noisy, epsilon, n)
 
 
-def reads_rough(f: Facts) -> bool:
-    """Whether the row for structure finer than the leaves can apply before its own facts are read: small queries
-    over cells holding >= ``ROUGH_SNR_MIN`` noise scales or long thin ones, and N eps in [10^4, 10^5)."""
-    shape = thin_shape(f.workload_side, f.workload_thin) or (f.workload_side <= SMALL_SIDE
-                                                             and f.cell_snr >= ROUGH_SNR_MIN)
-    return shape and N_EPS_MIN <= f.n * f.epsilon < QUAD_N_EPS_MIN
-
-
-def reads_heaped(f: Facts) -> bool:
-    """Whether the row for heaped lines from a corner atom can apply before its fact is read: long thin queries,
-    a corner cell (either grid) >= ``CORNER_SHARE_MIN`` of N and N eps in [``HEAPED_N_EPS_MIN``,
-    ``CORNER_THIN_N_EPS_MIN``) (from there the corner row for thin queries takes PrivTree without it)."""
-    corner = max(f.corner_share, f.coarse_corner_share) >= CORNER_SHARE_MIN
-    return (thin_shape(f.workload_side, f.workload_thin) and corner
-            and HEAPED_N_EPS_MIN <= f.n * f.epsilon < CORNER_THIN_N_EPS_MIN)
-
-
 def edge_fact(grid: np.ndarray, epsilon: float, n: float, rnd: Randomness, ledger: Ledger) -> float:
     """The excess variation along the edges through a corner (:func:`.fine_structure.edge_excess`: the largest of
     the four corners', sensitivity 2) with geometric noise on its lattice (:func:`_statistic_floor`), less three
@@ -506,11 +368,6 @@ def edge_fact(grid: np.ndarray, epsilon: float, n: float, rnd: Randomness, ledge
     return _statistic_floor(edge_excess(grid), SENSITIVITY, epsilon, n, rnd, ledger, "heaped edges through a corner",
                           f"excess variation between neighbouring cells along the two edges through a corner of the "
                           f"public {grid.shape[0]} x {grid.shape[1]} grid, the largest of the four corners'")
-
-
-def thin_shape(side: float, thin: float) -> bool:
-    """Long thin queries (public): median shorter side <= ``THIN_SIDE`` cells, median longer side > ``SMALL_SIDE``."""
-    return thin <= THIN_SIDE and side > SMALL_SIDE
 
 
 def fine_fact(grid: np.ndarray, axes: tuple[int, ...], epsilon: float, n: float, rnd: Randomness,
@@ -551,19 +408,55 @@ def workload_cells(workload: Workload | None, ps: PointSet,
 
 
 def workload_unused(rule: Rule, facts: Facts) -> str | None:
-    """Why auto's pick does not plan for the workload (None: it does). PrivTree, the lines method and AG
-    measure each point once on their leaves or twice on fixed grids and have no plan to move; the hybrid's
-    count levels are planned from N eps = ``HYBRID_PLAN_N_EPS`` (noisy or public N), below which planning them
-    raised its error on the synthetic families (docs/decisions/workload-strategy.md, "The hybrid")."""
+    """Why auto's pick does not plan for the workload (None: it does). PrivTree, the lines method and AG measure
+    each point once on their leaves or twice on fixed grids and have no plan to move; the hybrid's count levels
+    are planned from N eps = ``HYBRID_PLAN_N_EPS`` (noisy or public N), below which planning them raised its error
+    (docs/decisions/workload-strategy.md, "The hybrid")."""
     if not accepts_workload(rule.method):
         lead = (f"The workload chose {rule.label} but was not used by it: {rule.label} does not plan"
                 if rule.workload_row else f"The workload was not used: auto chose {rule.label}, which does not plan")
         return f"{lead} its measurements for queries (build method='quadtree' or method='strategy' to plan for them)."
-    if rule.method == "hybrid" and facts.n * facts.epsilon < HYBRID_PLAN_N_EPS:
+    if rule.method == "hybrid" and facts.n_eps < HYBRID_PLAN_N_EPS:
         return (f"The workload was not used: auto chose {rule.label}; below N x epsilon = {HYBRID_PLAN_N_EPS:g} "
-                "planning its levels for the queries raised its error on synthetic data (build method='hybrid' "
-                "with the workload to plan them anyway).")
+                "planning its levels for the queries raises its error (build method='hybrid' with the workload to "
+                "plan them anyway).")
     return None
+
+
+def facts_note(facts: Facts, pop: PopulationSize | None, cost: float, rule: Rule) -> str:
+    """What auto measured, what it cost and the rule that fired, in words (the release's second note)."""
+    size = (f"N {pop.source}: about {facts.n:,.0f} points" if pop is not None else
+            "N was not measured, as the rule for small queries reads only the points in their cells")
+    said = [size]
+    if pop is not None:
+        said.append("how evenly they fill the map was not measured, as no rule reads it at this N and epsilon"
+                    if math.isnan(facts.spread) else f"they fill {facts.spread:.0%} of the cells an even spread would")
+    if not math.isnan(facts.workload_density):
+        said.append(f"about {facts.workload_density:,.0f} points per cell where the workload's queries lie")
+    if not math.isnan(facts.fine_floor):
+        said.append(f"neighbouring rows of cells across the queries differ beyond chance for at least "
+                    f"{max(facts.fine_floor, 0.0):.0%} of them" if facts.thin else
+                    f"neighbouring rows and columns of cells differ beyond chance by at least "
+                    f"{max(facts.fine_floor, 0.0):.2f} N (both sides summed)")
+    if not math.isnan(facts.line_ceiling):
+        said.append(f"no row or column of cells holds more than {facts.line_ceiling:.0%} of them")
+    if not math.isnan(facts.edge_floor):
+        said.append(f"at least {max(facts.edge_floor, 0.0):.0%} of them sit on some cells along the edges "
+                    "through a corner and not on their neighbours")
+    said.append("the corner cells were not measured, as a rule for the workload applied first"
+                if math.isnan(facts.corner_share) else
+                "no corner cell holds a noticeable share of them" if facts.coarse_corner_share < 0.01 else
+                f"one corner cell holds at least {facts.corner_share:.0%} of them"
+                if facts.corner_share >= facts.coarse_corner_share else
+                f"one corner cell of the {FEATURE_SIDE} x {FEATURE_SIDE} grid holds at least "
+                f"{facts.coarse_corner_share:.0%} of them")
+    return f"{MEASURED}, for epsilon {cost:g}: {'; '.join(said)}. Rule: {rule.when}."
+
+
+def measured_note(notes: tuple[str, ...]) -> str:
+    """A release's note on what auto measured, what it cost and the rule that fired (older files: their first
+    note, which said it)."""
+    return next((n for n in notes if n.startswith(MEASURED)), notes[0] if notes else "")
 
 
 def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
@@ -576,10 +469,7 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
     cost = ledger.total()
     rule = choose(facts)
     kw: dict[str, object] = {"n_public": pop} if pop is not None and "n_public" in parameters(rule.method) else {}
-    if rule.split_grid is not None:
-        kw["split_grid"] = rule.split_grid
-    if rule.stop_sds is not None:
-        kw["stop_sds"] = rule.stop_sds
+    kw.update({k: v for k, v in rule.options().items() if k != "nonnegative"})
     unused = None if workload is None else workload_unused(rule, facts)
     if workload is not None and unused is None:
         kw["workload"] = workload
@@ -588,36 +478,7 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
         rel = nonnegative(rel)
     split_eps = rel.tree.split_eps.copy()
     split_eps[0] += cost               # the facts are spent once, on every root-to-leaf path
-    corner = ("the corner cells were not measured, as a row for the workload applied first"
-              if math.isnan(facts.corner_share) else
-              "no corner cell holds a noticeable share of them" if facts.coarse_corner_share < 0.01 else
-              f"one corner cell holds at least {facts.corner_share:.0%} of them"
-              if facts.corner_share >= facts.coarse_corner_share else
-              f"one corner cell of the {FEATURE_SIDE} x {FEATURE_SIDE} grid holds at least "
-              f"{facts.coarse_corner_share:.0%} of them")
-    filled = ("how evenly they fill the map was not measured, as no rule reads it at this N and epsilon"
-              if pop is not None and math.isnan(facts.spread) else
-              "how evenly they fill the map was not measured either" if pop is None else
-              f"they fill {facts.spread:.0%} of the cells an even spread would")
-    if not math.isnan(facts.workload_density):
-        filled += f"; about {facts.workload_density:,.0f} points per cell where the workload's queries lie"
-    if not math.isnan(facts.fine_floor):
-        filled += (f"; neighbouring rows of cells across the queries differ beyond chance for at least "
-                   f"{max(facts.fine_floor, 0.0):.0%} of them"
-                   if thin_shape(facts.workload_side, facts.workload_thin) else
-                   f"; neighbouring rows and columns of cells differ beyond chance by at least "
-                   f"{max(facts.fine_floor, 0.0):.2f} N (both sides summed)")
-    if not math.isnan(facts.line_ceiling):
-        filled += f"; no row or column of cells holds more than {facts.line_ceiling:.0%} of them"
-    if not math.isnan(facts.edge_floor):
-        filled += (f"; at least {max(facts.edge_floor, 0.0):.0%} of them sit on some cells along the edges "
-                   f"through a corner and not on their neighbours")
-    size = (f"N {pop.source}: about {facts.n:,.0f} points" if pop is not None else
-            "N was not measured, as the row for small queries reads only the points in their cells")
-    why = (f"auto chose {rule.label} ({size}; {filled}; {corner}): "
-           f"{rule.plain} Finding this out cost epsilon {cost:g}. "
-           f"Rule: {rule.when}; evidence: {rule.why}.")
-    params = {"chosen": rule.method, "nonnegative": rule.nonnegative, "why": rule.why, "rule": rule.when,
+    params = {"chosen": rule.method, "nonnegative": rule.nonnegative, "why": rule.plain, "rule": rule.when,
               "choice_epsilon": cost, "spread": _rounded(facts.spread), "corner_share": _rounded(facts.corner_share),
               "coarse_corner_share": _rounded(facts.coarse_corner_share), **rel.params}
     if not math.isnan(facts.workload_density):
@@ -630,7 +491,8 @@ def build_auto(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
         params["heaped_edges"] = round(facts.edge_floor, 4)
     if unused:
         params.update(as_workload(workload).record())
-    notes = (why, *rel.notes) if unused is None else (why, unused, *rel.notes)
+    said = (f"auto chose {rule.label}: {rule.plain}", facts_note(facts, pop, cost, rule))
+    notes = (*said, *rel.notes) if unused is None else (*said, unused, *rel.notes)
     return rel.evolve(method="auto", params=params, notes=notes, ledger=ledger.then(rel.ledger),
                       tree=dataclasses.replace(rel.tree, split_eps=split_eps))
 

@@ -138,12 +138,12 @@ def release_line(release: pv.Release, markdown: bool = True) -> str:
 def auto_words(release: pv.Release) -> None:
     """What auto picked in one sentence a teacher can read out; its noisy facts, their cost, the rule and its
     evidence, and the whole rule table, behind an expander."""
-    from psdviz.present import RULES
+    from psdviz.present import RULES, auto_measured
     rule = next((r for r in RULES if r.when == release.params.get("rule")), None)
     chosen = release.params.get("chosen", "?")
     st.markdown(f"**auto chose {chosen}.** " + (rule.plain if rule is not None else ""))
     with st.expander("How auto chose"):
-        st.caption(release.notes[0])      # the noisy facts, what they cost, the rule and its evidence
+        st.caption(auto_measured(release.notes))      # the noisy facts, what they cost, the rule
         st.markdown(rule_table(RULES))
         st.caption("Rules are read top to bottom; the first that holds picks the method. The facts are noisy "
                    "(paid for in the ledger), never the exact data.")

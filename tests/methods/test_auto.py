@@ -54,14 +54,15 @@ def test_picks_by_the_facts_and_records_what_it_cost(make, eps, expect, label):
     cost = auto.FEATURE_FRACTION * eps + sum(line)       # the line fact as much again as a cell fact
     assert rel.ledger.total() == pytest.approx(eps) and rel.epsilon == eps
     np.testing.assert_allclose(rel.tree.path_epsilons().max(), eps)
-    assert rel.notes[0].startswith(f"auto chose {label} (") and "N estimate" not in whats   # N bought once
+    assert rel.notes[0].startswith(f"auto chose {label}: ") and "N estimate" not in whats   # N bought once
+    assert rel.notes[1].startswith(f"What auto measured, for epsilon {rel.params['choice_epsilon']:g}: ")
     assert rel.params["choice_epsilon"] == pytest.approx(cost)
 
 
 def _noisy_n(rel) -> float:
     """The N the rule read: the noisy count the note states ("about 123,456 points")."""
     import re
-    return float(re.search(r"about ([\d,]+) points", rel.notes[0]).group(1).replace(",", ""))
+    return float(re.search(r"about ([\d,]+) points", rel.notes[1]).group(1).replace(",", ""))
 
 
 def test_public_n_puts_the_whole_slice_on_the_cell_facts():
@@ -70,7 +71,7 @@ def test_public_n_puts_the_whole_slice_on_the_cell_facts():
     cells = [s.epsilon for s in rel.ledger.spends if s.what.startswith("auto feature: ")]
     assert cells == [pytest.approx(0.02 / auto.CELL_FACTS)] * (auto.CELL_FACTS + 1)    # and the line fact
     assert "auto feature: N" not in {s.what for s in rel.ledger.spends}
-    assert rel.params["chosen"] == "ag" and "declared public" in rel.notes[0]
+    assert rel.params["chosen"] == "ag" and "declared public" in rel.notes[1]
 
 
 def _eps_cells(eps, facts=auto.CELL_FACTS):
@@ -168,11 +169,11 @@ def test_a_release_without_the_spread_says_so_and_saves(tmp_path):
     pts = _concentrated(3_000, np.random.default_rng(2))
     rel = pv.build(pts, DOM, "auto", 0.5, seed=1, resolution=8)
     assert rel.params["spread"] is None and rel.params["chosen"] == "privtree"
-    assert "was not measured, as no rule reads it" in rel.notes[0]
+    assert "was not measured, as no rule reads it" in rel.notes[1]
     np.testing.assert_allclose(rel.tree.path_epsilons().max(), 0.5)
     assert rel.ledger.total() == pytest.approx(0.5)
     back = pv.load_release(rel.save(tmp_path / "r.json", allow_seeded=True))
-    assert back.params["spread"] is None and back.notes[0] == rel.notes[0]
+    assert back.params["spread"] is None and back.notes[:2] == rel.notes[:2]
 
 
 def test_an_atom_spread_inside_a_coarse_corner_cell_gets_the_hybrid_on_the_coarse_grid():
@@ -189,7 +190,7 @@ def test_an_atom_spread_inside_a_coarse_corner_cell_gets_the_hybrid_on_the_coars
     whats = [s.what for s in rel.ledger.spends]
     assert whats[:4] == ["auto feature: N", "auto feature: occupied cells", "auto feature: largest corner cell",
                          "auto feature: largest coarse corner cell"]
-    assert "256 x 256 grid holds at least" in rel.notes[0]
+    assert "256 x 256 grid holds at least" in rel.notes[1]
     assert rel.ledger.total() == pytest.approx(1.0)
     np.testing.assert_allclose(rel.tree.path_epsilons().max(), 1.0)
 
@@ -290,7 +291,7 @@ def test_a_workload_of_small_queries_over_full_cells_goes_to_the_strategy():
         "auto feature: points in the workload's cells", "strategy answers"]
     assert rel.ledger.spends[0].epsilon == pytest.approx(0.0025)       # half a cell fact, as beside the spread
     assert rel.params["corner_share"] is None and rel.params["spread"] is None
-    assert "N was not measured" in rel.notes[0] and "corner cells were not measured" in rel.notes[0]
+    assert "N was not measured" in rel.notes[1] and "corner cells were not measured" in rel.notes[1]
     assert rel.ledger.total() == pytest.approx(1.0) and rel.tree.path_epsilons().max() == pytest.approx(1.0)
     assert rel.params["workload"] == small.tolist()
     big = np.array([[0, 0, 200, 150], [10, 20, 250, 256], [30, 0, 100, 90]], float)
@@ -353,7 +354,7 @@ def test_row_prefixes_over_spread_data_go_to_the_strategy_with_the_same_facts():
     rel = pv.build(pts, DOM, "auto", 1.0, seed=2, resolution=8, workload=w)
     plain = pv.build(pts, DOM, "auto", 1.0, seed=2, resolution=8)
     assert rel.params["chosen"] == "strategy" and plain.params["chosen"] != "strategy"
-    assert "nan" not in rel.notes[0] and "cell_snr" not in rel.params   # no density is bought for thin queries
+    assert "nan" not in rel.notes[1] and "cell_snr" not in rel.params   # no density is bought for thin queries
     facts = [s.what for s in rel.ledger.spends if s.what.startswith("auto feature")]
     assert facts == ["auto feature: N", "auto feature: occupied cells"]
     assert facts + ["auto feature: largest corner cell"] == [s.what for s in plain.ledger.spends
@@ -399,7 +400,7 @@ def test_row_prefixes_over_rows_that_differ_go_to_the_strategy_with_the_fine_fac
     rel = pv.build(striped, DOM, "auto", 10.0, seed=4, resolution=8, workload=w)
     whats = [s.what for s in rel.ledger.spends]
     assert rel.params["chosen"] == "strategy" and rel.params["fine_structure"] > 0.5
-    assert "nan" not in rel.notes[0] and "differ beyond chance for at least" in rel.notes[0]
+    assert "nan" not in rel.notes[1] and "differ beyond chance for at least" in rel.notes[1]
     fine = next(s for s in rel.ledger.spends if s.what == "auto feature: fine structure across the queries")
     occupied = next(s for s in rel.ledger.spends if s.what == "auto feature: occupied cells")
     scale = statistic_steps(2) / 2 ** REAL_BITS          # sensitivity 2 on the lattice of 2^-6
@@ -488,11 +489,11 @@ def test_rows_every_few_cells_at_low_n_eps_go_to_the_strategy_and_atoms_and_line
         ("auto feature: fullest line of cells", pytest.approx(0.005)), ("strategy answers", pytest.approx(0.9875))]
     assert rel.ledger.total() == pytest.approx(EPS_ROUGH)
     assert rel.tree.path_epsilons().max() == pytest.approx(EPS_ROUGH)
-    assert "no row or column of cells holds more than" in rel.notes[0] and "nan" not in rel.notes[0]
+    assert "no row or column of cells holds more than" in rel.notes[1] and "nan" not in rel.notes[1]
     squares = _small_squares(striped)
     sq = pv.build(striped, DOM, "auto", EPS_ROUGH, seed=4, resolution=8, workload=squares)
     assert 1 <= sq.params["cell_snr"] < auto.CELL_SNR_MIN and sq.params["chosen"] == "strategy"
-    assert "both sides summed" in sq.notes[0]
+    assert "both sides summed" in sq.notes[1]
     fine = next(s for s in sq.ledger.spends if s.what == "auto feature: fine structure across the queries")
     assert "(sensitivity 4)" in fine.note
     plain = pv.build(smooth, DOM, "auto", EPS_ROUGH, seed=4, resolution=8, workload=w)
@@ -574,7 +575,7 @@ def test_row_prefixes_over_heaped_lines_from_a_corner_atom_go_to_privtree_and_sm
     assert facts[-1].what == "auto feature: heaped edges through a corner"
     assert facts[-1].epsilon == pytest.approx(0.005) and "(sensitivity 2)" in facts[-1].note
     assert rel.ledger.total() == pytest.approx(1.0) and rel.tree.path_epsilons().max() == pytest.approx(1.0)
-    assert "along the edges through a corner" in rel.notes[0]
+    assert "along the edges through a corner" in rel.notes[1]
     assert any(n.startswith("The workload chose privtree but was not used by it") for n in rel.notes)
     smooth = zero_inflated(20_000, DOM, np.random.default_rng(8), 0.85, 0.15, True)
     kept = pv.build(smooth, DOM, "auto", 1.0, seed=6, resolution=8, workload=w)
@@ -583,3 +584,60 @@ def test_row_prefixes_over_heaped_lines_from_a_corner_atom_go_to_privtree_and_sm
     low = pv.build(heaped, DOM, "auto", 0.2, seed=6, resolution=8, workload=w)
     assert low.params["chosen"] == "hybrid" and "heaped_edges" not in low.params
     assert "auto feature: heaped edges through a corner" not in [s.what for s in low.ledger.spends]
+
+
+FIGURE_TALLY = r"\b\d[\d,]*\s+(?:of|in|out of)\s+(?:the\s+)?\d[\d,]*\b|\b\d+(?:\.\d+)?x\b"
+PATH = r"\.(?:md|py|json)\b|\b(?:docs|research|benchmarks|psdviz|tests)/"
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+
+
+@pytest.mark.parametrize("make, eps, workload", [(_spread, 0.5, None), (_concentrated, 0.2, None),
+                                                 (_atom, 0.5, None), (_interior_atom, 0.2, None),
+                                                 (_spread, 1.0, "prefixes"), (_atom, 1.0, "prefixes")])
+def test_a_release_says_what_was_chosen_and_why_without_figures_or_paths(make, eps, workload):
+    """The first note is one plain sentence (what auto chose and why); no note and no string in the params carries
+    a tally of benchmark cells ("26 of 27 such cells", "1.8x") or a path into the repository: the evidence is
+    linked from the rule's declaration, not shipped in releases."""
+    import re
+    pts = make(50_000, np.random.default_rng(0))
+    kw = {"workload": _row_prefixes(200, np.random.default_rng(1))} if workload else {}
+    rel = pv.build(pts, DOM, "auto", eps, seed=3, resolution=8, **kw)
+    first = rel.notes[0]
+    assert first.startswith(f"auto chose {rel.params['chosen']}") and first.count(". ") == 0 and first.endswith(".")
+    assert rel.params["why"] in first
+    for text in [*rel.notes, *_strings(rel.params)]:
+        assert not re.search(FIGURE_TALLY, text), text
+        assert not re.search(PATH, text), text
+
+
+def test_the_tally_and_path_checks_can_fail():
+    import re
+    assert re.search(FIGURE_TALLY, "it beats the pick of the other rows in 26 of 27 such cells")
+    assert re.search(FIGURE_TALLY, "1.8x behind")
+    assert re.search(PATH, "(docs/decisions/workload-strategy.md)") and re.search(PATH, "see few-lines.md")
+    assert not re.search(PATH, "auto chose hybrid+nnls/256: the hybrid tree on the 256 x 256 grid")
+    assert not re.search(FIGURE_TALLY, "about 19,435 points; they fill 15% of the cells an even spread would")
+
+
+def test_every_rule_is_declared_with_its_facts_pick_and_evidence():
+    """Each rule names the facts it reads (fields of Facts), its pick (a registered method), one plain sentence and
+    a link to the study that measured it (a file of the repository)."""
+    from pathlib import Path
+    root = Path(auto.__file__).resolve().parents[2]
+    fields = {f.name for f in dataclasses.fields(auto.Facts)}
+    assert len({r.name for r in auto.RULES}) == len(auto.RULES)
+    for rule in auto.RULES:
+        assert set(rule.reads) <= fields, rule.name
+        assert rule.method in pv.METHODS and rule.plain.endswith(".") and rule.plain.count(". ") == 0
+        assert (root / rule.evidence.split("#")[0]).exists(), rule.evidence
+    assert set(auto.candidates()) == {r.label for r in auto.RULES}

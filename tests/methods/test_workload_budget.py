@@ -132,7 +132,7 @@ def test_auto_passes_the_workload_to_the_quadtree_or_says_it_did_not():
     sparse = rng.normal(0.5, 0.05, (3_000, 2)).clip(0, 0.999)
     rel = pv.build(sparse, pv.Domain(0, 0, 1, 1), "auto", 0.5, seed=2, workload=w)
     assert rel.params["chosen"] == "privtree" and np.allclose(rel.params["workload"], w)
-    assert rel.notes[1].startswith("The workload was not used: auto chose privtree")
+    assert rel.notes[2].startswith("The workload was not used: auto chose privtree")   # after the two of auto
 
 
 @pytest.mark.parametrize("kwargs, match", [

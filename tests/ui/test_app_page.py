@@ -73,8 +73,8 @@ def test_opens_with_auto_on_the_sample_and_says_what_it_picked():
     assert len(said) == 1 and "N eps" not in said[0] and len(said[0].split()) < 50   # a sentence to read aloud
     rule = [c.value for c in at.sidebar.caption if c.value.startswith("auto spends 2%")]
     assert len(rule) == 1 and "privtree" in rule[0] and "ag when" in rule[0]      # the rule table, in the expander
-    picked = [c.value for c in at.caption if c.value.startswith("auto chose")]
-    assert len(picked) == 1 and picked[0].startswith("auto chose privtree")   # GeoNames: concentrated points
+    picked = [c.value for c in at.caption if c.value.startswith("What auto measured")]   # its facts and rule
+    assert len(picked) == 1 and picked[0].endswith("Rule: any other data.")   # GeoNames: concentrated points
     aloud = [m.value for m in at.markdown if m.value.startswith("**auto chose privtree.** ")]
     assert len(aloud) == 1 and "N eps" not in aloud[0] and "docs/" not in aloud[0] and len(aloud[0].split()) < 45
     table = [m.value for m in at.expander[[e.label for e in at.expander].index("How auto chose")].markdown
