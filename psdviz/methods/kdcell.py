@@ -115,5 +115,4 @@ PARAMS = {
 }
 
 SPEC = MethodSpec("kd-cell", build_kd_cell, paper="Xiao et al., as compared in ICDE'12 section 8", params=PARAMS,
-                  rank=6, interval_caveat="kd-cell's cells are cut at medians of the data, finer than the model "
-                                          "assumes: this interval is too narrow more often than 1 time in 20")
+                  rank=6)

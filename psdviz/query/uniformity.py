@@ -64,8 +64,8 @@ def overdispersion(tree: FlatTree) -> np.ndarray:
     expected = np.maximum(y_up, 0.0) * share * (1.0 - share)
     spread = 5.0 * noise ** 2 + 4.0 * np.maximum(excess, 0.0) * noise              # var of excess from the noise
     depths = tree.depth.max() + 1
-    num = np.bincount(tree.depth[up], weights=excess, minlength=depths)
-    num += UPPER_SDS * np.sqrt(np.bincount(tree.depth[up], weights=spread, minlength=depths))
+    num = (np.bincount(tree.depth[up], weights=excess, minlength=depths)
+           + UPPER_SDS * np.sqrt(np.bincount(tree.depth[up], weights=spread, minlength=depths)))
     den = np.bincount(tree.depth[up], weights=expected, minlength=depths)
     overall = max(1.0, num.sum() / den.sum()) if den.sum() > 0 else np.inf
     by_depth = np.where(den > 0, np.maximum(1.0, num / np.where(den > 0, den, 1.0)), overall)
