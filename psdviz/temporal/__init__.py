@@ -1,0 +1,14 @@
+"""Counts over time: one private release for every window of a public span, over a spatial partition shared
+by all windows, under event-level, user-level (the tree mechanism over time) or w-event privacy (budget
+distribution and absorption).
+
+May import psdviz.core, splits, inference, query, kernel, io and sources; never publish, methods, lab or ui
+(the partition bought from pooled data is built by the top-level ``psdviz.over_time``, which may).
+"""
+from .axis import TimeAxis, parse_window, to_seconds
+from .cells import Partition
+from .mechanisms import MECHANISMS, UNITS
+from .release import FORMAT, TimeRelease, load_time, true_answer_over_time
+
+__all__ = ["FORMAT", "MECHANISMS", "UNITS", "Partition", "TimeAxis", "TimeRelease", "load_time", "parse_window",
+           "to_seconds", "true_answer_over_time"]
