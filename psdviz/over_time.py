@@ -25,10 +25,11 @@ from .core.validation import check_epsilon, check_fraction, check_int, warn_larg
 from .temporal.axis import TimeAxis, to_seconds
 from .temporal.bounding import bound_over_time
 from .temporal.cells import MAX_CELLS, Partition
-from .temporal.mechanisms import Accounting, check_fanout, check_mechanism, measure
+from .temporal.mechanisms import Accounting, check_fanout, check_mechanism, measure, window_sd
 from .temporal.release import TimeRelease
 
-PARTITIONS = ("grid", "quadtree", "privtree")
+PARTITIONS = ("grid", "privtree")
+TREE_FRACTION = 0.95          # of the partition's epsilon for PrivTree's split decisions (its leaf counts are unused)
 MAX_VALUES = 60_000_000       # cells x measured values held in memory (8 bytes each)
 
 
@@ -64,9 +65,11 @@ def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon:
         event: "flat" (default; one noisy count a cell and window, parallel composition) or "tree"; user: "tree"
         (default; the tree mechanism over time) or "flat"; w-event: "ba" (default, budget absorption) or "bd"
         (budget distribution).
-    partition : {"grid", "quadtree", "privtree"}
-        "grid": the public 2^grid_level x 2^grid_level grid; "quadtree" or "privtree": the leaves of that
-        method built on the pooled events with ``partition_fraction`` of epsilon.
+    partition : {"grid", "privtree"}
+        "grid": the public 2^grid_level x 2^grid_level grid; "privtree": the leaves of a PrivTree (Zhang, Xiao
+        and Xie, SIGMOD 2016) of the pooled events, bought with ``partition_fraction`` of epsilon; a cell is
+        split while its noisy pooled count exceeds the number of windows times one window's noise standard
+        deviation (so a cell's mean count a window stays above its noise).
     fanout : int
         The tree mechanism's branching (2: the binary tree of Chan et al. and Dwork et al.).
     seed, resolution, nonfinite, lon, lat, privacy_budget
@@ -122,7 +125,8 @@ def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon:
     if partition == "grid":
         part = Partition.uniform(grid, level)
     else:
-        part = _bought(xy, domain, bits, partition, eps_part, acct, rnd, ledger, notes)
+        theta = axis.windows * window_sd(mech, axis.windows, epsilon - eps_part, acct, fanout)
+        part = _bought(xy, domain, bits, eps_part, theta, acct, rnd, ledger, notes)
     cell = part.cell_of(keys)
     counts = np.bincount(cell * axis.windows + win, minlength=part.size * axis.windows)
     counts = counts.reshape(part.size, axis.windows).astype(np.int64)
@@ -224,8 +228,9 @@ def _read_files(pattern, columns: list[str]):
     return pa.concat_tables(tables, promote_options="permissive").to_pandas()
 
 
-def _bought(xy, domain, bits, method, eps_part, acct, rnd, ledger, notes) -> Partition:
-    """The leaves of a private quadtree or PrivTree on the pooled events, at ``eps_part`` for the unit: one unit
+def _bought(xy, domain, bits, eps_part, theta, acct, rnd, ledger, notes) -> Partition:
+    """The leaves of a PrivTree on the pooled events (split while its biased noisy count exceeds ``theta``, a
+    public threshold), at ``eps_part`` for the unit: one unit
     changes the pooled events by at most k (1 event; L for a user; m w for w-event), so the build runs at
     eps_part / k per event and its ledger is recorded with every epsilon and sensitivity times k (group
     privacy)."""
@@ -233,12 +238,14 @@ def _bought(xy, domain, bits, method, eps_part, acct, rnd, ledger, notes) -> Par
     k = {"event": 1, "user": acct.total, "w-event": acct.per_window * acct.w}[acct.unit]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        rel = build(xy, domain, method, eps_part / k, seed=rnd, resolution=bits)
+        rel = build(xy, domain, "privtree", eps_part / k, seed=rnd, resolution=bits, tree_fraction=TREE_FRACTION,
+                    theta=float(theta))
     for s in rel.ledger.spends:
         ledger.spend(f"partition: {s.what}", s.epsilon * k, s.mechanism, level=s.level, nodes=s.nodes,
                      sensitivity=s.sensitivity * k, delta=s.delta,
                      note="; ".join(x for x in (s.note, f"pooled events; one unit adds at most {k} (group privacy)")
                                     if x))
-    notes.append(f"the partition: the {int(rel.tree.is_leaf.sum()):,} cells of a private {method} of the pooled "
-                 f"events at epsilon {eps_part:g}")
+    notes.append(f"the partition: the {int(rel.tree.is_leaf.sum()):,} cells of a PrivTree of the pooled events at "
+                 f"epsilon {eps_part:g} (split while the noisy count exceeds {theta:,.0f}); its leaf counts are not "
+                 "released")
     return Partition.from_rects(Grid(domain, bits), rel.tree.rect[rel.tree.leaf_index()])

@@ -50,7 +50,8 @@ def to_seconds(values, name: str = "time") -> tuple[np.ndarray, np.ndarray]:
     if arr.dtype.kind == "b":
         raise InputDataError(f"{name} must hold timestamps, not True/False")
     try:
-        stamps = pd.to_datetime(pd.Series(arr), utc=True, errors="raise")
+        text = arr.dtype.kind in "OUS" and any(isinstance(v, str) for v in arr[:100])
+        stamps = pd.to_datetime(pd.Series(arr), utc=True, errors="raise", **({"format": "ISO8601"} if text else {}))
     except (ValueError, TypeError, OverflowError) as exc:
         raise InputDataError(f"{name} holds values that are not timestamps ({str(exc)[:120]}); give datetimes, "
                              "ISO text or seconds since 1970-01-01 UTC") from None

@@ -249,6 +249,18 @@ def _stream(counts, kind, epsilon, acct, rng, ledger):
     return noisy, model
 
 
+def window_sd(mechanism: str, windows: int, epsilon: float, acct: Accounting, fanout: int = 2) -> float:
+    """The noise standard deviation of one cell's count in one window before the data are read (public): flat
+    and tree from their plans, w-event at the nominal publication budget epsilon / (2w)."""
+    if mechanism == "flat":
+        return float(np.sqrt(geometric_variance(epsilon, _sensitivity(acct))))
+    if mechanism == "tree":
+        tree = TimeTree(windows, fanout)
+        model = TreeTimeModel(windows, fanout, np.full(tree.levels, epsilon / tree.levels), _sensitivity(acct))
+        return float(np.sqrt(model.variance(np.eye(1, windows))[0]))
+    return float(np.sqrt(geometric_variance(epsilon / (2 * acct.w), acct.per_window)))
+
+
 def model_from_data(data, windows: int):
     """The time model a release file states (a ValueError naming what is wrong)."""
     if not isinstance(data, dict) or data.get("kind") not in ("flat", "tree", "bd", "ba"):
