@@ -116,7 +116,7 @@ def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon:
         kept = np.flatnonzero(keep)
         ok = bound_over_time(users[kept], win[kept], acct.per_window, acct.total if unit == "user" else None, rnd.rng)
         keep[kept[~ok]] = False
-        report["rows_dropped_by_user_bound"] = int((~ok).sum())
+        report["rows_dropped_by_contribution_bounds"] = int((~ok).sum())
     xy, win = xy[keep], win[keep]
     report["rows_used"] = int(keep.sum())
     keys = grid.keys(xy)
