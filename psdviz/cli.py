@@ -169,10 +169,16 @@ def _time_arguments(b: argparse.ArgumentParser) -> None:
                         "pooled events with --partition-fraction of epsilon")
     t.add_argument("--grid-level", type=int, default=4, metavar="L", help="the public grid's level (default 4: 16 x 16)")
     t.add_argument("--partition-fraction", type=float, default=0.2, help="privtree: share of epsilon (default 0.2)")
-    t.add_argument("--fanout", type=int, default=2, help="the tree mechanism's branching (default 2)")
+    t.add_argument("--fanout", type=_fanout, default="auto",
+                   help="the tree mechanism's branching, 2 to 64, or auto (default: the least noise for ranges of a "
+                        "window, a week, a month and the span, from the number of windows)")
 
 
 TIME_ONLY = ("window", "span", "unit", "mechanism", "max_points_per_window", "w")
+
+
+def _fanout(text: str):
+    return text if text == "auto" else int(text)
 
 
 def run_time_build(a: argparse.Namespace) -> int:

@@ -25,7 +25,7 @@ from .core.validation import check_epsilon, check_fraction, check_int, warn_larg
 from .temporal.axis import TimeAxis, to_seconds
 from .temporal.bounding import bound_over_time
 from .temporal.cells import MAX_CELLS, Partition
-from .temporal.mechanisms import Accounting, check_fanout, check_mechanism, measure, window_sd
+from .temporal.mechanisms import Accounting, check_fanout, check_mechanism, choose_fanout, measure, window_sd
 from .temporal.release import TimeRelease
 
 PARTITIONS = ("grid", "privtree")
@@ -37,7 +37,7 @@ def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon:
                     unit: str = "event", mechanism: str | None = None, user=None,
                     max_points_per_window: int | None = None, max_points_per_user: int | None = None,
                     w: int | None = None, partition: str = "grid", grid_level: int = 4,
-                    partition_fraction: float = 0.2, fanout: int = 2, seed=None,
+                    partition_fraction: float = 0.2, fanout: int | str = "auto", seed=None,
                     resolution: int = DEFAULT_RESOLUTION, nonfinite: str = "error", lon: str | None = None,
                     lat: str | None = None, privacy_budget=None) -> TimeRelease:
     """Private counts of every cell of a shared partition in every window of a public span.
@@ -70,8 +70,10 @@ def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon:
         and Xie, SIGMOD 2016) of the pooled events, bought with ``partition_fraction`` of epsilon; a cell is
         split while its noisy pooled count exceeds the number of windows times one window's noise standard
         deviation (so a cell's mean count a window stays above its noise).
-    fanout : int
-        The tree mechanism's branching (2: the binary tree of Chan et al. and Dwork et al.).
+    fanout : int or "auto"
+        The tree mechanism's branching (2: the binary tree of Chan et al. and Dwork et al.); "auto" (default)
+        picks among 2, 4, 8, 16 the one whose ranges of a window, a week, a month and the span have the least
+        noise (from the number of windows only: :func:`psdviz.temporal.mechanisms.choose_fanout`).
     seed, resolution, nonfinite, lon, lat, privacy_budget
         As for :func:`psdviz.build`.
 
@@ -87,11 +89,14 @@ def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon:
     acct = _accounting(unit, user, max_points_per_window, max_points_per_user, w)
     if partition not in PARTITIONS:
         raise ParameterError(f"partition must be one of {PARTITIONS} (got {partition!r})")
-    fanout = check_fanout(fanout)
+    if not (isinstance(fanout, str) and fanout == "auto"):
+        fanout = check_fanout(fanout)
     bits = check_resolution(resolution)
     if nonfinite not in ("error", "drop"):
         raise ParameterError(f"nonfinite must be 'error' or 'drop' (got {nonfinite!r})")
     axis = TimeAxis.over(span, window)
+    if fanout == "auto":
+        fanout = choose_fanout(axis.windows) if mech == "tree" else 2
     grid = Grid(domain, bits)
     level = check_int(grid_level, "grid_level", 0, bits)
     if partition == "grid" and 4 ** level > MAX_CELLS:
