@@ -167,7 +167,8 @@ def _time_arguments(b: argparse.ArgumentParser) -> None:
     t.add_argument("--partition", choices=["grid", "privtree"], default="grid",
                    help="grid (default): the public 2^L x 2^L grid (--grid-level L); privtree: cells bought from the "
                         "pooled events with --partition-fraction of epsilon")
-    t.add_argument("--grid-level", type=int, default=4, metavar="L", help="the public grid's level (default 4: 16 x 16)")
+    t.add_argument("--grid-level", type=int, default=4, metavar="L",
+                   help="the public grid's level (default 4: 16 x 16)")
     t.add_argument("--partition-fraction", type=float, default=0.2, help="privtree: share of epsilon (default 0.2)")
     t.add_argument("--fanout", type=_fanout, default="auto",
                    help="the tree mechanism's branching, 2 to 64, or auto (default: the least noise for ranges of a "
@@ -799,10 +800,11 @@ def job_release(job, r, i: int, prepared, points: np.ndarray, cols: dict, budget
         from .over_time import build_over_time
         keys = ("unit", "mechanism", "max_points_per_window", "max_points_per_user", "w", "partition", "grid_level",
                 "partition_fraction", "fanout")
-        rel = build_over_time(points, domain, time=cols[s["time"]], span=tuple(str(v) for v in s["span"]),
-                              window=s["window"], epsilon=float(s["epsilon"]), nonfinite="drop",
-                              user=cols[s["user"]] if s.get("user") else None, **{k: s[k] for k in keys if k in s})
-        write_drawn(budget, rel, "over-time", out, lambda p: rel.save(p))
+        over = build_over_time(points, domain, time=cols[s["time"]], span=tuple(str(v) for v in s["span"]),
+                               window=s["window"], epsilon=float(s["epsilon"]), nonfinite="drop",
+                               user=cols[s["user"]] if s.get("user") else None, **{k: s[k] for k in keys if k in s})
+        write_drawn(budget, over, "over-time", out, lambda p: over.save(p))
+        return out, over.epsilon
     else:
         rel = build_regions(points, prepared.layers[i], epsilon=float(s["epsilon"]), pooling=s.get("pooling", "sparse"))
         write_drawn(budget, rel, "regions", out, lambda p: region_output(rel, p))

@@ -95,8 +95,7 @@ def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon:
     if nonfinite not in ("error", "drop"):
         raise ParameterError(f"nonfinite must be 'error' or 'drop' (got {nonfinite!r})")
     axis = TimeAxis.over(span, window)
-    if fanout == "auto":
-        fanout = choose_fanout(axis.windows) if mech == "tree" else 2
+    fanout = (choose_fanout(axis.windows) if mech == "tree" else 2) if fanout == "auto" else int(fanout)
     grid = Grid(domain, bits)
     level = check_int(grid_level, "grid_level", 0, bits)
     if partition == "grid" and 4 ** level > MAX_CELLS:
@@ -192,7 +191,8 @@ def _read(points, time, user, lon, lat, nonfinite):
         data = points if frame else _read_files(points, cols)
         missing = [c for c in cols if c not in data.columns]
         if missing:
-            raise InputDataError(f"no column {missing[0]!r} in the data (its columns: {', '.join(map(str, data.columns[:20]))})")
+            have = ", ".join(map(str, data.columns[:20]))
+            raise InputDataError(f"no column {missing[0]!r} in the data (its columns: {have})")
         xy = as_points(data[[lon, lat]].to_numpy(dtype=float))
         times, users = data[time], (data[user].to_numpy() if user is not None else None)
     else:

@@ -126,7 +126,7 @@ def _absolute_imports(path: Path) -> list[str]:
     return out
 
 
-FACES = {"psdviz.regions", "psdviz.coco", "psdviz.sparse"}     # the product packages' public faces
+FACES = {"psdviz.regions", "psdviz.coco", "psdviz.sparse", "psdviz.temporal"}     # the product packages' public faces
 TOP_MODULES = {module_name(p) for p in PKG.glob("*.py") if p.name != "__init__.py"}
 
 

@@ -138,19 +138,21 @@ def _heaped_steps(step: np.ndarray, axis: np.ndarray, rng: np.random.Generator, 
 
 
 def event_stream(n_users: int, days: int, domain: Domain, rng: np.random.Generator, *, rate: float = 0.05,
-                 trend: float = 0.5, weekly: float = 0.4, bursts: int = 3, burst_size: float = 2.0,
-                 clusters: int = 8, spread: float = 0.04) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 spread_of_activity: float = 1.0, trend: float = 0.5, weekly: float = 0.4, bursts: int = 3,
+                 burst_size: float = 2.0, clusters: int = 8, spread: float = 0.04
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A stream of timestamped events by users over ``days`` days: (xy (n, 2), seconds since the start (int64),
     user (int64)).
 
     Each user has a home (a gaussian mixture of ``clusters`` over the domain) and an activity drawn from a
-    lognormal law of mean ``rate`` events a day (heavy-tailed: a few users are far more active). The expected
+    lognormal law of mean ``rate`` events a day and log standard deviation ``spread_of_activity`` (1: heavy-tailed,
+    a few users far more active than most). The expected
     number of events on day t is the users' total activity times 1 + ``trend`` t / days (growth over the span),
     times 1 - ``weekly`` on weekend days (days 5 and 6 of each week), times 1 + ``burst_size`` on the days of
     ``bursts`` bursts (each two to five days long, its extra events around one random place, by random users).
     An event lies around its user's home (``spread`` of the domain's size); its time is uniform in its day."""
     homes = gaussian_mixture(n_users, domain, rng, k=clusters, spread=0.08)
-    activity = rng.lognormal(0.0, 1.0, n_users)
+    activity = rng.lognormal(0.0, spread_of_activity, n_users)
     activity *= rate / activity.mean()
     t = np.arange(days)
     level = (1.0 + trend * t / max(days, 1)) * np.where(t % 7 >= 5, 1.0 - weekly, 1.0)

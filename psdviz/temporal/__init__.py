@@ -9,6 +9,10 @@ from .axis import TimeAxis, parse_window, to_seconds
 from .cells import Partition
 from .mechanisms import MECHANISMS, UNITS
 from .release import FORMAT, TimeRelease, load_time, true_answer_over_time
+from .sample import DOMAIN as FLIGHTS_DOMAIN
+from .sample import SPAN as FLIGHTS_SPAN
+from .sample import flight_departures, flights_available
 
-__all__ = ["FORMAT", "MECHANISMS", "UNITS", "Partition", "TimeAxis", "TimeRelease", "load_time", "parse_window",
-           "to_seconds", "true_answer_over_time"]
+__all__ = ["FLIGHTS_DOMAIN", "FLIGHTS_SPAN", "FORMAT", "MECHANISMS", "UNITS", "Partition", "TimeAxis", "TimeRelease",
+           "flight_departures", "flights_available", "load_time", "parse_window", "to_seconds",
+           "true_answer_over_time"]

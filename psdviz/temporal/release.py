@@ -232,11 +232,15 @@ def load_time(path) -> TimeRelease:
     ledger, rnd = jr.ledger_and_randomness(rep)
     unit = loaded_unit(doc.get("privacy_unit"))
     try:
-        ax = doc.get("axis") or {}
-        axis = TimeAxis(ax.get("start"), ax.get("window_seconds"), ax.get("windows"))
-        if not isinstance(axis.start, int) or isinstance(axis.start, bool):
-            raise ValueError("the axis start must be whole seconds")
-        partition = Partition.from_data(doc.get("partition"))
+        ax = doc.get("axis")
+        if not isinstance(ax, dict) or not all(isinstance(ax.get(k), int) and not isinstance(ax.get(k), bool)
+                                               for k in ("start", "window_seconds", "windows")):
+            raise ValueError("the axis must hold start, window_seconds and windows as whole numbers")
+        axis = TimeAxis(ax["start"], ax["window_seconds"], ax["windows"])
+        part = doc.get("partition")
+        if not isinstance(part, dict):
+            raise ValueError("the file has no partition")
+        partition = Partition.from_data(part)
         model = model_from_data(doc.get("model"), axis.windows)
     except (ValueError, TypeError, KeyError) as exc:
         raise bad(f"{path}: {exc}") from None

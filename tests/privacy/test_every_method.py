@@ -88,7 +88,8 @@ def test_the_other_release_kinds_carry_no_float_noise():
                  "user tree": {"unit": "user", "user": users, "max_points_per_window": 2, "max_points_per_user": 6},
                  "user flat": {"unit": "user", "user": users, "max_points_per_window": 2, "max_points_per_user": 6,
                                "mechanism": "flat"},
-                 "w-event ba": {"unit": "w-event", "w": 4}, "w-event bd": {"unit": "w-event", "w": 4, "mechanism": "bd"},
+                 "w-event ba": {"unit": "w-event", "w": 4},
+                 "w-event bd": {"unit": "w-event", "w": 4, "mechanism": "bd"},
                  "privtree partition": {"partition": "privtree"}}
     for name, kw in over_time.items():
         builds[f"over time {name}"] = lambda rnd, kw=kw: pv.build_over_time(

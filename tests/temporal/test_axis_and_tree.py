@@ -22,8 +22,8 @@ def test_windows_in_words_and_seconds():
 def test_the_axis_cuts_a_public_span_and_drops_what_lies_outside():
     ax = TimeAxis.over(("2001-01-01", "2001-07-01"), "1d")
     assert ax.windows == 181 and ax.label() == "1 day"
-    secs, missing = to_seconds(pd.Series(pd.to_datetime(["2001-01-01 06:00:00", "2001-06-30 23:59:00", "2001-07-01 00:00:00",
-                                                          "2000-12-31 23:59:59", None])))
+    stamps = ["2001-01-01 06:00:00", "2001-06-30 23:59:00", "2001-07-01 00:00:00", "2000-12-31 23:59:59", None]
+    secs, missing = to_seconds(pd.Series(pd.to_datetime(stamps)))
     assert list(ax.index(secs)[:4]) == [0, 180, -1, -1] and list(missing) == [False] * 4 + [True]
     assert TimeAxis.over((0, 10), 3).windows == 4          # the last window reaches past the end
     assert ax.window_range("2001-01-08", "2001-01-14") == (7, 14)
