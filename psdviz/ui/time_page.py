@@ -9,6 +9,7 @@ this module arranges widgets.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,9 +24,11 @@ from psdviz.lab.synthetic import event_stream
 from psdviz.present import PALE_WORDS, PALETTE, colour_bins, legend_entries
 
 from . import words
+from .state import forget
 
 FLIGHTS = "US flights, January to June 2001 (vega-datasets)"
 SYNTHETIC = "Synthetic stream: a trend, weekly cycles, bursts"
+OPEN_FILE = "Open a release over time (.json)"
 UNIT_WORDS = {"event": "one event", "user": "one contributor over the whole span",
               "w-event": "one contributor in any w windows"}
 RASTER_MAX = 128          # pixels per axis of the map (cells finer than this are drawn at this resolution)
@@ -78,6 +81,12 @@ def _data(name: str) -> TimeData:
     return _flights() if name == FLIGHTS else _synthetic()
 
 
+@st.cache_resource(max_entries=4, show_spinner="Opening the release ...")
+def _opened(digest: str, _data: bytes, filename: str):
+    from .uploads import open_upload
+    return open_upload(_data, filename, pv.load_release, "release")
+
+
 def render() -> None:
     st.title("Counts over time")
     st.caption("One private release for every window of a public span, on cells shared by all windows: event-level "
@@ -85,27 +94,52 @@ def render() -> None:
                "w-event privacy (budget distribution or absorption).")
     with st.sidebar:
         spec = _controls()
+    data: TimeData | None = None
     try:
-        rel = _release(*spec)
+        if spec[0] == OPEN_FILE:
+            rel = _from_file()
+            if rel is None:
+                return
+            name = "the release file"
+        else:
+            rel = _release(*spec)
+            data = _data(spec[0])
+            name = f"{words.file_text(data.name)} (a contributor is a {data.contributor})"
     except ValueError as exc:
-        st.error(f"Cannot build: {words.file_text(exc)}")
+        st.error(f"Cannot build or open it: {words.file_text(exc)}")
         return
-    data = _data(spec[0])
-    st.caption(f"{words.file_text(data.name)}: {rel.partition.size:,} cells x {rel.windows:,} windows of "
-               f"{rel.axis.label()}; `{rel.mechanism}`, epsilon {rel.epsilon:g} per {rel.privacy_unit} (a "
-               f"contributor is a {data.contributor})."
+    st.caption(f"{name}: {rel.partition.size:,} cells x {rel.windows:,} windows of {rel.axis.label()}; "
+               f"`{rel.mechanism}`, epsilon {rel.epsilon:g} per {rel.privacy_unit}."
                + (" Seeded: a teaching run, NOT private." if rel.randomness.seeded else ""))
     window = _time_control(rel)
-    rect = _map(rel, window, data)
+    rect = _map(rel, window)
     _series(rel, data, rect)
     _teaching(rel, data, rect, spec)
 
 
+def _from_file() -> temporal.TimeRelease | None:
+    import hashlib
+    up = st.session_state.get("time_upload")
+    if up is None:
+        st.info("Upload a release over time (`psdviz build ... --time COL --window 1d --out FILE.json`, or a job's "
+                "over-time release) to see it as a data consumer does: no raw data is needed or shown.")
+        return None
+    data = up.getvalue()
+    rel = _opened(hashlib.sha1(data).hexdigest(), data, up.name)
+    if not isinstance(rel, temporal.TimeRelease):
+        raise ValueError(f"{up.name} is a {rel.report()['kind']} release, not a release over time: open it on the "
+                         "Open a release page")
+    return rel
+
+
 def _controls() -> tuple:
     st.header("The release")
-    sources = ([FLIGHTS] if temporal.flights_available() else []) + [SYNTHETIC]
+    sources = ([FLIGHTS] if temporal.flights_available() else []) + [SYNTHETIC, OPEN_FILE]
     name = st.selectbox("Data", sources, key="time_data",
                         help="The flights need `bash .ci/fetch_test_data` (vega-datasets from the npm registry).")
+    if name == OPEN_FILE:
+        st.file_uploader("A release over time", type=["json"], key="time_upload")
+        return (name,)
     window = str(st.selectbox("Window", ["1d", "1w"], format_func=lambda v: "day" if v == "1d" else "week",
                               key="time_window"))
     epsilon = float(st.select_slider("epsilon", [0.1, 0.2, 0.5, 1.0, 2.0, 5.0], value=1.0, key="time_eps"))
@@ -132,23 +166,31 @@ def _time_control(rel: temporal.TimeRelease) -> int:
     t = rel.windows
     if st.session_state.get("time_window_at", 0) >= t:
         st.session_state["time_window_at"] = 0
+    if st.session_state.pop("time_advance", False):          # a tick of the play switch, before the slider
+        st.session_state["time_window_at"] = (st.session_state.get("time_window_at", 0) + 1) % t
     c1, c2, c3 = st.columns([6, 1, 1])
-    if c2.button("Step ▶", key="time_step", help="the next window"):
+    if c2.button("Step ▶", key="time_step_btn", help="the next window"):
         st.session_state["time_window_at"] = (st.session_state.get("time_window_at", 0) + 1) % t
     playing = c3.toggle("Play", key="time_play", help="advance one window a second")
-    window = int(c1.slider("Window", 0, t - 1, key="time_window_at",
-                           format="%d", help="the window shown on the map"))
+    starts = rel.axis.starts()
+    window = int(c1.select_slider("Window", options=list(range(t)), key="time_window_at",
+                                  format_func=lambda i: f"{pd.Timestamp(starts[i]):%Y-%m-%d}",
+                                  help="the window shown on the map"))
     if playing:
-        _advance(t)
+        _advance()
     start = rel.axis.starts()[window]
     st.caption(f"Window {window + 1:,} of {t:,}: {pd.Timestamp(start):%Y-%m-%d %H:%M} UTC, for {rel.axis.label()}.")
     return window
 
 
 @st.fragment(run_every=1.0)
-def _advance(t: int) -> None:
-    if st.session_state.get("time_play"):
-        st.session_state["time_window_at"] = (st.session_state.get("time_window_at", 0) + 1) % t
+def _advance() -> None:
+    """While playing: about once a second, ask the next run to show the next window (the slider is already drawn
+    in this run, so the step is applied before it is drawn again)."""
+    now = time.monotonic()
+    if st.session_state.get("time_play") and now - st.session_state.get("time_last_tick", 0.0) >= 0.9:
+        st.session_state["time_last_tick"] = now
+        st.session_state["time_advance"] = True
         st.rerun()
 
 
@@ -176,7 +218,7 @@ def _raster(rel: temporal.TimeRelease) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return rel.partition.cell_of(keys).reshape(px, px), xs, ys
 
 
-def _map(rel: temporal.TimeRelease, window: int, data: TimeData) -> list[float]:
+def _map(rel: temporal.TimeRelease, window: int) -> list[float]:
     index, colours = _colours(rel)
     cells, xs, ys = _raster(rel)
     z = index[:, window][cells]
@@ -198,10 +240,8 @@ def _map(rel: temporal.TimeRelease, window: int, data: TimeData) -> list[float]:
     if boxes:
         b = boxes[-1]
         picked = [min(b["x"]), min(b["y"]), max(b["x"]), max(b["y"])]
-        if picked != st.session_state.get("time_picked"):
-            st.session_state["time_picked"] = picked
-            for k, v in zip(("time_x0", "time_y0", "time_x1", "time_y1"), picked):
-                st.session_state[k] = float(v)
+        if picked != st.session_state.get("time_picked"):     # the inputs take it before they are drawn
+            st.session_state["time_picked"] = st.session_state["time_pending"] = picked
             st.rerun()
     entries = legend_entries(colours)
     swatch = '<span style="background:{};display:inline-block;width:18px;height:11px;border:1px solid #bbb"></span>'
@@ -216,9 +256,12 @@ def _rectangle(rel: temporal.TimeRelease) -> list[float]:
     d = rel.partition.grid.domain
     names = ("time_x0", "time_y0", "time_x1", "time_y1")
     if st.session_state.get("time_rect_domain") != str(d):      # a rectangle belongs to its data's domain
-        for n in (*names, "time_picked", "time_per_window"):
-            st.session_state.pop(n, None)
+        forget(*names, "time_picked", "time_per_window", "time_pending")
         st.session_state["time_rect_domain"] = str(d)
+    pending = st.session_state.pop("time_pending", None)
+    if pending is not None:
+        for n, v in zip(names, pending):
+            st.session_state[n] = float(v)
     default = [d.xmin + 0.55 * d.width, d.ymin + 0.45 * d.height, d.xmin + 0.9 * d.width, d.ymin + 0.85 * d.height]
     with st.expander("The rectangle (box-select on the map, or type it)", expanded=False):
         cols = st.columns(4)
@@ -230,7 +273,7 @@ def _rectangle(rel: temporal.TimeRelease) -> list[float]:
     return rect
 
 
-def _series(rel: temporal.TimeRelease, data: TimeData, rect: list[float]) -> None:
+def _series(rel: temporal.TimeRelease, data: TimeData | None, rect: list[float]) -> None:
     st.subheader("The rectangle over time")
     s = rel.series(rect)
     fig = go.Figure()
@@ -238,8 +281,8 @@ def _series(rel: temporal.TimeRelease, data: TimeData, rect: list[float]) -> Non
                              fill="toself", fillcolor="rgba(114,31,129,0.18)", line={"width": 0},
                              name="95 % interval (noise and cut cells)", hoverinfo="skip"))
     fig.add_trace(go.Scatter(x=s["start"], y=s["estimate"], name="private count", line={"color": "#721f81"}))
-    owner = st.toggle("Show the true counts (for the data owner: NOT private)", key="time_truth")
-    if owner:
+    owner = data is not None and st.toggle("Show the true counts (for the data owner: NOT private)", key="time_truth")
+    if owner and data is not None:
         win = rel.axis.index(data.seconds)
         fig.add_trace(go.Scatter(x=s["start"], y=time_teaching.true_series(data.xy, win, rel.windows, rect),
                                  name="true count (NOT private)", line={"color": "#0a7d00", "dash": "dot"}))
@@ -257,10 +300,16 @@ def _series(rel: temporal.TimeRelease, data: TimeData, rect: list[float]) -> Non
         st.warning("NOT PRIVATE: the dotted line is the true count. Never publish it.")
 
 
-def _teaching(rel: temporal.TimeRelease, data: TimeData, rect: list[float], spec: tuple) -> None:
+def _teaching(rel: temporal.TimeRelease, data: TimeData | None, rect: list[float], spec: tuple) -> None:
     st.subheader("Why one release per window is noisier")
-    m = spec[5] if spec[3] != "event" else 1
+    m = int(rel.params.get("max_points_per_window", 1))
+    event = rel.privacy_unit.kind == "point"
     table = time_teaching.range_errors(rel, m)
+    if event:
+        st.info("At event level the windows hold disjoint events: per-window releases compose in parallel and may "
+                "each spend the whole epsilon, so they cost nothing more. The gap below opens as soon as the unit is "
+                "a contributor present in many windows (choose one in the sidebar): then T releases at epsilon / T "
+                "each are what a budget file allows. The figures below are for a contributor of one event a window.")
     st.markdown(f"The same total epsilon {rel.epsilon:g} spent as {rel.windows:,} independent per-window releases "
                 f"(epsilon {rel.epsilon / rel.windows:.3g} each, sequential composition: a contributor is in every "
                 "window) gives every window's count noise of scale T m / epsilon; this release's noise does not grow "
@@ -273,9 +322,10 @@ def _teaching(rel: temporal.TimeRelease, data: TimeData, rect: list[float], spec
                       yaxis={"type": "log", "title": "noise standard error, one cell"}, legend={"orientation": "h"})
     st.plotly_chart(fig, key="time_teach", width="stretch")
     st.dataframe(table.round({"this release": 1, "per-window releases": 1, "ratio": 2}), hide_index=True)
-    if np.unique(rel.partition.level).size == 1 and st.button("Build the per-window releases too", key="time_build_pw",
-                                                               help="what a publisher does today: one release a "
-                                                                    "window at epsilon / T (takes a few seconds)"):
+    if data is None or event or np.unique(rel.partition.level).size != 1:
+        return
+    if st.button("Build the per-window releases too", key="time_build_pw_btn",
+                 help="what a publisher does today: one release a window at epsilon / T (takes a few seconds)"):
         win = rel.axis.index(data.seconds)
         user = None if spec[3] == "event" else data.user
         with st.spinner(f"Building {rel.windows:,} per-window releases ..."):

@@ -71,7 +71,7 @@ def test_user_level_tree_over_time_and_the_leaky_calibration_fails():
     times = np.repeat(np.arange(4), d[0]) * 86400 + 10
     rel = pv.build_over_time(xy, pv.Domain(0, 0, 1, 1), time=times, span=(0, 4 * 86400), window="1d", epsilon=1.0,
                              seed=7, grid_level=0, unit="user", user=np.arange(xy.shape[0]), max_points_per_window=1,
-                             max_points_per_user=2)
+                             max_points_per_user=2, fanout=2)
     rng = make_randomness(7).rng                      # the release's stream: the bounding's draws, then the noise
     bound_over_time(np.arange(xy.shape[0]), times // 86400, 1, 2, rng)
     same = mech.measure(d, "tree", 1.0, Accounting("user", 1, 2), rng, Ledger(1.0))[0][0]

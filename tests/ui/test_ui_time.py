@@ -12,7 +12,12 @@ from psdviz import temporal
 from psdviz.lab import time_teaching
 from psdviz.ui import time_page
 
-SCRIPT = "from psdviz.ui import time_page\ntime_page.render()\n"
+SCRIPT = """
+from psdviz.ui.state import keep_widget_state
+keep_widget_state()                 # as the app's pages script does before every page
+from psdviz.ui import time_page
+time_page.render()
+"""
 
 
 def _app(data: str = time_page.SYNTHETIC) -> AppTest:
@@ -26,9 +31,9 @@ def _app(data: str = time_page.SYNTHETIC) -> AppTest:
 def test_the_slider_steps_and_the_series_is_the_engines():
     at = _app()
     assert not at.exception and not at.error
-    assert at.slider(key="time_window_at").value == 0
-    at.button(key="time_step").click().run()
-    assert at.slider(key="time_window_at").value == 1
+    assert at.select_slider(key="time_window_at").value == 0
+    at.button(key="time_step_btn").click().run()
+    assert at.select_slider(key="time_window_at").value == 1
     assert any(c.value.startswith("Window 2 of 182") for c in at.caption)
     rect = [0.2, 0.2, 0.6, 0.7]
     for k, v in zip(("time_x0", "time_y0", "time_x1", "time_y1"), rect):
@@ -47,10 +52,12 @@ def test_the_slider_steps_and_the_series_is_the_engines():
 
 def test_the_teaching_view_compares_per_window_releases_at_the_same_epsilon():
     at = _app()
+    assert any("compose in parallel" in i.value for i in at.info)        # event level: no gap to show
+    at.radio(key="time_unit").set_value("user").run()
     table = at.dataframe[0].value
     assert list(table["windows"]) == [1, 7, 30, 182]
     assert (table["ratio"] > 1).all()             # per-window releases at epsilon / T are noisier at every length
-    at.button(key="time_build_pw").click().run()
+    at.button(key="time_build_pw_btn").click().run()
     assert not at.exception
     assert any("per-window releases' noise standard error is" in c.value for c in at.caption)
 
