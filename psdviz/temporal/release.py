@@ -11,7 +11,11 @@ A rectangle takes each cell in proportion to the covered share of its area (the 
 cells' windows are independent between cells and share one time model, so the noise variance of a rectangle
 over a range is the range's variance for one cell (:mod:`psdviz.temporal.mechanisms`) times the sum of the
 squared shares. The cut cells' error is the quasi-binomial model of :mod:`psdviz.query.uniformity`, its factor
-measured from how unevenly the cells' pooled estimates sit inside their dyadic parents.
+kappa measured from how unevenly the cells' pooled estimates (over the whole span) sit inside their dyadic
+parents. A cell's points are taken to sit inside it the same way in every window (the places stay, the counts
+change), so the covered part deviates from its area share by the same fraction in every window: for a range holding
+R of the cell's P pooled events the variance is a (1 - a) R (1 + (kappa - 1) R / P), binomial for a few events and
+kappa a (1 - a) R over the whole span.
 """
 from __future__ import annotations
 
@@ -136,9 +140,16 @@ class TimeRelease:
         cut (:func:`psdviz.query.uniformity.cut_cell_variance`'s model) and, for w-event releases, the windows
         that repeat an older publication (at most the threshold their noisy test compared with, a cell)."""
         share, a, b, in_range = self._parts(rects, first, last)
-        cut = (self.kappa[None, :] * np.maximum(in_range, 0.0) * share * (1.0 - share)).sum(axis=1)
+        cut = (self._cut_factor(in_range) * np.maximum(in_range, 0.0) * share * (1.0 - share)).sum(axis=1)
         stale = self.model.approximation(self._weights(a, b)) * share.sum(axis=1)
         return np.sqrt(cut) + stale
+
+    def _cut_factor(self, in_range: np.ndarray) -> np.ndarray:
+        """kappa for the events a range holds (module docstring): 1 + (kappa - 1) R / P per cell."""
+        pooled = np.maximum(self.estimate.sum(axis=1), 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            part = np.where(pooled > 0, np.clip(np.maximum(in_range, 0.0) / pooled, 0.0, 1.0), 1.0)
+        return 1.0 + (self.kappa - 1.0) * part
 
     def answer_interval(self, rects, first=None, last=None, level: float = 0.95) -> np.ndarray:
         """[low, high] per rectangle: the answer -+ z sqrt(noise variance + model error^2), the whole interval
@@ -172,7 +183,8 @@ class TimeRelease:
         est = np.bincount(reg, weights=share * values[cell], minlength=n)
         tvar = float(self.model.variance(self._weights(np.array([a]), np.array([b])))[0])
         se = np.sqrt(np.bincount(reg, weights=share ** 2, minlength=n) * tvar)
-        cut = np.bincount(reg, weights=self.kappa[cell] * np.maximum(values[cell], 0) * share * (1 - share),
+        factor = self._cut_factor(values[None, :])[0]
+        cut = np.bincount(reg, weights=factor[cell] * np.maximum(values[cell], 0) * share * (1 - share),
                           minlength=n)
         stale = float(self.model.approximation(self._weights(np.array([a]), np.array([b])))[0])
         model = np.sqrt(cut) + stale * np.bincount(reg, weights=share, minlength=n)
