@@ -10,14 +10,10 @@ A job is a YAML file (example: docs/job-example.yaml)::
       - {kind: regions, regions: us-counties, epsilon: 0.3, out: counties.csv}
       - {kind: count-of-counts, group: household, levels: [state, county], hierarchy: places.csv,
          max_size: 20, epsilon: 0.3, out: households.json}
-      - {kind: over-time, time: pickup, window: 1d, span: [2026-01-01, 2026-07-01], epsilon: 0.5,
-         out: trips-daily.json}
+      - {kind: over-time, time: pickup, window: 1d, span: [2026-01-01, 2026-07-01], epsilon: 0.5, out: daily.json}
 
-An over-time release (:func:`psdviz.build_over_time`) reads the ``time`` column (and ``user``); its unit is
-"event" unless it names ``unit: user`` (with ``user``, ``max_points_per_window`` and ``max_points_per_user``)
-or ``unit: w-event`` (with ``w``); a budget must be kept per the same unit as the releases it takes.
-
-A count-of-counts release reads the ``group`` column (which group each row belongs to) and the ``levels``
+An over-time release (:func:`psdviz.build_over_time`) reads ``time`` (and ``user``); a budget keeps its unit. A
+count-of-counts release reads the ``group`` column (which group each row belongs to) and the ``levels``
 columns (its place, coarsest first) of the same rows; the places come from ``hierarchy``, a public CSV with
 those columns (never from the data: which places hold records is private), and its epsilon is split
 evenly over the hierarchy's levels (root included). Each row is one record, so its privacy unit, "one
