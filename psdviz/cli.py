@@ -185,7 +185,7 @@ def _fanout(text: str):
 def run_time_build(a: argparse.Namespace) -> int:
     """``psdviz build ... --time COL``: a release over time written as its JSON file."""
     from .over_time import build_over_time
-    from .temporal.mechanisms import check_mechanism
+    from .temporal import check_mechanism, privacy_unit
     if not a.out.lower().endswith(".json"):
         raise ValueError(f"with --time, --out is the release over time (.json) (got {a.out!r})")
     if a.span is None:
@@ -203,12 +203,9 @@ def run_time_build(a: argparse.Namespace) -> int:
     if a.max_points_per_window is not None and not a.user:
         user["max_points_per_window"] = a.max_points_per_window
     extra = {"resolution": a.resolution} if a.resolution is not None else {}
-    from .core.privacy_unit import PrivacyUnit
     budget = open_budget(a)
     if budget is not None:      # before any data is read
-        punit = (PrivacyUnit("point") if unit == "event" else PrivacyUnit("w-event", a.w or 1) if unit == "w-event"
-                 else unit_for(a.max_points_per_user or 1))
-        budget.check(a.epsilon, 0.0, punit)
+        budget.check(a.epsilon, 0.0, privacy_unit(unit, a.max_points_per_user or 1, a.w or 1))
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         rel = build_over_time(a.input, Domain(*a.domain), time=a.time, span=tuple(a.span), window=a.window,

@@ -231,12 +231,9 @@ def _time_spec(item: dict, line: int, name: str) -> dict:
 
 def release_unit(r: JobRelease):
     """The privacy unit a job's release protects (for the budget check before any data is read)."""
-    from .core.privacy_unit import PrivacyUnit
-    if r.kind != "over-time" or r.spec.get("unit", "event") == "event":
-        return PrivacyUnit("point")
-    if r.spec["unit"] == "user":
-        return PrivacyUnit("user", int(r.spec.get("max_points_per_user") or 1))
-    return PrivacyUnit("w-event", int(r.spec.get("w") or 1))
+    from .temporal import privacy_unit
+    unit = r.spec.get("unit", "event") if r.kind == "over-time" else "event"
+    return privacy_unit(unit, int(r.spec.get("max_points_per_user") or 1), int(r.spec.get("w") or 1))
 
 
 def _coco_spec(item: dict, line: int, name: str) -> dict:

@@ -19,13 +19,20 @@ from .core.domain import Domain, as_points
 from .core.errors import InputDataError, ParameterError
 from .core.grid import DEFAULT_RESOLUTION, Grid, check_resolution
 from .core.ledger import Ledger
-from .core.privacy_unit import PrivacyUnit
 from .core.rng import make_randomness
 from .core.validation import check_epsilon, check_fraction, check_int, warn_large_epsilon
 from .temporal.axis import TimeAxis, to_seconds
 from .temporal.bounding import bound_over_time
 from .temporal.cells import MAX_CELLS, Partition
-from .temporal.mechanisms import Accounting, check_fanout, check_mechanism, choose_fanout, measure, window_sd
+from .temporal.mechanisms import (
+    Accounting,
+    check_fanout,
+    check_mechanism,
+    choose_fanout,
+    measure,
+    privacy_unit,
+    window_sd,
+)
 from .temporal.release import TimeRelease
 
 PARTITIONS = ("grid", "privtree")
@@ -105,8 +112,7 @@ def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon:
         raise ParameterError(f"{cells_bound:,} cells x {axis.windows:,} windows is above {MAX_VALUES:,} counts: "
                              "choose a coarser grid_level or a longer window")
     eps_part = check_fraction(partition_fraction, "partition_fraction") * epsilon if partition != "grid" else 0.0
-    punit = (PrivacyUnit("point") if unit == "event" else PrivacyUnit("user", acct.total) if unit == "user"
-             else PrivacyUnit("w-event", acct.w))
+    punit = privacy_unit(unit, acct.total, acct.w)
     rnd = make_randomness(seed)
     if privacy_budget is not None:         # before any data is read
         privacy_budget.check(epsilon, 0.0, punit)

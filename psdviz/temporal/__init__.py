@@ -7,12 +7,13 @@ May import psdviz.core, splits, inference, query, kernel, io and sources; never 
 """
 from .axis import TimeAxis, parse_window, to_seconds
 from .cells import Partition
-from .mechanisms import MECHANISMS, UNITS
+from .mechanisms import MECHANISMS, UNITS, check_mechanism, privacy_unit
 from .release import FORMAT, TimeRelease, load_time, true_answer_over_time
 from .sample import DOMAIN as FLIGHTS_DOMAIN
 from .sample import SPAN as FLIGHTS_SPAN
 from .sample import flight_departures, flights_available
 
 __all__ = ["FLIGHTS_DOMAIN", "FLIGHTS_SPAN", "FORMAT", "MECHANISMS", "UNITS", "Partition", "TimeAxis", "TimeRelease",
-           "flight_departures", "flights_available", "load_time", "parse_window", "to_seconds",
+           "check_mechanism", "flight_departures", "flights_available", "load_time", "parse_window", "privacy_unit",
+           "to_seconds",
            "true_answer_over_time"]

@@ -32,6 +32,7 @@ import numpy as np
 from ..core.errors import ParameterError
 from ..core.ledger import Ledger
 from ..core.noise import MAX_EXACT_SCALE, geometric_noise, geometric_variance
+from ..core.privacy_unit import PrivacyUnit
 from .timetree import MAX_FANOUT, TimeTree, TreeModel
 
 UNITS = ("event", "user", "w-event")
@@ -47,6 +48,14 @@ class Accounting:
     per_window: int = 1
     total: int = 1
     w: int = 0
+
+
+def privacy_unit(unit: str, total: int = 1, w: int = 1) -> PrivacyUnit:
+    """The privacy unit a release over time protects: one point (event level), one user with at most ``total``
+    points (user level), or one user in any ``w`` consecutive windows (w-event)."""
+    if unit == "event":
+        return PrivacyUnit("point")
+    return PrivacyUnit("user", int(total)) if unit == "user" else PrivacyUnit("w-event", int(w))
 
 
 def check_mechanism(unit: str, mechanism: str | None) -> str:
