@@ -81,7 +81,7 @@ def test_the_flights_over_time_in_a_browser(pg, server, cli_release):  # noqa: F
     pg.get_by_text("Show the true counts", exact=False).click()
     pg.get_by_text("NOT PRIVATE: the dotted line is the true count", exact=False).wait_for()
     _wait_idle(pg)
-    pg.get_by_text("one contributor over the whole span").click()            # the teaching view's gap
+    pg.get_by_text("one contributor over the whole span", exact=True).click()   # the teaching view's gap
     _wait_idle(pg)
     pg.get_by_role("button", name="Build the per-window releases too").click()
     _caption(pg, r"per-window releases' noise standard error is")
