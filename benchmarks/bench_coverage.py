@@ -18,7 +18,7 @@ coverage >= 0.95 (0.93 allowed for sampling, over >= 400 rectangles a cell) in e
 <= 4 x the mean absolute error in at least 80 % of the cells.
 
     python benchmarks/bench_coverage.py [--runs 2] [--parts tuned held-out regions]
-        [--out docs/reproduction/coverage.md]
+        [--out docs/reproduction/coverage.md] [--resume]
 """
 from __future__ import annotations
 
@@ -96,11 +96,35 @@ def cell(rel, q: np.ndarray, truth: np.ndarray) -> tuple[float, float, float]:
     return whole, noise, half
 
 
-def run(runs: int, methods: list[str], sets, part: str) -> list[dict]:
-    rows = []
+def _key(row: dict) -> tuple:
+    return row["part"], row["data"], float(row["epsilon"]), row["method"]
+
+
+class Progress:
+    """The cells measured so far, kept in ``<out>.json`` after each one: a run stopped midway (a long run on a shared
+    machine) goes on with ``--resume`` from the cells it has, measured with the same runs."""
+
+    def __init__(self, out: str | None, runs: int, resume: bool):
+        self.path = Path(out).with_suffix(".json") if out else None
+        self.rows: list[dict] = []
+        if resume and self.path is not None and self.path.is_file():
+            kept = json.loads(self.path.read_text())
+            self.rows = [r for r in kept if r.get("runs", runs) == runs]
+        self.done = {_key(r) for r in self.rows}
+
+    def add(self, row: dict) -> None:
+        self.rows.append(row)
+        self.done.add(_key(row))
+        if self.path is not None:
+            self.path.write_text(json.dumps(self.rows, indent=1))
+
+
+def run(runs: int, methods: list[str], sets, part: str, progress: Progress) -> None:
     for name, points, dom, q, truth_of in sets:
         for eps in EPSILONS:
             for m in methods:
+                if (part, name, float(eps), m) in progress.done:
+                    continue
                 figs = []
                 t0 = time.time()
                 for r in range(runs):
@@ -110,24 +134,25 @@ def run(runs: int, methods: list[str], sets, part: str) -> list[dict]:
                         rel = pv.build(pts, dom, m, eps, nonfinite="drop")
                     figs.append(cell(rel, q, truth_of(pts)))
                 f = np.mean(figs, axis=0)
-                rows.append({"part": part, "data": name, "epsilon": eps, "method": m, "coverage": f[0],
-                             "noise only": f[1], "half-width / MAE": f[2], "seconds": time.time() - t0})
+                progress.add({"part": part, "data": name, "epsilon": eps, "method": m, "coverage": f[0],
+                              "noise only": f[1], "half-width / MAE": f[2], "seconds": time.time() - t0,
+                              "runs": runs})
                 print(f"{name:16s} {eps:4g} {m:13s} coverage {f[0]:.3f} (noise only {f[1]:.3f}) "
                       f"half-width/MAE {f[2]:.2f}", flush=True)
-    return rows
 
 
-def regions(runs: int) -> list[dict]:
+def regions(runs: int, progress: Progress) -> None:
     """A region's interval: from a spatial release planned for the layer, and from a region release."""
     from psdviz.core.domain import prepare_points
     from psdviz.regions import true_counts, us_counties, us_states
     pts = sample_points("geonames")
-    rows = []
     for layer_name, make in (("US states", us_states), ("US counties", us_counties)):
         layer = make()
         dom = pv.Domain(*layer.bounds())
         for eps in EPSILONS:
             for how in ("quadtree planned for the layer", "region release"):
+                if ("regions", layer_name, float(eps), how) in progress.done:
+                    continue
                 figs = []
                 for _ in range(runs):
                     with warnings.catch_warnings():
@@ -147,10 +172,10 @@ def regions(runs: int) -> list[dict]:
                                  np.mean(err <= 1.959964 * t["standard_error"].to_numpy(float)[ok]),
                                  np.median(high[ok] - low[ok]) / 2 / max(np.mean(err), 1.0)))
                 f = np.mean(figs, axis=0)
-                rows.append({"part": "regions", "data": layer_name, "epsilon": eps, "method": how, "coverage": f[0],
-                             "noise only": f[1], "half-width / MAE": f[2], "seconds": 0.0})
+                progress.add({"part": "regions", "data": layer_name, "epsilon": eps, "method": how,
+                              "coverage": f[0], "noise only": f[1], "half-width / MAE": f[2], "seconds": 0.0,
+                              "runs": runs})
                 print(f"{layer_name:16s} {eps:4g} {how:30s} coverage {f[0]:.3f} half-width/MAE {f[2]:.2f}", flush=True)
-    return rows
 
 
 def summary(df: pd.DataFrame) -> str:
@@ -191,17 +216,18 @@ def main() -> int:
     ap.add_argument("--methods", nargs="+", default=list(pv.METHODS))
     ap.add_argument("--parts", nargs="+", default=["tuned", "held-out", "regions"])
     ap.add_argument("--out", default=None, help="write the Markdown table here (docs/reproduction/coverage.md)")
+    ap.add_argument("--resume", action="store_true", help="keep the cells already in <out>.json and measure the rest")
     a = ap.parse_args()
     t0 = time.time()
-    rows = []
+    progress = Progress(a.out, a.runs, a.resume)
     if "tuned" in a.parts:
-        rows += run(a.runs, a.methods, datasets(), "tuned")
+        run(a.runs, a.methods, datasets(), "tuned", progress)
     if "held-out" in a.parts:
-        rows += run(a.runs, a.methods, held_out(), "held out")
+        run(a.runs, a.methods, held_out(), "held out", progress)
     if "regions" in a.parts:
-        rows += regions(a.runs)
-    if a.out:
-        Path(a.out).with_suffix(".json").write_text(json.dumps(rows, indent=1))
+        regions(a.runs, progress)
+    order = {"tuned": 0, "held out": 1, "regions": 2}
+    rows = sorted(progress.rows, key=lambda r: order[r["part"]])
     text = table(rows, a.runs)
     print(text)
     print(f"({time.time() - t0:.0f} s)", file=sys.stderr)
