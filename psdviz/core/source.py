@@ -108,8 +108,31 @@ def merge_counts(parts, distinct: bool = False) -> tuple[np.ndarray, np.ndarray]
         return nz, dense[nz]
     if dense_range(top, ids.size):      # one bincount, no sort
         return dense_group_sums(ids, cnt, top)
-    u, inv = np.unique(ids, return_inverse=True)
-    return u, np.bincount(inv, weights=cnt, minlength=u.size).astype(np.int64)
+    ids, cnt = sort_pairs(ids, cnt)
+    if distinct:
+        return ids, cnt
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    return ids[starts], np.add.reduceat(cnt, starts)
+
+
+def sort_pairs(ids: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``ids`` (non-negative int64) sorted, each with its ``values`` entry (non-negative int64); equal ids in
+    any order. One sort of the values ``id << b | value`` when both fit in 63 bits, else an argsort: numpy
+    sorts values with SIMD code on x86 (AVX2 and up) but has no SIMD argsort there, so at 10^7 pairs the
+    packed sort takes about a tenth of the argsort's time."""
+    ids, values = np.asarray(ids, np.int64), np.asarray(values, np.int64)
+    if ids.size == 0:
+        return ids.copy(), values.copy()
+    free = 63 - int(ids.max()).bit_length()
+    if free > 0 and int(values.min()) >= 0 and int(values.max()) >> free == 0:
+        packed = ids << free
+        packed |= values
+        packed.sort()
+        low = packed & ((1 << free) - 1)
+        packed >>= free
+        return packed, low
+    order = np.argsort(ids)
+    return ids[order], values[order]
 
 
 def cell_keys(codes: np.ndarray, bits: int) -> np.ndarray:
