@@ -59,6 +59,9 @@ class CellTable(KeySource):
             return weighted_groups(got.ids, self.weight[got.rows])
         return weighted_groups(got, self.weight)
 
+    def held(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.kx, self.ky, self.cnt
+
     def cells(self, bits: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         if bits is None or bits == self.grid.bits:
             return np.column_stack([self.kx, self.ky]), self.cnt

@@ -185,6 +185,12 @@ class KeySource(ABC):
         ids, cnt = self.grouped(lambda kx, ky, memo: ((ky >> shift) << bits) | (kx >> shift))
         return cell_keys(ids, bits), cnt
 
+    def held(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
+        """The grid keys this source holds in memory as (kx, ky, counts) (counts None: one row each key), for
+        methods that keep them in orders of their own across passes instead of grouping anew each pass;
+        None for sources read pass by pass (files, Dask and Spark frames)."""
+        return None
+
     def cells_at_most(self, cap: int | None) -> tuple[np.ndarray, np.ndarray] | None:
         """:meth:`cells`, or None when there are more than ``cap`` occupied cells (None: no cap). Sources
         that can stop counting early (DuckDB) override it so that memory stays bounded."""

@@ -1,0 +1,120 @@
+"""Keys held in two orders across a kd partition's levels (psdviz.splits.kd_orders) against the obvious way:
+the groups of (node, key) and the node counts a pass over the data gives, level after level, on points in
+memory and on occupied cells with counts; and kd_partition on a held source against the same source read
+pass by pass (the same splits, rectangles and leaf counts, the chooser handed the same arrays)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import psdviz as pv
+from psdviz.core.cells import CellTable
+from psdviz.core.domain import prepare_points
+from psdviz.core.source import KeySource
+from psdviz.splits.kd_orders import AxisOrders
+from psdviz.splits.kdsplit import descend, kd_partition
+
+BITS = 6
+DOM = pv.Domain(0, 0, 1, 1)
+
+
+def _points(seed: int, n: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.clip(np.vstack([rng.normal(0.4, 0.1, (n // 2, 2)), rng.random((n - n // 2, 2))]), 0, 1)
+
+
+def _obvious_groups(kx, ky, w, node, axis):
+    """Sorted distinct (node, key on axis) with their counts, as one grouped pass gives them."""
+    ids = (node << BITS) | (kx if axis == 0 else ky)
+    u, inv = np.unique(ids, return_inverse=True)
+    return u, np.bincount(inv, weights=w, minlength=u.size).astype(np.int64)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+def test_groups_and_counts_equal_a_pass_over_the_data_at_every_level(weighted, seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    kx, ky = rng.integers(0, 1 << BITS, n), rng.integers(0, 1 << BITS, n)
+    w = rng.integers(1, 50, n) if weighted else None      # mean 25 rows a key: held with their counts
+    orders = AxisOrders(kx, ky, w, BITS)
+    splits: list[np.ndarray] = []
+    for t in range(8):
+        a = t % 2
+        node = descend(kx, ky, splits)
+        ones = np.ones(n) if w is None else w
+        ids, cnt = _obvious_groups(kx, ky, ones, node, a)
+        vals, offsets, counts = orders.groups(a)
+        assert np.array_equal(vals, ids & ((1 << BITS) - 1)) and np.array_equal(counts, cnt)
+        assert np.array_equal(offsets, np.searchsorted(ids >> BITS, np.arange(2 ** t + 1)))
+        assert np.array_equal(orders.node_counts(), np.bincount(node, weights=ones, minlength=2 ** t))
+        split = rng.integers(0, (1 << BITS) + 1, 2 ** t)        # any positions, empty children included
+        splits.append(split)
+        orders.split(a, split)
+
+
+def test_counts_too_large_for_their_bits_are_spread_over_copies_of_the_key():
+    bits = 30                                   # 3 bits a count in an entry: counts above 7 are spread
+    rng = np.random.default_rng(5)
+    kx, ky = rng.integers(0, 1 << bits, 50), rng.integers(0, 1 << bits, 50)
+    w = rng.integers(1, 40, 50)
+    orders = AxisOrders(kx, ky, w, bits)
+    assert orders.count_bits == 3 and orders.n > 50
+    vals, offsets, counts = orders.groups(0)
+    order = np.argsort(kx, kind="stable")
+    u, first = np.unique(kx[order], return_index=True)
+    assert np.array_equal(vals, u) and np.array_equal(counts, np.add.reduceat(w[order], first))
+    orders.split(0, np.array([1 << 29]))
+    assert np.array_equal(orders.node_counts(), [w[kx < 1 << 29].sum(), w[kx >= 1 << 29].sum()])
+
+
+class PassByPass(KeySource):
+    """A source read one grouped pass at a time (as files are): the same data, nothing held."""
+
+    def __init__(self, inner: KeySource):
+        self.inner, self.grid = inner, inner.grid
+
+    def grouped(self, keyer):
+        return self.inner.grouped(keyer)
+
+
+def _recording(chooser, seen: list):
+    def choose(t, axis, vals, offsets, rect, weights):
+        seen.append((t, vals.copy(), offsets.copy(), weights.copy()))
+        return chooser(t, axis, vals, offsets, rect, weights)
+    return choose
+
+
+def _random_chooser(seed: int):
+    rng = np.random.default_rng(seed)
+
+    def choose(t, axis, vals, offsets, rect, weights):
+        lo, hi = rect[:, axis], rect[:, axis + 2]
+        # a weighted key of the node where it has one (reads the groups), else a point of its region
+        pick = np.where(np.diff(offsets) > 0, np.minimum(offsets[:-1] + 1, offsets[1:] - 1), -1)
+        at = np.where(pick >= 0, vals[np.maximum(pick, 0)] if vals.size else lo, lo + rng.integers(0, 2, lo.size))
+        return np.clip(at, lo, hi)
+    return choose
+
+
+@pytest.mark.parametrize("held", ["points", "cells", "heavy cells"])   # heavy: about 10 rows a cell, counts held
+@pytest.mark.parametrize("reads", ["all", "first 3", "none", "even"])
+@pytest.mark.parametrize("seed", range(3))
+def test_kd_partition_on_held_keys_equals_pass_by_pass(held, reads, seed):
+    ps = prepare_points(_points(seed, 600), DOM, resolution=BITS if held != "heavy cells" else 4)
+    src = CellTable(ps, *ps.cells()) if held != "points" else ps
+    read = {"all": lambda t: True, "first 3": lambda t: t < 3, "none": lambda t: False,
+            "even": lambda t: t % 2 == 0}[reads]
+    root = np.array([0, 0, src.grid.size, src.grid.size])
+    seen_held: list = []
+    seen_pass: list = []
+    on_held = kd_partition(src, root, 9, _recording(_random_chooser(seed), seen_held), read)
+    by_pass = kd_partition(PassByPass(src), root, 9, _recording(_random_chooser(seed), seen_pass), read)
+    keys = src.held()
+    assert keys is not None and PassByPass(src).held() is None
+    assert (AxisOrders(*keys, src.grid.bits).count_bits > 0) == (held == "heavy cells")
+    for a, b in zip(on_held[0] + [on_held[1]] + on_held[2], by_pass[0] + [by_pass[1]] + by_pass[2]):
+        assert np.array_equal(a, b)
+    assert len(seen_held) == len(seen_pass) == 9
+    for a, b in zip(seen_held, seen_pass):
+        assert a[0] == b[0] and all(np.array_equal(x, y) for x, y in zip(a[1:], b[1:]))
