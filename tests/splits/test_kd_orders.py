@@ -10,7 +10,6 @@ import pytest
 import psdviz as pv
 from psdviz.core.cells import CellTable
 from psdviz.core.domain import prepare_points
-from psdviz.core.source import KeySource
 from psdviz.splits.kd_orders import AxisOrders
 from psdviz.splits.kdsplit import descend, kd_partition
 
@@ -68,16 +67,6 @@ def test_counts_too_large_for_their_bits_are_spread_over_copies_of_the_key():
     assert np.array_equal(orders.node_counts(), [w[kx < 1 << 29].sum(), w[kx >= 1 << 29].sum()])
 
 
-class PassByPass(KeySource):
-    """A source read one grouped pass at a time (as files are): the same data, nothing held."""
-
-    def __init__(self, inner: KeySource):
-        self.inner, self.grid = inner, inner.grid
-
-    def grouped(self, keyer):
-        return self.inner.grouped(keyer)
-
-
 def _recording(chooser, seen: list):
     def choose(t, axis, vals, offsets, rect, weights):
         seen.append((t, vals.copy(), offsets.copy(), weights.copy()))
@@ -100,7 +89,7 @@ def _random_chooser(seed: int):
 @pytest.mark.parametrize("held", ["points", "cells", "heavy cells"])   # heavy: about 10 rows a cell, counts held
 @pytest.mark.parametrize("reads", ["all", "first 3", "none", "even"])
 @pytest.mark.parametrize("seed", range(3))
-def test_kd_partition_on_held_keys_equals_pass_by_pass(held, reads, seed):
+def test_kd_partition_on_held_keys_equals_pass_by_pass(held, reads, seed, pass_by_pass):
     ps = prepare_points(_points(seed, 600), DOM, resolution=BITS if held != "heavy cells" else 4)
     src = CellTable(ps, *ps.cells()) if held != "points" else ps
     read = {"all": lambda t: True, "first 3": lambda t: t < 3, "none": lambda t: False,
@@ -109,9 +98,9 @@ def test_kd_partition_on_held_keys_equals_pass_by_pass(held, reads, seed):
     seen_held: list = []
     seen_pass: list = []
     on_held = kd_partition(src, root, 9, _recording(_random_chooser(seed), seen_held), read)
-    by_pass = kd_partition(PassByPass(src), root, 9, _recording(_random_chooser(seed), seen_pass), read)
+    by_pass = kd_partition(pass_by_pass(src), root, 9, _recording(_random_chooser(seed), seen_pass), read)
     keys = src.held()
-    assert keys is not None and PassByPass(src).held() is None
+    assert keys is not None and pass_by_pass(src).held() is None
     assert (AxisOrders(*keys, src.grid.bits).count_bits > 0) == (held == "heavy cells")
     for a, b in zip(on_held[0] + [on_held[1]] + on_held[2], by_pass[0] + [by_pass[1]] + by_pass[2]):
         assert np.array_equal(a, b)
