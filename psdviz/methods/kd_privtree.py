@@ -95,8 +95,9 @@ def _node_counts(src: KeySource, levels: list, token: int, n_nodes: int) -> np.n
 
 
 def _positions(src: KeySource, rect: np.ndarray, counts: np.ndarray, ids_x: tuple, levels: list, token: int,
-               eps_level: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Private (axis, position) of every node in ``rect`` (all split): exponential mechanism."""
+               eps_level: float, rng: np.random.Generator, split: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Private (axis, position) of every node in ``rect`` (all split: the nodes ``split`` of the depth, whose
+    points the grouped passes count): exponential mechanism."""
     bits = src.grid.bits
     cand = candidates(rect, bits)
     ids_y = _pass(src, levels, token, 1)
@@ -104,7 +105,7 @@ def _positions(src: KeySource, rect: np.ndarray, counts: np.ndarray, ids_x: tupl
     left = np.zeros(pos.size)
     for a, (ids, cnt) in enumerate((ids_x, ids_y)):
         m = axis == a
-        left[m] = left_counts(ids, cnt, node[m], pos[m], bits)
+        left[m] = left_counts(ids, cnt, split[node[m]], pos[m], bits)
     lo, hi = rect[node, axis], rect[node, axis + 2]
     return choose_splits(rng, cand, imbalance(left, counts[node], pos, lo, hi), eps_level)
 
@@ -153,7 +154,7 @@ def grow(src: KeySource, lam: float, delta: float, theta: float, eps_level: floa
             total += 2 * int(split.sum())
             check_node_count(total, "the kd-privtree", "lower max_depth")
             sp = np.flatnonzero(split)
-            axis, pos = (_positions(src, rect[sp], counts[sp], ids_x, levels, token, eps_level, rng)
+            axis, pos = (_positions(src, rect[sp], counts[sp], ids_x, levels, token, eps_level, rng, sp)
                          if private else _midpoints(rect[sp]))
             full_axis, full_pos = np.zeros(rect.shape[0], np.int64), np.zeros(rect.shape[0], np.int64)
             full_axis[sp], full_pos[sp] = axis, pos

@@ -113,3 +113,40 @@ def test_bad_parameters():
         pv.build(x, DOM, "kd-privtree", 1.0, split_levels=0)
     with pytest.raises(ValueError, match="theta"):
         pv.build(x, DOM, "kd-privtree", 1.0, theta=float("nan"))
+
+
+def test_each_split_node_scores_its_cuts_on_its_own_points(monkeypatch):
+    """At a depth where some nodes stop, a split node's candidate cuts are scored on its own points: the
+    count left of each cut is the node's, not that of the node with its rank's index (which would let one
+    point move the scores of two nodes of a depth: twice the positions' epsilon on its path)."""
+    import psdviz.methods.kd_privtree as kdp
+    rng = np.random.default_rng(3)
+    pts = np.column_stack([rng.uniform(128, 256, 4000), rng.uniform(0, 256, 4000)])   # the left half empty
+    ps = pv.core.domain.prepare_points(pts, DOM, resolution=8)
+    seen = []
+
+    def record(left, total, pos, lo, hi):
+        seen.append((left.copy(), total.copy(), pos.copy()))
+        return imbalance(left, total, pos, lo, hi)
+
+    monkeypatch.setattr(kdp, "imbalance", record)
+    # split a node iff it holds a point: at depth 1 the empty left child (node 0) stops, the right one splits
+    monkeypatch.setattr(kdp, "split_decisions", lambda counts, *a: counts > 0)
+    monkeypatch.setattr(kdp, "_positions", _force_x_midpoint_at_root(kdp._positions))
+    kdp.grow(ps, 1.0, 1.0, 0.0, 10.0, 2, 2, np.random.default_rng(0))
+    left, total, pos = seen[1]                       # depth 1: one split node, the right half [128, 256)
+    assert total.tolist() == [4000] * total.size
+    kx, ky = ps.keys[:, 0], ps.keys[:, 1]
+    cand = candidates(np.array([[128, 0, 256, 256]]), 8)
+    want = [int(((kx if a == 0 else ky) < p).sum()) for a, p in zip(cand["axis"], cand["pos"])]
+    np.testing.assert_array_equal(left, want)
+
+
+def _force_x_midpoint_at_root(positions):
+    """The root cut at x = 128 whatever its draw (so that depth 1 is the empty left half and the full right)."""
+    def wrapped(src, rect, counts, ids_x, levels, token, eps_level, rng, split):
+        axis, pos = positions(src, rect, counts, ids_x, levels, token, eps_level, rng, split)
+        if not levels:
+            return np.zeros(1, np.int64), np.full(1, 128)
+        return axis, pos
+    return wrapped
