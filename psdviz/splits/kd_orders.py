@@ -30,6 +30,13 @@ import numpy as np
 UNIT_ENTRIES = 2    # rows a key on average up to which the keys are held one entry a row (module docstring)
 
 
+def _segment_sums(mask: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """The number of True entries of ``mask`` in each slice [bounds[j], bounds[j + 1])."""
+    running = np.zeros(mask.size + 1, np.int32 if mask.size < 2 ** 31 else np.int64)
+    np.cumsum(mask, out=running[1:])
+    return np.diff(running[bounds]).astype(np.int64)
+
+
 def _entries(kx: np.ndarray, ky: np.ndarray, counts: np.ndarray | None, count_bits: int
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """The keys with counts of at most 2^count_bits - 1 each: a key with more is repeated, its count spread
@@ -111,44 +118,89 @@ class AxisOrders:
         """Every node j to children 2j (keys on ``axis`` below ``split[j]``) and 2j + 1 (the others).
         ``partition`` False leaves the other order as it was (no later level reads it)."""
         split = np.asarray(split, np.int64)
-        n_left = self._first_at_or_above(axis, split) - self.bounds[:-1]
+        n_left = self._first_at_or_above(axis, split, self.bounds[:-1], self.bounds[1:]) - self.bounds[:-1]
         if partition:
-            self._partition(1 - axis, axis, split, n_left)
-        self.aligned = [self.aligned[0] and (partition or axis == 0), self.aligned[1] and (partition or axis == 1)]
-        bounds = np.empty(2 * n_left.size + 1, np.int64)
-        bounds[0:-1:2] = self.bounds[:-1]
-        bounds[1::2] = self.bounds[:-1] + n_left
-        bounds[-1] = self.n
-        self.bounds = bounds
+            codes = self.codes[1 - axis]
+            left = ((codes >> self._shift(1 - axis, axis)) & self.mask) < np.repeat(split.astype(codes.dtype),
+                                                                                  self.sizes)
+            self._partition(1 - axis, left, n_left, None)
+        else:
+            self.aligned[1 - axis] = False
+        self._children(n_left, self.sizes)
 
-    def _first_at_or_above(self, axis: int, split: np.ndarray) -> np.ndarray:
-        """Per node, the first index of its slice of the ``axis`` order whose key is at least its split (the
-        slice's end if none): a bisection of all slices at once."""
+    def divide(self, keep: np.ndarray, axis: np.ndarray, pos: np.ndarray, orders: tuple[int, ...] = (0, 1)) -> None:
+        """Each node j with ``keep[j]`` to two children, its keys on ``axis[j]`` below ``pos[j]`` first (the
+        r-th kept node's children are 2r and 2r + 1); the entries of the other nodes are dropped. The
+        ``orders`` stay aligned with the new nodes; any other is released."""
+        kept = np.flatnonzero(keep)
+        sizes = self.sizes
+        n_left = None
+        for order in orders:
+            codes = self.codes[order]
+            at = np.where(np.asarray(axis) == order, self._shift(order, order), self._shift(order, 1 - order))
+            left = ((codes >> np.repeat(at.astype(codes.dtype), sizes)) & self.mask) < np.repeat(
+                np.asarray(pos).astype(codes.dtype), sizes)
+            if n_left is None:
+                n_left = _segment_sums(left, self.bounds)[kept]
+            self._partition(order, left, n_left, None if kept.size == sizes.size else np.asarray(keep, bool))
+        for order in {0, 1} - set(orders):
+            self.codes[order] = np.zeros(0, self.codes[order].dtype)
+            self.aligned[order] = False
+        assert n_left is not None, "divide needs an order to keep"
+        self._children(n_left, sizes[kept])
+
+    def _children(self, n_left: np.ndarray, sizes: np.ndarray) -> None:
+        """The bounds of the children of nodes of ``sizes`` entries (in order), ``n_left`` of them on the left."""
+        bounds = np.zeros(2 * n_left.size + 1, np.int64)
+        np.cumsum(sizes, out=bounds[2::2])
+        bounds[1::2] = bounds[0:-1:2] + n_left
+        self.bounds = bounds
+        self.n = int(bounds[-1])
+
+    def left_counts(self, axis: int, nodes: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """Per (node, position) query, the count of the node's keys below the position on ``axis``."""
+        nodes = np.asarray(nodes, np.int64)
+        start, stop = self.bounds[nodes], self.bounds[nodes + 1]
+        at = self._first_at_or_above(axis, np.asarray(pos, np.int64), start, stop)
+        if not self.count_bits:
+            return at - start
+        total = np.zeros(self.n + 1, np.int64)
+        np.cumsum(self._weights(self.codes[axis]), out=total[1:])
+        return total[at] - total[start]
+
+    def _first_at_or_above(self, axis: int, value: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Per query, the first index in [lo, hi) of the ``axis`` order whose key on ``axis`` is at least
+        ``value`` (hi if none), within one node's slice: a bisection of all queries at once."""
         codes, shift = self.codes[axis], self._shift(axis, axis)
-        lo, hi = self.bounds[:-1].copy(), self.bounds[1:].copy()
+        lo, hi = np.array(lo, np.int64), np.array(hi, np.int64)
         while True:
             open_ = lo < hi
             if not open_.any():
                 return lo
             mid = (lo + hi) >> 1
-            below = (codes[np.minimum(mid, self.n - 1)] >> shift) < split
+            below = (codes[np.minimum(mid, self.n - 1)] >> shift) < value
             lo = np.where(open_ & below, mid + 1, lo)
             hi = np.where(open_ & ~below, mid, hi)
 
-    def _partition(self, order: int, axis: int, split: np.ndarray, n_left: np.ndarray) -> None:
-        """Stable partition of every slice of ``order``: its keys on ``axis`` below the node's split first.
-        The entries going left, compressed in order, fill the output positions of the left parts (a boolean
-        mask of the output, from the left parts' sizes), the others the rest."""
-        codes, shift = self.codes[order], self._shift(order, axis)
-        left = ((codes >> shift) & self.mask) < np.repeat(split.astype(codes.dtype), self.sizes)
+    def _partition(self, order: int, left: np.ndarray, n_left: np.ndarray, keep: np.ndarray | None) -> None:
+        """Stable partition of the slices of ``order`` (of the nodes ``keep``, a mask; None: all), the
+        entries ``left`` first; the entries of the other nodes are dropped. The entries going left,
+        compressed in order, fill the output positions of the left parts (a boolean mask of the output,
+        from the parts' sizes), the others the rest."""
+        codes = self.codes[order]
+        sizes = self.sizes if keep is None else self.sizes[keep]
         parts = np.empty(2 * n_left.size, np.int64)
-        parts[0::2], parts[1::2] = n_left, self.sizes - n_left
+        parts[0::2], parts[1::2] = n_left, sizes - n_left
         goes_left = np.repeat(np.tile(np.array([True, False]), n_left.size), parts)
-        moved = np.empty_like(codes)
+        right = ~left
+        if keep is not None:
+            inside = np.repeat(keep, self.sizes)
+            left &= inside
+            right &= inside
+        moved = np.empty(goes_left.size, codes.dtype)
         moved[goes_left] = codes[left]
-        np.logical_not(left, out=left)
         np.logical_not(goes_left, out=goes_left)
-        moved[goes_left] = codes[left]
+        moved[goes_left] = codes[right]
         self.codes[order] = moved
 
     def node_counts(self) -> np.ndarray:

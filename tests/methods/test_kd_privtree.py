@@ -115,7 +115,8 @@ def test_bad_parameters():
         pv.build(x, DOM, "kd-privtree", 1.0, theta=float("nan"))
 
 
-def test_each_split_node_scores_its_cuts_on_its_own_points(monkeypatch):
+@pytest.mark.parametrize("read", ["held", "pass by pass"])
+def test_each_split_node_scores_its_cuts_on_its_own_points(monkeypatch, read, pass_by_pass):
     """At a depth where some nodes stop, a split node's candidate cuts are scored on its own points: the
     count left of each cut is the node's, not that of the node with its rank's index (which would let one
     point move the scores of two nodes of a depth: twice the positions' epsilon on its path)."""
@@ -133,8 +134,8 @@ def test_each_split_node_scores_its_cuts_on_its_own_points(monkeypatch):
     # split a node iff it holds a point: at depth 1 the empty left child (node 0) stops, the right one splits
     monkeypatch.setattr(kdp, "split_decisions", lambda counts, *a: counts > 0)
     monkeypatch.setattr(kdp, "_positions", _force_x_midpoint_at_root(kdp._positions))
-    kdp.grow(ps, 1.0, 1.0, 0.0, 10.0, 2, 2, np.random.default_rng(0))
-    left, total, pos = seen[1]                       # depth 1: one split node, the right half [128, 256)
+    kdp.grow(ps if read == "held" else pass_by_pass(ps), 1.0, 1.0, 0.0, 10.0, 2, 2, np.random.default_rng(0))
+    (left, total, pos), = seen                       # depth 1: one split node, the right half [128, 256)
     assert total.tolist() == [4000] * total.size
     kx, ky = ps.keys[:, 0], ps.keys[:, 1]
     cand = candidates(np.array([[128, 0, 256, 256]]), 8)
@@ -144,9 +145,26 @@ def test_each_split_node_scores_its_cuts_on_its_own_points(monkeypatch):
 
 def _force_x_midpoint_at_root(positions):
     """The root cut at x = 128 whatever its draw (so that depth 1 is the empty left half and the full right)."""
-    def wrapped(src, rect, counts, ids_x, levels, token, eps_level, rng, split):
-        axis, pos = positions(src, rect, counts, ids_x, levels, token, eps_level, rng, split)
-        if not levels:
+    def wrapped(counter, rect, *rest):
+        if rect.tolist() == [[0, 0, 256, 256]]:
             return np.zeros(1, np.int64), np.full(1, 128)
-        return axis, pos
+        return positions(counter, rect, *rest)
     return wrapped
+
+
+@pytest.mark.parametrize("cells", [False, True])
+def test_held_keys_grow_the_same_tree_as_passes_over_the_data(cells, pass_by_pass):
+    """Keys held in memory (points, or occupied cells with their counts) give the same tests, positions and
+    counts at every depth as grouped passes over the data: the same tree for the same draws."""
+    import psdviz.methods.kd_privtree as kdp
+    from psdviz.core.cells import CellTable
+    rng = np.random.default_rng(8)
+    pts = np.vstack([rng.normal(90, 6, (3000, 2)), rng.uniform(0, 256, (1500, 2))]).clip(0, 255.9)
+    ps = pv.core.domain.prepare_points(pts, DOM, resolution=8)
+    src = CellTable(ps, *ps.cells()) if cells else ps
+    lam, delta = privtree_parameters(0.3, 2)
+    held = kdp.grow(src, lam, delta, 0.0, 0.05, 4, 30, np.random.default_rng(2))
+    by_pass = kdp.grow(pass_by_pass(src), lam, delta, 0.0, 0.05, 4, 30, np.random.default_rng(2))
+    assert len(held["rects"]) == len(by_pass["rects"]) > 8
+    for key in ("rects", "parents", "leaf", "counts"):
+        assert all(np.array_equal(a, b) for a, b in zip(held[key], by_pass[key]))

@@ -107,3 +107,46 @@ def test_kd_partition_on_held_keys_equals_pass_by_pass(held, reads, seed, pass_b
     assert len(seen_held) == len(seen_pass) == 9
     for a, b in zip(seen_held, seen_pass):
         assert a[0] == b[0] and all(np.array_equal(x, y) for x, y in zip(a[1:], b[1:]))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+def test_divide_keeps_some_nodes_splits_them_on_their_own_axes_and_drops_the_rest(weighted, seed):
+    """kd-privtree's step: nodes split on their own axis or stop (their keys leave); the kept nodes'
+    children's counts, and the counts left of any position, against the keys' own nodes."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 500))
+    kx, ky = rng.integers(0, 1 << BITS, n), rng.integers(0, 1 << BITS, n)
+    w = rng.integers(1, 50, n) if weighted else None
+    ones = np.ones(n, np.int64) if w is None else w
+    orders = AxisOrders(kx, ky, w, BITS)
+    node = np.zeros(n, np.int64)                                # -1: in a node that stopped
+    for _ in range(7):
+        m = orders.sizes.size
+        if m == 0:
+            break
+        live = node >= 0
+        assert np.array_equal(orders.node_counts(), np.bincount(node[live], weights=ones[live], minlength=m))
+        for axis in (0, 1):
+            q_node, q_pos = rng.integers(0, m, 20), rng.integers(0, (1 << BITS) + 1, 20)
+            key = kx if axis == 0 else ky
+            want = [ones[(node == j) & (key < p)].sum() for j, p in zip(q_node, q_pos)]
+            assert np.array_equal(orders.left_counts(axis, q_node, q_pos), want)
+        keep = rng.random(m) < 0.7
+        axis = rng.integers(0, 2, m)
+        pos = rng.integers(0, (1 << BITS) + 1, m)
+        orders.divide(keep, axis, pos)
+        rank = np.where(keep, np.cumsum(keep) - 1, -1)
+        side = np.where(axis[np.maximum(node, 0)] == 0, kx, ky) >= pos[np.maximum(node, 0)]
+        node = np.where((node >= 0) & (rank[np.maximum(node, 0)] >= 0), 2 * rank[np.maximum(node, 0)] + side, -1)
+
+
+def test_divide_with_one_order_releases_the_other():
+    rng = np.random.default_rng(9)
+    kx, ky = rng.integers(0, 1 << BITS, 300), rng.integers(0, 1 << BITS, 300)
+    orders = AxisOrders(kx, ky, None, BITS)
+    orders.divide(np.array([True]), np.array([1]), np.array([20]), orders=(0,))
+    assert orders.aligned == [True, False] and orders.codes[1].size == 0
+    assert orders.node_counts().tolist() == [int((ky < 20).sum()), int((ky >= 20).sum())]
+    assert np.array_equal(orders.left_counts(0, np.array([0, 1]), np.array([30, 30])),
+                          [int(((ky < 20) & (kx < 30)).sum()), int(((ky >= 20) & (kx < 30)).sum())])
