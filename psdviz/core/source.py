@@ -98,8 +98,11 @@ def merge_counts(parts, distinct: bool = False) -> tuple[np.ndarray, np.ndarray]
     parts = [p for p in parts if p[0].size]
     if not parts:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    ids = np.concatenate([p[0] for p in parts]).astype(np.int64, copy=False)
-    cnt = np.concatenate([p[1] for p in parts])
+    if len(parts) == 1:
+        ids, cnt = np.asarray(parts[0][0], np.int64), np.asarray(parts[0][1])
+    else:
+        ids = np.concatenate([p[0] for p in parts]).astype(np.int64, copy=False)
+        cnt = np.concatenate([p[1] for p in parts])
     top = int(ids.max()) + 1 if ids.min() >= 0 else 0
     if distinct and dense_range(top, ids.size):      # sorted by one integer scatter
         dense = np.zeros(top, np.int64)
@@ -136,8 +139,12 @@ def sort_pairs(ids: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def cell_keys(codes: np.ndarray, bits: int) -> np.ndarray:
-    """(n, 2) keys (kx, ky) of cells coded as one integer ``(ky << bits) | kx``."""
-    return np.column_stack([codes & ((1 << bits) - 1), codes >> bits])
+    """(n, 2) keys (kx, ky) of cells coded as one integer ``(ky << bits) | kx``, each column contiguous (Fortran
+    order: a column is taken without a copy)."""
+    keys = np.empty((codes.size, 2), np.int64, order="F")
+    np.bitwise_and(codes, (1 << bits) - 1, out=keys[:, 0])
+    np.right_shift(codes, bits, out=keys[:, 1])
+    return keys
 
 
 class KeySource(ABC):
