@@ -119,10 +119,10 @@ class AxisOrders:
         ``partition`` False leaves the other order as it was (no later level reads it)."""
         split = np.asarray(split, np.int64)
         n_left = self._first_at_or_above(axis, split, self.bounds[:-1], self.bounds[1:]) - self.bounds[:-1]
-        if partition:
-            codes = self.codes[1 - axis]
-            left = ((codes >> self._shift(1 - axis, axis)) & self.mask) < np.repeat(split.astype(codes.dtype),
-                                                                                  self.sizes)
+        if partition:      # the key on ``axis`` is the other order's minor key: compared where it sits
+            codes, shift = self.codes[1 - axis], self._shift(1 - axis, axis)
+            left = np.bitwise_and(codes, codes.dtype.type(self.mask << shift)) < np.repeat(
+                (split << shift).astype(codes.dtype), self.sizes)
             self._partition(1 - axis, left, n_left, None)
         else:
             self.aligned[1 - axis] = False
