@@ -25,7 +25,7 @@ from functools import partial
 import numpy as np
 
 from ..core.progress import report
-from ..core.source import KeySource, memo_token
+from ..core.source import KeySource, dense_range, memo_token
 from .kd_orders import AxisOrders
 
 Chooser = Callable[[int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
@@ -75,11 +75,14 @@ def kd_partition(src: KeySource, root: np.ndarray, levels: int, choose: Chooser,
     keys themselves where a rule needs them); a last pass counts the final nodes. Depths where
     ``reads_data(t)`` is False (midpoints, splits from a noisy grid) skip the pass: ``choose`` gets
     empty positions there. Keys held in memory (:meth:`~psdviz.core.source.KeySource.held`) give the same
-    groups and counts without a pass (:func:`_held_partition`)."""
+    groups and counts without a pass (:func:`_held_partition`) when some depth's ids would be too sparse for
+    a bincount (a pass would sort them); where every depth bincounts, the passes over the held keys are
+    cheaper than keeping two orders."""
     held = src.held()
-    last = max((t for t in range(levels) if reads_data(t)), default=-1)
-    if held is not None and last >= 0:
-        return _held_partition(AxisOrders(*held, src.grid.bits), root, levels, choose, reads_data, last)
+    reading = [t for t in range(levels) if reads_data(t)]
+    if held is not None and any(not dense_range(1 << (t + src.grid.bits), held[0].size) for t in reading):
+        # some depth's (node, key) ids are too sparse to bincount: a pass would sort them, so sort once
+        return _held_partition(AxisOrders(*held, src.grid.bits), root, levels, choose, reads_data, reading[-1])
     bits = src.grid.bits
     token = memo_token()
     splits: list[np.ndarray] = []

@@ -11,7 +11,7 @@ import psdviz as pv
 from psdviz.core.cells import CellTable
 from psdviz.core.domain import prepare_points
 from psdviz.splits.kd_orders import AxisOrders
-from psdviz.splits.kdsplit import descend, kd_partition
+from psdviz.splits.kdsplit import _held_partition, descend, kd_partition
 
 BITS = 6
 DOM = pv.Domain(0, 0, 1, 1)
@@ -95,18 +95,22 @@ def test_kd_partition_on_held_keys_equals_pass_by_pass(held, reads, seed, pass_b
     read = {"all": lambda t: True, "first 3": lambda t: t < 3, "none": lambda t: False,
             "even": lambda t: t % 2 == 0}[reads]
     root = np.array([0, 0, src.grid.size, src.grid.size])
-    seen_held: list = []
-    seen_pass: list = []
-    on_held = kd_partition(src, root, 9, _recording(_random_chooser(seed), seen_held), read)
-    by_pass = kd_partition(pass_by_pass(src), root, 9, _recording(_random_chooser(seed), seen_pass), read)
     keys = src.held()
     assert keys is not None and pass_by_pass(src).held() is None
-    assert (AxisOrders(*keys, src.grid.bits).count_bits > 0) == (held == "heavy cells")
-    for a, b in zip(on_held[0] + [on_held[1]] + on_held[2], by_pass[0] + [by_pass[1]] + by_pass[2]):
-        assert np.array_equal(a, b)
-    assert len(seen_held) == len(seen_pass) == 9
-    for a, b in zip(seen_held, seen_pass):
-        assert a[0] == b[0] and all(np.array_equal(x, y) for x, y in zip(a[1:], b[1:]))
+    orders = AxisOrders(*keys, src.grid.bits)
+    assert (orders.count_bits > 0) == (held == "heavy cells")
+    last = max((t for t in range(9) if read(t)), default=-1)
+    seen_pass: list = []
+    by_pass = kd_partition(pass_by_pass(src), root, 9, _recording(_random_chooser(seed), seen_pass), read)
+    for on_held in (lambda c: _held_partition(orders, root, 9, c, read, last),     # the orders, always
+                    lambda c: kd_partition(src, root, 9, c, read)):                # the path kd_partition picks
+        seen_held: list = []
+        got = on_held(_recording(_random_chooser(seed), seen_held))
+        for a, b in zip(got[0] + [got[1]] + got[2], by_pass[0] + [by_pass[1]] + by_pass[2]):
+            assert np.array_equal(a, b)
+        assert len(seen_held) == len(seen_pass) == 9
+        for a, b in zip(seen_held, seen_pass):
+            assert a[0] == b[0] and all(np.array_equal(x, y) for x, y in zip(a[1:], b[1:]))
 
 
 @pytest.mark.parametrize("weighted", [False, True])
