@@ -115,6 +115,8 @@ def merge_counts(parts, distinct: bool = False) -> tuple[np.ndarray, np.ndarray]
     if distinct:
         return ids, cnt
     starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    if starts.size == ids.size:         # no id twice (curve positions of distinct cells): nothing to sum
+        return ids, cnt
     return ids[starts], np.add.reduceat(cnt, starts)
 
 

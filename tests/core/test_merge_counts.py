@@ -29,8 +29,9 @@ def test_merged_counts_equal_the_obvious_sums(top, most, seed):
     u = np.unique(ids)
     c = rng.integers(1, most, u.size)
     perm = rng.permutation(u.size)
-    got = merge_counts([(u[perm], c[perm])], distinct=True)
-    assert np.array_equal(got[0], u) and np.array_equal(got[1], c)
+    for distinct in (True, False):                              # distinct ids, known so or not
+        got = merge_counts([(u[perm], c[perm])], distinct=distinct)
+        assert np.array_equal(got[0], u) and np.array_equal(got[1], c)
 
 
 def test_sort_pairs_keeps_each_value_with_its_id():
