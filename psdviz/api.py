@@ -11,6 +11,7 @@ import numpy as np
 from .core.cells import check_passes, hold_cells
 from .core.contribution import bound_contributions, user_codes
 from .core.domain import Domain, PointSet, as_points, prepare_points, reuse_points
+from .core.errors import ParameterError
 from .core.grid import DEFAULT_RESOLUTION
 from .core.ledger import TOLERANCE
 from .core.memory import memory_budget
@@ -125,21 +126,21 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
     warn_large_epsilon(epsilon)
     check_passes(passes)
     if not isinstance(nonnegative, (bool, np.bool_)):
-        raise ValueError(f"nonnegative must be True or False (got {nonnegative!r})")
+        raise ParameterError(f"nonnegative must be True or False (got {nonnegative!r})")
     if not isinstance(method, str):
-        raise ValueError(f"method must be a method name, one of {sorted(METHODS_AND_REFERENCES)} (got {method!r})")
+        raise ParameterError(f"method must be a method name, one of {sorted(METHODS_AND_REFERENCES)} (got {method!r})")
     builder = get_builder(method)
     if nonnegative and not spec_of(method).nonnegative:      # before any data is read
-        raise ValueError(f"nonnegative=True does not apply to {method!r}: its cells are estimated jointly from "
+        raise ParameterError(f"nonnegative=True does not apply to {method!r}: its cells are estimated jointly from "
                          "correlated measurements; build without nonnegative")
     params = coerce_params(method, params)
     if workload is not None and not accepts_workload(method):
-        raise ValueError(f"workload= is planned for by the quadtree (and auto when it picks it); {method!r} "
+        raise ParameterError(f"workload= is planned for by the quadtree (and auto when it picks it); {method!r} "
                          "does not plan its measurements for queries: use method='quadtree' or drop workload")
     rnd = make_randomness(seed)
     if privacy_budget is not None:  # before any data is read: nothing is built when it does not fit
         if method not in methods():
-            raise ValueError(f"{method!r} is a non-private reference: it cannot draw from a privacy budget")
+            raise ParameterError(f"{method!r} is a non-private reference: it cannot draw from a privacy budget")
         privacy_budget.check(epsilon, 0.0, unit_for(max_points_per_user if user is not None else None))
     with reporting(progress):
         report(0, 1, f"{method}: quantising the points to the public grid")
@@ -212,14 +213,14 @@ def _source(points, domain, rnd, user, max_points_per_user, outside, nonfinite, 
     k, dropped = 1, None
     table = is_table_source(points)
     if isinstance(points, PointSet) and (user is not None or max_points_per_user is not None):
-        raise ValueError("user-level privacy (user, max_points_per_user) needs the points as an array, not "
+        raise ParameterError("user-level privacy (user, max_points_per_user) needs the points as an array, not "
                          "prepared points")
     if user is not None or max_points_per_user is not None:
         if table:
-            raise ValueError("user-level privacy (user, max_points_per_user) needs the points in memory; "
+            raise ParameterError("user-level privacy (user, max_points_per_user) needs the points in memory; "
                              "files and Dask DataFrames are built at point level")
         if user is None or max_points_per_user is None:
-            raise ValueError("user-level privacy needs both user (one id per point) and max_points_per_user")
+            raise ParameterError("user-level privacy needs both user (one id per point) and max_points_per_user")
         arr = as_points(points)
         keep = bound_contributions(user_codes(user, arr.shape[0]), max_points_per_user, rnd.rng)
         k, dropped, points = int(max_points_per_user), int((~keep).sum()), arr[keep]
@@ -294,10 +295,10 @@ def build_regions(points, regions, method: str = "regions", epsilon: float = 0.5
     from .regions import Regions, measure_regions
     from .regions.build import check_pooling
     if not isinstance(regions, Regions):
-        raise ValueError("regions must be a psdviz.regions.Regions (Regions.from_file, Regions.from_frame, "
+        raise ParameterError("regions must be a psdviz.regions.Regions (Regions.from_file, Regions.from_frame, "
                          "us_counties(), ...)")
     if method != "regions":
-        raise ValueError(f"method must be 'regions' (got {method!r})")
+        raise ParameterError(f"method must be 'regions' (got {method!r})")
     epsilon = check_epsilon(epsilon)
     warn_large_epsilon(epsilon)
     domain = domain if domain is not None else Domain(*regions.bounds())

@@ -32,6 +32,7 @@ import numpy as np
 
 from .api import EmptyReleaseWarning, NoiseDominatesWarning, build
 from .core.domain import Domain, prepare_points, validate_rects
+from .core.errors import ParameterError
 from .core.grid import DEFAULT_RESOLUTION
 from .core.validation import check_positive, is_number
 from .methods.ag import plan_release as plan_ag
@@ -69,15 +70,15 @@ def plan_epsilon(method: str, domain: Domain, rect, *, n: int, target: float | N
     ``resolution``: the public grid of the release to be built (it caps heights and grid sizes).
     """
     if method not in PLANNABLE:
-        raise ValueError(f"plan_epsilon works for methods whose noise depends only on public structure: "
+        raise ParameterError(f"plan_epsilon works for methods whose noise depends only on public structure: "
                          f"{PLANNABLE} (got {method!r})")
     if params.get("prune") is not None:
-        raise ValueError("prune must be None for planning: pruning decides structure from the data")
+        raise ParameterError("prune must be None for planning: pruning decides structure from the data")
     if not is_number(n) or not float(n).is_integer() or n < 1:
-        raise ValueError(f"n must be the public number of points, a positive integer (got {n!r})")
+        raise ParameterError(f"n must be the public number of points, a positive integer (got {n!r})")
     r = validate_rects(rect)
     if r.shape[0] != 1:
-        raise ValueError("rect must be one rectangle [xmin, ymin, xmax, ymax]")
+        raise ParameterError("rect must be one rectangle [xmin, ymin, xmax, ymax]")
     share = _area_share(domain, r[0])
     expected = float(n) * share
     goal = _target(target, relative, expected)
@@ -128,11 +129,11 @@ def _area_share(domain: Domain, r: np.ndarray) -> float:
 
 def _target(target, relative, expected: float) -> float:
     if (target is None) == (relative is None):
-        raise ValueError("give exactly one of target (a standard error in points) or relative (a share of "
+        raise ParameterError("give exactly one of target (a standard error in points) or relative (a share of "
                          "the query's expected count, e.g. 0.05)")
     if target is not None:
         return check_positive(target, "target")
     rel = check_positive(relative, "relative")
     if expected <= 0:
-        raise ValueError("relative needs a query that overlaps the domain (its expected count is 0)")
+        raise ParameterError("relative needs a query that overlaps the domain (its expected count is 0)")
     return rel * expected

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .coco.release_file import FORMAT as COCO
 from .coco.release_file import load_coco
+from .core.errors import ReleaseFileError
 from .kernel.protocol import PrivateRelease
 from .methods.registry import methods, references
 from .publish.release_checks import check_method
@@ -45,7 +46,7 @@ def load_release(path) -> PrivateRelease:
         with path.open("rb") as fh:
             head = fh.read(256)
     except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise ReleaseFileError(f"cannot read {path}: {exc.strerror or exc}") from None
     if head.startswith(b"PAR1"):
         rel = load_spatial(path)
         check_method(rel.method, methods(), references())
@@ -61,6 +62,6 @@ def load_release(path) -> PrivateRelease:
     if kind == OVER_TIME:
         return load_time(path)
     if kind is not None:
-        raise ValueError(f"{path} is format {kind!r}; this psdviz reads 'psdviz-release', {COCO!r}, {SPARSE!r}, "
+        raise ReleaseFileError(f"{path} is format {kind!r}; this psdviz reads 'psdviz-release', {COCO!r}, {SPARSE!r}, "
                          f"{REGIONS!r} and {OVER_TIME!r}")
-    raise ValueError(f"{path} is not a psdviz release file (neither GeoParquet nor a psdviz JSON release)")
+    raise ReleaseFileError(f"{path} is not a psdviz release file (neither GeoParquet nor a psdviz JSON release)")

@@ -5,7 +5,8 @@ type, a negative, a huge or a non-finite number, a long list or a deep nesting, 
 truncated or flipped; the node table's columns filled with NaN, negatives or huge values.
 
 Every case must end, within 30 s and with at most 1 GB of Python allocations, either loaded (and then
-answering, reporting and printing without error) or refused with a ValueError (one of psdviz.errors);
+answering, reporting and printing without error) or refused with a named error of psdviz.errors (a release
+file: ReleaseFileError, whatever the kind);
 the CLI's ``psdviz info`` / ``regions`` / ``build`` must end with exit 0 or 2 and one line on stderr,
 never the catch-all exit 1 of an unexpected exception."""
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pytest
 import psdviz as pv
 from psdviz import coco, sparse
 from psdviz.cli import main
+from psdviz.errors import ReleaseFileError
 from psdviz.regions import Regions
 
 pytestmark = pytest.mark.slow
@@ -170,15 +172,15 @@ def _exercise_layer(path) -> None:
     Regions.from_file(path, id="id", parent="parent" if path.suffix == ".geojson" else None, crs=None)
 
 
-def _guarded(what, run) -> str | None:
-    """None when ``run()`` ended well (loaded, or refused with a ValueError) within the limits, else why."""
+def _guarded(what, run, refusal: type[Exception] = ValueError) -> str | None:
+    """None when ``run()`` ended well (loaded, or refused with ``refusal``) within the limits, else why."""
     tracemalloc.start()
     t = time.perf_counter()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             run()
-    except ValueError:
+    except refusal:
         pass
     except (Exception, RecursionError) as exc:     # what the case is for: anything else is a finding
         return f"{what}: {type(exc).__name__}: {str(exc)[:160]}"
@@ -216,8 +218,20 @@ def test_the_corpus_is_large_and_starts_from_files_that_load(corpus):
 
 def test_every_hostile_release_file_loads_or_is_refused_in_words(corpus):
     _, cases = corpus
-    found = [why for what, path in cases["release"] if (why := _guarded(what, lambda p=path: _exercise_release(p)))]
+    found = [why for what, path in cases["release"]
+             if (why := _guarded(what, lambda p=path: _exercise_release(p), ReleaseFileError))]
     assert not found, f"{len(found)} cases:\n" + "\n".join(found[:60])
+
+
+def test_a_plain_value_error_from_a_release_reader_is_a_finding():
+    """The guard the release cases run under tells a named refusal from a plain ValueError."""
+    def plain():
+        raise ValueError("no name")
+
+    def named():
+        raise ReleaseFileError("named")
+    assert _guarded("toy", plain, ReleaseFileError).startswith("toy: ValueError")
+    assert _guarded("toy", named, ReleaseFileError) is None
 
 
 def test_every_hostile_region_layer_loads_or_is_refused_in_words(corpus):

@@ -13,7 +13,7 @@ from functools import cached_property
 import numpy as np
 
 from .bounds import Domain
-from .errors import InputDataError
+from .errors import InputDataError, ParameterError
 from .grid import DEFAULT_RESOLUTION, Grid, check_resolution
 from .source import Keyer, KeySource, RowIds, group_counts
 
@@ -63,15 +63,15 @@ def as_points(points) -> np.ndarray:
     if kind == "c":
         raise InputDataError("points must be real numbers: complex values were given")
     if kind == "b":
-        raise ValueError("points must be numbers: booleans were given as coordinates")
+        raise InputDataError("points must be numbers: booleans were given as coordinates")
     try:
         arr = np.array(points, dtype=float, copy=True)
         if arr.size == 0:
             arr = arr.reshape(0, 2)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"points must be numeric with shape (n, 2): {exc}") from None
+        raise InputDataError(f"points must be numeric with shape (n, 2): {exc}") from None
     if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ValueError(f"points must have shape (n, 2) as [x, y] rows (got shape {arr.shape})")
+        raise InputDataError(f"points must have shape (n, 2) as [x, y] rows (got shape {arr.shape})")
     return arr
 
 
@@ -116,7 +116,7 @@ def reuse_points(ps: PointSet, domain: Domain, outside: str, nonfinite: str, res
     if have != want:
         names = ("domain and resolution", "outside", "nonfinite")
         differ = ", ".join(n for n, a, b in zip(names, have, want) if a != b)
-        raise ValueError(f"these prepared points differ from the build's {differ}: prepare them with the build's "
+        raise InputDataError(f"these prepared points differ from the build's {differ}: prepare them with the build's "
                          "domain, resolution, outside and nonfinite, or pass the array")
     keys = ps.keys
     for a in (ps.xy, keys):
@@ -152,15 +152,15 @@ def chunk_keys(x: np.ndarray, y: np.ndarray, grid: Grid, outside: str) -> tuple[
 def check_modes(domain, outside: str, nonfinite: str) -> None:
     """The shared argument checks of every source."""
     if not isinstance(domain, Domain):
-        raise ValueError("domain must be a psdviz Domain(xmin, ymin, xmax, ymax) declared by the user")
+        raise ParameterError("domain must be a psdviz Domain(xmin, ymin, xmax, ymax) declared by the user")
     if outside not in OUTSIDE_MODES:
-        raise ValueError(f"outside must be one of {OUTSIDE_MODES} (got {outside!r})")
+        raise ParameterError(f"outside must be one of {OUTSIDE_MODES} (got {outside!r})")
     if nonfinite not in NONFINITE_MODES:
-        raise ValueError(f"nonfinite must be one of {NONFINITE_MODES} (got {nonfinite!r})")
+        raise ParameterError(f"nonfinite must be one of {NONFINITE_MODES} (got {nonfinite!r})")
 
 
-def nonfinite_error(n_bad: int, n_input: int) -> ValueError:
-    return ValueError(f"{n_bad} of {n_input} rows contain NaN or inf; remove them or pass nonfinite='drop'")
+def nonfinite_error(n_bad: int, n_input: int) -> InputDataError:
+    return InputDataError(f"{n_bad} of {n_input} rows contain NaN or inf; remove them or pass nonfinite='drop'")
 
 
 MAX_WORKLOAD_RECTS = 100_000   # a workload's rectangles (pv.build(..., workload=...), and as a file records it)
@@ -172,9 +172,9 @@ def validate_rects(rects) -> np.ndarray:
     if arr.ndim == 1 and arr.size == 4:
         arr = arr[None, :]
     if arr.ndim != 2 or arr.shape[1] != 4:
-        raise ValueError(f"rects must have shape (k, 4) as [xmin, ymin, xmax, ymax] (got {arr.shape})")
+        raise ParameterError(f"rects must have shape (k, 4) as [xmin, ymin, xmax, ymax] (got {arr.shape})")
     if not np.isfinite(arr).all():
-        raise ValueError("rects contain NaN or inf")
+        raise ParameterError("rects contain NaN or inf")
     if (arr[:, 2] < arr[:, 0]).any() or (arr[:, 3] < arr[:, 1]).any():
-        raise ValueError("each rect needs xmin <= xmax and ymin <= ymax")
+        raise ParameterError("each rect needs xmin <= xmax and ymin <= ymax")
     return arr

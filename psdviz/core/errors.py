@@ -5,7 +5,8 @@ working) and its message says what to fix; the class says what kind of problem i
   a method's parameter, a fraction, a level).
 - :class:`InputDataError`: the data given cannot be used as they are (non-finite or complex coordinates,
   columns that are not numbers, bounds in the wrong order).
-- :class:`ReleaseFileError`: a release file is damaged, edited or claims what its contents do not hold.
+- :class:`ReleaseFileError`: a release file cannot be read, is not a release, is damaged or edited, or claims
+  what its contents do not hold.
 - :class:`BudgetError`: a release the data set's privacy budget cannot take (:mod:`psdviz.budget`).
 
 A missing optional package is an ImportError instead: :class:`psdviz.core.optional.MissingExtraError`.
@@ -26,7 +27,8 @@ class InputDataError(PsdvizError):
 
 
 class ReleaseFileError(PsdvizError):
-    """A damaged or edited release file, or one whose claims do not hold."""
+    """A release file that cannot be read or is not one, a damaged or edited one, or one whose claims do not
+    hold (raised by ``psdviz.load_release`` and the loaders of every release kind)."""
 
 
 class BudgetError(PsdvizError):

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Annotated
 
+from .errors import ParameterError
 from .validation import coerce_param
 
 SHARE = "share"
@@ -71,7 +72,7 @@ class Param:
         if value is None or self.kind not in ("int", "float"):
             return value
         if not math.isfinite(value) or not self._in_range(value):
-            raise ValueError(f"{self.name} must be {self.range_text()} (got {value!r})")
+            raise ParameterError(f"{self.name} must be {self.range_text()} (got {value!r})")
         return value
 
     def _in_range(self, v: float) -> bool:
@@ -99,7 +100,7 @@ def coerce_all(method: str, declared: dict[str, Param], params: dict) -> dict:
     value goes through its declaration's :meth:`Param.coerce`."""
     unknown = sorted(set(params) - set(declared))
     if unknown:
-        raise ValueError(f"method {method!r} has no parameter(s) {unknown}; its parameters are {sorted(declared)}")
+        raise ParameterError(f"method {method!r} has no parameter(s) {unknown}; its parameters are {sorted(declared)}")
     return {n: declared[n].coerce(v) for n, v in params.items()}
 
 

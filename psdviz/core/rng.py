@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .errors import ParameterError
+
 SEEDED = "seeded (reproducible, for teaching; not for real releases)"
 FRESH = "fresh (OS entropy)"
 NOT_PRIVATE_SEEDED = ("NOT PRIVATE: built from a seed (a reproducible teaching run); whoever finds the seed can "
@@ -59,9 +61,9 @@ def check_seeded_export(randomness: Randomness, allow_seeded: bool, what: str) -
     release. Such a file is a teaching artefact; with ``allow_seeded=True`` it is written and says in
     words that it is NOT private."""
     if not isinstance(allow_seeded, (bool, np.bool_)):
-        raise ValueError(f"allow_seeded must be True or False (got {allow_seeded!r})")
+        raise ParameterError(f"allow_seeded must be True or False (got {allow_seeded!r})")
     if randomness.seeded and not allow_seeded:
-        raise ValueError(f"refusing to write {what}: this release was built from a seed, so it is NOT private "
+        raise ParameterError(f"refusing to write {what}: this release was built from a seed, so it is NOT private "
                          "(whoever finds the seed recovers every exact count); build it again without a seed for "
                          "a real release, or pass allow_seeded=True for a teaching file labelled NOT private")
 
@@ -90,7 +92,7 @@ def make_randomness(seed: int | Randomness | None = None) -> Randomness:
     if seed is None:
         return Randomness(np.random.default_rng(np.random.SeedSequence()), FRESH, None, _ENGINE)
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed must be an integer or None (got {seed!r})")
+        raise ParameterError(f"seed must be an integer or None (got {seed!r})")
     if seed < 0:
-        raise ValueError(f"seed must be a non-negative integer (got {seed})")
+        raise ParameterError(f"seed must be a non-negative integer (got {seed})")
     return Randomness(np.random.default_rng(int(seed)), SEEDED, int(seed))

@@ -59,7 +59,7 @@ def check_ledger(meta: dict) -> Ledger:
     ledger = Ledger(float(meta["epsilon"]), [_spend(r) for r in meta["ledger"]])
     total = ledger.total()
     if not total <= ledger.budget * (1 + TOLERANCE):
-        raise ValueError(f"the file's ledger spends epsilon {total:g}, more than its stated epsilon "
+        raise ReleaseFileError(f"the file's ledger spends epsilon {total:g}, more than its stated epsilon "
                          f"{ledger.budget:g}: {DAMAGED}")
     if not math.isclose(total, float(meta["epsilon_spent"]), rel_tol=1e-9, abs_tol=1e-12):
         raise bad(f"epsilon_spent {meta['epsilon_spent']!r} is not the ledger's total {total:g}")

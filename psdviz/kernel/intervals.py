@@ -21,6 +21,8 @@ from statistics import NormalDist
 
 import numpy as np
 
+from ..core.errors import ParameterError
+
 CONTINUITY = 0.5      # half a count on each side: the truth is a whole number
 
 
@@ -28,7 +30,7 @@ def interval_z(level: float) -> float:
     """The standard deviations of a ``level`` interval: max(normal quantile of (1 + level) / 2, Laplace
     quantile -ln(1 - level) / sqrt(2)); 2.118 for 0.95. ``level`` must lie in (0, 1)."""
     if not (isinstance(level, (int, float, np.floating)) and not isinstance(level, bool) and 0 < level < 1):
-        raise ValueError(f"level must be a number in (0, 1), e.g. 0.95 (got {level!r})")
+        raise ParameterError(f"level must be a number in (0, 1), e.g. 0.95 (got {level!r})")
     return max(NormalDist().inv_cdf(0.5 + float(level) / 2), -math.log(1.0 - float(level)) / math.sqrt(2.0))
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.errors import ReleaseFileError
 from ..core.ledger import Ledger
 from ..core.rng import Randomness
 from .file_checks import bad, check_ledger, loaded_randomness
@@ -37,7 +38,7 @@ def read(path, fmt: str) -> dict:
     path = Path(path)
     size = os.path.getsize(path)
     if size > MAX_BYTES:
-        raise ValueError(f"{path} is {size:,} bytes, larger than a psdviz release file may be ({MAX_BYTES:,})")
+        raise ReleaseFileError(f"{path} is {size:,} bytes, larger than a psdviz release file may be ({MAX_BYTES:,})")
     try:
         doc = json.loads(path.read_bytes())
     except ValueError:
@@ -47,7 +48,7 @@ def read(path, fmt: str) -> dict:
     version = doc.get("format_version") if isinstance(doc, dict) else None
     if not isinstance(doc, dict) or doc.get("format") != fmt or isinstance(version, bool) or version not in READS:
         got = (doc.get("format"), version) if isinstance(doc, dict) else (None, None)
-        raise ValueError(f"{path} is format {got[0]!r} version {got[1]!r}; expected {fmt!r} version "
+        raise ReleaseFileError(f"{path} is format {got[0]!r} version {got[1]!r}; expected {fmt!r} version "
                          f"{' or '.join(map(str, READS))}")
     if not isinstance(doc.get("report"), dict):
         raise bad(f"{path} has no report")

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from importlib.metadata import entry_points
 from types import ModuleType
 
+from ..core.errors import ParameterError
 from .spec import MethodSpec
 
 ENTRY_POINTS = "psdviz.methods"
@@ -76,7 +77,7 @@ def spec_of(method: str) -> MethodSpec:
     """The spec of ``method``; a ValueError listing the methods when there is none."""
     table = specs()
     if method not in table:
-        raise ValueError(f"unknown method {method!r}; choose one of {sorted(table)}")
+        raise ParameterError(f"unknown method {method!r}; choose one of {sorted(table)}")
     return table[method]
 
 

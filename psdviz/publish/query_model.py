@@ -35,6 +35,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
+from ..core.errors import ReleaseFileError
 from ..core.noise import laplace_variance
 from ..core.tree import FlatTree, complete_skeleton
 from ..inference.ols import ols_coefficients
@@ -108,10 +109,10 @@ class QueryModel:
         """A model from its saved object (checked against its tree by
         :func:`psdviz.publish.release_checks.check_query_model`); unknown keys are refused."""
         if not isinstance(data, dict):
-            raise ValueError(f"a query model is a JSON object (got {type(data).__name__})")
+            raise ReleaseFileError(f"a query model is a JSON object (got {type(data).__name__})")
         unknown = sorted(set(data) - {f.name for f in dataclasses.fields(cls)})
         if unknown or data.get("answer") not in ANSWERS or data.get("variance") not in VARIANCES:
-            raise ValueError(f"unknown query model {data!r}: answer must be one of {ANSWERS}, variance one of "
+            raise ReleaseFileError(f"unknown query model {data!r}: answer must be one of {ANSWERS}, variance one of "
                              f"{VARIANCES}" + (f", and no keys {unknown}" if unknown else ""))
         return cls(**data)
 
@@ -170,14 +171,14 @@ def _kron(tree: FlatTree, model: QueryModel) -> KronVariance:
     mx, my = ex.size - 1, ey.size - 1
     tx, ty = np.asarray(model.theta_x, float), np.asarray(model.theta_y, float)
     if tree.height != 1 or tx.size % mx or ty.size % my or len(model.eps) != 1:
-        raise ValueError("the kron query model needs a grid of cells, theta_x and theta_y of whole rows of it, and "
-                         "one epsilon")
+        raise ReleaseFileError("the kron query model needs a grid of cells, theta_x and theta_y of whole rows of it, "
+                               "and one epsilon")
     x, y = _axes(model, tx.reshape(-1, mx), ty.reshape(-1, my))
     noise = product_noise_variance(x, y, model.eps[0]) if model.lattice_bits else float(laplace_variance(model.eps[0]))
     kron = KronVariance(x, y, ex, ey, noise)       # files without a lattice hold Laplace answers
     derived = kron.cell_variances()
     if not np.allclose(tree.noise_var[1:], derived, rtol=1e-6, atol=0.0):
-        raise ValueError("the cells' noise variances are not the ones the strategy and its epsilon give")
+        raise ReleaseFileError("the cells' noise variances are not the ones the strategy and its epsilon give")
     return kron
 
 
@@ -188,7 +189,7 @@ def _axes(model: QueryModel, tx: np.ndarray, ty: np.ndarray) -> tuple[PIdentity,
     bits = int(model.lattice_bits)
     sx, sy = np.asarray(model.scale_x, float), np.asarray(model.scale_y, float)
     if sx.size != tx.shape[1] or sy.size != ty.shape[1] or not 0 < bits <= 30:
-        raise ValueError("the kron query model's column scales must match its cells, and its lattice bits lie in "
+        raise ReleaseFileError("the kron query model's column scales must match its cells, and its lattice bits lie in "
                          "1..30")
     x, y = PIdentity(tx, sx, bits), PIdentity(ty, sy, bits)
     x.integer_weights(), y.integer_weights()          # refused unless every entry is on the lattice

@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..core.domain import MAX_WORKLOAD_RECTS
+from ..core.errors import ReleaseFileError
 from ..core.grid import Grid, check_resolution
 from ..core.ledger import TOLERANCE, Ledger
 from ..core.tree import MAX_NODES
@@ -295,7 +296,7 @@ def check_against_ledger(worst_path: float, ledger: Ledger) -> None:
     stronger guarantee than its noise gives, less is epsilons edited down on the nodes."""
     budget, total = ledger.budget, ledger.total()
     if worst_path > budget * (1 + TOLERANCE):
-        raise ValueError(f"a root-to-leaf path of the file's tree records epsilon {worst_path:g}, more than its "
+        raise ReleaseFileError(f"a root-to-leaf path of the file's tree records epsilon {worst_path:g}, more than its "
                          f"stated epsilon {budget:g}: {_DAMAGED}")
     if not math.isclose(worst_path, total, rel_tol=1e-6, abs_tol=1e-9):
         raise bad(f"the nodes record epsilon {worst_path:g} on their costliest path but the ledger spent {total:g}")

@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..core.domain import Domain
+from ..core.errors import ReleaseFileError
 from ..core.grid import Grid
 from ..core.parallel import Checked, Disjointness, TreeTiling
 from ..core.privacy_unit import PrivacyUnit
@@ -25,10 +26,10 @@ def _read_metadata(path: Path) -> dict:
     try:
         schema = pq.read_schema(path)
     except (OSError, pa.ArrowException) as exc:
-        raise ValueError(f"{path} is not a readable Parquet file: {exc}") from None
+        raise ReleaseFileError(f"{path} is not a readable Parquet file: {exc}") from None
     raw = (schema.metadata or {}).get(META_KEY)
     if raw is None:
-        raise ValueError(f"{path} is not a psdviz release file (no '{META_KEY.decode()}' metadata); "
+        raise ReleaseFileError(f"{path} is not a psdviz release file (no '{META_KEY.decode()}' metadata); "
                          "save one with release.save(path)")
     try:
         meta = json.loads(raw)
@@ -39,7 +40,7 @@ def _read_metadata(path: Path) -> dict:
     version = meta.get("format_version") if isinstance(meta, dict) else None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT or isinstance(version, bool) or version not in READS:
         got = (meta.get("format"), meta.get("format_version")) if isinstance(meta, dict) else (None, None)
-        raise ValueError(f"{path} is format {got[0]!r} version {got[1]!r}; "
+        raise ReleaseFileError(f"{path} is format {got[0]!r} version {got[1]!r}; "
                          f"this psdviz reads {FORMAT!r} versions {', '.join(map(str, READS))}")
     return meta
 

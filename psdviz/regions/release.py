@@ -168,7 +168,7 @@ def load_regions(path) -> RegionRelease:
     if not isinstance(parent, list) or not all(p is None or p in set(ids) for p in parent):
         raise bad("every region's parent must be a region id or null")
     est = jr.int_array(doc.get("estimate"), "estimate", 0, None)
-    arrays = [jr.float_array(doc.get(k), k) if k != "noisy" else np.asarray(doc.get(k), float)
+    arrays = [jr.float_array(doc.get(k), k) if k != "noisy" else _noisy(doc.get(k))
               for k in ("noisy", "least_squares", "standard_error")]
     if not all(a.size == n for a in (level, est, *arrays)) or len(parent) != n:
         raise bad("every array must hold one value per region")
@@ -193,3 +193,11 @@ def load_regions(path) -> RegionRelease:
     return RegionRelease(table, arrays[0], est, arrays[1], arrays[2], params, ledger, rnd,
                          tuple(jr.text_list(doc["report"].get("notes"), "notes")),
                          loaded_unit(doc.get("privacy_unit")), status=status.astype(np.int8))
+
+
+def _noisy(values) -> np.ndarray:
+    """The file's noisy counts: numbers, or null where a region was not measured (NaN)."""
+    if not isinstance(values, list) or not all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+                                               for v in values):
+        raise bad("noisy must be a list of numbers (null where a region was not measured)")
+    return np.array([np.nan if v is None else v for v in values], dtype=float)
