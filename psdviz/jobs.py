@@ -41,6 +41,7 @@ import numpy as np
 from .core.domain import Domain
 from .core.grid import DEFAULT_RESOLUTION, MAX_RESOLUTION
 from .core.optional import require
+from .kernel.intervals import interval_z
 
 KINDS = ("spatial", "regions", "count-of-counts", "over-time")
 RELEASE_KEYS = {"spatial": {"kind", "method", "epsilon", "params", "out", "resolution", "crs"},
@@ -311,7 +312,8 @@ def _spatial_error(spec: dict, domain: Domain) -> str:
     out = []
     for share in (0.01, 0.1):
         r = domain.centred_rect(share)
-        out.append(f"{share:.0%} of the domain +- {1.96 * math.sqrt(rel.answer_variance(r)[0]):,.1f} (noise, 95 %)")
+        noise = interval_z(0.95) * math.sqrt(rel.answer_variance(r)[0])
+        out.append(f"{share:.0%} of the domain +- {noise:,.1f} (the noise's part of its 95 % interval)")
     return "expected error (before pruning) of a centred rectangle of " + ", ".join(out)
 
 

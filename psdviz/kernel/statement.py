@@ -119,8 +119,8 @@ def _errors(rel) -> list[str]:
             r = d.centred_rect(share)
             est, (lo, hi) = float(rel.answer(r)[0]), rel.answer_interval(r)[0]
             se = math.sqrt(max(float(rel.answer_variance(r)[0]), 0.0))
-            rows.append(f"| a centred rectangle of {share:.0%} of the domain | {rounded(est)} | {rounded(lo)} to "
-                        f"{rounded(hi)} | {rounded(se)} |")
+            rows.append(f"| a centred rectangle of {share:.0%} of the domain | {rounded(max(est, 0.0))} | "
+                        f"{rounded(lo)} to {rounded(hi)} | {rounded(se)} |")
         return rows
     if hasattr(rel, "counts"):
         c = rel.counts()

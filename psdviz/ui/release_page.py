@@ -2,8 +2,8 @@
 
 No raw data is involved: the page loads a file written by ``release.save`` (or the Map page's
 "Release file" download), draws its cells, and answers clicked cells and drawn rectangles with the
-release's own answers and error bars (1.96 standard errors of the count noise, from the released
-noise variances, and beside them the interval with a model of the cells a rectangle's edges cut). The
+release's own answers and their 95 % intervals (``Release.answer_error``: the count noise from the released
+noise variances and a model of the cells a rectangle's edges cut, the same interval as every other page). The
 truth is never shown, because a consumer does not have it.
 """
 from __future__ import annotations
@@ -109,7 +109,8 @@ def other_release(release, digest: str) -> None:
     if hasattr(release, "counts"):
         st.caption("Estimates are non-negative whole numbers; a region equals the sum of the regions inside it. "
                    "The 95 % interval is the estimate plus or minus 2.12 standard errors and half a count, never "
-                   "below 0 (the columns low_95 and high_95).")
+                   "below 0; a region given a share of its pooled parent's count has 0 to that parent's upper end "
+                   "(the columns low_95 and high_95).")
         layer = _bundled_layer_of(release)
         if layer is not None:        # its outlines are known: the choropleth, a clicked region, the exports
             regions_page.counts_view(release, release.counts(), layer, REGION_KEYS, REGION_NOISE, None, None)
