@@ -7,6 +7,7 @@ Every entry point's docstring and every method's parameter declarations
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 
 from .api import build
@@ -56,6 +57,55 @@ def _method_text(method: str) -> str:
     return f"{summary(method)}\n\n{' '.join(f for f in facts if f)}"
 
 
+def _first_paragraph(obj) -> str:
+    doc = inspect.cleandoc(inspect.getdoc(obj) or "")
+    return doc.split("\n\n")[0].replace("\n", " ").strip()
+
+
+def _signature(obj) -> str:
+    try:
+        return str(inspect.signature(obj)).replace("'", '"')
+    except (TypeError, ValueError):
+        return ""
+
+
+def _members(cls) -> list[str]:
+    """A class's fields (a dataclass), public methods and properties, each with the first paragraph of what it
+    does."""
+    rows = [f"- `{f.name}` (field)" for f in dataclasses.fields(cls) if not f.name.startswith("_")
+            ] if dataclasses.is_dataclass(cls) else []
+    for name, value in vars(cls).items():
+        if name.startswith("_"):
+            continue
+        if isinstance(value, (property, functools.cached_property)):
+            rows.append(f"- `{name}` (property)" + (f": {_first_paragraph(value)}" if _first_paragraph(value) else ""))
+        elif inspect.isfunction(value) or isinstance(value, (classmethod, staticmethod)):
+            func = value.__func__ if isinstance(value, (classmethod, staticmethod)) else value
+            text = _first_paragraph(func)
+            rows.append(f"- `{name}{_signature(func)}`" + (f": {text}" if text else ""))
+    return rows
+
+
+def _public() -> list[str]:
+    """Every name of ``psdviz.__all__``: its signature and first paragraph, and a class's members."""
+    import psdviz
+    out = ["## Every public name", "", "Each name `psdviz` exports (`psdviz.__all__`; the errors also as "
+           "`psdviz.errors`), with the first paragraph of its docstring; the entries above give the entry points' "
+           "whole text.", ""]
+    for name in sorted(psdviz.__all__, key=str.lower):
+        obj = getattr(psdviz, name)
+        out += [f"### `psdviz.{name}`", ""]
+        if inspect.isclass(obj):
+            base = ", ".join(b.__name__ for b in obj.__bases__ if b is not object)
+            out += [f"class{f' ({base})' if base else ''}: {_first_paragraph(obj)}", ""]
+            out += [*_members(obj), ""] if not issubclass(obj, BaseException) else []
+        elif callable(obj):
+            out += [f"`psdviz.{name}{_signature(obj)}`", "", _first_paragraph(obj), ""]
+        else:
+            out += [f"`{type(obj).__name__}` of {len(obj)}: {', '.join(f'`{v}`' for v in obj)}.", ""]
+    return [line for line in out if " at 0x" not in line]
+
+
 def reference() -> str:
     """docs/api.md as text."""
     lines = ["# psdviz API reference", "",
@@ -73,4 +123,5 @@ def reference() -> str:
     lines += _entry("Opening a release file", load_release)
     lines += _entry("Count of counts", publish) + _methods(COCO_METHODS, coco_parameters, lambda m: "")
     lines += _entry("Sparse summaries", summarize) + _methods(SPARSE_METHODS, sparse_parameters, lambda m: "")
+    lines += _public()
     return "\n".join(lines).rstrip() + "\n"

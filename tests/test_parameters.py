@@ -59,6 +59,18 @@ def test_help_and_the_reference_come_from_the_declarations():
     assert (ROOT / "docs" / "api.md").read_text() == reference(), "regenerate: psdviz params --reference > docs/api.md"
 
 
+def test_the_reference_has_an_entry_for_every_public_name():
+    """Every name of psdviz.__all__ has its own entry in docs/api.md (a name added to __all__ without one, or a
+    name the generator skips, fails here)."""
+    text = (ROOT / "docs" / "api.md").read_text()
+    missing = [n for n in pv.__all__ if f"### `psdviz.{n}`" not in text]
+    assert not missing, missing
+    assert "### `psdviz.not_a_name`" not in text                 # the check reads headings, not any mention
+    release = text.split("### `psdviz.Release`")[1].split("### ")[0]
+    for member in ("answer_interval", "answer_error", "answer_regions", "save", "report"):
+        assert f"- `{member}(" in release, member
+
+
 def test_the_app_holds_no_table_of_parameter_help():
     for path in (ROOT / "psdviz" / "ui").glob("*.py"):
         text = path.read_text()

@@ -74,7 +74,7 @@ def references() -> tuple[str, ...]:
 
 
 def spec_of(method: str) -> MethodSpec:
-    """The spec of ``method``; a ValueError listing the methods when there is none."""
+    """The spec of ``method``; a ParameterError listing the methods when there is none."""
     table = specs()
     if method not in table:
         raise ParameterError(f"unknown method {method!r}; choose one of {sorted(table)}")
