@@ -1,7 +1,9 @@
 """Smoke checks of one user route in the virtual environment it runs in (called by .ci/check_routes).
 
 core: the engine and the CLI with no extra; app: the same plus the app served headless and its map
-page rendered. Seconds, not the suite; exits non-zero with the reason on the first failure.
+page rendered; geo: the engine installed from its wheel with the geo extra (not editable), whose bundled
+outlines answer `psdviz regions --regions us-counties` with no set-up script. Seconds, not the suite;
+exits non-zero with the reason on the first failure.
 """
 from __future__ import annotations
 
@@ -69,6 +71,30 @@ def missing_extra(tmp: Path) -> None:
           f"a missing extra is one line naming it ({r.stderr.strip()[-300:]})")
 
 
+def layers(tmp: Path) -> None:
+    """The wheel carries its outlines: counties and states from a release and as a region release, run in a
+    folder outside the clone with the package imported from site-packages."""
+    import psdviz
+    where = Path(psdviz.__file__).resolve()
+    check(not where.is_relative_to(ROOT), f"psdviz imported from the wheel ({where})")
+    import numpy as np
+    rng = np.random.default_rng(2)
+    pts = np.column_stack([rng.uniform(-124, -68, 20_000), rng.uniform(26, 48, 20_000)])
+    csv = tmp / "us.csv"
+    csv.write_text("lon,lat\n" + "\n".join(f"{x:.5f},{y:.5f}" for x, y in pts))
+    b = cli("build", str(csv), "--lon", "lon", "--lat", "lat", "--domain", "-125", "24", "-66", "50",
+            "--epsilon", "1", "--out", str(tmp / "us.parquet"))
+    check(b.returncode == 0, f"psdviz build on lon/lat points ({b.stderr[-300:]})")
+    r = cli("regions", "--release", str(tmp / "us.parquet"), "--regions", "us-counties", "--out", str(tmp / "c.csv"))
+    rows = (tmp / "c.csv").read_text().count("\n") - 1 if (tmp / "c.csv").is_file() else 0
+    check(r.returncode == 0 and rows > 3000, f"psdviz regions --release FILE --regions us-counties ({rows} rows; "
+          f"{r.stderr.strip()[-300:]})")
+    s = cli("regions", str(csv), "--lon", "lon", "--lat", "lat", "--regions", "us-states", "--out",
+            str(tmp / "s.csv"))
+    check(s.returncode == 0 and (tmp / "s.csv").is_file(), f"psdviz regions POINTS --regions us-states "
+          f"({s.stderr.strip()[-300:]})")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -111,11 +137,13 @@ def app() -> None:
 
 def main() -> None:
     route = sys.argv[1] if len(sys.argv) > 1 else "core"
-    os.chdir(ROOT)
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
+        os.chdir(tmp if route == "geo" else ROOT)
         engine(tmp)
-        if route == "core":
+        if route == "geo":
+            layers(tmp)
+        elif route == "core":
             missing_extra(tmp)
         else:
             app()

@@ -22,6 +22,7 @@ from .methods.registry import methods as _methods
 from .methods.registry import references as _references
 from .methods.registry import spec_of as method_spec
 from .methods.spec import MethodSpec
+from .over_time import build_over_time
 from .planner import EpsilonPlan, plan_epsilon
 from .publish.release import Release
 from .query.truth import PointIndex, true_answer
@@ -55,6 +56,7 @@ __all__ = [
     "ReleaseFileError",
     "Spend",
     "build",
+    "build_over_time",
     "build_regions",
     "builder",
     "load_release",

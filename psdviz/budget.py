@@ -31,7 +31,7 @@ from .core.validation import check_epsilon
 
 FORMAT = "psdviz-budget"
 FORMAT_VERSION = 1
-KINDS = ("spatial", "regions", "count-of-counts", "sparse")
+KINDS = ("spatial", "regions", "count-of-counts", "sparse", "over-time")
 TOLERANCE = 1e-12
 
 

@@ -103,6 +103,7 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--workload-parent", default=None, metavar="COL",
                    help="with --workload-id: the layer's parent id column (levels from the parent links)")
     b.add_argument("--crs", default=None, help='coordinate reference system of the domain, e.g. "EPSG:4326"')
+    _time_arguments(b)
     r = sub.add_parser("regions", help="private counts for every region of a public layer (counties, states, ...)")
     _input_arguments(r, "the region release (.json, opens with psdviz info) or its counts table (.csv, .parquet)",
                      optional=True)
@@ -149,6 +150,87 @@ def parser() -> argparse.ArgumentParser:
 
 
 BUNDLED = ("us-states", "us-counties", "world")      # psdviz.regions.BUNDLED's names (no geo import at start)
+
+
+def _time_arguments(b: argparse.ArgumentParser) -> None:
+    """``psdviz build ... --time COLUMN --window 1d --span START END``: a release over time (psdviz.over_time)."""
+    t = b.add_argument_group("counts over time (with --time: one release for every window; --out FILE.json)")
+    t.add_argument("--time", default=None, metavar="COL", help="the events' timestamp column: counts per window")
+    t.add_argument("--window", default="1d", help="the window: 1h, 1d, 1w, hour, day, week or seconds (default 1d)")
+    t.add_argument("--span", nargs=2, default=None, metavar=("START", "END"),
+                   help="the public time span, e.g. 2001-01-01 2001-07-01 (never read from the data)")
+    t.add_argument("--unit", choices=["event", "user", "w-event"], default=None,
+                   help="privacy unit: event (default), user (with --user, --max-points-per-window and "
+                        "--max-points-per-user: one user over the whole span) or w-event (with --w)")
+    t.add_argument("--mechanism", choices=["flat", "tree", "bd", "ba"], default=None,
+                   help="event: flat (default) or tree; user: tree (default) or flat; w-event: ba (default) or bd")
+    t.add_argument("--max-points-per-window", type=int, default=None, metavar="M",
+                   help="user and w-event: at most M events a user in one window")
+    t.add_argument("--w", type=int, default=None, help="w-event: the number of consecutive windows protected")
+    t.add_argument("--partition", choices=["grid", "privtree"], default="grid",
+                   help="grid (default): the public 2^L x 2^L grid (--grid-level L); privtree: cells bought from the "
+                        "pooled events with --partition-fraction of epsilon")
+    t.add_argument("--grid-level", type=int, default=4, metavar="L",
+                   help="the public grid's level (default 4: 16 x 16)")
+    t.add_argument("--partition-fraction", type=float, default=0.2, help="privtree: share of epsilon (default 0.2)")
+    t.add_argument("--fanout", type=_fanout, default="auto",
+                   help="the tree mechanism's branching, 2 to 64, or auto (default: the least noise for ranges of a "
+                        "window, a week, a month and the span, from the number of windows)")
+
+
+TIME_ONLY = ("window", "span", "unit", "mechanism", "max_points_per_window", "w")
+
+
+def _fanout(text: str):
+    return text if text == "auto" else int(text)
+
+
+def run_time_build(a: argparse.Namespace) -> int:
+    """``psdviz build ... --time COL``: a release over time written as its JSON file."""
+    from .over_time import build_over_time
+    from .temporal import check_mechanism, privacy_unit
+    if not a.out.lower().endswith(".json"):
+        raise ValueError(f"with --time, --out is the release over time (.json) (got {a.out!r})")
+    if a.span is None:
+        raise ValueError("--time needs --span START END: the public time span (never read from the data)")
+    clash = [f for f, on in (("--param", a.param), ("--workload", a.workload), ("--nonnegative", a.nonnegative),
+                             ("--scheduler", a.scheduler), ("--spark", a.spark)) if on]
+    if clash:
+        raise ValueError(f"{clash[0]} does not apply to a release over time (--time): drop it")
+    unit = a.unit or ("w-event" if a.w is not None else "user" if a.user else "event")
+    check_mechanism(unit, a.mechanism)
+    check_common_options(a)
+    user = {"user": a.user, "max_points_per_window": a.max_points_per_window} if a.user else {}
+    if unit == "user" or a.max_points_per_user is not None:
+        user["max_points_per_user"] = a.max_points_per_user
+    if a.max_points_per_window is not None and not a.user:
+        user["max_points_per_window"] = a.max_points_per_window
+    extra = {"resolution": a.resolution} if a.resolution is not None else {}
+    budget = open_budget(a)
+    if budget is not None:      # before any data is read
+        budget.check(a.epsilon, 0.0, privacy_unit(unit, a.max_points_per_user or 1, a.w or 1))
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        rel = build_over_time(a.input, Domain(*a.domain), time=a.time, span=tuple(a.span), window=a.window,
+                              epsilon=a.epsilon, unit=unit, mechanism=a.mechanism, w=a.w, partition=a.partition,
+                              grid_level=a.grid_level, partition_fraction=a.partition_fraction, fanout=a.fanout,
+                              seed=a.seed, nonfinite="drop", lon=a.lon, lat=a.lat, **user, **extra)
+    rep = rel.audit()
+    print(f"read {rep['rows_in']:,} rows: {rep['rows_outside_domain']:,} outside the domain, "
+          f"{rep['rows_outside_span']:,} outside the span, {rep['rows_nonfinite_dropped']:,} with missing or "
+          "non-finite coordinates or times (dropped)"
+          + (f", {rep['rows_dropped_by_contribution_bounds']:,} dropped by the contribution bounds"
+             if "rows_dropped_by_contribution_bounds" in rep else "")
+          + f"; {rep['rows_used']:,} used (exact counts for you only: not part of the release)", file=sys.stderr)
+    say("build", map(_warning_line, said))
+    path = write_drawn(budget, rel, "over-time", a.out, lambda p: rel.save(p, allow_seeded=a.allow_seeded))
+    _print_ledger(rel)
+    _print_notes(rel)
+    print(f"wrote {path}: {rel.mechanism}, {rel.partition.size:,} cells x {rel.windows:,} windows of "
+          f"{rel.axis.label()}, epsilon {rel.epsilon:g} per {rel.privacy_unit}")
+    if rel.randomness.seeded:
+        print(f"warning: {rel.randomness.warning()['warning']}", file=sys.stderr)
+    return 0
 
 
 def _input_arguments(sp: argparse.ArgumentParser, out: str, optional: bool = False) -> None:
@@ -425,12 +507,18 @@ def check_budget(a: argparse.Namespace) -> None:
 
 def check_input_options(a: argparse.Namespace) -> None:
     """Options that do not go together, refused before anything is read."""
+    check_common_options(a)
+    if (a.user is None) != (a.max_points_per_user is None):
+        raise ValueError("user-level privacy needs both --user COL and --max-points-per-user K")
+    check_budget(a)
+
+
+def check_common_options(a: argparse.Namespace) -> None:
+    """The checks every command that reads points shares: epsilon, clusters, seeds."""
     if a.epsilon > LARGE_EPSILON and not a.allow_large_epsilon:
         raise ValueError(f"--epsilon {a.epsilon:g} is above {LARGE_EPSILON:g}: such a release protects nearly no one "
                          f"(one person may make an output e^{a.epsilon:g} times more likely); give a smaller "
                          "epsilon, or --allow-large-epsilon if you mean it. Nothing was written")
-    if (a.user is None) != (a.max_points_per_user is None):
-        raise ValueError("user-level privacy needs both --user COL and --max-points-per-user K")
     if a.user and (a.scheduler or a.spark):
         raise ValueError("--user reads the points into memory; drop --scheduler / --spark (or --user)")
     if a.scheduler and a.spark:
@@ -439,7 +527,6 @@ def check_input_options(a: argparse.Namespace) -> None:
         raise ValueError("--seed makes a reproducible teaching run, which is NOT private (whoever finds the seed "
                          "recovers every exact count); drop --seed for a real release, or add --allow-seeded to "
                          "write a teaching file labelled NOT private")
-    check_budget(a)
 
 
 WORKLOAD_COLUMNS = ("xmin", "ymin", "xmax", "ymax")
@@ -487,6 +574,11 @@ def read_workload(path: str) -> np.ndarray:
 
 
 def run_build(a: argparse.Namespace) -> int:
+    if a.time is not None:
+        return run_time_build(a)
+    given = [f"--{n.replace('_', '-')}" for n in TIME_ONLY if getattr(a, n) not in (None, "1d")]
+    if given:
+        raise ValueError(f"{given[0]} is for a release over time: give --time COLUMN too")
     if not a.out.lower().endswith(".parquet"):
         raise ValueError(f"--out must be a .parquet release file (got {a.out!r})")
     check_input_options(a)
@@ -635,7 +727,7 @@ def describe(rel) -> None:
         con.print(f"domain: x [{d.xmin:g}, {d.xmax:g}], y [{d.ymin:g}, {d.ymax:g}]; resolution "
                   f"{rel.grid.bits} bits ({rel.grid.size:,} positions per axis)", highlight=False)
     else:
-        sizes = {k: rep[k] for k in ("regions", "levels", "nodes", "size", "m") if k in rep}
+        sizes = {k: rep[k] for k in ("regions", "levels", "nodes", "size", "m", "time_cells", "windows") if k in rep}
         con.print(shown(", ".join(f"{k}: {v:,}" for k, v in sizes.items())), highlight=False)
     con.print(shown(f"randomness: {rel.randomness.mode}"), highlight=False)
     text = ", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}" for k, v in params.items())
@@ -677,7 +769,10 @@ def run_job(a: argparse.Namespace) -> int:
         print(line, flush=True)
     budget = None if job.budget is None else Budget(job.path.parent / job.budget)
     if budget is not None:              # the whole job must fit before any data is read
-        budget.check(job.epsilon, 0.0, unit_for(None), what=f"the job ({len(job.releases)} releases)")
+        from .jobs import release_unit
+        units = {str(release_unit(r)): release_unit(r) for r in job.releases}
+        for unit in units.values():     # one unit a budget: a job of several units is refused here
+            budget.check(job.epsilon, 0.0, unit, what=f"the job ({len(job.releases)} releases)")
     prepared = preflight(job)           # columns, layers, hierarchies, outputs: before any row or epsilon
     if a.dry_run:
         print("dry run: checked the columns, layers, hierarchies and outputs; no data row read, nothing written")
@@ -708,6 +803,15 @@ def job_release(job, r, i: int, prepared, points: np.ndarray, cols: dict, budget
     elif r.kind == "count-of-counts":
         rel = job_coco(s, cols, prepared.hierarchies[i])
         write_drawn(budget, rel, "count-of-counts", out, lambda p: rel.save(p))
+    elif r.kind == "over-time":
+        from .over_time import build_over_time
+        keys = ("unit", "mechanism", "max_points_per_window", "max_points_per_user", "w", "partition", "grid_level",
+                "partition_fraction", "fanout")
+        over = build_over_time(points, domain, time=cols[s["time"]], span=tuple(str(v) for v in s["span"]),
+                               window=s["window"], epsilon=float(s["epsilon"]), nonfinite="drop",
+                               user=cols[s["user"]] if s.get("user") else None, **{k: s[k] for k in keys if k in s})
+        write_drawn(budget, over, "over-time", out, lambda p: over.save(p))
+        return out, over.epsilon
     else:
         rel = build_regions(points, prepared.layers[i], epsilon=float(s["epsilon"]), pooling=s.get("pooling", "sparse"))
         write_drawn(budget, rel, "regions", out, lambda p: region_output(rel, p))

@@ -10,8 +10,10 @@ A job is a YAML file (example: docs/job-example.yaml)::
       - {kind: regions, regions: us-counties, epsilon: 0.3, out: counties.csv}
       - {kind: count-of-counts, group: household, levels: [state, county], hierarchy: places.csv,
          max_size: 20, epsilon: 0.3, out: households.json}
+      - {kind: over-time, time: pickup, window: 1d, span: [2026-01-01, 2026-07-01], epsilon: 0.5, out: daily.json}
 
-A count-of-counts release reads the ``group`` column (which group each row belongs to) and the ``levels``
+An over-time release (:func:`psdviz.build_over_time`) reads ``time`` (and ``user``); a budget keeps its unit. A
+count-of-counts release reads the ``group`` column (which group each row belongs to) and the ``levels``
 columns (its place, coarsest first) of the same rows; the places come from ``hierarchy``, a public CSV with
 those columns (never from the data: which places hold records is private), and its epsilon is split
 evenly over the hierarchy's levels (root included). Each row is one record, so its privacy unit, "one
@@ -40,11 +42,14 @@ from .core.domain import Domain
 from .core.grid import DEFAULT_RESOLUTION, MAX_RESOLUTION
 from .core.optional import require
 
-KINDS = ("spatial", "regions", "count-of-counts")
+KINDS = ("spatial", "regions", "count-of-counts", "over-time")
 RELEASE_KEYS = {"spatial": {"kind", "method", "epsilon", "params", "out", "resolution", "crs"},
                 "regions": {"kind", "regions", "id", "parent", "name", "layer", "epsilon", "out", "pooling"},
                 "count-of-counts": {"kind", "group", "levels", "hierarchy", "max_size", "method", "span", "epsilon",
-                                    "out"}}
+                                    "out"},
+                "over-time": {"kind", "time", "window", "span", "epsilon", "out", "unit", "mechanism", "user",
+                              "max_points_per_window", "max_points_per_user", "w", "partition", "grid_level",
+                              "partition_fraction", "fanout"}}
 DATA_KEYS = {"path", "lon", "lat", "domain"}
 MAX_RELEASES = 1_000       # releases in one job: each is read, planned and written in turn
 BUILD_ARGUMENTS = {"points", "domain", "method", "epsilon", "seed", "outside", "nonfinite", "resolution", "user",
@@ -196,7 +201,39 @@ def _release(item, line: int, name: str) -> JobRelease:
         raise JobError(f"{name} line {line}: a regions release needs regions: a bundled layer or a layer file")
     elif kind == "count-of-counts":
         return JobRelease(kind, _coco_spec(item, line, name), line)
+    elif kind == "over-time":
+        return JobRelease(kind, _time_spec(item, line, name), line)
     return JobRelease(kind, {"method": "auto", "params": {}, **item}, line)
+
+
+def _time_spec(item: dict, line: int, name: str) -> dict:
+    """An over-time release's keys checked as :func:`psdviz.build_over_time` checks them (no data read)."""
+    from .temporal.axis import TimeAxis
+    from .temporal.mechanisms import check_mechanism
+    if not isinstance(item.get("time"), str):
+        raise JobError(f"{name} line {line}: an over-time release needs time: the timestamp column")
+    if not item["out"].endswith(".json"):
+        raise JobError(f"{name} line {line}: an over-time release is written as .json")
+    spec = {"window": "1d", **item}
+    try:
+        span = spec.get("span")
+        if not isinstance(span, list) or len(span) != 2:
+            raise ValueError("span must be [start, end], the public time span")
+        TimeAxis.over([str(v) for v in span], spec["window"])
+        unit = spec.get("unit", "event")
+        check_mechanism(unit, spec.get("mechanism"))
+    except ValueError as exc:
+        raise JobError(f"{name} line {line}: {exc}") from None
+    if unit != "event" and spec.get("user") is not None and not isinstance(spec["user"], str):
+        raise JobError(f"{name} line {line}: user must name the user id column")
+    return spec
+
+
+def release_unit(r: JobRelease):
+    """The privacy unit a job's release protects (for the budget check before any data is read)."""
+    from .temporal import privacy_unit
+    unit = r.spec.get("unit", "event") if r.kind == "over-time" else "event"
+    return privacy_unit(unit, int(r.spec.get("max_points_per_user") or 1), int(r.spec.get("w") or 1))
 
 
 def _coco_spec(item: dict, line: int, name: str) -> dict:
@@ -229,6 +266,8 @@ def columns(job: Job) -> list[str]:
     for r in job.releases:
         if r.kind == "count-of-counts":
             out += [c for c in [r.spec["group"], *r.spec["levels"]] if c not in out]
+        if r.kind == "over-time":
+            out += [c for c in (r.spec["time"], r.spec.get("user")) if c is not None and c not in out]
     return out
 
 
@@ -246,6 +285,10 @@ def plan(job: Job) -> Iterator[str]:
             yield (f"- line {r.line}: count-of-counts of {r.spec['group']} groups over "
                    f"{' > '.join(r.spec['levels'])} ({r.spec['method']}) at epsilon {eps:g} ({eps / n:.3g} per "
                    f"level over {n} levels, root included) -> {r.spec['out']}; its error depends on the data")
+        elif r.kind == "over-time":
+            yield (f"- line {r.line}: counts over time of {r.spec['time']} in windows of {r.spec['window']} over "
+                   f"{r.spec['span'][0]} to {r.spec['span'][1]} ({r.spec.get('unit', 'event')}-level) at epsilon "
+                   f"{eps:g} -> {r.spec['out']}")
         else:
             yield (f"- line {r.line}: counts of {r.spec['regions']} at epsilon {eps:g} -> {r.spec['out']}; "
                    "each level's region counts carry two-sided geometric noise at epsilon / levels "

@@ -19,6 +19,8 @@ from .regions.release import FORMAT as REGIONS
 from .regions.release import load_regions
 from .sparse.release_file import FORMAT as SPARSE
 from .sparse.release_file import load_sparse
+from .temporal.release import FORMAT as OVER_TIME
+from .temporal.release import load_time
 
 _FORMAT = re.compile(rb'^\s*\{\s*"format"\s*:\s*"([a-z-]+)"')
 
@@ -30,11 +32,12 @@ def load_release(path) -> PrivateRelease:
     ----------
     path : str or Path
         A spatial release (GeoParquet, from ``Release.save`` or ``psdviz build``), a count-of-counts
-        release (``CocoRelease.save``) or a sparse summary (``SparseRelease.save``).
+        release (``CocoRelease.save``), a sparse summary (``SparseRelease.save``), a region release or a release
+        over time (``TimeRelease.save``).
 
     Returns
     -------
-    Release, CocoRelease or SparseRelease
+    Release, CocoRelease, SparseRelease, RegionRelease or TimeRelease
         The release, answering its queries exactly as the original did.
     """
     path = Path(path)
@@ -55,7 +58,9 @@ def load_release(path) -> PrivateRelease:
         return load_sparse(path)
     if kind == REGIONS:
         return load_regions(path)
+    if kind == OVER_TIME:
+        return load_time(path)
     if kind is not None:
-        raise ValueError(f"{path} is format {kind!r}; this psdviz reads 'psdviz-release', {COCO!r}, {SPARSE!r} "
-                         f"and {REGIONS!r}")
+        raise ValueError(f"{path} is format {kind!r}; this psdviz reads 'psdviz-release', {COCO!r}, {SPARSE!r}, "
+                         f"{REGIONS!r} and {OVER_TIME!r}")
     raise ValueError(f"{path} is not a psdviz release file (neither GeoParquet nor a psdviz JSON release)")

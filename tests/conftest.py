@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from psdviz.core.source import KeySource
+
 SLOW_FILES = {
     "privacy",                                  # D vs D' audits and ratio tests: many runs a side
     "sources",                                  # Spark sessions, Dask clusters, every source against every method
@@ -40,3 +42,20 @@ def pytest_collection_modifyitems(items) -> None:
         parts = Path(str(item.fspath)).parts
         if SLOW_FILES & set(parts):
             item.add_marker(pytest.mark.slow)
+
+
+class PassByPass(KeySource):
+    """A source read one grouped pass at a time, as files are: the data of ``inner``, nothing held in memory
+    (the path a method takes when :meth:`~psdviz.core.source.KeySource.held` is None)."""
+
+    def __init__(self, inner: KeySource):
+        self.inner, self.grid = inner, inner.grid
+
+    def grouped(self, keyer):
+        return self.inner.grouped(keyer)
+
+
+@pytest.fixture
+def pass_by_pass():
+    """Wraps a source so that methods read it pass by pass (:class:`PassByPass`)."""
+    return PassByPass

@@ -11,7 +11,7 @@ import pytest
 HOW_TO = Path(__file__).resolve().parents[1] / "docs" / "how-to"
 
 
-@pytest.mark.parametrize("page", ["regions.md", "workloads.md", "user-level-privacy.md"])
+@pytest.mark.parametrize("page", ["regions.md", "workloads.md", "user-level-privacy.md", "counts-over-time.md"])
 def test_the_guides_python_runs(page, tmp_path):
     pytest.importorskip("geopandas")
     blocks = re.findall(r"```python\n(.*?)```", (HOW_TO / page).read_text(), re.S)

@@ -18,7 +18,7 @@ ROOT = PKG.parent
 # lower rank = lower layer (the data flow of docs/design.md: points -> counts -> structure -> noise ->
 # inference -> release -> query); top-level modules (api, __init__) sit between the engine and the lab
 RANK = {"core": 0, "splits": 1, "inference": 1, "query": 1, "kernel": 1, "publish": 2, "io": 3, "sources": 3,
-        "methods": 4, "coco": 4, "sparse": 4, "regions": 4, "<top>": 5, "lab": 6, "ui": 7}
+        "methods": 4, "coco": 4, "sparse": 4, "regions": 4, "temporal": 4, "<top>": 5, "lab": 6, "ui": 7}
 UI_LIBS = {"streamlit", "folium", "streamlit_folium", "plotly"}
 
 
@@ -126,7 +126,7 @@ def _absolute_imports(path: Path) -> list[str]:
     return out
 
 
-FACES = {"psdviz.regions", "psdviz.coco", "psdviz.sparse"}     # the product packages' public faces
+FACES = {"psdviz.regions", "psdviz.coco", "psdviz.sparse", "psdviz.temporal"}     # the product packages' public faces
 TOP_MODULES = {module_name(p) for p in PKG.glob("*.py") if p.name != "__init__.py"}
 
 

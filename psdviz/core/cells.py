@@ -54,10 +54,18 @@ class CellTable(KeySource):
         return int(self.cnt.size)
 
     def grouped(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
+        if getattr(keyer, "post", None) is not None and hasattr(keyer, "coarse"):
+            # a coarse key and a map of its groups (Morton order): grouped by the coarse key first, the map
+            # run on the distinct groups only, as DuckDB runs it (the same groups and counts)
+            ids, cnt = weighted_groups(keyer.coarse(self.kx, self.ky), self.weight)  # type: ignore[attr-defined]
+            return weighted_groups(keyer.apply_post(ids), cnt)  # type: ignore[attr-defined]
         got = keyer(self.kx, self.ky, self.memo)
         if isinstance(got, RowIds):
             return weighted_groups(got.ids, self.weight[got.rows])
         return weighted_groups(got, self.weight)
+
+    def held(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.kx, self.ky, self.cnt
 
     def cells(self, bits: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         if bits is None or bits == self.grid.bits:

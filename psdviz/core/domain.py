@@ -44,6 +44,9 @@ class PointSet(KeySource):
         """(n, 2) int64 grid cells of the points (teaching views and tests; methods use :meth:`grouped`)."""
         return self.grid.keys(self.xy)
 
+    def held(self) -> tuple[np.ndarray, np.ndarray, None]:
+        return self.keys[:, 0], self.keys[:, 1], None
+
     def grouped(self, keyer: Keyer) -> tuple[np.ndarray, np.ndarray]:
         k = self.keys
         got = keyer(k[:, 0], k[:, 1], self.memo)

@@ -10,16 +10,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-KINDS = ("point", "user", "record", "individual")
+KINDS = ("point", "user", "record", "individual", "w-event")
 _USER = re.compile(r"^one user, at most ([1-9][0-9]*) points?$")
+_WEVENT = re.compile(r"^one user in any ([1-9][0-9]*) consecutive windows? \(w-event\)$")
 _INDIVIDUAL = re.compile(r"^one individual \(changes the table's counts by at most ([0-9.e+-]+) in total\)$")
 
 
 @dataclass(frozen=True, eq=False)
 class PrivacyUnit:
     """``kind`` "point" (one location), "user" (one user with at most ``limit`` points, group privacy),
-    "record" (one record of a grouped table) or "individual" (one individual whose rows change a
-    table's counts by at most ``limit`` in L1)."""
+    "record" (one record of a grouped table), "individual" (one individual whose rows change a
+    table's counts by at most ``limit`` in L1) or "w-event" (one user's events in any ``limit`` consecutive
+    windows of a release over time: w-event privacy, Kellaris et al. VLDB 2014)."""
 
     kind: str = "point"
     limit: float = 1
@@ -38,6 +40,9 @@ class PrivacyUnit:
             return f"one user, at most {k} point{'s' if k > 1 else ''}"
         if self.kind == "record":
             return "one record"
+        if self.kind == "w-event":
+            w = int(self.limit)
+            return f"one user in any {w} consecutive window{'s' if w > 1 else ''} (w-event)"
         return f"one individual (changes the table's counts by at most {self.limit:g} in total)"
 
     def __eq__(self, other) -> bool:
@@ -67,7 +72,7 @@ class PrivacyUnit:
         kind, limit = value["kind"], value["limit"]
         ok = (isinstance(limit, (int, float)) and not isinstance(limit, bool) and 0 < limit < 1e15
               and (kind == "individual" or float(limit).is_integer())
-              and (kind in ("user", "individual") or limit == 1))
+              and (kind in ("user", "individual", "w-event") or limit == 1))
         if kind not in KINDS or not ok:
             raise ValueError(f"unknown privacy unit {str(value)[:80]}")
         return cls(kind, float(limit) if kind == "individual" else int(limit))
@@ -80,6 +85,8 @@ class PrivacyUnit:
         if text == "one record":
             return cls("record")
         m = _USER.match(text) or _INDIVIDUAL.match(text)
+        if m is None and (w := _WEVENT.match(text)):
+            return cls("w-event", int(w.group(1)))
         if m is None:
             raise ValueError(f"unknown privacy unit {text!r}")
         return cls("user", int(m.group(1))) if text.startswith("one user") else cls("individual", float(m.group(1)))

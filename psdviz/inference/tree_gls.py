@@ -91,6 +91,13 @@ def gls_estimate(tree: FlatTree, noisy: np.ndarray, plan: GlsPlan) -> np.ndarray
     return _forward(tree, y, plan)[:, 0]
 
 
+def gls_estimate_columns(tree: FlatTree, noisy: np.ndarray, plan: GlsPlan) -> np.ndarray:
+    """:func:`gls_estimate` of many independent count vectors on one tree at once: ``noisy`` is (n_nodes, k),
+    one column per vector (the same plan: the same noise variances), the estimates (n_nodes, k)."""
+    y = np.asarray(noisy, dtype=float)
+    return _forward(tree, np.where(np.isfinite(y), y, 0.0), plan)
+
+
 def _forward(tree: FlatTree, y: np.ndarray, plan: GlsPlan) -> np.ndarray:
     bounds, leaf = plan.bounds, tree.is_leaf
     z = np.where(leaf[:, None], y, 0.0)

@@ -62,7 +62,7 @@ def owner_audit(counts, seed, **facts) -> dict:
 
 HEADER = ("kind", "method", "private", "epsilon", "epsilon_spent", "delta", "parameters", "privacy_unit",
           "randomness", "ledger", "notes")
-KINDS = ("spatial", "regions", "count-of-counts", "sparse")
+KINDS = ("spatial", "regions", "count-of-counts", "sparse", "over-time")
 
 
 def report_header(release, kind: str, method: str, parameters: dict, private: bool = True) -> dict:

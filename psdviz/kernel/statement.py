@@ -79,6 +79,9 @@ def _what(rel, rep: dict) -> list[str]:
     elif "max_size" in rep:
         out.append(f"- count-of-counts histograms of {rep['nodes']:,} nodes in {rep['levels']} levels (group sizes "
                    f"0 to {rep['max_size']:,})")
+    elif "windows" in rep:
+        out.append(f"- counts of {rep['time_cells']:,} cells in each of {rep['windows']:,} windows of {rep['window']} "
+                   f"from {rep['span'][0]} to {rep['span'][1]} (UTC)")
     elif "m" in rep:
         out.append(f"- a summary of {rep['size']:,} entries of a table of {rep['m']:,} cells")
     params = rep["parameters"]

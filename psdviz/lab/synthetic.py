@@ -1,4 +1,5 @@
-"""Synthetic point sets: uniform, gaussian mixture, mixture plus far outliers, and zero-inflated pairs.
+"""Synthetic point sets: uniform, gaussian mixture, mixture plus far outliers, zero-inflated pairs, few lines, and
+streams of timestamped events by users (trends, weekly cycles, bursts).
 
 The outlier set mimics the h-tree paper's Tiger-Syn construction: a small share of points placed
 at a far corner of the domain, so that data-independent structures waste cells on empty space.
@@ -134,3 +135,44 @@ def _heaped_steps(step: np.ndarray, axis: np.ndarray, rng: np.random.Generator, 
         weights = rng.pareto(1.0, distances.size) + 1.0
         out[at] = np.sign(step[at]) * rng.choice(distances, at.size, p=weights / weights.sum())
     return out
+
+
+def event_stream(n_users: int, days: int, domain: Domain, rng: np.random.Generator, *, rate: float = 0.05,
+                 spread_of_activity: float = 1.0, trend: float = 0.5, weekly: float = 0.4, bursts: int = 3,
+                 burst_size: float = 2.0, clusters: int = 8, spread: float = 0.04
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A stream of timestamped events by users over ``days`` days: (xy (n, 2), seconds since the start (int64),
+    user (int64)).
+
+    Each user has a home (a gaussian mixture of ``clusters`` over the domain) and an activity drawn from a
+    lognormal law of mean ``rate`` events a day and log standard deviation ``spread_of_activity`` (1: heavy-tailed,
+    a few users far more active than most). The expected
+    number of events on day t is the users' total activity times 1 + ``trend`` t / days (growth over the span),
+    times 1 - ``weekly`` on weekend days (days 5 and 6 of each week), times 1 + ``burst_size`` on the days of
+    ``bursts`` bursts (each two to five days long, its extra events around one random place, by random users).
+    An event lies around its user's home (``spread`` of the domain's size); its time is uniform in its day."""
+    homes = gaussian_mixture(n_users, domain, rng, k=clusters, spread=0.08)
+    activity = rng.lognormal(0.0, spread_of_activity, n_users)
+    activity *= rate / activity.mean()
+    t = np.arange(days)
+    level = (1.0 + trend * t / max(days, 1)) * np.where(t % 7 >= 5, 1.0 - weekly, 1.0)
+    extra = np.zeros(days)
+    places = np.empty((bursts, 2))
+    for b in range(bursts):
+        start, length = int(rng.integers(0, max(days - 1, 1))), int(rng.integers(2, 6))
+        extra[start:start + length] = burst_size
+        places[b] = homes[rng.integers(n_users)]
+    per_day = rng.poisson(activity.sum() * level)
+    day = np.repeat(t, per_day)
+    user = rng.choice(n_users, size=day.size, p=activity / activity.sum())
+    size = np.array([domain.width, domain.height])
+    xy = homes[user] + rng.normal(0.0, spread, (day.size, 2)) * size
+    burst_n = rng.poisson(activity.sum() * level * extra)
+    b_day = np.repeat(t, burst_n)
+    b_user = rng.integers(0, n_users, b_day.size)
+    b_xy = places[rng.integers(0, max(bursts, 1), b_day.size)] + rng.normal(0.0, spread / 2, (b_day.size, 2)) * size
+    day, user, xy = np.r_[day, b_day], np.r_[user, b_user], np.vstack([xy, b_xy]) if bursts else xy
+    xy[:, 0] = np.clip(xy[:, 0], domain.xmin, domain.xmax)
+    xy[:, 1] = np.clip(xy[:, 1], domain.ymin, domain.ymax)
+    seconds = day.astype(np.int64) * 86_400 + rng.integers(0, 86_400, day.size)
+    return xy, seconds, user.astype(np.int64)

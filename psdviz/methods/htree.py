@@ -300,7 +300,4 @@ PARAMS = {
                            "counts.", "private h-tree paper, section 5.1", **FRACTION),
 }
 
-SPEC = MethodSpec("htree", build_htree, paper="the private h-tree paper, sections 5-6", params=PARAMS, rank=9,
-                  interval_caveat="the h-tree's cells follow the data's own spread so closely that the cut cells' "
-                                  "model understates their error: this interval is too narrow more often than 1 "
-                                  "time in 20")
+SPEC = MethodSpec("htree", build_htree, paper="the private h-tree paper, sections 5-6", params=PARAMS, rank=9)

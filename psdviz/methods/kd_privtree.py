@@ -15,7 +15,9 @@ eps_s / split_levels (sensitivity 1; nodes of a depth are disjoint). (3) The lea
 with the rest, eps_c. Total eps_t + eps_s + eps_c = epsilon.
 
 Passes over the data: at depths that draw positions, the counts of (node, x key) and (node, y key);
-below them, the nodes' counts. Defaults and measurements: docs/decisions/kd-privtree.md.
+below them, the nodes' counts. None when the source holds its keys in memory: they are sorted once into an
+x-order and a y-order kept across the depths (:mod:`psdviz.splits.kd_orders`), the y-order only while
+positions are drawn. Defaults and measurements: docs/decisions/kd-privtree.md.
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ from ..core.validation import check_fraction, check_int
 from ..publish.factory import make_release
 from ..publish.release import Release
 from ..splits.imbalance import candidates, choose_splits, imbalance, left_counts
+from ..splits.kd_orders import AxisOrders
 from ..splits.kdsplit import split_children
 from .privtree import level_tree, privtree_parameters, split_decisions
 from .spec import FRACTION, MethodSpec, doc
@@ -84,27 +87,70 @@ def _keyer(kx, ky, memo, levels: list, token: int, axis: int | None, bits: int) 
     return RowIds(rows, node, kx.size) if rows.size < kx.size else node
 
 
-def _pass(src: KeySource, levels: list, token: int, axis: int) -> tuple[np.ndarray, np.ndarray]:
-    """Grouped counts of (node, key on ``axis``) at depth len(levels)."""
-    return src.grouped(partial(_keyer, levels=list(levels), token=token, axis=axis, bits=src.grid.bits))
+class _Passes:
+    """The counts a depth needs, one grouped pass over the source each (:func:`_keyer`): the nodes' counts
+    (with the x marginals at a depth that draws positions), the counts left of candidate cuts."""
+
+    def __init__(self, src: KeySource):
+        self.src, self.bits = src, src.grid.bits
+        self.levels: list = []
+        self.token = memo_token()
+        self.marginals: list = []
+
+    def counts(self, n_nodes: int, private: bool) -> np.ndarray:
+        keyer = partial(_keyer, levels=list(self.levels), token=self.token, bits=self.bits)
+        if not private:
+            return self.src.counts(partial(keyer, axis=None), n_nodes)
+        self.marginals = [self.src.grouped(partial(keyer, axis=0)), None]   # counts and half of the scores
+        return np.bincount(self.marginals[0][0] >> self.bits, weights=self.marginals[0][1], minlength=n_nodes)
+
+    def left_counts(self, axis: int, nodes: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        if self.marginals[axis] is None:
+            self.marginals[axis] = self.src.grouped(partial(_keyer, levels=list(self.levels), token=self.token,
+                                                            axis=axis, bits=self.bits))
+        ids, cnt = self.marginals[axis]
+        return left_counts(ids, cnt, nodes, pos, self.bits)
+
+    def advance(self, split: np.ndarray, axis: np.ndarray, pos: np.ndarray, next_private: bool) -> None:
+        self.levels.append(_level(np.where(split, np.cumsum(split) - 1, -1), axis, pos))
+
+    def close(self) -> None:
+        getattr(self.src, "memo", {}).pop(self.token, None)
 
 
-def _node_counts(src: KeySource, levels: list, token: int, n_nodes: int) -> np.ndarray:
-    """The count of every node at depth len(levels) (depths whose cuts read no data)."""
-    return src.counts(partial(_keyer, levels=list(levels), token=token, axis=None, bits=src.grid.bits), n_nodes)
+class _Held:
+    """The same counts from keys held in memory, in two orders kept across the depths
+    (:class:`psdviz.splits.kd_orders.AxisOrders`: nodes' counts and counts left of a cut by bisection, no
+    pass); below the depths that draw positions only the x-order is kept."""
+
+    def __init__(self, src: KeySource, keys: tuple[np.ndarray, np.ndarray, np.ndarray | None]):
+        kx, ky, counts = keys
+        self.orders = AxisOrders(kx, ky, counts, src.grid.bits)
+
+    def counts(self, n_nodes: int, private: bool) -> np.ndarray:
+        counts = self.orders.node_counts()
+        return counts.astype(float) if private else counts      # as the passes give them
+
+    def left_counts(self, axis: int, nodes: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        return self.orders.left_counts(axis, nodes, pos)
+
+    def advance(self, split: np.ndarray, axis: np.ndarray, pos: np.ndarray, next_private: bool) -> None:
+        self.orders.divide(split, axis, pos, orders=(0, 1) if next_private else (0,))
+
+    def close(self) -> None:
+        """Nothing is held open."""
 
 
-def _positions(src: KeySource, rect: np.ndarray, counts: np.ndarray, ids_x: tuple, levels: list, token: int,
+def _positions(counter: _Passes | _Held, rect: np.ndarray, counts: np.ndarray, split: np.ndarray, bits: int,
                eps_level: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Private (axis, position) of every node in ``rect`` (all split): exponential mechanism."""
-    bits = src.grid.bits
+    """Private (axis, position) of every node in ``rect`` (all split: the nodes ``split`` of the depth, whose
+    points the counter counts): exponential mechanism."""
     cand = candidates(rect, bits)
-    ids_y = _pass(src, levels, token, 1)
     node, axis, pos = cand["owner"], cand["axis"], cand["pos"]
     left = np.zeros(pos.size)
-    for a, (ids, cnt) in enumerate((ids_x, ids_y)):
+    for a in (0, 1):
         m = axis == a
-        left[m] = left_counts(ids, cnt, node[m], pos[m], bits)
+        left[m] = counter.left_counts(a, split[node[m]], pos[m])
     lo, hi = rect[node, axis], rect[node, axis + 2]
     return choose_splits(rng, cand, imbalance(left, counts[node], pos, lo, hi), eps_level)
 
@@ -127,22 +173,21 @@ def _children(rect: np.ndarray, axis: np.ndarray, pos: np.ndarray) -> np.ndarray
 
 def grow(src: KeySource, lam: float, delta: float, theta: float, eps_level: float, split_levels: int,
          max_depth: int, rng: np.random.Generator) -> dict:
-    """Depth by depth: the nodes' counts, the PrivTree tests, private or midpoint positions, children."""
+    """Depth by depth: the nodes' counts, the PrivTree tests, private or midpoint positions, children. The
+    counts come from passes over the source, or from its keys when it holds them in memory (the same
+    counts: :class:`_Held`)."""
     size = src.grid.size
     rects: list[np.ndarray] = [np.array([[0, 0, size, size]], np.int64)]
     parents: list[np.ndarray] = [np.array([-1])]
     leaf_mask: list[np.ndarray] = []
     counts_all: list[np.ndarray] = []
-    levels: list = []
-    token, offset, total = memo_token(), 0, 1
+    offset, total = 0, 1
+    keys = src.held()
+    counter = _Passes(src) if keys is None else _Held(src, keys)
     try:
         for d in range(max_depth + 1):
             rect, private = rects[-1], d < split_levels
-            if private:     # the x marginals give the counts and half of the candidates' scores
-                ids_x = _pass(src, levels, token, 0)
-                counts = np.bincount(ids_x[0] >> src.grid.bits, weights=ids_x[1], minlength=rect.shape[0])
-            else:
-                counts = _node_counts(src, levels, token, rect.shape[0])
+            counts = counter.counts(rect.shape[0], private)
             splittable = (d < max_depth) & ((rect[:, 2] - rect[:, 0] > 1) | (rect[:, 3] - rect[:, 1] > 1))
             split = splittable & split_decisions(counts, d, lam, delta, theta, rng)
             leaf_mask.append(~split)
@@ -153,16 +198,16 @@ def grow(src: KeySource, lam: float, delta: float, theta: float, eps_level: floa
             total += 2 * int(split.sum())
             check_node_count(total, "the kd-privtree", "lower max_depth")
             sp = np.flatnonzero(split)
-            axis, pos = (_positions(src, rect[sp], counts[sp], ids_x, levels, token, eps_level, rng)
+            axis, pos = (_positions(counter, rect[sp], counts[sp], sp, src.grid.bits, eps_level, rng)
                          if private else _midpoints(rect[sp]))
             full_axis, full_pos = np.zeros(rect.shape[0], np.int64), np.zeros(rect.shape[0], np.int64)
             full_axis[sp], full_pos[sp] = axis, pos
-            levels.append(_level(np.where(split, np.cumsum(split) - 1, -1), full_axis, full_pos))
+            counter.advance(split, full_axis, full_pos, d + 1 < split_levels)
             rects.append(_children(rect[sp], axis, pos))
             parents.append(np.repeat(sp + offset, 2))
             offset += rect.shape[0]
     finally:
-        getattr(src, "memo", {}).pop(token, None)
+        counter.close()
     return {"rects": rects, "parents": parents, "leaf": leaf_mask, "counts": counts_all}
 
 

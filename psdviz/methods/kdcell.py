@@ -15,14 +15,15 @@ axis; 1024 keeps the grid at 1M cells). A node's median along an axis is the fir
 where the cumulative noisy count of the node's cells reaches half its total (found for all nodes
 of a level at once by bisection on a 2-D prefix table); a node with noisy total 0 splits at its
 middle cell edge.
-Passes over the data (:mod:`psdviz.core.source`): two, the noisy grid's cells and the leaf counts (the
-splits come from the noisy grid alone).
+Passes over the data (:mod:`psdviz.core.source`): one, the grid's cells (the splits come from the noisy
+grid alone, on its cells' edges, so the leaf counts are sums of the grid's true counts).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..core.budget import Plan, level_epsilons
+from ..core.cells import CellTable
 from ..core.domain import Domain, PointSet
 from ..core.grid import cap_by_resolution, even_edges
 from ..core.ledger import Ledger
@@ -94,8 +95,11 @@ def build_kd_cell(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness,
         r0, r1 = np.searchsorted(edges, rect[:, 1 - axis]), np.searchsorted(edges, rect[:, 3 - axis])
         return edges[grid_median_edges(prefix, axis, c0, c1, r0, r1)]
 
-    # a point's side of a cell-edge split is decided by its cell, exactly as the grid counted it
-    rects, leaf_counts = grid_partition(ps, 2 * height, choose, lambda t: False)
+    # every split is an edge of the noisy grid, so a point's side of it, and its leaf, is its grid cell's:
+    # the leaf counts are the grid's true counts carried down from each cell's lower corner (no second pass)
+    occupied = np.flatnonzero(cells)
+    corners = np.column_stack([edges[occupied % grid], edges[occupied // grid]])
+    rects, leaf_counts = grid_partition(CellTable(ps, corners, cells[occupied]), 2 * height, choose, lambda t: False)
     noisy, var = measure_tree(rnd, ledger, leaf_counts, height, eps_count)
     s = complete_tree(rects[::2], domain, height)
     tree = FlatTree(noisy=noisy, noise_var=var, count_eps=eps_count[s["depth"]],
@@ -115,5 +119,4 @@ PARAMS = {
 }
 
 SPEC = MethodSpec("kd-cell", build_kd_cell, paper="Xiao et al., as compared in ICDE'12 section 8", params=PARAMS,
-                  rank=6, interval_caveat="kd-cell's cells are cut at medians of the data, finer than the model "
-                                          "assumes: this interval is too narrow more often than 1 time in 20")
+                  rank=6)

@@ -21,7 +21,8 @@ STROKE at 0.1 0.30 -> 0.24, ADULT-2D at 1 0.190 -> 0.158, synthetic1M 0.0150 / 0
 and by a median of -7 % (0.75x to 1.25x, 3 runs each) over 24 synthetic cells (uniform, gaussian
 mixtures, mixtures with far outliers; 30k and 300k points; epsilon 0.1 and 1); 0.3 and 0.6 were worse.
 All nodes of a depth are processed at once (one numpy pass per depth).
-Passes over the data (:mod:`psdviz.core.source`): one per depth, the counts of that depth's nodes.
+Passes over the data (:mod:`psdviz.core.source`): one per depth, the counts of that depth's nodes; none
+when the source holds its keys in memory (sorted once by Morton code, every depth counted by bisection).
 """
 from __future__ import annotations
 
@@ -131,14 +132,18 @@ def grow(ps: KeySource, lam: float, delta: float, theta: float, max_depth: int,
     depth's nodes); returns integer node rectangles and the true leaf counts. A node at depth d is a
     cell of the 2^d x 2^d grid (max_depth <= bits), so a point's node is its Morton code there; the
     children of a split node with code c are 4c + quadrant (SW, SE, NW, NE), which keeps every
-    depth's nodes sorted by code."""
+    depth's nodes sorted by code. Keys held in memory are sorted once by Morton code instead
+    (:class:`psdviz.splits.morton.MortonBlocks`): a node's count is then two bisections, no pass."""
     size, bits = ps.grid.size, ps.grid.bits
     rects, parents, leaf_mask, counts_all = [np.array([[0, 0, size, size]])], [np.array([-1])], [], []
     codes, rank = np.zeros(1, np.int64), np.zeros(1, np.int64)
     offset, total, token, cut = 0, 1, memo_token(), None
+    held = ps.held()
+    blocks = None if held is None else morton.MortonBlocks(*held, bits)
     for d in range(max_depth + 1):
         rect = rects[-1]
-        counts = ps.counts(DepthNodes(d, bits, codes, rank, token), rect.shape[0])
+        counts = (ps.counts(DepthNodes(d, bits, codes, rank, token), rect.shape[0]) if blocks is None
+                  else blocks.counts(codes, d))
         split = split_decisions(counts, d, lam, delta, theta, rng) if d < max_depth else np.zeros(rect.shape[0], bool)
         leaf_mask.append(~split)
         counts_all.append(counts)

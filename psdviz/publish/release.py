@@ -243,7 +243,8 @@ class Release:
                                      else (w ** 2 * np.where(np.isfinite(t.noise_var), t.noise_var, 0.0)[:, None])
                                      .sum(axis=0))
         se = np.sqrt(np.maximum(var, 0.0))
-        cut = self._cut_error(reg, leaves[cell], share, n)
+        border = np.where((share > 0) & (share < 1), 0, -1)     # a region's border: one edge, every way it turns
+        cut = self._cut_error(reg, leaves[cell], share, n, border, (max(self._coherence),) * 2)
         room_low, room_high = self._cut_rooms(reg, leaves[cell], share, n)
         inside = self._domain_share(np.asarray(regions.geometry))
         unknown = inside <= 0.0          # the release says nothing about a region outside its domain: not 0 +- 0
@@ -383,13 +384,14 @@ class Release:
         return read_only(cut_factor(self.tree, self._values(), placed)), read_only(placed)
 
     def _cut_error(self, reg: np.ndarray, node: np.ndarray, share: np.ndarray, n: int,
-                   edge: np.ndarray | None = None) -> np.ndarray:
+                   edge: np.ndarray | None = None, grow: tuple[float, float] | None = None) -> np.ndarray:
         """sqrt of :func:`~psdviz.query.uniformity.cut_cell_variance` over (query, node, covered share) pairs
-        (``edge``: which rectangle edge cuts each pair's cell, for rectangles)."""
+        (``edge``: which edge cuts each pair's cell; ``grow``: the edges' growth factors, by default the release's
+        :func:`~psdviz.query.uniformity.edge_coherence`)."""
         from ..query.uniformity import cut_cell_variance
         kappa, placed = self._cut_model
         return np.sqrt(cut_cell_variance(reg, share, self._values()[node], kappa[node], n, placed[node], edge,
-                                         self._coherence))
+                                         self._coherence if grow is None else grow))
 
     @cached_property
     def _coherence(self) -> tuple[float, float]:

@@ -1,35 +1,23 @@
 """The error of the uniformity assumption in the cells a region's border cuts: a model from released values.
 
-A region takes each cell it cuts in proportion to the covered share a of the cell's area. Were the cell's
-c points placed independently and uniformly at random inside it, the covered part would hold Bin(c, a)
-points: variance c a (1 - a). Real points clump, and the release shows by how much one level up: under that
-model a leaf i of area share s_i of its parent (whose children are all leaves, c points) has
-E (c_i - s_i c)^2 = c s_i (1 - s_i). The factor kappa = max(1, sum of (d_i^2 - var d_i) / sum of c s_i (1 - s_i))
-over the leaves whose parents lie at one depth (a moment estimate; the noise is not weighted by 1 / s_i as in
-Pearson's form, which thin cells would swamp), read as an upper bound: the numerator two standard deviations of
-its noise above (the noise's part of d_i^2 varies by about 5 v_i^2 + 4 (d_i^2 - var d_i) v_i, heavy-tailed
-counts), so where the noise swamps the deviations, as on sparse data, the release shows nothing of how even
-the points are and the model takes them as uneven, and where the deviations stand out it reads them as they
-are; at most a cell's own count (one clump), and with no family to read, one clump. It scales the binomial
-variance of the leaves below that depth
-(quasi-binomial: a leaf is taken to be as uneven inside as the leaves of its parent's depth are inside their
-parents; larger cells are clumpier). The deviations are of the raw measurements, whose noise is independent
-with public variances: d_i = y_i - s_i y, with y the parent's own noisy count (var d_i = v_i + s_i^2 v) or,
-where the parent was not measured, the sum of its children's (var d_i = (1 - s_i)^2 v_i + s_i^2 sum_j!=i v_j).
-(Estimates after least squares have less noise than the raw variances, and correlated: their deviations
-cannot be corrected by them.)
+A region takes each cell it cuts in proportion to the covered share a of the cell's area. Were the cell's c
+points placed independently and uniformly inside it, the covered part would hold Bin(c, a) points: variance
+c a (1 - a). Real points clump, and the release shows by how much one level up: kappa, the overdispersion of the
+leaves' raw noisy counts around their area shares of their parents' (:func:`overdispersion`), scales that
+variance (quasi-binomial). It is read as an upper bound, two standard deviations of its noise above its moment
+estimate: where the noise swamps the deviations (sparse data) the release shows nothing of how even the points
+are and the model takes them as uneven; at most a cell's own count (one clump). A cell whose edges the data
+placed (a private median) hides how its points sit: one clump, kappa = c (:func:`data_placed`).
 
-A cell whose edges the data placed (a private median puts equal counts on both sides whatever the points do
-inside) hides how its points sit: its siblings' deviations from their area shares stay small however
-clumped they are, and the release holds nothing finer. For such cells the model takes the c points as one
-clump at a random place, variance c^2 a (1 - a) (kappa = c). Medians also shape the cells after the data
-(thin cells along a dense street or a row of values), so the cells one edge of a query cuts share their clumps:
-their errors are taken as fully correlated, the sum of their standard deviations (the largest the sum's can
-be), where other cells' variances add (measurements in docs/decisions/workload-budget.md).
+The cells one edge of a query cuts share their clumps where points line up along the edge (a road, a row of
+values recorded in whole units): the release shows it as alike imbalances of stacked families, read as a growth
+factor of the edge's variance (:func:`edge_coherence`), at most fully coherent; data-placed cells are fully
+coherent. The four edges add as variances. The interval (:mod:`psdviz.kernel.intervals`) then holds this
+part to what the cut cells could hold. Rules, figures and what was tried: docs/decisions/whole-interval.md.
 
-It is a model, not a bound: points clumped more finely than the leaves make the error larger. Privacy:
-it reads released values (raw noisy counts, estimates, the cut depths of the query model) and public noise
-variances only (post-processing, no budget).
+It is a model, not a bound: coverage is measured (benchmarks/bench_coverage.py). Privacy: it reads released
+values (raw noisy counts, estimates, the cut depths of the query model) and public noise variances only
+(post-processing, no budget).
 """
 from __future__ import annotations
 
@@ -41,9 +29,16 @@ UPPER_SDS = 2.0      # kappa is read two standard deviations of the noise's part
 
 
 def overdispersion(tree: FlatTree) -> np.ndarray:
-    """kappa of the module docstring per node: measured over the nodes whose children are all leaves, one
-    figure per depth of those parents (a leaf takes its parent depth's, else the figure over all depths).
-    A family with an unmeasured leaf is left out."""
+    """kappa per node (module docstring): over the nodes whose children are all leaves, one figure per depth of
+    those parents (a leaf takes its parent depth's, else the figure over all depths; none: inf, one clump).
+
+    A leaf i of area share s_i of its parent (c points) has E (c_i - s_i c)^2 = c s_i (1 - s_i) when its points
+    are uniform; kappa = max(1, (sum of (d_i^2 - var d_i) + 2 sd) / sum of c s_i (1 - s_i)), the deviations
+    of the raw measurements d_i = y_i - s_i y (y the parent's own noisy count, var d_i = v_i + s_i^2 v; where the
+    parent was not measured, the sum of its children's, var d_i = (1 - s_i)^2 v_i + s_i^2 sum_j!=i v_j), sd the
+    noise's part of the numerator (about 5 v_i^2 + 4 (d_i^2 - var d_i) v_i a term: heavy-tailed counts). The
+    noise is not weighted by 1 / s_i as in Pearson's form, which thin cells would swamp. A family with an
+    unmeasured leaf is left out."""
     out = np.ones(tree.n_nodes)
     child = np.flatnonzero(tree.parent >= 0)
     if child.size == 0:
@@ -69,8 +64,8 @@ def overdispersion(tree: FlatTree) -> np.ndarray:
     expected = np.maximum(y_up, 0.0) * share * (1.0 - share)
     spread = 5.0 * noise ** 2 + 4.0 * np.maximum(excess, 0.0) * noise              # var of excess from the noise
     depths = tree.depth.max() + 1
-    num = np.bincount(tree.depth[up], weights=excess, minlength=depths)
-    num += UPPER_SDS * np.sqrt(np.bincount(tree.depth[up], weights=spread, minlength=depths))
+    num = (np.bincount(tree.depth[up], weights=excess, minlength=depths)
+           + UPPER_SDS * np.sqrt(np.bincount(tree.depth[up], weights=spread, minlength=depths)))
     den = np.bincount(tree.depth[up], weights=expected, minlength=depths)
     overall = max(1.0, num.sum() / den.sum()) if den.sum() > 0 else np.inf
     by_depth = np.where(den > 0, np.maximum(1.0, num / np.where(den > 0, den, 1.0)), overall)
@@ -105,12 +100,11 @@ def cut_cell_variance(region: np.ndarray, share: np.ndarray, cell_values: np.nda
     the covered share (``region``, ``share``, ``cell_values``, ``kappa``: one entry per overlapping pair). The
     pairs marked ``coherent`` (cells the data placed) add as standard deviations, the square of their sum: their
     errors taken as fully correlated, the largest variance a sum of them can have. With ``edge`` (which of a
-    rectangle's four edges cuts the cell, -1 for none) and ``rho`` (for the cells one vertical edge cuts, then
-    one horizontal edge: :func:`edge_coherence`), the cells one edge cuts have correlated errors (points on one
-    row or column of values, a road along the edge, sit on the same side of it in many cells it cuts):
-    neighbours by rho, cells k apart by rho^k, so an edge's variance is sum var (1 + rho) / (1 - rho), at most
-    (sum sd)^2 (fully coherent); the four edges add as variances, and the cells the data placed stay fully
-    coherent with every other cell."""
+    rectangle's four edges cuts the cell, -1 for none) and ``rho`` (the factors F of :func:`edge_coherence` for a
+    vertical, then a horizontal edge), the cells one edge cuts have correlated errors (points on one row or
+    column of values, a road along the edge, sit on the same side of it in many cells it cuts): an edge's
+    variance is F sum var, at most (sum sd)^2 (fully coherent); the four edges add as variances, and the cells
+    the data placed stay fully coherent with every other cell."""
     c = np.maximum(np.nan_to_num(np.asarray(cell_values, float)), 0.0)
     var = kappa * c * share * (1.0 - share)
     if edge is not None:
@@ -119,8 +113,8 @@ def cut_cell_variance(region: np.ndarray, share: np.ndarray, cell_values: np.nda
         group = region[along] * 4 + edge[along]
         sd_sums = np.bincount(group, weights=np.sqrt(var[along]), minlength=4 * n_regions).reshape(n_regions, 4)
         var_sums = np.bincount(group, weights=var[along], minlength=4 * n_regions).reshape(n_regions, 4)
-        r = np.repeat(np.asarray(rho if rho is not None else (1.0, 1.0), float), 2)
-        chain = var_sums * (1.0 + r) / np.maximum(1.0 - r, 1e-12)       # neighbours rho, two apart rho^2, ...
+        grow = np.repeat(np.asarray(rho if rho is not None else (np.inf, np.inf), float), 2)
+        chain = var_sums * np.where(var_sums > 0, grow, 1.0)               # the edge's correlated cells
         edge_sd = np.sqrt(np.minimum(chain, sd_sums ** 2))               # at most fully coherent
         placed_sd = np.bincount(region[placed], weights=np.sqrt(var[placed]), minlength=n_regions)
         rest = np.bincount(region[(edge < 0) & ~placed], weights=var[(edge < 0) & ~placed], minlength=n_regions)
@@ -132,17 +126,19 @@ def cut_cell_variance(region: np.ndarray, share: np.ndarray, cell_values: np.nda
 
 
 def edge_coherence(tree: FlatTree) -> tuple[float, float]:
-    """(rho_x, rho_y): how alike the imbalances of neighbouring families are across a line, read from released
-    counts as an upper bound in [0, 1].
+    """(F_x, F_y): how much the cut cells' variances along one vertical (then horizontal) query edge grow from
+    their errors' correlation, read from released counts (at least 1; inf: fully coherent).
 
     For the families whose children are all measured leaves (as :func:`overdispersion`), a family's imbalance
     along x is its left children's raw counts less its right children's (children spanning the centre left
     out), with noise variance the sum of theirs. Families stacked on one another (the same x-range at the same
-    depth, one above the next) whose left-right imbalances agree show points lined up along the columns: a
-    vertical query edge then cuts every cell on the same side of their points. rho_x is the correlation of the
-    imbalances of such pairs (their noise variances taken out of the denominators), two standard deviations of
-    the product's noise above its estimate; rho_y the same across rows. With no such pair, or noise swamping
-    them, nothing is known and rho is 1 (the cells one edge cuts fully coherent)."""
+    depth) whose imbalances agree show points lined up along the columns: a vertical query edge then cuts
+    every cell on the same side of their points. rho_k, the correlation of the imbalances of families k apart
+    (their noise variances out of the denominators), is read two standard deviations of the product's noise
+    above its estimate, for k = 1 and 4. The correlation of cells k apart is taken as rho_1 q^(k - 1), q the
+    slower of rho_1 and rho_4^(1/4) (the decay a correlation of rho_4 four apart implies: a road or a row of
+    values keeps its cells alike far along), so F = 1 + 2 rho_1 / (1 - q). With no stacked pair, or noise
+    swamping them, nothing is known: F is inf, the cells one edge cuts fully coherent."""
     return _coherence(tree, 0), _coherence(tree, 1)
 
 
@@ -150,7 +146,7 @@ def _coherence(tree: FlatTree, axis: int) -> float:
     y, v = _raw(tree)
     child = np.flatnonzero(tree.parent >= 0)
     if child.size == 0:
-        return 1.0
+        return np.inf
     parent = tree.parent[child]
     r = tree.rect
     inner_kids = np.bincount(parent, weights=~tree.is_leaf[child], minlength=tree.n_nodes)
@@ -164,22 +160,35 @@ def _coherence(tree: FlatTree, axis: int) -> float:
     imb = np.bincount(up, weights=side * y[kids], minlength=tree.n_nodes)
     var = np.bincount(up, weights=(side != 0) * v[kids], minlength=tree.n_nodes)
     fam = np.flatnonzero(last)
-    if fam.size < 2:
-        return 1.0
     across_lo, across_hi = (1, 3) if axis == 0 else (0, 2)        # families stacked across the other axis
-    order = np.lexsort((r[fam, across_lo], r[fam, hi], r[fam, lo], tree.depth[fam]))
-    f = fam[order]
-    a, b = f[:-1], f[1:]
+    f = fam[np.lexsort((r[fam, across_lo], r[fam, hi], r[fam, lo], tree.depth[fam]))]
+    rho1 = _lag_correlation(f, 1, imb, var, tree, lo, hi, across_lo, across_hi)
+    if not np.isfinite(rho1):
+        return np.inf
+    rho4 = _lag_correlation(f, 4, imb, var, tree, lo, hi, across_lo, across_hi)
+    q = rho1 if not np.isfinite(rho4) else max(rho1, max(rho4, 0.0) ** 0.25)
+    return 1.0 + 2.0 * rho1 / max(1.0 - min(q, 1.0), 1e-12)
+
+
+def _lag_correlation(f: np.ndarray, k: int, imb: np.ndarray, var: np.ndarray, tree: FlatTree, lo: int, hi: int,
+                     across_lo: int, across_hi: int) -> float:
+    """The upper-bound correlation of the imbalances of families k apart in one stack (``f`` sorted by stack,
+    then position); NaN when there is no such pair or the noise swamps them."""
+    if f.size <= k:
+        return float("nan")
+    r = tree.rect
+    a, b = f[:-k], f[k:]
+    size = r[a, across_hi] - r[a, across_lo]
     pair = ((tree.depth[a] == tree.depth[b]) & (r[a, lo] == r[b, lo]) & (r[a, hi] == r[b, hi])
-            & (r[a, across_hi] == r[b, across_lo]))
+            & np.isclose(r[b, across_lo] - r[a, across_lo], k * size))
     a, b = a[pair], b[pair]
     if a.size == 0:
-        return 1.0
+        return float("nan")
     num = float((imb[a] * imb[b]).sum())
     spread = float(np.sqrt((imb[b] ** 2 * var[a] + imb[a] ** 2 * var[b] + var[a] * var[b]).sum()))
     den = float(np.sqrt(max((imb[a] ** 2 - var[a]).sum(), 0.0) * max((imb[b] ** 2 - var[b]).sum(), 0.0)))
     if den <= 0:
-        return 1.0
+        return float("nan")
     return float(np.clip((num + UPPER_SDS * spread) / den, 0.0, 1.0))
 
 

@@ -493,7 +493,7 @@ def _properties(feature: dict) -> dict:
     return props or {}
 
 
-# ---- bundled layers (public-domain outlines fetched from the npm registry at set-up) ---------------
+# ---- bundled layers (public-domain outlines shipped in the package, licences beside them) ----------
 ATLAS_DIR = Path(__file__).resolve().parents[1] / "ui" / "static"   # data files only: no UI code is imported
 
 
@@ -501,8 +501,8 @@ def _atlas(rel: str) -> dict:
     import json
     path = ATLAS_DIR / rel
     if not path.is_file():
-        raise ValueError(f"the bundled outlines {rel} are missing: run `bash .ci/setup app` (it fetches them "
-                         "from the npm registry)")
+        raise ValueError(f"the bundled outlines {rel} are missing from this installation of psdviz: reinstall "
+                         "it (the wheel carries them), or in a clone run `bash .ci/fetch_assets`")
     return json.loads(path.read_text())
 
 

@@ -56,13 +56,30 @@ class RegionRelease:
         return self.ledger.budget
 
     def counts(self) -> pd.DataFrame:
-        """id, name, level, parent, estimate (released integer), low_95 and high_95 (its 95 % interval: a
-        region release counts whole regions, so no cell is cut and this is the noise's), standard_error, noisy
+        """id, name, level, parent, estimate (released integer), low_95 and high_95 (its 95 % interval:
+        :meth:`interval`), standard_error, noisy
         (as measured; for a region measured twice the inverse-variance mean of its two counts; NaN where not measured),
         source (measured; measured twice with its children pooled; area share of a pooled region)."""
-        low, high = whole_interval(self.estimate, self.standard_error)
+        low, high = self.interval()
         return self.table.assign(estimate=self.estimate, low_95=low, high_95=high, standard_error=self.standard_error,
                                  noisy=self.noisy, source=np.asarray(SOURCES, dtype=object)[self.status])
+
+    def interval(self) -> tuple[np.ndarray, np.ndarray]:
+        """The 95 % interval of every region's count (low, high). A measured region's is its noise's
+        (:func:`~psdviz.kernel.intervals.whole_interval`: no cell is cut). A region given an area share of its pooled
+        parent's count is known only to hold between 0 and all of that count: its interval is that bound, [0, the
+        parent's high end], since how the parent's points spread over its regions is not measured."""
+        low, high = whole_interval(self.estimate, self.standard_error)
+        shared = np.flatnonzero(self.status == SHARED)
+        if shared.size:
+            row = pd.Series(np.arange(len(self.table)), index=self.table["id"].to_numpy())
+            parent = row.reindex(self.table["parent"].to_numpy()[shared]).to_numpy()
+            known = np.isfinite(parent)
+            p = parent[known].astype(np.int64)
+            low, high = low.copy(), high.copy()
+            low[shared[known]] = 0.0
+            high[shared[known]] = np.maximum(high[p], high[shared[known]])
+        return low, high
 
     def to_geodataframe(self, regions):
         """The counts with the regions' shapes (``regions``: the public layer the release was built on, which

@@ -320,11 +320,14 @@ class DuckDBSource(KeySource):
         code, c = np.asarray(res["g"], np.int64), np.asarray(res["c"], np.int64)
         if cap is not None and code.size == 2 * int(cap) + 3:
             return None
-        neg = {v: int(c[code == v].sum()) for v in (-3, -2, -1)}
-        n_out = neg[-1] + int(c[(code >= 0) & (code & 1 == 1)].sum())
-        self._set_counts(int(c.sum()), neg[-3], neg[-3] + neg[-2], n_out)
-        used = code >= 0
-        ids, cnt = merge_counts([(code[used] >> 1, c[used])], distinct=self.outside == "drop")
+        flagged = np.flatnonzero(code < 0)          # at most three groups: rows not used, by why
+        neg = {v: int(c[flagged][code[flagged] == v].sum()) for v in (-3, -2, -1)}
+        clipped = int(c[(code & 1) == 1].sum()) if self.outside == "clip" else 0
+        self._set_counts(int(c.sum()), neg[-3], neg[-3] + neg[-2], neg[-1] + clipped)
+        if flagged.size:
+            used = code >= 0
+            code, c = code[used], c[used]
+        ids, cnt = merge_counts([(code >> 1, c)], distinct=self.outside == "drop")
         if cap is not None and ids.size > cap:
             return None
         return cell_keys(ids, bits), cnt

@@ -12,41 +12,35 @@ import numpy as np
 
 from ..core.grid import Grid
 
-STEP = 3  # bits per table lookup
+STEP = 6  # bits per table lookup: 3 look-ups for a curve of order up to 18 (tables of 4 x 4^6 entries, 128 KB)
 
 
-def _step(state: int, bx: int, by: int) -> tuple[int, int]:
+def _step(state, bx, by):
     """One level of the curve as a 4-state machine: state = (flip << 1) | swap, the orientation
-    (commuting involutions) applied to the lower bits. Returns (digit, new state)."""
+    (commuting involutions) applied to the lower bits. Returns (digit, new state); on ints or arrays."""
     flip, swap = state >> 1, state & 1
     rx, ry = bx ^ flip, by ^ flip
-    if swap:
-        rx, ry = ry, rx
+    rx, ry = np.where(swap == 1, ry, rx), np.where(swap == 1, rx, ry)
     digit = (3 * rx) ^ ry
-    if ry == 0:
-        swap ^= 1
-        flip ^= rx
+    turn = ry == 0
+    swap = np.where(turn, swap ^ 1, swap)
+    flip = np.where(turn, flip ^ rx, flip)
     return digit, (flip << 1) | swap
 
 
 def _tables():
     """Encode table [state, xbits, ybits] -> (digits, state) and decode table [state, digits] ->
-    (xbits, ybits, state) for STEP levels at once."""
+    (xbits, ybits, state) for STEP levels at once, every entry at once."""
     k = STEP
-    enc_d = np.zeros((4, 1 << k, 1 << k), np.int64)
-    enc_s = np.zeros_like(enc_d)
-    dec_x = np.zeros((4, 1 << 2 * k), np.int64)
-    dec_y = np.zeros_like(dec_x)
-    dec_s = np.zeros_like(dec_x)
-    for st in range(4):
-        for xb in range(1 << k):
-            for yb in range(1 << k):
-                cur, d = st, 0
-                for lvl in range(k - 1, -1, -1):
-                    digit, cur = _step(cur, (xb >> lvl) & 1, (yb >> lvl) & 1)
-                    d = (d << 2) | digit
-                enc_d[st, xb, yb], enc_s[st, xb, yb] = d, cur
-                dec_x[st, d], dec_y[st, d], dec_s[st, d] = xb, yb, cur
+    st, xb, yb = (a.ravel() for a in np.meshgrid(np.arange(4), np.arange(1 << k), np.arange(1 << k), indexing="ij"))
+    cur, d = st.astype(np.int64), np.zeros(st.size, np.int64)
+    for lvl in range(k - 1, -1, -1):
+        digit, cur = _step(cur, (xb >> lvl) & 1, (yb >> lvl) & 1)
+        d = (d << 2) | digit
+    shape = (4, 1 << k, 1 << k)
+    enc_d, enc_s = d.reshape(shape), cur.reshape(shape)
+    dec_x, dec_y, dec_s = (np.zeros((4, 1 << 2 * k), np.int64) for _ in range(3))
+    dec_x[st, d], dec_y[st, d], dec_s[st, d] = xb, yb, cur
     return enc_d, enc_s, dec_x, dec_y, dec_s
 
 

@@ -3,8 +3,10 @@
 Binary depth t splits every node along axis t % 2 (x first, then y: the cyclic order of a 2-D
 kd-tree, ICDE'12 section 3.2). All nodes of a level are handled together, in one pass over the data
 source (:mod:`psdviz.core.source`): grouped counts of (node, position on the axis), so the same code
-runs in memory, on files through DuckDB and on a Dask cluster. Passes: one per binary depth plus one
-for the leaf counts.
+runs on files through DuckDB and on a Dask cluster. Passes: one per binary depth plus one for the leaf
+counts. A source that holds its keys in memory (points, or the occupied cells read once) gives the same
+groups from two orders of its keys kept across the depths (:mod:`psdviz.splits.kd_orders`): one sort, not
+one per depth.
 
 Everything here is on the public grid: points are integer keys (their grid cells), rectangles are
 integer grid positions [x0, y0, x1, y1), and a split is a position s (keys < s go left), so every
@@ -23,7 +25,8 @@ from functools import partial
 import numpy as np
 
 from ..core.progress import report
-from ..core.source import KeySource, memo_token
+from ..core.source import KeySource, dense_range, memo_token
+from .kd_orders import AxisOrders
 
 Chooser = Callable[[int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
@@ -71,7 +74,15 @@ def kd_partition(src: KeySource, root: np.ndarray, levels: int, choose: Chooser,
     (``offsets`` per node) and their multiplicities (:func:`psdviz.splits.medians.expand` rebuilds the
     keys themselves where a rule needs them); a last pass counts the final nodes. Depths where
     ``reads_data(t)`` is False (midpoints, splits from a noisy grid) skip the pass: ``choose`` gets
-    empty positions there."""
+    empty positions there. Keys held in memory (:meth:`~psdviz.core.source.KeySource.held`) give the same
+    groups and counts without a pass (:func:`_held_partition`) when some depth's ids would be too sparse for
+    a bincount (a pass would sort them); where every depth bincounts, the passes over the held keys are
+    cheaper than keeping two orders."""
+    held = src.held()
+    reading = [t for t in range(levels) if reads_data(t)]
+    if held is not None and any(not dense_range(1 << (t + src.grid.bits), held[0].size) for t in reading):
+        # some depth's (node, key) ids are too sparse to bincount: a pass would sort them, so sort once
+        return _held_partition(AxisOrders(*held, src.grid.bits), root, levels, choose, reads_data, reading[-1])
     bits = src.grid.bits
     token = memo_token()
     splits: list[np.ndarray] = []
@@ -93,6 +104,35 @@ def kd_partition(src: KeySource, root: np.ndarray, levels: int, choose: Chooser,
     finally:
         getattr(src, "memo", {}).pop(token, None)
     return rects, leaf, splits
+
+
+def _held_partition(orders: AxisOrders, root: np.ndarray, levels: int, choose: Chooser,
+                    reads_data: Callable[[int], bool], last: int
+                    ) -> tuple[list[np.ndarray], np.ndarray, list[np.ndarray]]:
+    """:func:`kd_partition` over keys held in memory, in two orders kept across the depths
+    (:class:`psdviz.splits.kd_orders.AxisOrders`: the same groups and counts, no sort after the first).
+    Depths after ``last``, the last that reads the data, descend the keys to the leaves once."""
+    splits: list[np.ndarray] = []
+    rects = [np.asarray(root, np.int64)[None, :]]
+    empty = np.zeros(0, np.int64)
+    for t in range(levels):
+        a, rect = t % 2, rects[-1]
+        if reads_data(t):
+            vals, offsets, cnt = orders.groups(a)
+        else:
+            vals, offsets, cnt = empty, np.zeros(rect.shape[0] + 1, np.int64), empty
+        split = np.clip(choose(t, a, vals, offsets, rect, cnt), rect[:, a], rect[:, a + 2])
+        splits.append(split)
+        rects.append(split_children(rect, a, split))
+        if t <= last:
+            orders.split(a, split, partition=t < last)
+        report(t + 1, levels, "median split levels")
+    if last + 1 == levels:
+        return rects, orders.node_counts(), splits
+    node, kx, ky, weight = orders.nodes_and_keys()
+    node = descend(kx, ky, splits, node, last + 1)
+    leaf = np.bincount(node, weights=weight, minlength=1 << levels)
+    return rects, np.rint(leaf).astype(np.int64), splits
 
 
 def exact_median_splits(values: np.ndarray, offsets: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

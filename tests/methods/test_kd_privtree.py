@@ -113,3 +113,58 @@ def test_bad_parameters():
         pv.build(x, DOM, "kd-privtree", 1.0, split_levels=0)
     with pytest.raises(ValueError, match="theta"):
         pv.build(x, DOM, "kd-privtree", 1.0, theta=float("nan"))
+
+
+@pytest.mark.parametrize("read", ["held", "pass by pass"])
+def test_each_split_node_scores_its_cuts_on_its_own_points(monkeypatch, read, pass_by_pass):
+    """At a depth where some nodes stop, a split node's candidate cuts are scored on its own points: the
+    count left of each cut is the node's, not that of the node with its rank's index (which would let one
+    point move the scores of two nodes of a depth: twice the positions' epsilon on its path)."""
+    import psdviz.methods.kd_privtree as kdp
+    rng = np.random.default_rng(3)
+    pts = np.column_stack([rng.uniform(128, 256, 4000), rng.uniform(0, 256, 4000)])   # the left half empty
+    ps = pv.core.domain.prepare_points(pts, DOM, resolution=8)
+    seen = []
+
+    def record(left, total, pos, lo, hi):
+        seen.append((left.copy(), total.copy(), pos.copy()))
+        return imbalance(left, total, pos, lo, hi)
+
+    monkeypatch.setattr(kdp, "imbalance", record)
+    # split a node iff it holds a point: at depth 1 the empty left child (node 0) stops, the right one splits
+    monkeypatch.setattr(kdp, "split_decisions", lambda counts, *a: counts > 0)
+    monkeypatch.setattr(kdp, "_positions", _force_x_midpoint_at_root(kdp._positions))
+    kdp.grow(ps if read == "held" else pass_by_pass(ps), 1.0, 1.0, 0.0, 10.0, 2, 2, np.random.default_rng(0))
+    (left, total, pos), = seen                       # depth 1: one split node, the right half [128, 256)
+    assert total.tolist() == [4000] * total.size
+    kx, ky = ps.keys[:, 0], ps.keys[:, 1]
+    cand = candidates(np.array([[128, 0, 256, 256]]), 8)
+    want = [int(((kx if a == 0 else ky) < p).sum()) for a, p in zip(cand["axis"], cand["pos"])]
+    np.testing.assert_array_equal(left, want)
+
+
+def _force_x_midpoint_at_root(positions):
+    """The root cut at x = 128 whatever its draw (so that depth 1 is the empty left half and the full right)."""
+    def wrapped(counter, rect, *rest):
+        if rect.tolist() == [[0, 0, 256, 256]]:
+            return np.zeros(1, np.int64), np.full(1, 128)
+        return positions(counter, rect, *rest)
+    return wrapped
+
+
+@pytest.mark.parametrize("cells", [False, True])
+def test_held_keys_grow_the_same_tree_as_passes_over_the_data(cells, pass_by_pass):
+    """Keys held in memory (points, or occupied cells with their counts) give the same tests, positions and
+    counts at every depth as grouped passes over the data: the same tree for the same draws."""
+    import psdviz.methods.kd_privtree as kdp
+    from psdviz.core.cells import CellTable
+    rng = np.random.default_rng(8)
+    pts = np.vstack([rng.normal(90, 6, (3000, 2)), rng.uniform(0, 256, (1500, 2))]).clip(0, 255.9)
+    ps = pv.core.domain.prepare_points(pts, DOM, resolution=8)
+    src = CellTable(ps, *ps.cells()) if cells else ps
+    lam, delta = privtree_parameters(0.3, 2)
+    held = kdp.grow(src, lam, delta, 0.0, 0.05, 4, 30, np.random.default_rng(2))
+    by_pass = kdp.grow(pass_by_pass(src), lam, delta, 0.0, 0.05, 4, 30, np.random.default_rng(2))
+    assert len(held["rects"]) == len(by_pass["rects"]) > 8
+    for key in ("rects", "parents", "leaf", "counts"):
+        assert all(np.array_equal(a, b) for a, b in zip(held[key], by_pass[key]))

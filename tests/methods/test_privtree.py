@@ -68,3 +68,22 @@ def test_bad_parameters():
         pv.build(np.zeros((3, 2)), DOM, method="privtree", epsilon=1.0, tree_fraction=0)
     with pytest.raises(ValueError, match="max_depth"):
         pv.build(np.zeros((3, 2)), DOM, method="privtree", epsilon=1.0, max_depth=0)
+
+
+@pytest.mark.parametrize("cells", [False, True])
+def test_held_keys_grow_the_same_tree_as_passes_over_the_data(cells, pass_by_pass):
+    """Keys held in memory are counted from one Morton sort (MortonBlocks), not a pass a depth: the same
+    structure, counts and draws as pass by pass, on points and on occupied cells with their counts."""
+    from psdviz.core.cells import CellTable
+    from psdviz.core.domain import prepare_points
+    from psdviz.methods.privtree import grow
+    rng = np.random.default_rng(6)
+    pts = np.clip(np.vstack([rng.normal(0.3, 0.02, (3000, 2)), rng.random((1000, 2))]), 0, 1)
+    ps = prepare_points(pts, DOM, resolution=9)
+    src = CellTable(ps, *ps.cells()) if cells else ps
+    lam, delta = privtree_parameters(0.5)
+    held = grow(src, lam, delta, 0.0, 9, np.random.default_rng(1))
+    by_pass = grow(pass_by_pass(src), lam, delta, 0.0, 9, np.random.default_rng(1))
+    assert len(held["counts"]) == len(by_pass["counts"]) > 4
+    for key in ("rects", "parents", "leaf", "counts"):
+        assert all(np.array_equal(a, b) for a, b in zip(held[key], by_pass[key]))

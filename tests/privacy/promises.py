@@ -68,7 +68,7 @@ def released(rel, rects: np.ndarray | None = None) -> dict[str, object]:
         if rects is not None:
             out["answers"] = rel.answer(rects)
             out["variances"] = rel.answer_variance(rects)
-    for name in ("table", "counts", "summary"):
+    for name in ("table", "counts", "summary", "noisy", "estimate"):
         value = getattr(rel, name, None)
         if value is not None and not callable(value):
             out[name] = value

@@ -82,6 +82,18 @@ def test_the_other_release_kinds_carry_no_float_noise():
     table = sparse.make_table(np.sort(rng.choice(10_000, 300, replace=False)), rng.integers(1, 50, 300), 10_000)
     for m in sparse.METHODS:
         builds[f"sparse {m}"] = lambda rnd, m=m: sparse.summarize(table, method=m, epsilon=1.0, seed=rnd)
+    times = np.random.default_rng(5).integers(0, 20 * 86400, len(POINTS))
+    users = np.random.default_rng(6).integers(0, 400, len(POINTS))
+    over_time = {"event flat": {}, "event tree": {"mechanism": "tree"},
+                 "user tree": {"unit": "user", "user": users, "max_points_per_window": 2, "max_points_per_user": 6},
+                 "user flat": {"unit": "user", "user": users, "max_points_per_window": 2, "max_points_per_user": 6,
+                               "mechanism": "flat"},
+                 "w-event ba": {"unit": "w-event", "w": 4},
+                 "w-event bd": {"unit": "w-event", "w": 4, "mechanism": "bd"},
+                 "privtree partition": {"partition": "privtree"}}
+    for name, kw in over_time.items():
+        builds[f"over time {name}"] = lambda rnd, kw=kw: pv.build_over_time(
+            POINTS, DOM, time=times, span=(0, 20 * 86400), window="1d", epsilon=1.0, seed=rnd, grid_level=2, **kw)
     leaky = {name: changed for name, build in builds.items() if (changed := float_channel(build)[0])}
     assert not leaky
 

@@ -48,8 +48,9 @@ def test_points_packed_into_one_child_give_the_clump_size():
 def test_clumping_is_read_from_the_raw_counts_at_small_epsilon():
     """The packed points of the test above at epsilon 0.05, where least squares leaves the children's estimates
     far less noisy than their raw counts: kappa, read from the raw counts with their exact noise, is the clump
-    size on average over 40 builds (5 standard errors of the mean, from the builds' spread). Deviations of the
-    estimates less the raw variance gave three quarters of it (176 against 235 over 200 builds)."""
+    size on average over 40 builds, read as an upper bound (at least the clump size, 5 standard errors of the
+    mean, and at most 1.5 times it). Deviations of the estimates less the raw variance gave three quarters of it
+    (176 against 235 over 200 builds)."""
     rng = np.random.default_rng(1)
     cell = rng.integers(0, 16, (60_000, 2))
     pts = (cell + rng.uniform(0, 0.5, (60_000, 2))) * 4.0
@@ -57,7 +58,7 @@ def test_clumping_is_read_from_the_raw_counts_at_small_epsilon():
     want = (counts ** 2).sum() / counts.sum()
     got = np.array([overdispersion(rel.tree)[rel.tree.is_leaf][0]
                     for rel in (_quadtree(pts, eps=0.05, seed=s) for s in range(40))])
-    assert abs(got.mean() - want) <= 5 * got.std(ddof=1) / np.sqrt(got.size)
+    assert want - 5 * got.std(ddof=1) / np.sqrt(got.size) <= got.mean() <= 1.5 * want
 
 
 def test_whole_leaves_have_no_cut_error_and_half_a_leaf_has_the_model_variance():
@@ -93,19 +94,23 @@ def test_points_at_random_have_standardised_errors_of_variance_one():
 
 
 def test_rectangles_get_the_regions_model_and_hold_the_truth_as_often_as_stated():
-    """``answer_uniformity_error`` equals the regions' figure for the same boxes; on random points, 200 random
-    rectangles answered by ``answer`` have errors over the noise and the model of mean square 1 (5 sd)."""
+    """``answer_uniformity_error`` is close to the regions' figure for the same boxes (a region's border is one
+    edge read with the larger growth factor of the two axes); on random points, 200 random rectangles answered by
+    ``answer`` have errors over the noise and the model of mean square at most 1 (5 sd): the model is not
+    optimistic, and not more than twice as wide as the truth needs."""
     rng = np.random.default_rng(4)
     pts = rng.uniform(0, 64, (100_000, 2))
     rel = _quadtree(pts, height=5, eps=1.0)
     boxes = [(3.3, 5.1, 20.7, 9.9), (40.2, 0.0, 64.0, 33.3)]
     regions = rel.answer_regions(_layer(boxes)).set_index("id").loc[["0", "1"]]
-    np.testing.assert_allclose(rel.answer_uniformity_error(np.array(boxes)), regions["uniformity_error"])
+    rect_sd = rel.answer_uniformity_error(np.array(boxes))
+    assert (rect_sd <= regions["uniformity_error"].to_numpy() * (1 + 1e-9)).all()
+    np.testing.assert_allclose(rect_sd, regions["uniformity_error"], rtol=0.15)
     lo = rng.uniform(0, 56, (200, 2))
     q = np.column_stack([lo, lo + rng.uniform(1, 8, (200, 2))])
     truth = pv.PointIndex(pts).count(q)
     z = (rel.answer(q) - truth) / np.sqrt(rel.answer_variance(q) + rel.answer_uniformity_error(q) ** 2)
-    assert abs(float(np.mean(z ** 2)) - 1) <= 5 * np.sqrt(2 / 200)
+    assert 0.25 <= float(np.mean(z ** 2)) <= 1 + 5 * np.sqrt(2 / 200)
 
 
 def test_cells_the_data_placed_take_their_points_as_one_clump():
@@ -125,8 +130,9 @@ def test_cells_the_data_placed_take_their_points_as_one_clump():
         t, values = rel.tree, rel._values()
         got, measured = cut_factor(t, values, data_placed(t, rel.query_model.data_cuts)), overdispersion(t)
         placed = (t.parent >= 0) & (t.depth <= rel.query_model.data_cuts)
-        np.testing.assert_array_equal(got[placed], np.maximum(measured[placed], np.maximum(values[placed], 0)))
-        np.testing.assert_array_equal(got[~placed], measured[~placed])
+        one_clump = np.maximum(np.nan_to_num(values), 1.0)          # a cell's count, at least one point
+        np.testing.assert_array_equal(got[placed], one_clump[placed])
+        np.testing.assert_array_equal(got[~placed], np.minimum(measured[~placed], one_clump[~placed]))
 
 
 def test_kd_tree_intervals_hold_cells_of_uneven_density_as_often_as_stated():
@@ -152,7 +158,8 @@ def test_kd_tree_intervals_hold_cells_of_uneven_density_as_often_as_stated():
 
 def test_cut_cells_the_data_placed_add_as_standard_deviations():
     """A rectangle cutting several kd-tree cells: their modelled errors add as standard deviations (fully
-    correlated), where a quadtree's cut cells add as variances."""
+    correlated), where a quadtree's cut cells add as the release's edge coherence says: between their variances
+    added and their standard deviations added."""
     from psdviz.query.decompose import decompose
     pts = np.random.default_rng(6).uniform(0, 64, (20_000, 2))
     rect = np.array([[3.3, 5.1, 40.7, 49.9]])
@@ -163,5 +170,8 @@ def test_cut_cells_the_data_placed_add_as_standard_deviations():
         kappa = cut_factor(t, values, data_placed(t, rel.query_model.data_cuts))[v[cut]]
         sd = np.sqrt(kappa * np.maximum(values[v[cut]], 0) * a[cut] * (1 - a[cut]))
         assert cut.sum() > 5
-        want = sd.sum() if coherent else np.sqrt((sd ** 2).sum())
-        assert rel.answer_uniformity_error(rect)[0] == pytest.approx(want)
+        got = rel.answer_uniformity_error(rect)[0]
+        if coherent:
+            assert got == pytest.approx(sd.sum())
+        else:
+            assert np.sqrt((sd ** 2).sum()) * (1 - 1e-9) <= got <= sd.sum() * (1 + 1e-9)

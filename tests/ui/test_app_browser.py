@@ -166,8 +166,8 @@ def test_drawing_a_rectangle_shows_private_and_true_answers(page):
     # beside the map, in view without scrolling at 1400 x 1000: the answer, its error and interval, the truth
     page.evaluate("() => { const m = document.querySelector('[data-testid=\"stMain\"]'); if (m) m.scrollTop = 0; }")
     page.wait_for_timeout(200)
-    assert page.get_by_text(re.compile("^95 % interval, noise and the cells the edges cut. In it: the noise "
-                                       "alone")).count() == 1
+    assert page.get_by_text(re.compile("^95 % interval, noise and the cells the edges cut. In it: the noise's "
+                                       "standard error")).count() == 1
     for text in ("Private answer", "95 % interval", "True answer (not private)"):
         box = page.get_by_text(text).first.bounding_box()
         assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= page.viewport_size["height"], text

@@ -118,8 +118,8 @@ def test_counties_from_a_spatial_release_planned_for_them(pg, server):  # noqa: 
                          f".some(e => e.innerText === {before!r})", timeout=60_000)
     _wait_idle(pg)
     assert pg.get_by_text(re.compile("inside the cells the region's border cuts is modelled")).count() == 1
-    assert pg.get_by_text(re.compile(r"^95 % interval, noise and the cells the edges cut. In it: .*\(a model\)"
-                                     )).count() == 1
+    assert pg.get_by_text(re.compile(r"^95 % interval, noise and the cells the edges cut. In it: .*a model.s "
+                                     r"standard deviation")).count() == 1
     assert pg.get_by_text(re.compile("two typical errors of noise and cut cells together")).count() == 1
     assert pg.get_by_text(re.compile("deepened to")).count() >= 1          # the release's note on its depth
     pg.screenshot(path=str(ARTIFACTS / "08_regions_planned.png"), full_page=True)

@@ -60,8 +60,8 @@ def test_open_a_release_and_answer_a_drawn_query(pg, server, release_file):  # n
     assert low < est < high
     # the shown answer is the release's answer for some rectangle inside the domain: within the total
     assert 0 <= est <= float(rel.answer(np.array([rel.domain.as_rect()]))[0]) * 1.01
-    assert pg.get_by_text(re.compile("^95 % interval, noise and the cells the edges cut. In it: the noise "
-                                     "alone")).count() == 1
+    assert pg.get_by_text(re.compile("^95 % interval, noise and the cells the edges cut. In it: the noise's "
+                                     "standard error")).count() == 1
     assert pg.get_by_text(re.compile("bars: 95 % intervals with the cut cells' model")).count() == 1
     assert pg.get_by_text("True answer").count() == 0     # a consumer has no truth
     pg.screenshot(path=str(ARTIFACTS / "06_open_release.png"), full_page=True)

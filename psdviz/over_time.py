@@ -1,0 +1,275 @@
+"""``psdviz.build_over_time``: one private release of counts for every window of a public span.
+
+The data are read once (points, their timestamps and, for user-level or w-event privacy, their user ids: one
+scan of a file's columns), quantised to the public grid and cut into windows; each user's contribution is
+bounded (at most m events a window, L in all: :mod:`psdviz.temporal.bounding`); a partition shared by all
+windows is taken from public input (one quadtree level) or bought once from the pooled events with a stated
+slice of epsilon (a private quadtree or PrivTree, accounted by group privacy for the unit); the counts per
+(cell, window) are measured under the unit's accounting (:mod:`psdviz.temporal.mechanisms`). Design and
+measurements: docs/decisions/counts-over-time.md.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .core.contribution import user_codes
+from .core.domain import Domain, as_points
+from .core.errors import InputDataError, ParameterError
+from .core.grid import DEFAULT_RESOLUTION, Grid, check_resolution
+from .core.ledger import Ledger
+from .core.rng import make_randomness
+from .core.validation import check_epsilon, check_fraction, check_int, warn_large_epsilon
+from .temporal.axis import TimeAxis, to_seconds
+from .temporal.bounding import bound_over_time
+from .temporal.cells import MAX_CELLS, Partition
+from .temporal.mechanisms import (
+    Accounting,
+    check_fanout,
+    check_mechanism,
+    choose_fanout,
+    measure,
+    privacy_unit,
+    window_sd,
+)
+from .temporal.release import TimeRelease
+
+PARTITIONS = ("grid", "privtree")
+TREE_FRACTION = 0.95          # of the partition's epsilon for PrivTree's split decisions (its leaf counts are unused)
+MAX_VALUES = 60_000_000       # cells x measured values held in memory (8 bytes each)
+
+
+def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon: float = 1.0,
+                    unit: str = "event", mechanism: str | None = None, user=None,
+                    max_points_per_window: int | None = None, max_points_per_user: int | None = None,
+                    w: int | None = None, partition: str = "grid", grid_level: int = 4,
+                    partition_fraction: float = 0.2, fanout: int | str = "auto", seed=None,
+                    resolution: int = DEFAULT_RESOLUTION, nonfinite: str = "error", lon: str | None = None,
+                    lat: str | None = None, privacy_budget=None) -> TimeRelease:
+    """Private counts of every cell of a shared partition in every window of a public span.
+
+    Parameters
+    ----------
+    points : array (n, 2), DataFrame, or path / glob of Parquet or CSV files
+        The events' x, y (lon, lat); a frame or files with the columns ``lon`` and ``lat``.
+    domain : Domain
+        The public bounds.
+    time : array or str
+        One timestamp per event (datetimes, ISO text, or seconds since 1970-01-01 UTC); for a frame or files,
+        the column's name.
+    span : (start, end)
+        The public time span (never read from the data); events outside it are dropped (the owner is told).
+    window : str or int
+        The window: "1h", "1d", "1w", "hour", "day", "week", or a number of seconds.
+    epsilon : float
+        The whole budget (w-event: in any w consecutive windows).
+    unit : {"event", "user", "w-event"}
+        The privacy unit: one event; one user over the whole span (``user``, ``max_points_per_window`` m and
+        ``max_points_per_user`` L); one user's events in any ``w`` consecutive windows (``user`` and m; without
+        ``user`` each event is its own user, m = 1).
+    mechanism : str, optional
+        event: "flat" (default; one noisy count a cell and window, parallel composition) or "tree"; user: "tree"
+        (default; the tree mechanism over time) or "flat"; w-event: "ba" (default, budget absorption) or "bd"
+        (budget distribution).
+    partition : {"grid", "privtree"}
+        "grid": the public 2^grid_level x 2^grid_level grid; "privtree": the leaves of a PrivTree (Zhang, Xiao
+        and Xie, SIGMOD 2016) of the pooled events, bought with ``partition_fraction`` of epsilon; a cell is
+        split while its noisy pooled count exceeds the number of windows times one window's noise standard
+        deviation (so a cell's mean count a window stays above its noise).
+    fanout : int or "auto"
+        The tree mechanism's branching (2: the binary tree of Chan et al. and Dwork et al.); "auto" (default)
+        picks among 2, 4, 8, 16 the one whose ranges of a window, a week, a month and the span have the least
+        noise (from the number of windows only: :func:`psdviz.temporal.mechanisms.choose_fanout`).
+    seed, resolution, nonfinite, lon, lat, privacy_budget
+        As for :func:`psdviz.build`.
+
+    Returns
+    -------
+    psdviz.temporal.TimeRelease
+        ``answer(rects, first, last)``, ``answer_interval``, ``series(rect)``, ``cells(window)``, the release
+        protocol (report, audit, save, ledger).
+    """
+    epsilon = check_epsilon(epsilon)
+    warn_large_epsilon(epsilon)
+    mech = check_mechanism(unit, mechanism)
+    acct = _accounting(unit, user, max_points_per_window, max_points_per_user, w)
+    if partition not in PARTITIONS:
+        raise ParameterError(f"partition must be one of {PARTITIONS} (got {partition!r})")
+    if not (isinstance(fanout, str) and fanout == "auto"):
+        fanout = check_fanout(fanout)
+    bits = check_resolution(resolution)
+    if nonfinite not in ("error", "drop"):
+        raise ParameterError(f"nonfinite must be 'error' or 'drop' (got {nonfinite!r})")
+    axis = TimeAxis.over(span, window)
+    fanout = (choose_fanout(axis.windows) if mech == "tree" else 2) if fanout == "auto" else int(fanout)
+    grid = Grid(domain, bits)
+    level = check_int(grid_level, "grid_level", 0, bits)
+    if partition == "grid" and 4 ** level > MAX_CELLS:
+        raise ParameterError(f"grid_level {level} makes {4 ** level:,} cells, above {MAX_CELLS:,}")
+    cells_bound = 4 ** level if partition == "grid" else MAX_CELLS
+    if cells_bound * 2 * axis.windows > MAX_VALUES:
+        raise ParameterError(f"{cells_bound:,} cells x {axis.windows:,} windows is above {MAX_VALUES:,} counts: "
+                             "choose a coarser grid_level or a longer window")
+    eps_part = check_fraction(partition_fraction, "partition_fraction") * epsilon if partition != "grid" else 0.0
+    punit = privacy_unit(unit, acct.total, acct.w)
+    rnd = make_randomness(seed)
+    if privacy_budget is not None:         # before any data is read
+        privacy_budget.check(epsilon, 0.0, punit)
+    xy, seconds, users, report = _read(points, time, user, lon, lat, nonfinite)
+    inside = domain.contains(xy)
+    win = axis.index(seconds)
+    report["rows_outside_domain"] = int((~inside).sum())
+    report["rows_outside_span"] = int((inside & (win < 0)).sum())
+    keep = inside & (win >= 0)
+    if users is not None:
+        kept = np.flatnonzero(keep)
+        ok = bound_over_time(users[kept], win[kept], acct.per_window, acct.total if unit == "user" else None, rnd.rng)
+        keep[kept[~ok]] = False
+        report["rows_dropped_by_contribution_bounds"] = int((~ok).sum())
+    xy, win = xy[keep], win[keep]
+    report["rows_used"] = int(keep.sum())
+    keys = grid.keys(xy)
+    ledger = Ledger(epsilon)
+    notes: list[str] = []
+    if partition == "grid":
+        part = Partition.uniform(grid, level)
+    else:
+        theta = axis.windows * window_sd(mech, axis.windows, epsilon - eps_part, acct, fanout)
+        part = _bought(xy, domain, bits, eps_part, theta, acct, rnd, ledger, notes)
+    cell = part.cell_of(keys)
+    counts = np.bincount(cell * axis.windows + win, minlength=part.size * axis.windows)
+    counts = counts.reshape(part.size, axis.windows).astype(np.int64)
+    noisy, model = measure(counts, mech, epsilon - eps_part, acct, rnd.rng, ledger, fanout)
+    params = {"unit": unit, "span": [str(np.datetime64(axis.start, "s")), str(np.datetime64(axis.end, "s"))],
+              "window_seconds": axis.window, "partition": partition, "resolution": bits,
+              **({"grid_level": level} if partition == "grid" else {"partition_fraction": float(partition_fraction)}),
+              **({"fanout": fanout} if mech == "tree" else {}),
+              **({"max_points_per_window": acct.per_window} if unit != "event" else {}),
+              **({"max_points_per_user": acct.total} if unit == "user" else {}),
+              **({"w": acct.w} if unit == "w-event" else {})}
+    rel = TimeRelease(axis, part, mech, noisy, model, params, ledger, rnd, tuple(notes), punit, report)
+    if privacy_budget is not None:
+        privacy_budget.draw(rel, "over-time")
+    return rel
+
+
+def _accounting(unit, user, m, total, w) -> Accounting:
+    """The bounds one unit may add, checked before any data is read."""
+    if unit == "event":
+        given = [n for n, v in (("user", user), ("max_points_per_window", m), ("max_points_per_user", total),
+                                ("w", w)) if v is not None]
+        if given:
+            raise ParameterError(f"{given[0]} is for unit='user' or 'w-event'; an event-level release protects one "
+                                 "event and takes none")
+        return Accounting("event")
+    if unit == "user":
+        if user is None or m is None or total is None:
+            raise ParameterError("unit='user' needs user (one id per event), max_points_per_window (m) and "
+                                 "max_points_per_user (L, in all)")
+        if w is not None:
+            raise ParameterError("w is for unit='w-event'")
+        m = check_int(m, "max_points_per_window", 1, 10_000)
+        total = check_int(total, "max_points_per_user", 1, 1_000_000)
+        if total < m:
+            raise ParameterError(f"max_points_per_user ({total}) must be at least max_points_per_window ({m})")
+        return Accounting("user", m, total)
+    if w is None:
+        raise ParameterError("unit='w-event' needs w, the number of consecutive windows protected")
+    if total is not None:
+        raise ParameterError("max_points_per_user is for unit='user'; w-event bounds each window only")
+    if (user is None) != (m is None):
+        raise ParameterError("unit='w-event' with users needs both user and max_points_per_window (m); without "
+                             "user each event is its own user (m = 1)")
+    m = 1 if m is None else check_int(m, "max_points_per_window", 1, 10_000)
+    return Accounting("w-event", m, m, check_int(w, "w", 1, 100_000))
+
+
+def _read(points, time, user, lon, lat, nonfinite):
+    """(xy, seconds, user codes or None, the owner's report) from arrays, a frame or files (one scan)."""
+    import pandas as pd
+    table = isinstance(points, (str, list)) or hasattr(points, "__fspath__")
+    frame = isinstance(points, pd.DataFrame)
+    if table or frame:
+        if not (isinstance(time, str) and lon and lat) or (user is not None and not isinstance(user, str)):
+            raise ParameterError("a frame or files need lon=, lat= and time= (and user=) as column names")
+        cols = [lon, lat, time] + ([user] if user is not None else [])
+        data = points if frame else _read_files(points, cols)
+        missing = [c for c in cols if c not in data.columns]
+        if missing:
+            have = ", ".join(map(str, data.columns[:20]))
+            raise InputDataError(f"no column {missing[0]!r} in the data (its columns: {have})")
+        xy = as_points(data[[lon, lat]].to_numpy(dtype=float))
+        times, users = data[time], (data[user].to_numpy() if user is not None else None)
+    else:
+        xy = as_points(points)
+        times, users = time, user
+    n = xy.shape[0]
+    seconds, no_time = to_seconds(times, "time")
+    if seconds.size != n:
+        raise InputDataError(f"time must give one timestamp per point: {n:,} points, {seconds.size:,} timestamps")
+    codes = _user_codes(users, n) if users is not None else None
+    bad = ~np.isfinite(xy).all(axis=1) | no_time
+    if bad.any() and nonfinite == "error":
+        raise InputDataError(f"{int(bad.sum()):,} of {n:,} rows have missing or non-finite coordinates or times: "
+                             "drop them or pass nonfinite='drop'")
+    report = {"rows_in": n, "rows_nonfinite_dropped": int(bad.sum()), "outside_rows": "dropped",
+              "nonfinite_rows": "dropped" if nonfinite == "drop" else "refused"}
+    ok = ~bad
+    return (xy[ok], seconds[ok], None if codes is None else codes[ok], report)
+
+
+def _user_codes(users, n: int) -> np.ndarray:
+    """Integer codes of the user ids: pandas' hash factorisation (linear time, where sorting 10^7 ids is not); ids
+    that are missing are refused as :func:`psdviz.core.contribution.user_codes` refuses them."""
+    import pandas as pd
+    arr = np.asarray(users)
+    if arr.ndim != 1 or arr.shape[0] != n:
+        return user_codes(users, n)           # its error names the shapes
+    codes, _ = pd.factorize(arr, use_na_sentinel=True)
+    if (codes < 0).any():
+        return user_codes(users, n)           # its error names the missing ids
+    return codes.astype(np.int64)
+
+
+def _read_files(pattern, columns: list[str]):
+    """The named columns of Parquet or CSV files (one scan: pyarrow reads those columns only)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    from .sources.files import expand_paths, file_kind
+    tables = []
+    for p in expand_paths(pattern):
+        try:
+            if file_kind(p) == "parquet":
+                t = pq.read_table(p, columns=columns)
+            else:
+                t = pcsv.read_csv(p, convert_options=pcsv.ConvertOptions(include_columns=columns))
+        except (pa.ArrowInvalid, KeyError) as exc:
+            raise InputDataError(f"{p}: cannot read columns {columns}: {str(exc)[:200]}") from None
+        tables.append(t.select(columns))
+    return pa.concat_tables(tables, promote_options="permissive").to_pandas()
+
+
+def _bought(xy, domain, bits, eps_part, theta, acct, rnd, ledger, notes) -> Partition:
+    """The leaves of a PrivTree on the pooled events (split while its biased noisy count exceeds ``theta``, a
+    public threshold), at ``eps_part`` for the unit: one unit
+    changes the pooled events by at most k (1 event; L for a user; m w for w-event), so the build runs at
+    eps_part / k per event and its ledger is recorded with every epsilon and sensitivity times k (group
+    privacy)."""
+    from .api import build
+    k = {"event": 1, "user": acct.total, "w-event": acct.per_window * acct.w}[acct.unit]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rel = build(xy, domain, "privtree", eps_part / k, seed=rnd, resolution=bits, tree_fraction=TREE_FRACTION,
+                    theta=float(theta))
+    for s in rel.ledger.spends:
+        ledger.spend(f"partition: {s.what}", s.epsilon * k, s.mechanism, level=s.level, nodes=s.nodes,
+                     sensitivity=s.sensitivity * k, delta=s.delta,
+                     note="; ".join(x for x in (s.note, f"pooled events; one unit adds at most {k} (group privacy)")
+                                    if x))
+    notes.append(f"the partition: the {int(rel.tree.is_leaf.sum()):,} cells of a PrivTree of the pooled events at "
+                 f"epsilon {eps_part:g} (split while the noisy count exceeds {theta:,.0f}); its leaf counts are not "
+                 "released")
+    return Partition.from_rects(Grid(domain, bits), rel.tree.rect[rel.tree.leaf_index()])
