@@ -21,16 +21,21 @@ def _map_drawn(page):
     _idle(page)
 
 
+def _epsilon_one_and_a_rectangle(page):
+    """Epsilon 0.5 -> 1 with the keyboard, then a rectangle drawn on the map and answered."""
+    _epsilon(page).press("ArrowRight")
+    _idle(page)
+    _map_drawn(page)
+    _map_frame(page).locator("a.leaflet-draw-draw-rectangle").click()
+    _drag(page, (0.40, 0.30), (0.55, 0.45))
+    page.get_by_text("Query #").first.wait_for(timeout=120_000)
+    _idle(page)
+
+
 def test_epsilon_and_the_release_survive_a_drawn_rectangle_and_another_page(pg, server):  # noqa: F811
     pg.goto(server)
     _map_drawn(pg)
-    _epsilon(pg).press("ArrowRight")                   # 0.5 -> 1
-    _idle(pg)
-    _map_drawn(pg)
-    _map_frame(pg).locator("a.leaflet-draw-draw-rectangle").click()
-    _drag(pg, (0.40, 0.30), (0.55, 0.45))
-    pg.get_by_text("Query #").first.wait_for(timeout=120_000)
-    _idle(pg)
+    _epsilon_one_and_a_rectangle(pg)
     line = pg.locator(RELEASE_LINE).first.inner_text()
     answer = pg.locator("[data-testid='stMetric']").first.inner_text()
     assert "epsilon = 1 " in line
@@ -57,13 +62,7 @@ def test_a_reload_opens_the_same_view_and_the_map_and_its_answer_fill_the_first_
     page.get_by_role("option", name="kdtree", exact=True).click()
     page.locator(RELEASE_LINE, has_text="kdtree").first.wait_for()
     _map_drawn(page)
-    _epsilon(page).press("ArrowRight")                 # 0.5 -> 1
-    _idle(page)
-    _map_drawn(page)
-    _map_frame(page).locator("a.leaflet-draw-draw-rectangle").click()
-    _drag(page, (0.40, 0.30), (0.55, 0.45))
-    page.get_by_text("Query #").first.wait_for()
-    _idle(page)
+    _epsilon_one_and_a_rectangle(page)
     asked = page.get_by_text(re.compile(r"^Query #")).first.inner_text()
     rect = re.search(r"x \[[^\]]+\], y \[[^\]]+\]", asked)
     assert rect is not None and "rect=" in page.url and "method=kdtree" in page.url and "epsilon=1" in page.url
@@ -81,5 +80,8 @@ def test_a_reload_opens_the_same_view_and_the_map_and_its_answer_fill_the_first_
     for text in ("Private answer", "95 % interval"):
         b = page.get_by_text(text, exact=True).first.bounding_box()
         assert b is not None and b["y"] >= 0 and b["y"] + b["height"] <= 800, (text, b)
+        value = page.locator("[data-testid='stMetric']", has_text=text).first.locator("[data-testid='stMetricValue']")
+        cut = value.evaluate("e => [e, ...e.querySelectorAll('*')].some(n => n.scrollWidth > n.clientWidth + 1)")
+        assert not cut, (text, value.inner_text())                  # the whole number, never "30,..."
     page.screenshot(path=str(ARTIFACTS / "01_map_1280.png"))
     page.context.close()
