@@ -110,7 +110,7 @@ def _fmt(v: float) -> str:
 
 def view(data_name: str, bundled: bool, spec, domain_choice: str | None, domain, rect) -> dict[str, str]:
     """The address of a view (public inputs only)."""
-    out = {"sample": data_name} if bundled else {"upload": data_name}
+    out = {"sample": data_name} if bundled else {"upload": data_name} if data_name else {}
     out |= {"method": spec.method, "epsilon": f"{spec.epsilon:g}", "resolution": str(spec.resolution)}
     if domain_choice in DOMAIN_WORDS:
         out["domain"] = DOMAIN_WORDS[domain_choice]

@@ -73,3 +73,11 @@ def test_a_value_the_app_refuses_leaves_the_default():
     at = _new_session({"sample": "nowhere", "method": "rm -rf", "epsilon": "1e9", "rect": "1,2,x,4"})
     assert at.selectbox(key="method").value == "auto" and at.select_slider(key="epsilon").value == 0.5
     assert keys.QUERY_RECT not in at.session_state
+
+
+def test_an_upload_not_made_yet_names_no_file_in_the_address():
+    at = _new_session({})
+    at.radio(key="data_source").set_value("upload a file").run()
+    assert not at.exception, at.exception
+    q = _address(at)
+    assert "upload" not in q and "sample" not in q and q["method"] == "auto"
