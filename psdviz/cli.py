@@ -35,13 +35,13 @@ import psdviz as pv
 
 from . import Domain, LargeEpsilonWarning, method_help
 from .api import EmptyReleaseWarning, NoiseDominatesWarning, build, build_regions
-from .present import LARGE_EPSILON, MissingExtraError, require, rows_read, unit_for
+from .present import LARGE_EPSILON, OUTSIDE_WARNING_SHARE, MissingExtraError, require, rows_read, unit_for  # noqa: F401 (the share: the CLI's too)
+from .present import outside_warning as outside_line
 from .regions import POOLINGS
 from .releases import load_release
-from .sources.files import expand_paths, file_kind
+from .sources.files import check_not_empty, expand_paths, file_kind
 
 EXIT_USAGE = 2
-OUTSIDE_WARNING_SHARE = 0.10   # above this share of rows outside the domain, the owner is warned on stderr
 
 
 def read_columns(pattern: str, columns: list[str]) -> dict[str, np.ndarray]:
@@ -57,6 +57,7 @@ def read_columns(pattern: str, columns: list[str]) -> dict[str, np.ndarray]:
             if file_kind(p) == "parquet":
                 t = pq.read_table(p, columns=columns)
             else:
+                check_not_empty(p)
                 opts = pcsv.ParseOptions(delimiter="\t" if p.lower().endswith(".tsv") else ",")
                 t = pcsv.read_csv(p, parse_options=opts, convert_options=pcsv.ConvertOptions(include_columns=columns))
         except (pa.ArrowInvalid, KeyError) as exc:
@@ -112,9 +113,11 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--regions", required=True, nargs="+", metavar="FILE",
                    help=f"a layer file (GeoJSON, GeoPackage, zipped Shapefile, TopoJSON), several files one level "
                         f"each (top level first; parents from the geometry), or one of {BUNDLED}")
-    r.add_argument("--id", default=None, help="the layer's region id column (not for bundled layers)")
+    r.add_argument("--id", default=None, help="the layer's region id column (not for bundled layers; default: "
+                   "guessed, a unique column named like an id, never a measure, and said on stderr)")
     r.add_argument("--parent", default=None, help="the layer's parent id column: levels from the parent links")
-    r.add_argument("--name", default=None, help="the layer's region name column")
+    r.add_argument("--name", default=None, help="the layer's region name column (default: guessed, a column "
+                   "named like a name: name, district, county, ...)")
     r.add_argument("--layer", default=None, help="the TopoJSON object or GeoPackage layer to read")
     r.add_argument("--pooling", choices=POOLINGS, default="sparse",
                    help="sparse (default): a region whose private count is too small for its children is measured "
@@ -387,20 +390,20 @@ def input_counts(rel, a: argparse.Namespace | None = None) -> str:
 
 
 def outside_warning(rel, a: argparse.Namespace, domain: Domain, memory: np.ndarray | None) -> str | None:
-    """The data owner's warning (stderr, never the file) when more than :data:`OUTSIDE_WARNING_SHARE` of
-    the rows read lie outside the domain, naming the likely cause where a swapped order would keep them
-    (--lon / --lat, or bounds given as XMIN XMAX YMIN YMAX). Exact counts, for the owner only: the
-    release is written whatever they are (a decision on exact counts would leak)."""
+    """The data owner's warning (stderr, never the file) when more than a tenth of the rows read lie outside
+    the domain, naming the likely cause where a swapped order would keep them (--lon / --lat, or bounds given
+    as XMIN XMAX YMIN YMAX): the bad-rows rule the app follows too (:mod:`psdviz.present`'s
+    ``outside_warning``). Exact counts, for the owner only: the release is written whatever they are (a
+    decision on exact counts would leak)."""
     rep = rel.audit()
     read, outside = rows_read(rep), rep["rows_outside_domain"]
-    if a.allow_outside or read == 0 or outside <= OUTSIDE_WARNING_SHARE * read:
+    if a.allow_outside or outside_line(read, outside, domain, None) is None:
         return None
-    line = (f"warning: {outside:,} of the {read:,} rows ({outside / read:.0%}) lie outside --domain x "
-            f"[{domain.xmin:g}, {domain.xmax:g}], y [{domain.ymin:g}, {domain.ymax:g}] and were dropped")
-    kept = _inside_if_swapped(a, domain, memory)
-    if kept is not None and kept > read - outside:
-        return line + f"; likely cause: --lon and --lat the other way round would keep {kept:,}"
-    return line + "; check the bounds (XMIN YMIN XMAX YMAX: bounds in the wrong order are refused) and the columns"
+    line = outside_line(read, outside, domain, _inside_if_swapped(a, domain, memory), where="--domain",
+                        swap="--lon and --lat the other way round",
+                        check="check the bounds (XMIN YMIN XMAX YMAX: bounds in the wrong order are refused) and "
+                              "the columns")
+    return f"warning: {line}"
 
 
 def _inside_if_swapped(a: argparse.Namespace, domain: Domain, memory: np.ndarray | None) -> int | None:
@@ -624,14 +627,20 @@ def load_layer(a: argparse.Namespace):
         return bundled_layer(files[0])
     if any(f in BUNDLED for f in files):
         raise ValueError(f"a bundled layer ({', '.join(BUNDLED)}) is given alone: --regions us-counties")
-    if a.id is None:
-        raise ValueError("--regions FILE needs --id COL (the layer's region id column)")
-    if len(files) == 1:
-        return rg.Regions.from_file(files[0], id=a.id, parent=a.parent, name=a.name, layer=a.layer)
-    if a.parent is not None:
+    if a.parent is not None and len(files) > 1:
         raise ValueError("--parent is for one file; with several files (top level first) each region's parent is "
                          "the region of the file before that covers it")
-    return rg.Regions.from_levels([rg.Regions.from_file(f, id=a.id, name=a.name, layer=a.layer) for f in files])
+    read = []
+    for f in files:
+        frame = rg.read_layer(f, a.layer)
+        if a.id is None or a.name is None:     # the same guess as the app's and Python's, said in one line
+            if a.id is not None and a.id not in frame.columns:
+                raise ValueError(f"--id {a.id!r} is not a column of {Path(f).name}; its columns are "
+                                 f"{[str(c) for c in frame.columns if c != frame.geometry.name]}")
+            guess = rg.guess_columns(frame, a.id)
+            say("regions", [f"{Path(f).name}: {guess.why} (guessed; --id COL and --name COL choose others)"])
+        read.append(rg.Regions.from_frame(frame, id=a.id, parent=a.parent, name=a.name))
+    return read[0] if len(read) == 1 else rg.Regions.from_levels(read)
 
 
 def regions_from_release(a: argparse.Namespace) -> int:
@@ -650,7 +659,8 @@ def regions_from_release(a: argparse.Namespace) -> int:
         layer = load_layer(a)
     say("regions", map(_warning_line, loaded))
     from .present import labelled
-    table = labelled(rel.answer_regions(layer), rel.randomness)
+    from .regions import people_table
+    table = people_table(labelled(rel.answer_regions(layer), rel.randomness))
     write_table(table, a.out)
     silent = int((table["domain_share"] <= 0).sum())
     outside = (f"; {silent:,} lie outside the release's domain and have no answer (empty fields)" if silent else "")
@@ -828,8 +838,9 @@ def region_output(rel, path, allow_seeded: bool = False) -> Path:
     if path.suffix.lower() == ".json":
         return Path(rel.save(path, allow_seeded=allow_seeded))
     from .present import check_seeded_export, labelled
+    from .regions import people_table
     check_seeded_export(rel.randomness, allow_seeded, "the region counts")
-    return write_table(labelled(rel.counts(), rel.randomness), path)
+    return write_table(people_table(labelled(rel.counts(), rel.randomness)), path)
 
 
 def write_table(table, path) -> Path:

@@ -14,13 +14,15 @@ without Streamlit, and named here once:
   which methods plan for workloads, ``pv.build``'s own inputs;
 - text from the user's files made inert before a map shows it (folium templates it again; tooltips are HTML);
 - public facts a page shows: the grid's limits, the bundled samples and outlines, the privacy unit's words,
-  how many rows a source read, whether noise swamps a release; the prepared points a bundled sample's builds
-  share (``PointSet``).
+  how many rows a source read, the bad-rows rule's words (rows missing a coordinate, rows outside the
+  domain and whether the swapped columns would keep them), whether noise swamps a release; the prepared
+  points a bundled sample's builds share (``PointSet``).
 """
 from __future__ import annotations
 
 from .api import swamped
 from .coco.sample import flights_table, load_flight_airports
+from .core.bad_rows import OUTSIDE_WARNING_SHARE, kept_if_swapped, missing_words, outside_warning
 from .core.domain import PointSet
 from .core.grid import DEFAULT_RESOLUTION, MAX_RESOLUTION
 from .core.map_text import map_text
@@ -71,13 +73,67 @@ from .sparse.laborious import LABORIOUS_MAX
 from .sparse.sample import flights_sparse_table
 
 __all__ = [
-    "BUILD", "DEFAULT_RESOLUTION", "FEATURE_FRACTION", "FRESH", "LABORIOUS_MAX", "LARGE_EPSILON", "LOW_SHARE",
-    "MAX_RESOLUTION", "PALETTE", "PALE_WORDS", "PLANNABLE", "REGION_PALE", "RULES", "SAMPLES", "SEEDED", "Colours",
-    "MissingExtraError", "ParamInfo", "PointSet", "accepts_workload", "auto_measured", "cell_at", "cell_details",
-    "cell_pieces", "cells_geojson", "check_int", "check_seeded_export", "colour_bins", "deepest_fitting",
-    "flights_sparse_table", "flights_table", "frontier", "frontier_sizes", "get_sample", "labelled",
-    "layer_digest", "legend_entries", "legend_html", "load_flight_airports", "load_sample", "map_text",
-    "mercator_centres", "noise_level", "parameter_info", "parts_words", "region_classes", "region_noise_width",
-    "region_shades", "require", "rows_read", "sample_points", "shade_grid", "suggested_value", "swamped",
-    "topojson", "unit_for", "view_colours", "view_depth", "whole_interval",
+    "BUILD",
+    "DEFAULT_RESOLUTION",
+    "FEATURE_FRACTION",
+    "FRESH",
+    "LABORIOUS_MAX",
+    "LARGE_EPSILON",
+    "LOW_SHARE",
+    "MAX_RESOLUTION",
+    "OUTSIDE_WARNING_SHARE",
+    "PALETTE",
+    "PALE_WORDS",
+    "PLANNABLE",
+    "REGION_PALE",
+    "RULES",
+    "SAMPLES",
+    "SEEDED",
+    "Colours",
+    "MissingExtraError",
+    "ParamInfo",
+    "PointSet",
+    "accepts_workload",
+    "auto_measured",
+    "cell_at",
+    "cell_details",
+    "cell_pieces",
+    "cells_geojson",
+    "check_int",
+    "check_seeded_export",
+    "colour_bins",
+    "deepest_fitting",
+    "flights_sparse_table",
+    "flights_table",
+    "frontier",
+    "frontier_sizes",
+    "get_sample",
+    "kept_if_swapped",
+    "labelled",
+    "layer_digest",
+    "legend_entries",
+    "legend_html",
+    "load_flight_airports",
+    "load_sample",
+    "map_text",
+    "mercator_centres",
+    "missing_words",
+    "noise_level",
+    "outside_warning",
+    "parameter_info",
+    "parts_words",
+    "region_classes",
+    "region_noise_width",
+    "region_shades",
+    "require",
+    "rows_read",
+    "sample_points",
+    "shade_grid",
+    "suggested_value",
+    "swamped",
+    "topojson",
+    "unit_for",
+    "view_colours",
+    "view_depth",
+    "whole_interval",
 ]

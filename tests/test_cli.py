@@ -199,3 +199,15 @@ def test_a_layer_file_as_the_workload(tmp_path, capsys):
     assert main(args) == 2
     err = capsys.readouterr().err
     assert "looks like a region layer" in err and "--workload-id" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("content, what", [(b"", "0 bytes"), (b"\n \n", "3 bytes, all blank")])
+@pytest.mark.parametrize("extra", [[], ["--user", "u", "--max-points-per-user", "2"]])
+def test_an_empty_csv_is_said_to_be_empty(tmp_path, capsys, content, what, extra):
+    (tmp_path / "empty.csv").write_bytes(content)
+    code = main(["build", str(tmp_path / "empty.csv"), "--lon", "lon", "--lat", "lat", "--domain", "0", "0", "1", "1",
+                 *extra, "--out", str(tmp_path / "r.parquet")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err[-1].endswith(f"empty.csv is empty ({what}): give a CSV file with a header row naming "
+                                          "the columns and at least one row of points")
+    assert "column0" not in err[-1] and not (tmp_path / "r.parquet").exists()

@@ -80,3 +80,23 @@ def as_workload(value) -> Workload:
     if callable(convert):
         return convert()
     return Rectangles(np.asarray(value, float))
+
+
+# A region layer from what a caller has (a GeoDataFrame, a file's path): read by psdviz.regions, which
+# registers its reader when it is imported (``import psdviz`` imports it), since no lower layer may import it.
+_layer_reader = None
+
+
+def register_layer_reader(reader) -> None:
+    """Set the function that turns a GeoDataFrame or a path (and ``id``, ``parent``, ``name``, ``layer_name``
+    keywords) into a region layer (:meth:`psdviz.regions.Regions.coerce`)."""
+    global _layer_reader
+    _layer_reader = reader
+
+
+def region_layer(value, **columns):
+    """``value`` as a region layer (an object with ``geometry`` and ``table()``): as it is, or read by the
+    registered reader (a GeoDataFrame or a path, with ``id=``, ``name=``, ... naming its columns)."""
+    if _layer_reader is None:      # pragma: no cover - psdviz.regions is imported with psdviz
+        raise ValueError("region layers need psdviz.regions (import psdviz)")
+    return _layer_reader(value, **columns)

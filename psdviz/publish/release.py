@@ -193,7 +193,8 @@ class Release:
             out[s:s + k] = self.leaf_variance(leaf_weights(t, q[sel] - s, v[sel], c[sel], k))
         return out
 
-    def answer_regions(self, regions) -> pd.DataFrame:
+    def answer_regions(self, regions, *, id: str | None = None, name: str | None = None, parent: str | None = None,
+                       layer: str | None = None) -> pd.DataFrame:
         """Estimates for the regions of a public layer, from the released cells.
 
         A region takes each published cell's estimate in proportion to the share of the cell's area it
@@ -204,8 +205,15 @@ class Release:
 
         Parameters
         ----------
-        regions : psdviz.regions.Regions
-            In the release's coordinates (lon/lat layers are reprojected to EPSG:4326 when made).
+        regions : psdviz.regions.Regions, GeoDataFrame or path
+            In the release's coordinates (lon/lat layers are reprojected to EPSG:4326 when made). A
+            GeoDataFrame or the path of a layer file (GeoJSON, GeoPackage, zipped Shapefile, TopoJSON) is read
+            as ``Regions.from_frame`` / ``Regions.from_file`` read it.
+        id, name, parent : str, optional
+            For a GeoDataFrame or a path: the columns of the region ids, names and parents (without ``id``, the
+            id and name columns are guessed: a unique column named like an id, never a measure).
+        layer : str, optional
+            For a path: the TopoJSON object or GeoPackage layer to read.
 
         Returns
         -------
@@ -216,7 +224,9 @@ class Release:
             region's area inside the release's domain: the answer counts that part only; a region wholly
             outside has no answer, NaN, never 0 with no error): one row per region.
         """
+        from ..core.workload import region_layer
         from ..query.overlap import cell_shares
+        regions = region_layer(regions, id=id, name=name, parent=parent, layer_name=layer)
         t = self.tree
         leaves = t.leaf_index()
         reg, cell, share = cell_shares(t.rect[leaves], np.asarray(regions.geometry))

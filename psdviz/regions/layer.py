@@ -23,6 +23,7 @@ import pandas as pd
 from ..core.optional import require
 from ..core.parallel import Checked
 from ..core.workload import RegionLayer
+from .columns import guess_columns
 
 OVERLAP_TOLERANCE = 1e-3   # 0.1 % of the smaller region: quantised shared borders (US counties at 1:10m reach 0.02 %)
 LON_LAT = "EPSG:4326"
@@ -38,13 +39,22 @@ class Regions:
 
     # ---- construction ---------------------------------------------------------------------------
     @classmethod
-    def from_frame(cls, gdf, *, id: str, parent: str | None = None, name: str | None = None,
+    def from_frame(cls, gdf, *, id: str | None = None, parent: str | None = None, name: str | None = None,
                    crs: str | None = LON_LAT, tolerance: float = OVERLAP_TOLERANCE) -> Regions:
         """Regions from a GeoDataFrame: ``id`` (and optionally ``parent`` and ``name``) name its columns.
-        The geometry is reprojected to ``crs`` (the release's coordinates; None keeps it as it is)."""
+        Without ``id`` the id and name columns are guessed as a person would
+        (:func:`psdviz.regions.columns.guess_columns`: a unique column, named like an id, text before numbers,
+        never a measure such as a population or an area); a ``name`` given is kept. The geometry is
+        reprojected to ``crs`` (the release's coordinates; None keeps it as it is)."""
         gpd = require("geopandas", "region layers")
         if not isinstance(gdf, gpd.GeoDataFrame):
             raise ValueError("regions must be a GeoDataFrame (or read them with Regions.from_file)")
+        if id is None or name is None:
+            if id is not None and id not in gdf.columns:
+                raise ValueError(f"column {id!r} (given as id) is not in the regions; their columns are "
+                                 f"{list(gdf.columns)}")
+            guess = guess_columns(gdf, id)
+            id, name = guess.id, name if name is not None else guess.name
         for col, what in ((id, "id"), (parent, "parent"), (name, "name")):
             if col is not None and col not in gdf.columns:
                 raise ValueError(f"column {col!r} (given as {what}) is not in the regions; their columns are "
@@ -78,27 +88,32 @@ class Regions:
         return out
 
     @classmethod
-    def from_file(cls, path, *, id: str, parent: str | None = None, name: str | None = None, layer=None,
-                  crs: str | None = LON_LAT, tolerance: float = OVERLAP_TOLERANCE) -> Regions:
+    def from_file(cls, path, *, id: str | None = None, parent: str | None = None, name: str | None = None,
+                  layer=None, crs: str | None = LON_LAT, tolerance: float = OVERLAP_TOLERANCE) -> Regions:
         """Regions from GeoJSON, GeoPackage, a zipped Shapefile or TopoJSON (``layer``: the TopoJSON
-        object or the GeoPackage layer)."""
-        path = Path(path)
-        if not path.is_file():
-            raise ValueError(f"regions file not found: {path}")
-        if path.suffix.lower() == ".topojson" or _is_topojson(path):
-            gdf = _read_topojson(path, layer)
-        else:
-            gpd = require("geopandas", "region layers")
-            if layer is None and path.suffix.lower() == ".gpkg":
-                names = list(gpd.list_layers(path)["name"])
-                if len(names) > 1:
-                    raise ValueError(f"{path.name} holds {len(names)} layers {names}: pass layer= one of them "
-                                     "(the CLI: --layer NAME)")
-            try:
-                gdf = gpd.read_file(f"zip://{path}" if path.suffix.lower() == ".zip" else path, layer=layer)
-            except Exception as exc:   # pyogrio raises its own errors for unreadable files
-                raise ValueError(f"cannot read regions from {path.name}: {exc}") from None
-        return cls.from_frame(gdf, id=id, parent=parent, name=name, crs=crs, tolerance=tolerance)
+        object or the GeoPackage layer); without ``id`` its columns are guessed as :meth:`from_frame` does."""
+        return cls.from_frame(read_layer(path, layer), id=id, parent=parent, name=name, crs=crs, tolerance=tolerance)
+
+    @classmethod
+    def coerce(cls, layer, *, id: str | None = None, parent: str | None = None, name: str | None = None,
+               layer_name=None) -> Regions:
+        """``layer`` as Regions: Regions as they are, a GeoDataFrame (:meth:`from_frame`) or a path
+        (:meth:`from_file`), with ``id``, ``parent``, ``name`` and ``layer_name`` (the file's layer) for
+        those; what else is given is refused in one line."""
+        if isinstance(layer, Regions) or (callable(getattr(layer, "table", None)) and hasattr(layer, "geometry")):
+            given = [k for k, v in (("id", id), ("parent", parent), ("name", name), ("layer", layer_name)) if v]
+            if given:
+                raise ValueError(f"{', '.join(given)} name the columns of a GeoDataFrame or a file; these Regions "
+                                 "have theirs already")
+            return layer
+        if isinstance(layer, (str, Path)):
+            return cls.from_file(layer, id=id, parent=parent, name=name, layer=layer_name)
+        gpd = require("geopandas", "region layers")
+        if isinstance(layer, gpd.GeoDataFrame):
+            return cls.from_frame(layer, id=id, parent=parent, name=name)
+        raise ValueError(f"regions must be psdviz.regions.Regions, a GeoDataFrame or the path of a layer file "
+                         f"(got {type(layer).__name__})")
+
 
     @classmethod
     def from_levels(cls, layers, *, within: float | None = None, tolerance: float = OVERLAP_TOLERANCE) -> Regions:
@@ -222,6 +237,26 @@ class Regions:
         return pd.DataFrame(self.frame[["id", "name", "level", "parent"]])
 
 
+def read_layer(path, layer=None):
+    """The features of a layer file (GeoJSON, GeoPackage, zipped Shapefile, TopoJSON; ``layer``: the
+    TopoJSON object or the GeoPackage layer) as a GeoDataFrame, every attribute column kept."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"regions file not found: {path}")
+    if path.suffix.lower() == ".topojson" or _is_topojson(path):
+        return _read_topojson(path, layer)
+    gpd = require("geopandas", "region layers")
+    if layer is None and path.suffix.lower() == ".gpkg":
+        names = list(gpd.list_layers(path)["name"])
+        if len(names) > 1:
+            raise ValueError(f"{path.name} holds {len(names)} layers {names}: pass layer= one of them "
+                             "(the CLI: --layer NAME)")
+    try:
+        return gpd.read_file(f"zip://{path}" if path.suffix.lower() == ".zip" else path, layer=layer)
+    except Exception as exc:   # pyogrio raises its own errors for unreadable files
+        raise ValueError(f"cannot read regions from {path.name}: {exc}") from None
+
+
 class RegionRepairWarning(UserWarning):
     """Regions of a layer were repaired on load (made valid, or features with one id merged); the
     message names them."""
@@ -269,11 +304,23 @@ def _repaired(frame):
             raise ValueError(f"region id {parents[parents > 1].index[0]!r} is used by regions with different "
                              "parents: region ids must be unique")
         merged = frame.dissolve(by="id", as_index=False, aggfunc="first", sort=False)
-        names = ", ".join(repr(i) for i in pd.unique(frame.loc[dup, "id"])[:10])
-        warnings.warn(f"features sharing a region id were merged into one region each: {names}",
+        warnings.warn(f"features sharing a region id were merged into one region each: {merged_words(frame[dup])}; "
+                      "choose a column whose values are unique as the id to keep them apart",
                       RegionRepairWarning, stacklevel=4)
         frame = merged[["id", "name", "parent", "geometry"]]
     return frame
+
+
+def merged_words(rows) -> str:
+    """The ids that several features share, each with how many and their names ("'-99' (5 features: France,
+    Norway, ...)"), at most ten ids."""
+    parts = []
+    for rid, group in list(rows.groupby("id", sort=False))[:10]:
+        names = [str(n) for n in pd.unique(group["name"]) if str(n) != str(rid)]
+        shown = f": {', '.join(names[:5])}{', ...' if len(names) > 5 else ''}" if names else ""
+        parts.append(f"{rid!r} ({len(group)} features{shown})")
+    more = rows["id"].nunique() - len(parts)
+    return "; ".join(parts) + (f"; and {more} more id(s)" if more > 0 else "")
 
 
 def _ordered(frame, tolerance: float):

@@ -91,6 +91,23 @@ def check_csv_width(path: str) -> None:
                          "Parquet, which has no such limit")
 
 
+def check_not_empty(path: str) -> None:
+    """Refuse a CSV file with nothing in it (0 bytes, or only blank lines) in one line saying so: DuckDB
+    would read it as one column named 'column0'. Compressed files are left to DuckDB."""
+    if path.lower().endswith(".gz"):
+        return
+    try:
+        with open(path, "rb") as f:
+            block = f.read(_HEADER_BYTES)
+            rest = f.read(1)
+    except OSError:
+        return                      # DuckDB names the problem when it opens the file
+    if not block.strip() and not rest:
+        what = f"{len(block)} bytes, all blank" if block else "0 bytes"
+        raise ValueError(f"{path} is empty ({what}): give a CSV file with a header row naming the columns and at "
+                         "least one row of points")
+
+
 def _settings(memory_limit, threads) -> dict:
     """DuckDB settings passed as connection configuration (values, never SQL text), checked first so
     a bad value is a ValueError saying what DuckDB accepts."""
@@ -155,6 +172,7 @@ class DuckDBSource(KeySource):
         parquet = file_kind(self.files[0]) == "parquet"
         reader = self.con.read_parquet if parquet else self.con.read_csv
         for f in [] if parquet else self.files:
+            check_not_empty(f)
             check_csv_width(f)
         try:
             raw = reader([literal(f) for f in self.files])
@@ -188,8 +206,8 @@ class DuckDBSource(KeySource):
     def _set_counts(self, n_in: int, n_text: int, n_bad: int, n_out: int) -> None:
         """Keep the validation counts; text coordinates, and non-finite rows under "error", are refused."""
         if n_text:
-            raise ValueError(f"{n_text} rows of {self.columns[0]!r} / {self.columns[1]!r} are not numbers; "
-                             "fix or remove them")
+            raise ValueError(f"{n_text:,} row{'s' * (n_text != 1)} of {self.columns[0]!r} / {self.columns[1]!r} are "
+                             "not numbers; fix or remove them (an empty cell is a missing point, dropped and counted)")
         if n_bad and self.nonfinite == "error":
             raise nonfinite_error(n_bad, n_in)
         self._counts = (n_in, n_text, n_bad, n_out)

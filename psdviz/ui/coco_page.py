@@ -192,6 +192,12 @@ def _budget_controls(h: coco.Hierarchy, consistency: str) -> list[float]:
     return eps
 
 
+def groups_label(rel: coco.CocoRelease) -> str:
+    """The node's group count G, named as the warning above names it: public only when the groups were
+    declared, else read from the data and not private."""
+    return "Groups G (public)" if rel.structure_public else "Groups G (from the data: not private)"
+
+
 def _show_node(rel: coco.CocoRelease, truth: np.ndarray, node: int) -> None:
     h = rel.hierarchy
     name = h.names[node]
@@ -204,7 +210,7 @@ def _show_node(rel: coco.CocoRelease, truth: np.ndarray, node: int) -> None:
     c1, c2, c3 = st.columns(3)
     c1.metric("Earthmover's error at this node", f"{err[node]:,.0f}")
     c1.caption("People to add or remove to turn the private histogram into the true one.")
-    c2.metric("Groups G (public)", f"{int(rel.groups[node]):,}")
+    c2.metric(groups_label(rel), f"{int(rel.groups[node]):,}")
     if chk["equal"] is None:
         c3.metric("Sum of children", "leaf")
         c3.caption("A leaf has no children to add up.")

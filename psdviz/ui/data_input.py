@@ -164,7 +164,9 @@ def guess_column(columns: list[str], names: tuple[str, ...]) -> int | None:
 
 
 def pick_points(df: pd.DataFrame, xcol: str, ycol: str) -> tuple[np.ndarray, int]:
-    """New (n, 2) float array from two columns, and how many cells were not numbers (now NaN)."""
+    """New (n, 2) float array from two columns, and how many cells are text (always 0: the bad-rows rule of
+    docs/decisions/newcomer-steps.md, the command line's too, refuses text in a coordinate in words naming rows;
+    an empty cell is a missing coordinate, NaN, dropped and counted by the build)."""
     for c, role in ((xcol, "longitude / x"), (ycol, "latitude / y")):
         if c not in df.columns:
             raise ValueError(f"column {c!r} ({role}) is not in the table; columns are {list(df.columns)}")
@@ -174,11 +176,20 @@ def pick_points(df: pd.DataFrame, xcol: str, ycol: str) -> tuple[np.ndarray, int
         if pd.api.types.is_bool_dtype(df[c]):
             raise ValueError(f"column {c!r} holds true/false values, not coordinates")
     cols = [pd.to_numeric(df[c], errors="coerce") for c in (xcol, ycol)]
-    bad = sum(int((v.isna() & df[c].notna()).sum()) for v, c in zip(cols, (xcol, ycol)))
     for v, c in zip(cols, (xcol, ycol)):
         if v.notna().sum() == 0:
             raise ValueError(f"column {c!r} has no numeric values; pick the longitude/latitude columns")
-    return np.column_stack([v.to_numpy(dtype=float) for v in cols]), bad
+    text = np.zeros(len(df), dtype=bool)
+    for v, c in zip(cols, (xcol, ycol)):
+        text |= (v.isna() & df[c].notna()).to_numpy()
+    if text.any():
+        rows = np.flatnonzero(text)
+        first = int(rows[0])
+        shown = ", ".join(f"{df[c].iloc[first]!r}" for c, v in zip((xcol, ycol), cols) if pd.isna(v.iloc[first]))
+        raise ValueError(f"{rows.size:,} row{'s' * (rows.size != 1)} of {xcol!r} / {ycol!r} are not numbers (data row "
+                         f"{', '.join(str(r + 1) for r in rows[:5])}{' ...' if rows.size > 5 else ''}; row {first + 1} "
+                         f"holds {shown}); fix or remove them (an empty cell is a missing point, dropped and counted)")
+    return np.column_stack([v.to_numpy(dtype=float) for v in cols]), 0
 
 
 @st.cache_resource(show_spinner="Loading the sample...", max_entries=4)
@@ -249,6 +260,11 @@ def _choose_domain(declared: Domain | None, key: str) -> tuple[Domain, str]:
         "Domain (public bounds)", options, key=_kept(f"{key}_domain", options[0]),
         help="The domain is public input, never read from the data: the cells split it, and points outside it "
              "are dropped (the app says how many). Presets come from public outlines, never from the data."))
+    return _domain_of(pick, declared, key)
+
+
+def _domain_of(pick: str, declared: Domain | None, key: str) -> tuple[Domain, str]:
+    """The domain of a choice of :func:`_choose_domain`, with the widgets it needs (place, typed bounds)."""
     if pick.startswith("the sample") and declared is not None:
         return declared, "sample's declared domain"
     if pick == "the world":
@@ -275,8 +291,26 @@ def sample_dataset(name: str) -> Dataset:
     return Dataset(name, xy, s.domain or Domain.world(), "sample's declared domain", 0, fp, bundled=True)
 
 
-def choose_data() -> Dataset | None:
-    """Sidebar: sample or upload; returns None (after an st.error saying what to fix) on bad input."""
+@dataclass(frozen=True)
+class Step:
+    """What an upload still needs before anything is built, said where the map would be (the main area)."""
+
+    title: str
+    text: str
+    bounds: bool = False          # the public bounds step: its choices are drawn with it (:func:`bounds_step`)
+
+
+ASKED_FILE = "psdviz_asked_file"      # the file a page address names (a reload or a link): asked for by name
+UPLOAD_DOMAIN = "upload_domain"       # the upload's public bounds choice (None until chosen: no silent default)
+WHY_BOUNDS = ("The bounds must not come from the data: its own extent would publish where its outermost points "
+              "lie (a person at the edge of the map would be given away), so they are public input, chosen here.")
+BOUND_CHOICES = (PRESET, "typed bounds", "the world")
+
+
+def choose_data() -> Dataset | Step | None:
+    """Sidebar: sample or upload. A :class:`Dataset` to build from; a :class:`Step` the upload still needs (a
+    file, its coordinate columns, its public bounds), for the page to say where the map would be; None after an
+    st.error saying what to fix."""
     spatial = [n for n, s in SAMPLES.items() if s.spatial]
     source = st.radio("Data", [f"sample: {n}" for n in spatial] + ["upload a file"], key="data_source",
                       help="A bundled public sample, or your own points (lon/lat columns).")
@@ -288,40 +322,94 @@ def choose_data() -> Dataset | None:
             xy, fp = _sample(name)
             domain, dsrc = _choose_domain(s.domain, "sample")
             return Dataset(name, xy, domain, dsrc, 0, fp, bundled=True)
-        up = st.file_uploader(f"Points file (CSV/TSV, Parquet, GeoJSON, GeoPackage; at most {MAX_UPLOAD_MB} MB "
-                              f"and {MAX_ROWS:,} rows)", type=UPLOAD_TYPES, key="upload")
-        if up is not None and st.session_state.get(UPLOAD_ID) != up.file_id:
-            # kept for the session: the uploader forgets it on another page (taken once: the same bytes on
-            # every run, so what is read from them is read once, psdviz.ui.session_memo)
-            st.session_state[UPLOAD_KEPT] = (up.name, up.getvalue())
-            st.session_state[UPLOAD_ID] = up.file_id
-        kept = st.session_state.get(UPLOAD_KEPT)
-        if kept is None:
-            st.info("Upload a file to continue, or pick a sample.")
-            return None
-        name, raw = kept
-        if up is None:
-            st.caption(f"Using `{name}`, uploaded earlier in this session (Start over forgets it).")
-        df = remembered(UPLOAD_TABLE, name, lambda: read_table(name, raw), owner=raw, keep=1)
-        cols = [str(c) for c in df.columns]
-        xcol = st.selectbox("Longitude / x column", cols, index=guess_column(cols, X_NAMES), key="xcol",
-                            placeholder="pick the longitude / x column")
-        ycol = st.selectbox("Latitude / y column", cols, index=guess_column(cols, Y_NAMES), key="ycol",
-                            placeholder="pick the latitude / y column")
-        if xcol is None or ycol is None:
-            st.info("No column is named like a longitude or a latitude: pick the x and y columns.")
-            return None
-        xy, bad, fp = remembered(UPLOAD_POINTS, (name, xcol, ycol), lambda: _points(df, xcol, ycol), owner=raw,
-                                 keep=2)
-        user, k = choose_user(df, cols, (xcol, ycol))
-        if user is not None:     # the id column picked (choose_user's widget) names the ids' fingerprint
-            fp = f"{fp}|u{k}|" + remembered(UPLOAD_POINTS, (name, "user", st.session_state.get("user_col")),
-                                            lambda: user_fingerprint(user), owner=raw, keep=2)
-        domain, dsrc = _choose_domain(None, "upload")
-        return Dataset(name, xy, domain, dsrc, bad, fp, user, k)
+        return _uploaded_data()
     except (ValueError, OSError) as exc:
         st.error(f"Data problem: {words.file_text(exc)}")
         return None
+
+
+def _uploaded_data() -> Dataset | Step:
+    up = st.file_uploader(f"Points file (CSV/TSV, Parquet, GeoJSON, GeoPackage; at most {MAX_UPLOAD_MB} MB "
+                          f"and {MAX_ROWS:,} rows)", type=UPLOAD_TYPES, key="upload")
+    if up is not None and st.session_state.get(UPLOAD_ID) != up.file_id:
+        # kept for the session: the uploader forgets it on another page (taken once: the same bytes on
+        # every run, so what is read from them is read once, psdviz.ui.session_memo)
+        before = st.session_state.get(UPLOAD_KEPT)
+        if before is not None and before[0] != up.name:        # another file: its own public bounds
+            for gone in (UPLOAD_DOMAIN, MIRROR + UPLOAD_DOMAIN):
+                st.session_state.pop(gone, None)
+        st.session_state[UPLOAD_KEPT] = (up.name, up.getvalue())
+        st.session_state[UPLOAD_ID] = up.file_id
+        st.session_state.pop(ASKED_FILE, None)
+    kept = st.session_state.get(UPLOAD_KEPT)
+    asked = st.session_state.get(ASKED_FILE)
+    if kept is None:
+        if asked:
+            return Step(f"Upload {asked} again",
+                        f"This view was made with the file {words.file_text(asked)}. A page address never holds "
+                        "the data: upload the file again in the sidebar (1. Data) to see the same view with fresh "
+                        "noise.")
+        return Step("Upload a points file",
+                    "Pick a file in the sidebar (1. Data): CSV/TSV, Parquet, GeoJSON or GeoPackage with a longitude "
+                    "and a latitude column, or pick a bundled sample.")
+    name, raw = kept
+    if up is None:
+        st.caption(f"Using `{name}`, uploaded earlier in this session (Start over forgets it).")
+    df = remembered(UPLOAD_TABLE, name, lambda: read_table(name, raw), owner=raw, keep=1)
+    cols = [str(c) for c in df.columns]
+    xcol = st.selectbox("Longitude / x column", cols, index=guess_column(cols, X_NAMES), key="xcol",
+                        placeholder="pick the longitude / x column")
+    ycol = st.selectbox("Latitude / y column", cols, index=guess_column(cols, Y_NAMES), key="ycol",
+                        placeholder="pick the latitude / y column")
+    if xcol is None or ycol is None:
+        shown = ", ".join(words.file_text(c) for c in cols[:12]) + (" ..." if len(cols) > 12 else "")
+        st.info("No column is named like a longitude or a latitude: pick the x and y columns.")
+        return Step("Pick the coordinate columns",
+                    f"No column of {words.file_text(name)} is named like a longitude or a latitude (lon, lng, "
+                    f"longitude, x; lat, latitude, y). Its columns: {shown}. Pick the longitude / x column and the "
+                    "latitude / y column in the sidebar, under 1. Data.")
+    xy, bad, fp = remembered(UPLOAD_POINTS, (name, xcol, ycol), lambda: _points(df, xcol, ycol), owner=raw, keep=2)
+    user, k = choose_user(df, cols, (xcol, ycol))
+    if user is not None:     # the id column picked (choose_user's widget) names the ids' fingerprint
+        fp = f"{fp}|u{k}|" + remembered(UPLOAD_POINTS, (name, "user", st.session_state.get("user_col")),
+                                        lambda: user_fingerprint(user), owner=raw, keep=2)
+    if st.session_state.get(UPLOAD_DOMAIN, st.session_state.get(MIRROR + UPLOAD_DOMAIN)) is None:
+        st.info("Next: the public bounds of these points (in the main area).")
+        return Step(f"Public bounds for {name}", WHY_BOUNDS, bounds=True)
+    domain, dsrc = _choose_domain(None, "upload")
+    return Dataset(name, xy, domain, dsrc, bad, fp, user, k)
+
+
+def asked_name() -> str:
+    """The uploaded file's name (the one kept, else the one a page address asks for), for the address."""
+    kept = st.session_state.get(UPLOAD_KEPT)
+    return str(kept[0]) if kept is not None else str(st.session_state.get(ASKED_FILE) or "")
+
+
+def bounds_step(step: Step) -> None:
+    """The upload's public bounds as a step of its own, in the main area: a country or US state from the
+    bundled public outlines, typed bounds, or the whole world, each a choice (none is taken for the user);
+    "Use these bounds" keeps the choice, which the sidebar then shows and changes."""
+    st.subheader(words.file_text(step.title))
+    st.markdown(step.text)
+    pick = st.radio("Public bounds of the points", BOUND_CHOICES, index=None, key="upload_bounds_pick",
+                    help="A country or US state: the bounds of its public outline (Natural Earth, US Census). "
+                         "Typed bounds: any box you can state without reading the data. The world: every point "
+                         "kept, in cells as large as a continent for a city's points.")
+    if pick is None:
+        st.info("Choose one of the three: the map is built once the bounds are chosen.")
+        return
+    try:
+        domain, _ = _domain_of(pick, None, "upload")
+    except ValueError as exc:
+        st.error(f"Bounds problem: {words.file_text(exc)}")
+        return
+    if pick == "the world":
+        st.caption("The whole world: x [-180, 180], y [-90, 90]. For points in one city, a country or typed "
+                   "bounds give cells of a useful size.")
+    if st.button("Use these bounds", key="upload_bounds_btn", type="primary"):
+        st.session_state[UPLOAD_DOMAIN] = st.session_state[MIRROR + UPLOAD_DOMAIN] = pick
+        st.rerun()
 
 
 def layer_objects(name: str, data: bytes) -> list[str]:

@@ -23,6 +23,7 @@ QUERY_DATA = "query_data"               # the data and domain the rectangle, cli
 MAP_VIEWS = "psdviz_map_views"          # this session's map views (layers of its releases), kept for reruns
 ANSWERS = "psdviz_answers"              # this session's answers to its rectangles, kept for reruns
 OVERLAYS = "psdviz_overlays"            # the map's script of this session's kept rectangles, kept for reruns
+SWAPPED = "psdviz_swapped"              # rows an upload would keep inside its domain with x and y exchanged
 
 # teach
 TEACH_MAP = "teach_map"                 # the linked maps

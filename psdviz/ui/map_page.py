@@ -23,7 +23,10 @@ from psdviz.present import (
     cell_details,
     deepest_fitting,
     frontier_sizes,
+    kept_if_swapped,
+    missing_words,
     noise_level,
+    outside_warning,
     rows_read,
     swamped,
     unit_for,
@@ -31,6 +34,7 @@ from psdviz.present import (
 )
 
 from . import (
+    address,
     answer_box,
     budget_control,
     cache,
@@ -56,7 +60,7 @@ MAP_KEY = keys.MAP
 
 
 def render() -> None:
-    st.subheader("psdviz: private spatial decompositions, built, seen and queried")
+    st.subheader("psdviz: private maps, built, seen and queried")
     with st.sidebar:
         share.join()
         st.header("1. Data")
@@ -65,9 +69,18 @@ def render() -> None:
         chosen: dict = {}
         spec = controls.choose_build(beside_epsilon=lambda: chosen.update(budget=budget_control.chosen_budget()))
         budget = chosen.get("budget")
+    if isinstance(data, data_input.Step):     # the upload still needs a file, its columns or its bounds
+        address.write(address.view(data_input.asked_name(), False, spec, None, None, None))
+        if data.bounds:
+            data_input.bounds_step(data)
+        else:
+            st.info(f"**{words.file_text(data.title)}.** {data.text}")
+        return
     if data is None:
         return
     st.session_state[SHARED_DATA_KEY] = data  # other pages (e.g. the Compare page) may offer it
+    address.write(address.view(data.name, data.bundled, spec, address.domain_choice(data.bundled), data.domain,
+                               st.session_state.get(keys.QUERY_RECT)))
     msg = controls.check_spec(spec)
     if msg:
         st.error(f"{msg}. Pick a value in range.")
@@ -86,9 +99,10 @@ def render() -> None:
     except ValueError as exc:
         st.error(f"Cannot build {spec.method}: {words.file_text(exc)}")
         return
+    row_warnings(data, release)      # the bad-rows rule's words, above the map
     if release.points_report["rows_used"] == 0:   # the engine released pure noise; tell the data owner
         d = data.domain
-        st.error(f"none of the {rows_read(release.points_report):,} points lies inside the domain "
+        st.error(f"None of the {rows_read(release.points_report):,} points lies inside the domain "
                  f"x [{d.xmin:g}, {d.xmax:g}], y [{d.ymin:g}, {d.ymax:g}]: a release now would be pure noise. "
                  "Check the bounds or the column order (lon, lat).")
         return
@@ -98,8 +112,8 @@ def render() -> None:
     forget_other_datas_queries(data)
     remember_params(release)
     input_summary(data, release)
-    depth, show_points, outlines = view_controls(release, rid)
-    map_and_query(release, data, depth, show_points, outlines)
+    map_and_query(release, data, rid)
+    release_details(data, release)
     budget_view(release)
     export_view(release, rid)
     share.share_panel(spec.method, spec.seed is not None,
@@ -135,13 +149,24 @@ def release_line(release: pv.Release, markdown: bool = True) -> str:
             f"cells, {release.tree.n_nodes:,} nodes, height {release.tree.height}.")
 
 
+AUTO_VARIES = ("auto's facts are noisy, so on a small data set another build (new noise) may pick another method; "
+               "a seed makes the pick repeatable.")
+
+
 def auto_words(release: pv.Release) -> None:
-    """What auto picked in one sentence a teacher can read out; its noisy facts, their cost, the rule and its
-    evidence, and the whole rule table, behind an expander."""
-    from psdviz.present import RULES, auto_measured
+    """What auto picked in one sentence a teacher can read out, and that the pick may vary (its facts are
+    noisy); its noisy facts, their cost, the rule and the whole rule table are in :func:`auto_details`."""
+    from psdviz.present import RULES
     rule = next((r for r in RULES if r.when == release.params.get("rule")), None)
     chosen = release.params.get("chosen", "?")
     st.markdown(f"**auto chose {chosen}.** " + (rule.plain if rule is not None else ""))
+    st.caption(AUTO_VARIES)
+
+
+def auto_details(release: pv.Release) -> None:
+    """auto's noisy facts, their cost, the rule and its evidence, and the whole rule table, behind an expander
+    (under the map: the first screen holds the map)."""
+    from psdviz.present import RULES, auto_measured
     with st.expander("How auto chose"):
         st.caption(auto_measured(release.notes))      # the noisy facts, what they cost, the rule
         st.markdown(rule_table(RULES))
@@ -158,18 +183,47 @@ def rule_table(rules) -> str:
 
 
 def input_summary(data: data_input.Dataset, release: pv.Release) -> None:
-    rep = release.points_report
+    """Above the map: what the release is, and what auto picked."""
     st.markdown(release_line(release))
     if release.method == "auto":
         auto_words(release)
+
+
+def row_warnings(data: data_input.Dataset, release: pv.Release) -> None:
+    """The bad-rows rule's warnings for the data owner, above the map where they are seen without opening
+    anything (exact counts: the owner's view, never the release's): rows missing a coordinate, and many rows
+    outside the domain with the likely cause (the columns the other way round)."""
+    rep = release.points_report
+    read = rows_read(rep)
+    missing = missing_words(read, rep["rows_nonfinite_dropped"])
+    if missing:
+        st.warning(missing[0].upper() + missing[1:] + ".")
+    outside = rep["rows_outside_domain"]
+    if outside_warning(read, outside, data.domain, None) is None:
+        return
+    swapped = None if data.bundled else remembered(
+        keys.SWAPPED, (data.fingerprint, str(data.domain)), lambda: kept_if_swapped(data.xy, data.domain), keep=1)
+    text = str(outside_warning(read, outside, data.domain, swapped,
+                               swap="the longitude and latitude columns the other way round",
+                               check="check the public bounds (the sidebar's Domain) and the columns"))
+    if "likely cause" in text:
+        text += " (swap the two column pickers in the sidebar)"
+    st.warning(text[0].upper() + text[1:] + ".")
+
+
+def release_details(data: data_input.Dataset, release: pv.Release) -> None:
+    """Under the map: how auto chose, the data read and used, the parameters and the public grid."""
+    rep = release.points_report
+    if release.method == "auto":
+        auto_details(release)
     details = st.expander("Data, parameters and public grid of this release")
     details.caption(f"Data {words.file_text(data.name)}: {rows_read(rep):,} rows read; "
                     + (f"{rep['rows_dropped_by_user_bound']:,} beyond {data.max_points_per_user} per user dropped at "
                        "random (user-level privacy); " if data.user is not None else "")
-                    + f"{rep['rows_nonfinite_dropped']:,} with missing or non-numeric coordinates dropped "
-                    f"({data.n_nonnumeric:,} non-numeric cells); {rep['rows_outside_domain']:,} outside the domain "
-                    f"({rep['outside_rows']}); {rep['rows_used']:,} used. Domain ({data.domain_source}): "
-                    f"x [{data.domain.xmin:g}, {data.domain.xmax:g}], y [{data.domain.ymin:g}, {data.domain.ymax:g}].")
+                    + f"{rep['rows_nonfinite_dropped']:,} with a missing coordinate dropped; "
+                    f"{rep['rows_outside_domain']:,} outside the domain ({rep['outside_rows']}); {rep['rows_used']:,} "
+                    f"used. Domain ({data.domain_source}): x [{data.domain.xmin:g}, {data.domain.xmax:g}], "
+                    f"y [{data.domain.ymin:g}, {data.domain.ymax:g}].")
     details.caption("Parameters used (defaults from the paper, formulas evaluated by the engine): "
                + words.params_text(release.params))
     sx, sy = release.grid.step
@@ -219,8 +273,11 @@ def map_view(release: pv.Release, data: data_input.Dataset, depth: int, show_poi
 
 
 @st.fragment
-def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, show_points: bool,
-                  outlines: bool = True) -> None:
+def map_and_query(release: pv.Release, data: data_input.Dataset, rid: str) -> None:
+    """The map with the answer beside it (the first screen), the view's controls right under them (a change
+    reruns this fragment alone), then the legend, the typed query, the epsilon planner and the clicked cell."""
+    top = st.container()                      # drawn first, filled once the view's controls below are read
+    depth, show_points, outlines = view_controls(release, rid)
     view, info = map_view(release, data, depth, show_points, outlines)
     _take_drawing(mapview.latest_value(MAP_KEY))
     # stays visible when the map remounts; a typed one clears the drawn rectangles
@@ -228,11 +285,12 @@ def map_and_query(release: pv.Release, data: data_input.Dataset, depth: int, sho
     kept = None if rect is None else (tuple(float(v) for v in rect), bool(st.session_state.get(keys.QUERY_TYPED)))
     overlay = None if kept is None else remembered(keys.OVERLAYS, kept, lambda: query_script(*kept))
     # the map is the page's main element; the answer to the drawn rectangle sits beside it, in view
-    on_map, beside = st.columns([5, 2])
+    on_map, beside = top.columns([5, 2])
     with on_map:
         out = mapview.show_map(replace(view, query=kept, overlay=overlay), key=MAP_KEY,
                                height=map_height(release.domain)) or {}
     drawn = _take_drawing(out)
+    address.write_rect(st.session_state.get(keys.QUERY_RECT))     # the rectangle asked is part of the view
     with beside:
         query_answer(release, data)
     st.markdown(legend_html(info.colours), unsafe_allow_html=True)

@@ -6,6 +6,7 @@ area shares of its cells and any other shape as well."""
 from __future__ import annotations
 
 import hashlib
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -84,9 +85,28 @@ def bundled(name: str) -> rg.Regions:
 
 @st.cache_resource(max_entries=4, show_spinner="Reading the region layer...")
 def _uploaded(digest: str, _data: bytes, filename: str, id_col: str, parent: str | None, name: str | None,
-              layer: str | None = None):
-    return open_upload(_data, filename, lambda path: rg.Regions.from_file(path, id=id_col, parent=parent, name=name,
-                                                                          layer=layer), "layer")
+              layer: str | None = None) -> tuple[rg.Regions, tuple[str, ...]]:
+    """The uploaded layer as Regions, and the repairs made on reading it (features sharing an id merged, shapes
+    made valid), in words, for the page to show (kept with the layer: a cached read says them again)."""
+    def read(path):
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always", rg.RegionRepairWarning)
+            regions = rg.Regions.from_file(path, id=id_col, parent=parent, name=name, layer=layer)
+        return regions, tuple(str(w.message) for w in said if issubclass(w.category, rg.RegionRepairWarning))
+    return open_upload(_data, filename, read, "layer")
+
+
+@st.cache_resource(max_entries=4, show_spinner="Reading the region layer...")
+def _columns(digest: str, _data: bytes, filename: str, layer: str | None) -> tuple[list[str], rg.ColumnGuess | None]:
+    """The layer's attribute columns and the id and name columns a person would take
+    (:func:`psdviz.regions.guess_columns`, the command line's and Python's guess too); None when no column can
+    be an id (the user picks one)."""
+    frame = open_upload(_data, filename, lambda path: rg.read_layer(path, layer), "layer")
+    cols = [str(c) for c in frame.columns if c != frame.geometry.name]
+    try:
+        return cols, rg.guess_columns(frame)
+    except ValueError:
+        return cols, None
 
 
 PLANNED_STAGES = ("planning the quadtree for the regions and measuring it", "answering every region")
@@ -112,22 +132,29 @@ def _truth(key: str, _xy: np.ndarray, _layer: rg.Regions) -> np.ndarray:
     return true_counts(prepare_points(_xy, pv.Domain(*_layer.bounds()), outside="drop", nonfinite="drop"), _layer)[0]
 
 
-def layer_controls(k: ViewKeys = REGIONS_KEYS) -> tuple[str, rg.Regions] | None:
-    """A bundled layer or an uploaded one (with its object, id, parent and name columns): (its name, the layer),
-    or None while a file is awaited or when the file cannot be used (said in words with ``st.error``)."""
+def layer_controls(k: ViewKeys = REGIONS_KEYS, say=None) -> tuple[str, rg.Regions] | None:
+    """A bundled layer or an uploaded one (with its object, id, parent and name columns, the id and name
+    guessed): (its name, the layer), or None while a file is awaited or when the file cannot be used (said in
+    words with ``st.error``). The repairs made on reading an upload (ids that several features share, merged)
+    are warnings in ``say`` (a container of the main area; default: where the controls are)."""
     try:
-        return _layer_controls(k)
+        return _layer_controls(k, say)
     except ValueError as exc:
         st.error(f"Cannot use this layer: {words.file_text(exc)}")
         return None
 
 
-def _layer_controls(k: ViewKeys) -> tuple[str, rg.Regions] | None:
+def layer_file(k: ViewKeys):
+    """The uploader of a region layer file (its value: the uploaded file, or None)."""
+    return st.file_uploader("A region layer (GeoJSON, GeoPackage, zipped Shapefile, TopoJSON)",
+                            type=["geojson", "json", "gpkg", "zip", "topojson"], key=k.w("upload"))
+
+
+def _layer_controls(k: ViewKeys, say=None) -> tuple[str, rg.Regions] | None:
     choice = st.selectbox("Region layer", [*LAYERS, UPLOAD], key=k.w("layer"))
     if choice != UPLOAD:
         return choice, bundled(choice)
-    up = st.file_uploader("A region layer (GeoJSON, GeoPackage, zipped Shapefile, TopoJSON)",
-                          type=["geojson", "json", "gpkg", "zip", "topojson"], key=k.w("upload"))
+    up = layer_file(k)
     if up is None:
         st.info("Upload a layer of polygons with an id column (and a parent column for levels).")
         return None
@@ -136,12 +163,24 @@ def _layer_controls(k: ViewKeys) -> tuple[str, rg.Regions] | None:
     obj = st.selectbox("Layer in the file (e.g. counties or states)", objects, key=k.w("object"),
                        help="This file holds several layers; one of them is the regions (one level, or one with "
                             "a parent column).") if len(objects) > 1 else None
-    cols = data_input.layer_columns(up.name, data, obj)
-    id_col = st.selectbox("Region id column", cols, key=k.w("id"))
+    digest = hashlib.sha1(data).hexdigest()
+    cols, guess = _columns(digest, data, up.name, obj)
+    id_col = st.selectbox("Region id column", cols, key=k.w("id"),
+                          index=cols.index(guess.id) if guess is not None and guess.id in cols else 0,
+                          help="Guessed as a person would: a column whose values are unique, named like an id "
+                               "(id, code, iso, geoid), text before numbers, never a measure such as a population.")
     parent = st.selectbox("Parent id column (levels)", ["(none)", *cols], key=k.w("parent"))
-    name = st.selectbox("Name column", ["(same as id)", *cols], key=k.w("name"))
-    layer = _uploaded(hashlib.sha1(data).hexdigest(), data, up.name, id_col,
-                      None if parent == "(none)" else parent, None if name == "(same as id)" else name, obj)
+    names = ["(same as id)", *cols]
+    guessed_name = guess.name if guess is not None and guess.id == id_col else None
+    name = st.selectbox("Name column", names, key=k.w("name"),
+                        index=names.index(guessed_name) if guessed_name in names and guessed_name != id_col else 0)
+    if guess is not None and guess.id == id_col:
+        st.caption(f"Guessed: {words.file_text(guess.why)}.")
+    layer, repairs = _uploaded(digest, data, up.name, id_col,
+                               None if parent == "(none)" else parent, None if name == "(same as id)" else name, obj)
+    for said in repairs:           # before anything is built, where the page is read
+        text = words.file_text(said)
+        (say or st).warning(f"{text[:1].upper()}{text[1:]}.")
     return up.name if obj is None else f"{up.name}: {obj}", layer
 
 
@@ -276,9 +315,10 @@ def _used_words(rel) -> str:
 
 def render() -> None:
     st.title("Regions")
+    notes = st.container()        # the layer's repairs, said in the main area before anything is built
     with st.sidebar:
         st.header("Regions")
-        picked = layer_controls()
+        picked = layer_controls(say=notes)
         if picked is None:
             return
         layer_name, layer = picked

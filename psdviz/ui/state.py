@@ -51,4 +51,5 @@ def start_over_button() -> None:
                          "and queries, and open the app as a new visitor would."):
         for key in list(st.session_state.keys()):
             del st.session_state[key]
+        st.query_params.clear()          # the view in the address too (psdviz.ui.address)
         st.rerun()

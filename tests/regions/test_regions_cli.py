@@ -41,7 +41,7 @@ def test_counts_table_and_release_file(us, capsys):
 
 @pytest.mark.parametrize("args, message", [
     (["--regions", "nope.geojson", "--id", "x"], "regions file not found"),
-    (["--regions", "nope.geojson"], "needs --id COL"),
+    (["--regions", "nope.geojson"], "regions file not found"),
     (["--regions", "us-states", "--seed", "3"], "NOT private"),
     (["--regions", "us-states", "us-counties"], "is given alone"),
     (["--regions", "a.geojson", "b.geojson", "--id", "x", "--parent", "p"], "--parent is for one file"),

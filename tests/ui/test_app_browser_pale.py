@@ -20,7 +20,7 @@ import pytest
 from playwright.sync_api import expect
 from test_app_browser import ARTIFACTS, MAP_IFRAME, _map_frame, server  # noqa: F401
 from test_app_browser_release import pg  # noqa: F401  (one 1400 x 1000 page per module)
-from test_app_browser_uploads import UPLOADER, _idle, _upload
+from test_app_browser_uploads import UPLOADER, _idle, _upload, choose_bounds
 
 from psdviz.ui.map_layers import PALETTE
 
@@ -95,6 +95,7 @@ def test_points_in_one_country_leave_the_rest_of_the_world_pale(pg, server):  # 
     pg.get_by_text("upload a file", exact=True).first.click()
     pg.locator(UPLOADER).first.wait_for(state="attached")
     _upload(pg, ZIPCODES)
+    choose_bounds(pg, "the world")                               # the rest of the world in the domain
     pg.get_by_text("PRIVATE release").first.wait_for()
     pg.get_by_text("seed", exact=True).first.click()             # reproducible: the figures are the same each run
     _idle(pg)

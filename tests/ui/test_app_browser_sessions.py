@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_app_browser import ARGS, CHROMIUM, MAP_IFRAME, server  # noqa: F401
-from test_app_browser_uploads import UPLOADER, _idle
+from test_app_browser_uploads import UPLOADER, _idle, choose_bounds
 
 pytestmark = pytest.mark.browser
 DATA_CAPTION = "[data-testid='stCaptionContainer']:has-text(' rows read; ')"   # the data's own caption
@@ -41,7 +41,8 @@ def test_two_sessions_building_at_once_each_see_their_own_data(server, tmp_path)
         a.get_by_text("upload a file", exact=True).first.click()
         a.locator(UPLOADER).first.wait_for(state="attached")
         _idle(a)
-        a.locator(UPLOADER).first.set_input_files(str(upload))          # A's build starts ...
+        a.locator(UPLOADER).first.set_input_files(str(upload))
+        choose_bounds(a, wait=False)                                    # A's build starts ...
         b.get_by_text("sample: flight_airports", exact=True).first.click()   # ... and B's at the same time
         a.get_by_text("alpha_points.csv").first.wait_for()
         line_a, data_a = _what_it_shows(a)

@@ -294,7 +294,8 @@ def test_an_uploaded_file_of_several_layers_offers_them_and_errors_name_the_uplo
     assert data_input.layer_objects("mine.json", data) == ["states", "land"]
     assert "code" in data_input.layer_columns("mine.json", data, "states")
     assert "kind" in data_input.layer_columns("mine.json", data, "land")
-    layer = regions_page._uploaded("d1", data, "mine.json", "code", None, None, "states")
+    layer, repairs = regions_page._uploaded("d1", data, "mine.json", "code", None, None, "states")
+    assert repairs == ()
     assert sorted(layer.frame["id"]) == ["A", "B"]
     with pytest.raises(ValueError, match=r"^mine.json holds TopoJSON objects \['states', 'land'\]"):
         regions_page._uploaded("d2", data, "mine.json", "code", None, None, None)
@@ -353,3 +354,41 @@ def test_drill_down_zooms_to_the_region_drilled_into():
     assert w_west < -160                                     # before: the whole US, Alaska included
     at.radio(key="rg_level").set_value(0).run()
     assert at.session_state["fit"][0][1] < -160              # another level: the whole layer again
+
+
+UPLOAD_SCRIPT = """
+import streamlit as st
+from psdviz.ui import mapview, regions_page
+mapview.show_map = lambda fmap, key, height=560, overlay=None: st.session_state.get(key)
+class Upload:
+    name = "countries.geojson"
+    def getvalue(self):
+        return st.session_state["layer_bytes"]
+regions_page.layer_file = lambda k: Upload()
+regions_page.render()
+"""
+
+
+def test_an_uploaded_layer_gets_ids_and_names_a_person_would_pick_and_a_merge_is_warned_on_the_page():
+    """Natural Earth's columns (pop_est first, iso_a3 shared by five countries as -99): the page takes the
+    unique name column, never the population; with iso_a3 picked, the merge is a warning in the main area naming
+    the shared id and its countries, before anything is built."""
+    import geopandas as gpd
+    from shapely.geometry import box
+    gdf = gpd.GeoDataFrame({
+        "pop_est": [920938, 53950935, 67059887, 5347896, 37589262, 3500000],
+        "name": ["Fiji", "Tanzania", "France", "Norway", "Canada", "Kosovo"],
+        "iso_a3": ["FJI", "TZA", "-99", "-99", "CAN", "-99"]},
+        geometry=[box(-100 + i * 10, 30, -91 + i * 10, 39) for i in range(6)], crs="EPSG:4326")
+    at = AppTest.from_string(UPLOAD_SCRIPT, default_timeout=180)
+    at.session_state["layer_bytes"] = gdf.to_json(drop_id=True).encode()
+    at.session_state["rg_layer"] = "Upload a layer"
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="rg_id").value == "name" and at.selectbox(key="rg_name").value == "(same as id)"
+    assert any("ids from column 'name' (unique)" in c.value.replace(chr(92), '') for c in at.sidebar.caption)
+    assert not at.main.warning
+    at.selectbox(key="rg_id").set_value("iso_a3").run()
+    assert not at.exception, at.exception
+    said = [w.value.replace("\\", "") for w in at.main.warning]
+    assert any("merged into one region each: '-99' (3 features: France, Norway, Kosovo)" in w for w in said), said
