@@ -195,4 +195,6 @@ PARAMS = {
                      "noise standard deviations).", "", **FRACTION),
 }
 
-SPEC = MethodSpec("lines", build_lines, params=PARAMS, rank=13)
+SPEC = MethodSpec("lines", build_lines, params=PARAMS, rank=13,
+                  interval_caveat="its cells follow the lines it finds, and on values heaped on a grid of readings "
+                                  "this interval is too narrow more often than 1 time in 20")
