@@ -9,7 +9,8 @@ to measure a setting).
 websocket protocol (``classroom_protocol.py``: the BackMsg / ForwardMsg protobufs of the installed streamlit,
 as its frontend sends and reads them). All N start together; each opens the map page (the default release),
 types an epsilon of its own (a new build), draws a rectangle (the value streamlit-folium sends), opens "Open a
-release" and comes back to the map; every third session first uploads a file of its own points. Printed per
+release" and comes back to the map; every third session first uploads a file of its own points (and picks its
+public bounds, "the world", in the page's bounds step). Printed per
 N: open-to-map median and worst (from the first request of the visit to the map's element), each step's
 median and worst, errors (exceptions, error boxes, timeouts, dropped connections), isolation (every page a
 session saw shows its own epsilon and its own data), the same release and answer on return, the server's CPU
@@ -260,6 +261,7 @@ def print_browser(rows: list[dict], settle: int) -> None:
 STEPS = ("open", "upload", "epsilon", "draw", "release page", "return")
 UPLOAD_EVERY = 3       # every third session uploads its own points
 SAMPLE = "geonames"    # the default data set's name in the page's "Data ..." line
+BOUNDS = "the world"   # an upload's public bounds, chosen in the page's own step (no widget beyond the choice)
 
 
 def typed_epsilon(k: int) -> float:
@@ -327,7 +329,9 @@ class Student:
                 name, body, n = own_points(self.k)
                 t0 = time.perf_counter()
                 await v.set("Data", "string_value", "upload a file", "radio")
-                run = await v.upload("Points file", name, body)
+                await v.upload("Points file", name, body)
+                await v.set("Public bounds of the points", "string_value", BOUNDS, "radio")   # the bounds step
+                run = await v.click("Use these bounds")
                 self.times["upload"].append(time.perf_counter() - t0)
                 self.check(v, run, 0.5, name)
                 if f"{n:,} rows read" not in v.page.text_with("rows read"):

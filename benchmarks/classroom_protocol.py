@@ -332,6 +332,15 @@ class Visitor:
         wid, fragment = found
         return await self.rerun([widget_state(wid, "json_value", drawing_value(rect))], fragment_id=fragment)
 
+    async def click(self, label: str) -> Run:
+        """Press the button with this label: its trigger sent once, as the frontend does (not kept for later
+        reruns)."""
+        wid, _ = self.page.widget(label, "button")
+        try:
+            return await self.rerun([widget_state(wid, "trigger_value", True)])
+        finally:
+            self.page.states.pop(wid, None)
+
     async def go(self, title: str) -> Run:
         """Follow the page link with this title."""
         return await self.rerun(page_hash=self.page.pages[title])

@@ -138,13 +138,13 @@ def legend_html(colours: Colours) -> str:
     noise every step is at least as wide as."""
     parts = [f'<span style="background:{c};display:inline-block;width:22px;height:12px"></span> {text}'
              for c, text in legend_entries(colours)]
-    noise = (f"each step is at least two noise standard deviations wide (x{10 ** colours.noise:.2g} in density), "
-             "so cells within noise of each other share a colour or neighbouring ones; " if colours.noise else "")
+    noise = (f"; each step is at least two noise standard deviations wide (x{10 ** colours.noise:.2g} in density), "
+             "so cells within noise of each other share a colour or neighbouring ones" if colours.noise else "")
     pale = (f'<span style="background:{PALETTE[0]};display:inline-block;width:22px;height:12px;'
             f'border:1px solid #bbb"></span> {PALE_WORDS}, or sparser than {_fmt(10 ** colours.lo)} (the '
             f'sparsest cells, holding {LOW_SHARE:.1%} of the estimated points){parts_words(colours)}')
     return (f'<div style="font-size:0.8em">{pale}; estimated density (points per square degree, log scale): '
-            f'{" ".join(parts)}; {noise}</div>')
+            f'{" ".join(parts)}{noise}.</div>')
 
 
 PARTS_WORDS = ("finer parts of a cell whose own count is within noise of zero and over 2 noise standard "

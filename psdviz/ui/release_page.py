@@ -205,7 +205,8 @@ def history_chart(hist: list[dict]) -> None:
                                error_y={"type": "data", "symmetric": False, "array": df["high_95"] - df["answer"],
                                         "arrayminus": df["answer"] - df["low_95"]}))
     fig.update_layout(height=220, margin={"l": 10, "r": 10, "t": 10, "b": 10}, xaxis_title="query",
-                      yaxis_title="estimated count")
+                      yaxis_title="estimated count",
+                      xaxis={"tickmode": "linear", "tick0": 1, "dtick": 1, "range": [0.5, len(df) + 0.5]})
     st.plotly_chart(fig, width="stretch", key="release_history")
 
 

@@ -98,12 +98,12 @@ def both_answers(a: pv.Release, b: pv.Release, data: data_input.Dataset, rect) -
     rows = []
     for side, rel in (("left", a), ("right", b)):
         p = {k: float(v[0]) for k, v in rel.answer_error(q).items()}
-        est, se = p["estimate"], p["standard_error"]
+        se = p["standard_error"]
         rows.append({"map": side, "method": rel.method, "epsilon": rel.epsilon,
                      "private answer": answer_box.people(p["shown"]),
                      answer_box.WHOLE: answer_box.interval_text(p["low"], p["high"]),
                      "noise alone (standard error)": answer_box.people(se),
-                     "error (NOT private)": round(est - truth, 1)})
+                     "error (NOT private)": answer_box.people(p["shown"] - truth)})
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     st.caption(f"True count (NOT private, for the data owner): {truth:,}. Rectangle x [{words.short(rect[0])}, "
                f"{words.short(rect[2])}], y [{words.short(rect[1])}, {words.short(rect[3])}].")

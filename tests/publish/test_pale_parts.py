@@ -106,3 +106,5 @@ def test_the_legend_says_so_when_parts_are_drawn(island):
     leaves = view_colours([(rel, rel.tree.leaf_index())])[0]
     assert with_parts.parts.size and PARTS_WORDS in legend_html(with_parts)
     assert PALE_WORDS in legend_html(leaves) and PARTS_WORDS not in legend_html(leaves)
+    for html in (legend_html(with_parts), legend_html(leaves)):   # one sentence: clauses joined, a full stop
+        assert html.endswith(".</div>") and "; ." not in html and not html.endswith(";</div>")

@@ -42,6 +42,8 @@ def test_two_releases_answer_one_rectangle_and_the_noise_is_drawn_again():
     low, high = left.answer_interval([RECT])[0]           # the whole interval beside it, the noise a detail
     assert table["95 % interval, noise and the cells the edges cut"][0] == f"{people(low)} to {people(high)}"
     truth = int(pv.true_answer(xy[np.isfinite(xy).all(axis=1)], [RECT])[0])
+    shown = float(left.answer_error(np.asarray([RECT], float))["shown"][0])
+    assert table["error (NOT private)"][0] == people(shown - truth)   # rounded as the answer beside it is
     assert any(f"True count (NOT private, for the data owner): {truth:,}" in c.value for c in at.caption)
     at.number_input(key="teach_k").set_value(4).run()
     at.button(key="teach_redraw").click().run()
