@@ -292,7 +292,8 @@ def test_export_downloads(page):
 
 
 def test_at_1024_by_768_the_map_starts_above_the_fold_and_no_toggle_label_is_cut(page, server):
-    """A small laptop's window: the map's top is in view without scrolling and each toggle's whole label shows."""
+    """A small laptop's window: the map's top is in view without scrolling, each toggle's whole label shows, and a
+    drawn rectangle's answer and interval show whole in the column beside the map."""
     small = page.context.browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
     small.goto(server)
     small.frame_locator(MAP_IFRAME).last.locator("canvas.leaflet-zoom-animated").first.wait_for(timeout=120_000)
@@ -304,4 +305,14 @@ def test_at_1024_by_768_the_map_starts_above_the_fold_and_no_toggle_label_is_cut
             "e => [e, e.parentElement, e.parentElement.parentElement].some(n => n.scrollWidth > n.clientWidth + 1)")
         assert not cut, label
     small.screenshot(path=str(ARTIFACTS / "01_map_1024.png"))
+    # a rectangle's answer in the narrow column beside the map: every number whole, never "31,519 to 32,..."
+    _map_frame(small).locator("a.leaflet-draw-draw-rectangle").click()
+    _drag(small, (0.40, 0.20), (0.60, 0.35))
+    small.get_by_text("True answer (not private)").wait_for(timeout=120_000)
+    _wait_idle(small)
+    for text in ("Private answer", "95 % interval", "True answer", "Absolute error", "Relative error"):
+        metric = small.locator("[data-testid='stMetric']", has_text=text).first
+        cut = metric.evaluate("e => [e, ...e.querySelectorAll('*')].some(n => n.scrollWidth > n.clientWidth + 1)")
+        assert not cut, (text, metric.inner_text())                 # neither its label nor its value cut
+    small.screenshot(path=str(ARTIFACTS / "02_query_1024.png"))
     small.context.close()
