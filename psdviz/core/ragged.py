@@ -13,3 +13,13 @@ def runs(start, size) -> np.ndarray:
     size = np.asarray(size, dtype=np.int64)
     return (np.arange(int(size.sum()), dtype=np.int64) - np.repeat(np.cumsum(size) - size, size)
             + np.repeat(np.asarray(start, dtype=np.int64), size))
+
+
+def run_starts(*keys: np.ndarray) -> np.ndarray:
+    """Whether each position starts a run of equal consecutive values (over all ``keys`` together): True at 0
+    and wherever any key changes; an empty mask for empty keys (never the one-element mask of ``np.r_[True, ..]``)."""
+    n = len(keys[0])
+    out = np.ones(n, bool)
+    if n > 1:
+        out[1:] = np.logical_or.reduce([np.asarray(k)[1:] != np.asarray(k)[:-1] for k in keys])
+    return out

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.optional import require
+from ..core.ragged import run_starts
 
 WITHIN = 0.99   # share of a region's area that must lie inside its parent (generalised outlines differ a little)
 
@@ -25,7 +26,7 @@ def parents_by_area(children: np.ndarray, parents: np.ndarray, child_ids, parent
     inside = shapely.area(shapely.intersection(children[c], parents[p]))
     order = np.lexsort((-inside, c))                  # per child, the largest overlap first
     c, p, inside = c[order], p[order], inside[order]
-    first = np.r_[True, c[1:] != c[:-1]] if c.size else np.zeros(0, bool)
+    first = run_starts(c)
     best = np.full(children.size, -1, dtype=np.int64)
     share = np.zeros(children.size)
     area = shapely.area(children)

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..core.grid import Grid
 from ..core.optional import require
-from ..core.ragged import runs
+from ..core.ragged import run_starts, runs
 from ..query.overlap import prepared_copies
 
 CELLS_ACROSS = 32      # raster cells across the median leaf region (borders then hold a few per cent)
@@ -50,7 +50,7 @@ def centre_rows(x: np.ndarray, y: np.ndarray, tree, candidates: np.ndarray) -> n
     if pt.size:
         order = np.lexsort((candidates[geom], pt))
         pt, geom = pt[order], geom[order]
-        first = np.r_[True, pt[1:] != pt[:-1]]
+        first = run_starts(pt)
         out[pt[first]] = candidates[geom[first]]
     return out
 
@@ -165,7 +165,7 @@ class LeafRaster:
         hit = shapely.intersects_xy(self.geoms[geom], d.xmin + (ux[pt] + 0.5) * d.width / g.size,
                                     d.ymin + (uy[pt] + 0.5) * d.height / g.size)
         pt, geom = pt[hit], geom[hit]
-        first = np.r_[True, pt[1:] != pt[:-1]]               # candidates are in row order per tile
+        first = run_starts(pt)               # candidates are in row order per tile (none hit: empty)
         got = np.full(uniq.size, -1, np.int64)
         got[pt[first]] = self.candidates[geom[first]]
         out[at] = got[inv]

@@ -100,3 +100,26 @@ def test_a_layer_of_very_many_small_regions_is_drawn_coarser_and_stays_exact():
     np.testing.assert_array_equal(fast, exact)
     assert 4 * CELLS_ACROSS * geoms.size > BORDER_SAMPLES        # the layer is one that is drawn coarser
     assert raster.rx == 12                     # 16 across the median leaf (32 across would be 2^13 cells)
+
+
+def test_a_cell_beside_a_border_that_no_candidate_holds_is_outside_every_region():
+    """A raster cell a border crosses, tested at a cell centre just outside the only leaf near it: no candidate
+    holds it, so it lies in no region (the test once indexed an empty hit list with a one-element mask)."""
+    tri = Polygon([(0, 0), (1, 0), (0, 1)])
+    regions = Regions.from_frame(gpd.GeoDataFrame({"id": ["t"]}, geometry=[tri], crs="EPSG:4326"), id="id")
+    grid = Grid(pv.Domain(0, 0, 1, 1), 12)
+    outside = grid.keys(np.array([[0.5004, 0.5004], [0.7, 0.3004]]))       # beside the hypotenuse, outside
+    inside = grid.keys(np.array([[0.499, 0.499]]))
+    exact, fast, _ = exact_and_raster(regions, grid, np.vstack([outside, inside]))
+    np.testing.assert_array_equal(fast, exact)
+    assert list(fast) == [-1, -1, 0]
+    for cells in (outside[:1], inside):                   # one cell alone, as a one-point data set gives
+        np.testing.assert_array_equal(exact_and_raster(regions, grid, cells)[1], exact_and_raster(regions, grid,
+                                                                                                  cells)[0])
+
+
+def test_run_starts_is_empty_for_empty_keys_and_marks_every_change():
+    from psdviz.core.ragged import run_starts
+    assert run_starts(np.zeros(0, np.int64)).shape == (0,)
+    assert list(run_starts(np.array([3, 3, 4, 4, 4, 1]))) == [True, False, True, False, False, True]
+    assert list(run_starts(np.array([1, 1, 1]), np.array([0, 1, 1]))) == [True, True, False]
