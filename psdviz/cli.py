@@ -690,8 +690,9 @@ def run_regions(a: argparse.Namespace) -> int:
     say("regions", map(_warning_line, [*loaded, *said]))
     path = write_drawn(open_budget(a), rel, "regions", a.out, lambda p: region_output(rel, p, a.allow_seeded))
     _print_ledger(rel)
-    print(f"wrote {path}: {len(rel.estimate):,} regions in {rel.report()['levels']} levels, epsilon {rel.epsilon:g} "
-          f"per {rel.privacy_unit}")
+    levels = int(rel.report()["levels"])
+    print(f"wrote {path}: {len(rel.estimate):,} regions in {levels} level{'s' if levels != 1 else ''}, "
+          f"epsilon {rel.epsilon:g} per {rel.privacy_unit}")
     return 0
 
 

@@ -304,11 +304,23 @@ def _repaired(frame):
             raise ValueError(f"region id {parents[parents > 1].index[0]!r} is used by regions with different "
                              "parents: region ids must be unique")
         merged = frame.dissolve(by="id", as_index=False, aggfunc="first", sort=False)
+        joint = merged_names(frame[dup])                      # a merged region is named for all it holds
+        merged["name"] = [joint.get(i, n) for i, n in zip(merged["id"], merged["name"])]
         warnings.warn(f"features sharing a region id were merged into one region each: {merged_words(frame[dup])}; "
                       "choose a column whose values are unique as the id to keep them apart",
                       RegionRepairWarning, stacklevel=4)
         frame = merged[["id", "name", "parent", "geometry"]]
     return frame
+
+
+def merged_names(rows) -> dict:
+    """The name of each merged region: its features' distinct names joined ("Norway + France + 3 more"), so the
+    region is not named for the one feature whose name came first."""
+    out = {}
+    for rid, group in rows.groupby("id", sort=False):
+        names = [str(n) for n in pd.unique(group["name"])]
+        out[rid] = " + ".join(names[:2]) + (f" + {len(names) - 2} more" if len(names) > 2 else "")
+    return out
 
 
 def merged_words(rows) -> str:

@@ -126,3 +126,14 @@ def test_an_analyst_gets_region_counts_from_a_release_file(tmp_path, capsys):
     assert c.loc[~answered, "estimate"].isna().all() and {"Hawaii", "Alaska"} <= set(c.loc[~answered, "name"])
     assert main(["regions", "--regions", "us-states", "--out", str(tmp_path / "d.csv")]) == 2
     assert "or --release FILE" in capsys.readouterr().err
+
+
+def test_a_merged_region_is_named_for_every_feature_it_holds():
+    """Five countries sharing the id "-99" become one region: named for them all, not for whichever came first."""
+    names = ["Norway", "France", "N. Cyprus", "Somaliland", "Kosovo"]
+    gdf = gpd.GeoDataFrame({"iso": ["-99"] * 5 + ["DEU"], "name": names + ["Germany"]},
+                           geometry=[shapely.box(i, 0, i + 1, 1) for i in range(6)], crs=None)
+    with pytest.warns(RegionRepairWarning, match="'-99' \\(5 features: Norway, France"):
+        r = Regions.from_frame(gdf, id="iso", name="name", crs=None)
+    named = dict(zip(r.ids, r.frame["name"]))
+    assert named["-99"] == "Norway + France + 3 more" and named["DEU"] == "Germany"
