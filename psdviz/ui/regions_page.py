@@ -264,6 +264,12 @@ def _with_outlines(frame, counts: pd.DataFrame):
     return frame[["id", "geometry"]].merge(counts, on="id")
 
 
+def export_table(rel, counts: pd.DataFrame) -> pd.DataFrame:
+    """The counts as every region file is written, by the page and the command line alike: one column order,
+    rounded for people (:func:`psdviz.regions.people_table`), labelled NOT private when seeded."""
+    return rg.people_table(labelled(counts, rel.randomness))
+
+
 def _exports(rel, counts: pd.DataFrame, frame, name: str | None, k: ViewKeys) -> None:
     """The counts as CSV, GeoJSON and GeoParquet (labelled NOT private when seeded), and the release file and its
     statement when ``name`` is given (a page that opened the file has it already)."""
@@ -276,7 +282,7 @@ def _exports(rel, counts: pd.DataFrame, frame, name: str | None, k: ViewKeys) ->
                            "application/json", key=k.w("json"), on_click="ignore")
         c1.download_button("Privacy statement (Markdown)", lambda: str(rel.report(format="markdown")),
                            "region_statement.md", "text/markdown", key=k.w("statement_json"), on_click="ignore")
-    counts = labelled(counts, rel.randomness)
+    counts = export_table(rel, counts)
     # every file is made when its button is pressed: the outlines' GeoJSON alone took 0.9 s on every rerun
     c2.download_button("Counts (CSV)", lambda: counts.to_csv(index=False), "region_counts.csv", "text/csv",
                        key=k.w("csv"), on_click="ignore")

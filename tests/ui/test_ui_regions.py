@@ -392,3 +392,22 @@ def test_an_uploaded_layer_gets_ids_and_names_a_person_would_pick_and_a_merge_is
     assert not at.exception, at.exception
     said = [w.value.replace("\\", "") for w in at.main.warning]
     assert any("merged into one region each: '-99' (3 features: France, Norway, Kosovo)" in w for w in said), said
+
+
+def test_the_pages_region_files_are_the_command_lines_one_schema_rounded_for_people():
+    """Both routes' counts as the page writes them: the CLI's columns in its order, numbers rounded (a planned
+    release's answers carried 16 digits)."""
+    import psdviz as pv
+    from psdviz.regions import us_states
+    from psdviz.regions.table import COMMON as COMMON_COLUMNS
+    from psdviz.ui.regions_page import export_table
+    layer = us_states()
+    pts = np.random.default_rng(3).uniform([-120, 30], [-75, 45], (3000, 2))
+    region = pv.build_regions(pts, layer, epsilon=1.0)
+    spatial = pv.build(pts, pv.Domain(-180, -90, 180, 90), "quadtree", 1.0)
+    for rel, counts in ((region, region.counts()), (spatial, spatial.answer_regions(layer))):
+        table = export_table(rel, counts)
+        assert tuple(table.columns[:len(COMMON_COLUMNS)]) == COMMON_COLUMNS
+        for c in ("low_95", "high_95", "standard_error"):
+            v = table[c].dropna().to_numpy(float)
+            np.testing.assert_array_equal(v, np.round(v, 1))
