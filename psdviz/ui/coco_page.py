@@ -195,7 +195,7 @@ def _budget_controls(h: coco.Hierarchy, consistency: str) -> list[float]:
 def groups_label(rel: coco.CocoRelease) -> str:
     """The node's group count G, named as the warning above names it: public only when the groups were
     declared, else read from the data and not private."""
-    return "Groups G (public)" if rel.structure_public else "Groups G (from the data: not private)"
+    return "Groups G (public)" if rel.structure_public else "Groups G (NOT private)"
 
 
 def _show_node(rel: coco.CocoRelease, truth: np.ndarray, node: int) -> None:

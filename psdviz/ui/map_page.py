@@ -481,21 +481,24 @@ def budget_view(release: pv.Release) -> None:
 
 def export_view(release: pv.Release, rid: str) -> None:
     st.subheader("Export")
-    c1, c2, c3 = st.columns(3)
+    c1, c2 = st.columns(2)          # two: three columns cut the labels at 1024 px
+    c3 = c2
     c2.download_button("Privacy report (JSON)", lambda: export.report_bytes(release, {"app": "psdviz map page"}),
                        file_name="psdviz_report.json", mime="application/json",
                        key="dl_report", on_click="ignore")
-    c2.download_button("Privacy statement (Markdown, to hand on)", lambda: str(release.report(format="markdown")),
+    c2.download_button("Privacy statement (Markdown)", lambda: str(release.report(format="markdown")),
                        file_name="psdviz_statement.md", mime="text/markdown", key="dl_statement", on_click="ignore",
-                       help="What was released, the privacy unit and epsilon in words, the ledger, the expected "
-                            "error at typical query sizes and what is not private.")
+                       help="To hand on with the release: what was released, the privacy unit and epsilon in words, "
+                            "the ledger, the expected error at typical query sizes and what is not private.")
     hist = st.session_state.setdefault(keys.COMPARISONS, [])  # filled by the query fragment; read at click time
     c3.download_button("Query comparisons (CSV)", lambda: export.comparisons_csv(hist), file_name="psdviz_queries.csv",
                        mime="text/csv", key="dl_csv", on_click="ignore")
-    c2.download_button("Data owner's audit (JSON, NOT private: exact input counts)",
+    c2.download_button("Owner's audit (NOT private)",
                        lambda: export.audit_bytes(release), file_name="psdviz_audit_NOT_PRIVATE.json",
                        mime="application/json", key="dl_audit",
-                       on_click="ignore", help="For your records only: never publish it with the release.")
+                       on_click="ignore",
+                       help="JSON with the exact input counts, for your records only: never publish it with the "
+                            "release.")
     if not release.private:
         c1.info("Non-private references cannot be exported as a release.")
         return
@@ -506,18 +509,19 @@ def export_view(release: pv.Release, rid: str) -> None:
     n_leaves = int(release.tree.is_leaf.sum())
     depth = None if n_leaves <= EXPORT_MAX_CELLS else deepest_fitting(release.tree, EXPORT_MAX_CELLS)
     what = "all published cells" if depth is None else f"the cells down to level {depth}"
-    c1.download_button("Release file (GeoParquet: opens in 'Open a release')",
+    c1.download_button("Release file (GeoParquet)",
                        lambda: export.release_file_bytes(release, allow), file_name="psdviz_release.parquet",
                        mime="application/vnd.apache.parquet", key="dl_release", on_click="ignore",
-                       help="All cells with estimates, noise variances and the tree links, plus the method, "
-                            "domain, resolution, epsilon, ledger and privacy unit: a consumer can map it and "
-                            "answer queries with error bars. Never holds the audit or the seed.")
-    c1.download_button(f"Cells only (GeoJSON: {what})", lambda: export.geojson_bytes(release, depth, allow),
+                       help="Opens in 'Open a release'. All cells with estimates, noise variances and the tree links, "
+                            "plus the method, domain, resolution, epsilon, ledger and privacy unit: a consumer can "
+                            "map it and answer queries with error bars. Never holds the audit or the seed.")
+    c1.download_button("Cells only (GeoJSON)", lambda: export.geojson_bytes(release, depth, allow),
                        file_name="psdviz_release.geojson", mime="application/geo+json", key="dl_geojson",
-                       on_click="ignore")
-    c3.download_button("Synthetic points (CSV: drawn from the private release; no real point)",
+                       on_click="ignore", help=f"The map's cells with their estimates and intervals: {what}.")
+    c3.download_button("Synthetic points (CSV)",
                        lambda: export.synthetic_csv(release, allow), file_name="psdviz_synthetic_points.csv",
                        mime="text/csv", key="dl_synthetic", on_click="ignore",
-                       help="As many points as the release's total, each in a published cell chosen in proportion "
-                            "to its estimate and uniform inside it: post-processing of the release, no epsilon "
-                            "spent, no real point (Release.sample_points, psdviz sample).")
+                       help="Drawn from the private release; no real point. As many points as the release's total, "
+                            "each in a published cell chosen in proportion to its estimate and uniform inside it: "
+                            "post-processing of the release, no epsilon spent, no real point "
+                            "(Release.sample_points, psdviz sample).")

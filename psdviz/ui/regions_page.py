@@ -247,7 +247,7 @@ def _region_panel(counts: pd.DataFrame, rid: str, truth: np.ndarray | None, nois
     st.caption(f"The noise's standard error: {noise}.")
     if r.get("source", SOURCES[0]) != SOURCES[0]:
         st.caption(_source_words(counts, r))
-    if truth is not None and st.toggle("Show the true count (owner's view, NOT private)", key=k.w("truth")):
+    if truth is not None and st.toggle("True count (NOT private)", key=k.w("truth")):
         st.metric("True count (NOT private)", f"{int(truth[row]):,}")
     kids = counts[counts["parent"] == rid]
     if len(kids):
@@ -276,7 +276,8 @@ def _exports(rel, counts: pd.DataFrame, frame, name: str | None, k: ViewKeys) ->
     allow = export.allow_seeded_export(rel.randomness, k.w("allow_seeded"))
     if allow is None:
         return
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2 = st.columns(2)          # two: four columns cut the labels at 1024 px
+    c3, c4 = c1, c2
     if name is not None:
         c1.download_button("Release file (JSON)", lambda: export.release_bytes(rel, ".json", allow), name,
                            "application/json", key=k.w("json"), on_click="ignore")

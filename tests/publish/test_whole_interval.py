@@ -161,7 +161,7 @@ map_page.render()
     at.run()
     assert not at.exception
     labels = [b.proto.label for b in at.get("download_button")]
-    assert "Privacy statement (Markdown, to hand on)" in labels
+    assert "Privacy statement (Markdown)" in labels
 
 
 @pytest.mark.parametrize("method", ["quadtree", "kdtree", "hybrid", "ag", "privtree"])

@@ -29,6 +29,9 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 MAP_IFRAME = "iframe[title='streamlit_folium.st_folium']"
+# the labels among these elements whose text is cut (a text element narrower than its text; inputs aside)
+CUT_LABELS = ("els => els.filter(e => [e, ...e.querySelectorAll('*')].some(n => n.tagName !== 'INPUT' && "
+              "n.clientWidth > 0 && n.scrollWidth > n.clientWidth + 1)).map(e => e.innerText)")
 TIMINGS: dict[str, float] = {}
 
 
@@ -315,4 +318,7 @@ def test_at_1024_by_768_the_map_starts_above_the_fold_and_no_toggle_label_is_cut
         cut = metric.evaluate("e => [e, ...e.querySelectorAll('*')].some(n => n.scrollWidth > n.clientWidth + 1)")
         assert not cut, (text, metric.inner_text())                 # neither its label nor its value cut
     small.screenshot(path=str(ARTIFACTS / "02_query_1024.png"))
+    buttons = small.locator("[data-testid='stDownloadButton'] button")
+    cut = buttons.evaluate_all(CUT_LABELS)
+    assert buttons.count() >= 5 and not cut, cut                 # every export's whole label ("... NOT private")
     small.context.close()

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_app_browser import ARTIFACTS, MAP_IFRAME, server  # noqa: F401
+from test_app_browser import ARTIFACTS, CUT_LABELS, MAP_IFRAME, server  # noqa: F401
 from test_app_browser_release import _wait_idle, pg  # noqa: F401
 
 import psdviz as pv
@@ -153,4 +153,10 @@ def test_the_choropleth_fits_the_layer_and_its_key_is_in_view(pg, server, size):
     assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= size[1], (size, box)
     assert box["x"] >= 0 and box["x"] + box["width"] <= size[0], (size, box)
     page.screenshot(path=str(ARTIFACTS / f"08_regions_counties_{size[0]}.png"))
+    labels = page.locator("[data-testid='stDownloadButton'] button")
+    cut = labels.evaluate_all(CUT_LABELS)
+    assert labels.count() >= 4 and not cut, (size, cut)          # every export's whole label
+    toggle = page.get_by_text("True count (NOT private)", exact=True).first
+    assert not toggle.evaluate("e => [e, e.parentElement, e.parentElement.parentElement]"
+                               ".some(n => n.scrollWidth > n.clientWidth + 1)"), size
     page.context.close()

@@ -59,7 +59,7 @@ def test_the_map_page_offers_synthetic_points_labelled_as_such():
     at = AppTest.from_string(PAGE, default_timeout=180)
     at.run()
     labels = [b.proto.label for b in at.get("download_button")]
-    assert "Synthetic points (CSV: drawn from the private release; no real point)" in labels
+    assert "Synthetic points (CSV)" in labels
     pts = np.random.default_rng(0).random((4000, 2))
     fresh = pv.build(pts, pv.Domain(0, 0, 1, 1), "quadtree", 1.0)
     table = pd.read_csv(io.BytesIO(export.synthetic_csv(fresh)))

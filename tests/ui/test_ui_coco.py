@@ -46,7 +46,7 @@ def test_opens_on_the_flights_root_with_engine_numbers(flights):
     err = rel.emd(coco.true_histograms(table))
     m = _metrics(at)
     assert m["Earthmover's error at this node"] == f"{err[0]:,.0f}"
-    assert m["Groups G (from the data: not private)"] == f"{table.n_groups:,}"     # as the warning says
+    assert m["Groups G (NOT private)"] == f"{table.n_groups:,}"     # as the warning says
     assert "Groups G (public)" not in m
     assert any("not private" in w.value for w in at.warning)
     assert m["Node = sum of its children"] == "yes"
