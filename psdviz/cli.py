@@ -321,6 +321,16 @@ def _print_ledger(rel) -> None:
         Console().print(shown(f"... {len(records) - SHOWN_ROWS:,} more ledger entries (psdviz info --json lists all)"))
 
 
+def numeric_points(cols: dict, lon: str, lat: str) -> np.ndarray:
+    """The (n, 2) points of the columns ``lon`` and ``lat`` read by :func:`read_columns`
+    (:class:`InputDataError` when one holds values that are not numbers)."""
+    try:
+        return np.column_stack([np.asarray(cols[lon], float), np.asarray(cols[lat], float)])
+    except (TypeError, ValueError) as exc:
+        raise InputDataError(f"columns {lon!r} / {lat!r} hold values that are not numbers ({exc}); fix or remove "
+                             "those rows") from None
+
+
 @contextmanager
 def _input(a: argparse.Namespace, extra: dict):
     """What ``build`` reads: the files (DuckDB), a Dask frame on the given cluster, or, for user-level
@@ -328,7 +338,7 @@ def _input(a: argparse.Namespace, extra: dict):
     if a.user:
         data = read_columns(a.input, [a.lon, a.lat, a.user])
         extra.update(user=data[a.user], max_points_per_user=a.max_points_per_user)
-        yield np.column_stack([np.asarray(data[a.lon], float), np.asarray(data[a.lat], float)])
+        yield numeric_points(data, a.lon, a.lat)
         return
     extra.update(lon=a.lon, lat=a.lat, passes=a.passes)
     if a.spark:
@@ -781,7 +791,7 @@ def run_job(a: argparse.Namespace) -> int:
         return 0
     d = job.data
     cols = read_columns(str(job.path.parent / d["path"]), job_columns(job))     # the data, read once
-    points = np.column_stack([np.asarray(cols[d["lon"]], float), np.asarray(cols[d["lat"]], float)])
+    points = numeric_points(cols, d["lon"], d["lat"])
     written: list[tuple[Path, float]] = []
     for i, r in enumerate(job.releases):
         try:

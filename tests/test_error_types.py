@@ -137,6 +137,14 @@ def test_the_cli_raises_the_named_type_behind_its_line(tmp_path):
         read_workload(str(f))
 
 
+def test_text_in_the_coordinate_columns_the_cli_read_is_the_data_s_fault():
+    """Columns read into memory (--user, psdviz run) holding text: InputDataError naming them, not numpy's
+    ValueError (which the CLI would report as a bug)."""
+    from psdviz.cli import numeric_points
+    with pytest.raises(InputDataError, match="columns 'lon' / 'lat' hold values that are not numbers"):
+        numeric_points({"lon": np.array(["1.5", "east"], object), "lat": np.array([1.0, 2.0])}, "lon", "lat")
+
+
 def test_the_cli_reports_a_plain_value_error_as_a_bug(monkeypatch, capsys):
     """A plain ValueError (a bug, not the user's mistake) is said to be one, with exit 1."""
     import psdviz.cli as cli
