@@ -14,7 +14,7 @@ from .budget import Budget
 from .core.domain import Domain, prepare_points
 from .core.ledger import Ledger, Spend
 from .core.validation import LargeEpsilonWarning
-from .errors import BudgetError, InputDataError, ParameterError, ReleaseFileError
+from .errors import BudgetError, InputDataError, JobFileError, ParameterError, ReleaseFileError
 from .methods.param_info import documented_builder as builder
 from .methods.param_info import method_help
 from .methods.param_info import parameter_info as method_parameters
@@ -46,6 +46,7 @@ __all__ = [
     "EmptyReleaseWarning",
     "EpsilonPlan",
     "InputDataError",
+    "JobFileError",
     "LargeEpsilonWarning",
     "Ledger",
     "MethodSpec",

@@ -35,6 +35,7 @@ import psdviz as pv
 
 from . import Domain, LargeEpsilonWarning, method_help
 from .api import EmptyReleaseWarning, NoiseDominatesWarning, build, build_regions
+from .errors import BudgetError, InputDataError, JobFileError, ParameterError, PsdvizError
 from .present import LARGE_EPSILON, OUTSIDE_WARNING_SHARE, MissingExtraError, require, rows_read, unit_for  # noqa: F401 (the share: the CLI's too)
 from .present import outside_warning as outside_line
 from .regions import POOLINGS
@@ -61,7 +62,7 @@ def read_columns(pattern: str, columns: list[str]) -> dict[str, np.ndarray]:
                 opts = pcsv.ParseOptions(delimiter="\t" if p.lower().endswith(".tsv") else ",")
                 t = pcsv.read_csv(p, parse_options=opts, convert_options=pcsv.ConvertOptions(include_columns=columns))
         except (pa.ArrowInvalid, KeyError) as exc:
-            raise ValueError(f"{p}: cannot read columns {columns}: {exc}") from None
+            raise InputDataError(f"{p}: cannot read columns {columns}: {exc}") from None
         tables.append(t.select(columns))
     table = pa.concat_tables(tables, promote_options="permissive")
     return {c: table.column(c).to_numpy(zero_copy_only=False) for c in columns}
@@ -190,13 +191,13 @@ def run_time_build(a: argparse.Namespace) -> int:
     from .over_time import build_over_time
     from .temporal import check_mechanism, privacy_unit
     if not a.out.lower().endswith(".json"):
-        raise ValueError(f"with --time, --out is the release over time (.json) (got {a.out!r})")
+        raise ParameterError(f"with --time, --out is the release over time (.json) (got {a.out!r})")
     if a.span is None:
-        raise ValueError("--time needs --span START END: the public time span (never read from the data)")
+        raise ParameterError("--time needs --span START END: the public time span (never read from the data)")
     clash = [f for f, on in (("--param", a.param), ("--workload", a.workload), ("--nonnegative", a.nonnegative),
                              ("--scheduler", a.scheduler), ("--spark", a.spark)) if on]
     if clash:
-        raise ValueError(f"{clash[0]} does not apply to a release over time (--time): drop it")
+        raise ParameterError(f"{clash[0]} does not apply to a release over time (--time): drop it")
     unit = a.unit or ("w-event" if a.w is not None else "user" if a.user else "event")
     check_mechanism(unit, a.mechanism)
     check_common_options(a)
@@ -320,6 +321,16 @@ def _print_ledger(rel) -> None:
         Console().print(shown(f"... {len(records) - SHOWN_ROWS:,} more ledger entries (psdviz info --json lists all)"))
 
 
+def numeric_points(cols: dict, lon: str, lat: str) -> np.ndarray:
+    """The (n, 2) points of the columns ``lon`` and ``lat`` read by :func:`read_columns`
+    (:class:`InputDataError` when one holds values that are not numbers)."""
+    try:
+        return np.column_stack([np.asarray(cols[lon], float), np.asarray(cols[lat], float)])
+    except (TypeError, ValueError) as exc:
+        raise InputDataError(f"columns {lon!r} / {lat!r} hold values that are not numbers ({exc}); fix or remove "
+                             "those rows") from None
+
+
 @contextmanager
 def _input(a: argparse.Namespace, extra: dict):
     """What ``build`` reads: the files (DuckDB), a Dask frame on the given cluster, or, for user-level
@@ -327,7 +338,7 @@ def _input(a: argparse.Namespace, extra: dict):
     if a.user:
         data = read_columns(a.input, [a.lon, a.lat, a.user])
         extra.update(user=data[a.user], max_points_per_user=a.max_points_per_user)
-        yield np.column_stack([np.asarray(data[a.lon], float), np.asarray(data[a.lat], float)])
+        yield numeric_points(data, a.lon, a.lat)
         return
     extra.update(lon=a.lon, lat=a.lat, passes=a.passes)
     if a.spark:
@@ -359,13 +370,13 @@ def check_crs(crs: str | None, domain: Domain) -> None:
     try:
         c = pyproj.CRS.from_user_input(crs)
     except pyproj.exceptions.CRSError:
-        raise ValueError(f"--crs {crs!r} is not a coordinate reference system pyproj knows; give one such as "
-                         "EPSG:4326 (longitude/latitude) or EPSG:3857") from None
+        raise ParameterError(f"--crs {crs!r} is not a coordinate reference system pyproj knows; give one such as "
+                             "EPSG:4326 (longitude/latitude) or EPSG:3857") from None
     inside = domain.xmin >= -180 and domain.xmax <= 180 and domain.ymin >= -90 and domain.ymax <= 90
     if c.is_geographic and not inside:
-        raise ValueError(f"--domain x [{domain.xmin:g}, {domain.xmax:g}], y [{domain.ymin:g}, {domain.ymax:g}] is not "
-                         f"longitude/latitude, but --crs {crs} is: give XMIN YMIN XMAX YMAX with longitude in "
-                         "[-180, 180] and latitude in [-90, 90]")
+        raise ParameterError(f"--domain x [{domain.xmin:g}, {domain.xmax:g}], y [{domain.ymin:g}, {domain.ymax:g}] is "
+                             f"not longitude/latitude, but --crs {crs} is: give XMIN YMIN XMAX YMAX with longitude in "
+                             "[-180, 180] and latitude in [-90, 90]")
 
 
 def input_counts(rel, a: argparse.Namespace | None = None) -> str:
@@ -435,7 +446,7 @@ def spark_frame(master: str, pattern, columns: list[str]):
     try:
         spark = SparkSession.builder.master(master).appName("psdviz build").getOrCreate()
     except Exception as exc:   # py4j / Java errors of all kinds: one line for the user
-        raise ValueError(f"Spark could not start at {master!r}: {str(exc).splitlines()[0][:200]}") from None
+        raise ParameterError(f"Spark could not start at {master!r}: {str(exc).splitlines()[0][:200]}") from None
     try:
         csv = spark.read.option("header", True).option("inferSchema", True).csv
         reader = spark.read.parquet if kind == "parquet" else csv
@@ -443,7 +454,7 @@ def spark_frame(master: str, pattern, columns: list[str]):
         frame = reader(*files)
         missing = [c for c in columns if c not in frame.columns]
         if missing:
-            raise ValueError(f"column {missing[0]!r} is not in {files[0]}; its columns are {frame.columns}")
+            raise InputDataError(f"column {missing[0]!r} is not in {files[0]}; its columns are {frame.columns}")
         yield coordinates(frame, *columns).toDF(*columns)
     finally:
         spark.stop()
@@ -470,8 +481,8 @@ def check_params_are_the_methods(given: dict) -> None:
                   "user": "--user", "max_points_per_user": "--max-points-per-user", "workload": "--workload",
                   "memory_limit": "--memory-limit", "passes": "--passes", "nonnegative": "--nonnegative"}.get(name)
         where = f"give it as {option}" if option else "the command line sets it itself"
-        raise ValueError(f"--param {name}=...: {name} is not a method parameter ({where}); --param sets the "
-                         "method's own parameters (psdviz params METHOD lists them)")
+        raise ParameterError(f"--param {name}=...: {name} is not a method parameter ({where}); --param sets the "
+                             "method's own parameters (psdviz params METHOD lists them)")
 
 
 def open_budget(a: argparse.Namespace):
@@ -509,24 +520,24 @@ def check_input_options(a: argparse.Namespace) -> None:
     """Options that do not go together, refused before anything is read."""
     check_common_options(a)
     if (a.user is None) != (a.max_points_per_user is None):
-        raise ValueError("user-level privacy needs both --user COL and --max-points-per-user K")
+        raise ParameterError("user-level privacy needs both --user COL and --max-points-per-user K")
     check_budget(a)
 
 
 def check_common_options(a: argparse.Namespace) -> None:
     """The checks every command that reads points shares: epsilon, clusters, seeds."""
     if a.epsilon > LARGE_EPSILON and not a.allow_large_epsilon:
-        raise ValueError(f"--epsilon {a.epsilon:g} is above {LARGE_EPSILON:g}: such a release protects nearly no one "
-                         f"(one person may make an output e^{a.epsilon:g} times more likely); give a smaller "
-                         "epsilon, or --allow-large-epsilon if you mean it. Nothing was written")
+        raise ParameterError(f"--epsilon {a.epsilon:g} is above {LARGE_EPSILON:g}: such a release protects nearly no "
+                             f"one (one person may make an output e^{a.epsilon:g} times more likely); give a smaller "
+                             "epsilon, or --allow-large-epsilon if you mean it. Nothing was written")
     if a.user and (a.scheduler or a.spark):
-        raise ValueError("--user reads the points into memory; drop --scheduler / --spark (or --user)")
+        raise ParameterError("--user reads the points into memory; drop --scheduler / --spark (or --user)")
     if a.scheduler and a.spark:
-        raise ValueError("choose one cluster: --scheduler (Dask) or --spark (Spark)")
+        raise ParameterError("choose one cluster: --scheduler (Dask) or --spark (Spark)")
     if a.seed is not None and not a.allow_seeded:
-        raise ValueError("--seed makes a reproducible teaching run, which is NOT private (whoever finds the seed "
-                         "recovers every exact count); drop --seed for a real release, or add --allow-seeded to "
-                         "write a teaching file labelled NOT private")
+        raise ParameterError("--seed makes a reproducible teaching run, which is NOT private (whoever finds the seed "
+                             "recovers every exact count); drop --seed for a real release, or add --allow-seeded to "
+                             "write a teaching file labelled NOT private")
 
 
 WORKLOAD_COLUMNS = ("xmin", "ymin", "xmax", "ymax")
@@ -541,17 +552,17 @@ def workload_of(a: argparse.Namespace):
     if a.workload in BUNDLED:
         given = [f for f, v in (("--workload-id", a.workload_id), ("--workload-parent", a.workload_parent)) if v]
         if given:
-            raise ValueError(f"--workload {a.workload} is a bundled layer with its own ids and levels: drop "
-                             f"{' and '.join(given)} (they name the columns of a layer file)")
+            raise ParameterError(f"--workload {a.workload} is a bundled layer with its own ids and levels: drop "
+                                 f"{' and '.join(given)} (they name the columns of a layer file)")
         return bundled_layer(a.workload)
     if a.workload_id is not None:
         crs = {} if a.crs is None else {"crs": a.crs}     # the layer in the domain's coordinates
         return rg.Regions.from_file(a.workload, id=a.workload_id, parent=a.workload_parent, **crs)
     if a.workload_parent is not None:
-        raise ValueError("--workload-parent needs --workload-id (the layer's region id column)")
+        raise ParameterError("--workload-parent needs --workload-id (the layer's region id column)")
     if Path(a.workload).suffix.lower() in LAYER_SUFFIXES:
-        raise ValueError(f"--workload {a.workload!r} looks like a region layer: give its id column with "
-                         "--workload-id COL (or pass rectangles as CSV or Parquet)")
+        raise ParameterError(f"--workload {a.workload!r} looks like a region layer: give its id column with "
+                             "--workload-id COL (or pass rectangles as CSV or Parquet)")
     return read_workload(a.workload)
 
 
@@ -559,17 +570,18 @@ def read_workload(path: str) -> np.ndarray:
     """The rectangles of a workload file (CSV or Parquet, columns xmin, ymin, xmax, ymax)."""
     import pandas as pd
     if not Path(path).is_file():
-        raise ValueError(f"--workload: no file {path!r}")
+        raise InputDataError(f"--workload: no file {path!r}")
     try:
         frame = pd.read_parquet(path) if path.lower().endswith(".parquet") else pd.read_csv(path)
     except (ValueError, OSError) as exc:     # pandas' and pyarrow's read errors
-        raise ValueError(f"--workload {path!r} cannot be read as CSV or Parquet ({exc})") from None
+        raise InputDataError(f"--workload {path!r} cannot be read as CSV or Parquet ({exc})") from None
     missing = [c for c in WORKLOAD_COLUMNS if c not in frame.columns]
     if missing:
-        raise ValueError(f"--workload {path!r} has no column {missing[0]!r} (it needs {', '.join(WORKLOAD_COLUMNS)})")
+        raise InputDataError(f"--workload {path!r} has no column {missing[0]!r} (it needs "
+                             f"{', '.join(WORKLOAD_COLUMNS)})")
     values = frame[list(WORKLOAD_COLUMNS)].apply(pd.to_numeric, errors="coerce").to_numpy(float)
     if not np.isfinite(values).all():
-        raise ValueError(f"--workload {path!r}: every xmin, ymin, xmax, ymax must be a finite number")
+        raise InputDataError(f"--workload {path!r}: every xmin, ymin, xmax, ymax must be a finite number")
     return values
 
 
@@ -578,9 +590,9 @@ def run_build(a: argparse.Namespace) -> int:
         return run_time_build(a)
     given = [f"--{n.replace('_', '-')}" for n in TIME_ONLY if getattr(a, n) not in (None, "1d")]
     if given:
-        raise ValueError(f"{given[0]} is for a release over time: give --time COLUMN too")
+        raise ParameterError(f"{given[0]} is for a release over time: give --time COLUMN too")
     if not a.out.lower().endswith(".parquet"):
-        raise ValueError(f"--out must be a .parquet release file (got {a.out!r})")
+        raise ParameterError(f"--out must be a .parquet release file (got {a.out!r})")
     check_input_options(a)
     domain = Domain(*a.domain)
     check_crs(a.crs, domain)
@@ -626,17 +638,17 @@ def load_layer(a: argparse.Namespace):
     if len(files) == 1 and files[0] in BUNDLED:
         return bundled_layer(files[0])
     if any(f in BUNDLED for f in files):
-        raise ValueError(f"a bundled layer ({', '.join(BUNDLED)}) is given alone: --regions us-counties")
+        raise ParameterError(f"a bundled layer ({', '.join(BUNDLED)}) is given alone: --regions us-counties")
     if a.parent is not None and len(files) > 1:
-        raise ValueError("--parent is for one file; with several files (top level first) each region's parent is "
-                         "the region of the file before that covers it")
+        raise ParameterError("--parent is for one file; with several files (top level first) each region's parent is "
+                             "the region of the file before that covers it")
     read = []
     for f in files:
         frame = rg.read_layer(f, a.layer)
         if a.id is None or a.name is None:     # the same guess as the app's and Python's, said in one line
             if a.id is not None and a.id not in frame.columns:
-                raise ValueError(f"--id {a.id!r} is not a column of {Path(f).name}; its columns are "
-                                 f"{[str(c) for c in frame.columns if c != frame.geometry.name]}")
+                raise InputDataError(f"--id {a.id!r} is not a column of {Path(f).name}; its columns are "
+                                     f"{[str(c) for c in frame.columns if c != frame.geometry.name]}")
             guess = rg.guess_columns(frame, a.id)
             say("regions", [f"{Path(f).name}: {guess.why} (guessed; --id COL and --name COL choose others)"])
         read.append(rg.Regions.from_frame(frame, id=a.id, parent=a.parent, name=a.name))
@@ -648,12 +660,12 @@ def regions_from_release(a: argparse.Namespace) -> int:
     a published spatial release (post-processing: no data read, no epsilon spent)."""
     suffix = Path(a.out).suffix.lower()
     if suffix not in (".csv", ".parquet"):
-        raise ValueError(f"with --release, --out is the counts table (.csv or .parquet) (got {a.out!r})")
+        raise ParameterError(f"with --release, --out is the counts table (.csv or .parquet) (got {a.out!r})")
     if a.input is not None:
-        raise ValueError("give either points (INPUT --lon --lat) or --release FILE, not both")
+        raise ParameterError("give either points (INPUT --lon --lat) or --release FILE, not both")
     rel = load_release(a.release)
     if not hasattr(rel, "answer_regions"):
-        raise ValueError(f"{a.release} is not a spatial release: region counts are answered from published cells")
+        raise ParameterError(f"{a.release} is not a spatial release: region counts are answered from published cells")
     with warnings.catch_warnings(record=True) as loaded:
         warnings.simplefilter("always")
         layer = load_layer(a)
@@ -673,11 +685,11 @@ def run_regions(a: argparse.Namespace) -> int:
     if a.release is not None:
         return regions_from_release(a)
     if a.input is None or a.lon is None or a.lat is None:
-        raise ValueError("psdviz regions needs INPUT --lon COL --lat COL (points), or --release FILE (a spatial "
-                         "release to answer the regions from)")
+        raise ParameterError("psdviz regions needs INPUT --lon COL --lat COL (points), or --release FILE (a spatial "
+                             "release to answer the regions from)")
     suffix = Path(a.out).suffix.lower()
     if suffix not in (".json", ".csv", ".parquet"):
-        raise ValueError(f"--out must end in .json (the release), .csv or .parquet (its counts) (got {a.out!r})")
+        raise ParameterError(f"--out must end in .json (the release), .csv or .parquet (its counts) (got {a.out!r})")
     check_input_options(a)
     with warnings.catch_warnings(record=True) as loaded:     # the layer's repairs, said below in one line each
         warnings.simplefilter("always")
@@ -753,9 +765,9 @@ def run_budget(a: argparse.Namespace) -> int:
     from .budget import Budget
     if a.action == "init":
         if a.epsilon is None:
-            raise ValueError("psdviz budget init FILE needs --epsilon (the whole epsilon for the data set)")
+            raise ParameterError("psdviz budget init FILE needs --epsilon (the whole epsilon for the data set)")
         if Path(a.file).exists():
-            raise ValueError(f"{a.file} exists already: a budget is created once (psdviz budget show {a.file})")
+            raise BudgetError(f"{a.file} exists already: a budget is created once (psdviz budget show {a.file})")
         Budget(a.file, total_epsilon=a.epsilon, unit=unit_for(a.max_points_per_user), total_delta=a.delta)
     print(Budget(a.file).report())
     return 0
@@ -780,13 +792,13 @@ def run_job(a: argparse.Namespace) -> int:
         return 0
     d = job.data
     cols = read_columns(str(job.path.parent / d["path"]), job_columns(job))     # the data, read once
-    points = np.column_stack([np.asarray(cols[d["lon"]], float), np.asarray(cols[d["lat"]], float)])
+    points = numeric_points(cols, d["lon"], d["lat"])
     written: list[tuple[Path, float]] = []
     for i, r in enumerate(job.releases):
         try:
             out, eps = job_release(job, r, i, prepared, points, cols, budget)
         except Exception as exc:
-            raise ValueError(job_failure(r.line, exc, written, budget)) from None
+            raise failed_release(job_failure(r.line, exc, written, budget), exc) from None
         written.append((out, eps))
         print(f"wrote {out} (line {r.line}): epsilon {eps:g}", flush=True)
     return 0
@@ -819,10 +831,42 @@ def job_release(job, r, i: int, prepared, points: np.ndarray, cols: dict, budget
     return out, rel.epsilon
 
 
+def user_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is a mistake of the command's user (told in one line, exit 2) rather than a bug: one of
+    :mod:`psdviz.errors`' types, a file the system refuses, a missing optional package, or a plain
+    ValueError raised in a module whose errors are not named types yet (:data:`NOT_YET_NAMED`)."""
+    if isinstance(exc, (PsdvizError, OSError, MissingExtraError)):
+        return True
+    return type(exc) is ValueError and _raised_in(exc, NOT_YET_NAMED)
+
+
+NOT_YET_NAMED = ("psdviz/temporal/", "psdviz/over_time.py", "psdviz/lab/", "psdviz/methods/auto")
+"""The modules whose callers' mistakes are still plain ValueErrors (tests/test_named_errors.py lists them too)."""
+
+
+def _raised_in(exc: BaseException, places: tuple[str, ...]) -> bool:
+    """Whether the innermost frame of ``exc``'s traceback is in a file whose path contains one of ``places``."""
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    where = Path(tb.tb_frame.f_code.co_filename).as_posix()
+    return any(p in where for p in places)
+
+
+def failed_release(message: str, exc: BaseException) -> Exception:
+    """The error to raise for a release that failed mid-job: the named type of a user's mistake (a plain one
+    from a module not yet named: :class:`JobFileError`), a RuntimeError (reported as a bug) otherwise."""
+    if isinstance(exc, PsdvizError):
+        return type(exc)(message)
+    return JobFileError(message) if user_error(exc) else RuntimeError(message)
+
+
 def job_failure(line: int, exc: BaseException, written: list[tuple[Path, float]], budget) -> str:
     """One line for a release that failed mid-job: what failed, and what had been written and charged."""
     what = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    if not isinstance(exc, (ValueError, OSError)):
+    if not user_error(exc):
         what = f"unexpected {type(exc).__name__}: {what} (a bug in psdviz: please report it)"
     done = (f"already written: {', '.join(str(p) for p, _ in written)}" if written else "nothing was written")
     charged = sum(e for _, e in written)
@@ -849,7 +893,7 @@ def write_table(table, path) -> Path:
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".parquet"):
-        raise ValueError(f"{path.name}: a table is written as .csv or .parquet")
+        raise ParameterError(f"{path.name}: a table is written as .csv or .parquet")
     table.to_csv(path, index=False) if suffix == ".csv" else table.to_parquet(path, index=False)
     return path
 
@@ -864,10 +908,10 @@ def say(command: str, lines) -> None:
 def run_sample(a: argparse.Namespace) -> int:
     rel = load_release(a.release)
     if not hasattr(rel, "sample_points"):
-        raise ValueError(f"{a.release} is not a spatial release: synthetic points are drawn from published cells")
+        raise ParameterError(f"{a.release} is not a spatial release: synthetic points are drawn from published cells")
     suffix = Path(a.out).suffix.lower()
     if suffix not in (".csv", ".parquet"):
-        raise ValueError(f"--out must end in .csv or .parquet (got {a.out!r})")
+        raise ParameterError(f"--out must end in .csv or .parquet (got {a.out!r})")
     pts = rel.sample_points(a.n, a.seed)
     write_table(pts, a.out)
     print(f"wrote {a.out}: {len(pts):,} synthetic points drawn from the private release (no real point; no "
@@ -881,7 +925,7 @@ def run_params(a: argparse.Namespace) -> int:
         print(reference(), end="")
         return 0
     if a.method is None:
-        raise ValueError("give a method (psdviz params kdtree) or --reference")
+        raise ParameterError("give a method (psdviz params kdtree) or --reference")
     print(method_help(a.method))
     return 0
 
@@ -892,13 +936,17 @@ def main(argv: list[str] | None = None) -> int:
            "budget": run_budget, "sample": run_sample, "run": run_job}[a.command]
     try:
         return run(a)
-    except (ValueError, OSError, MissingExtraError) as exc:
-        print(f"psdviz {a.command}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except (Exception, RecursionError) as exc:      # never a traceback: one line, and it is a bug to report
-        first = (str(exc).strip().splitlines() or [""])[0][:300]
-        print(f"psdviz {a.command}: unexpected {type(exc).__name__}: {first} (a bug in psdviz: please report it "
-              "with the command that caused it)", file=sys.stderr)
+    except (Exception, RecursionError) as exc:      # never a traceback: one line
+        if user_error(exc):                         # the user's mistake: what to fix
+            print(f"psdviz {a.command}: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        first = (str(exc).strip().splitlines() or [""])[0]
+        if "a bug in psdviz" in first:              # a job's release that failed says so, and what was written
+            print(f"psdviz {a.command}: {first}", file=sys.stderr)
+        else:
+            first = first[:300]
+            print(f"psdviz {a.command}: unexpected {type(exc).__name__}: {first} (a bug in psdviz: please report "
+                  "it with the command that caused it)", file=sys.stderr)
         return 1
 
 

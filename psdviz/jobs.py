@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from .core.domain import Domain
+from .core.errors import JobFileError, PsdvizError
 from .core.grid import DEFAULT_RESOLUTION, MAX_RESOLUTION
 from .core.optional import require
 from .kernel.intervals import interval_z
@@ -58,8 +59,7 @@ BUILD_ARGUMENTS = {"points", "domain", "method", "epsilon", "seed", "outside", "
                    "workload", "privacy_budget"}    # pv.build's own: never a method parameter
 
 
-class JobError(ValueError):
-    """A job file that cannot run as written; the message names the line."""
+JobError = JobFileError     # this module's short name for psdviz.errors.JobFileError
 
 
 @dataclass
@@ -87,7 +87,7 @@ def _lines(node) -> int:
 
 
 def load_job(path) -> Job:
-    """Read and check a job file (:class:`JobError` naming the line on the first problem)."""
+    """Read and check a job file (:class:`~psdviz.errors.JobFileError` naming the line on the first problem)."""
     yaml = require("yaml", "job files")
     path = Path(path)
     try:
@@ -121,7 +121,7 @@ def load_job(path) -> Job:
         raise JobError(f"{path.name} line {_lines(at.get('data'))}: data.domain must be [xmin, ymin, xmax, ymax]")
     try:
         Domain(*dom)
-    except ValueError as exc:
+    except PsdvizError as exc:
         raise JobError(f"{path.name} line {_lines(at.get('data'))}: {exc}") from None
     rels = doc.get("releases")
     if not isinstance(rels, list) or not rels:
@@ -169,7 +169,7 @@ def _method_params(item: dict, line: int, name: str) -> None:
                        f"but of the build itself ({where}); params holds the method's parameters only")
     try:
         coerce_params(item.get("method", "auto"), dict(params))
-    except ValueError as exc:
+    except PsdvizError as exc:
         raise JobError(f"{name} line {line}: {exc}") from None
 
 
@@ -219,7 +219,7 @@ def _time_spec(item: dict, line: int, name: str) -> dict:
     try:
         span = spec.get("span")
         if not isinstance(span, list) or len(span) != 2:
-            raise ValueError("span must be [start, end], the public time span")
+            raise JobError("span must be [start, end], the public time span")
         TimeAxis.over([str(v) for v in span], spec["window"])
         unit = spec.get("unit", "event")
         check_mechanism(unit, spec.get("mechanism"))
@@ -364,7 +364,7 @@ def _check_columns(pattern: Path, wanted: list[str], name: str) -> None:
                     have = reader.schema.names
             missing = [c for c in wanted if c not in have]
             if missing:
-                raise ValueError(f"{p} has no column {missing[0]!r} (its columns: {', '.join(have[:20])})")
+                raise JobError(f"{p} has no column {missing[0]!r} (its columns: {', '.join(have[:20])})")
     except (ValueError, OSError) as exc:
         raise JobError(f"{name}: data: {exc}") from None
     except Exception as exc:        # pyarrow's own errors: an unreadable file
@@ -385,7 +385,7 @@ def job_layer(spec: dict, base: Path):
     if spec["regions"] in rg.BUNDLED:
         return rg.bundled(spec["regions"])
     if "id" not in spec:
-        raise ValueError(f"regions {spec['regions']!r}: a layer file needs id: its region id column")
+        raise JobError(f"regions {spec['regions']!r}: a layer file needs id: its region id column")
     return rg.Regions.from_file(base / spec["regions"], id=spec["id"], parent=spec.get("parent"),
                                 name=spec.get("name"), layer=spec.get("layer"))
 
@@ -399,10 +399,10 @@ def job_hierarchy(spec: dict, base: Path):
     try:
         places = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (OSError, ValueError) as exc:
-        raise ValueError(f"hierarchy {spec['hierarchy']}: cannot read it ({exc})") from None
+        raise JobError(f"hierarchy {spec['hierarchy']}: cannot read it ({exc})") from None
     missing = [c for c in spec["levels"] if c not in places.columns]
     if missing:
-        raise ValueError(f"hierarchy {spec['hierarchy']} has no column {missing[0]!r}")
+        raise JobError(f"hierarchy {spec['hierarchy']} has no column {missing[0]!r}")
     return coco.Hierarchy.from_columns(places, spec["levels"], root="all")
 
 

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import psdviz as pv
-from psdviz.errors import InputDataError, ParameterError, PsdvizError, ReleaseFileError
+from psdviz import coco, sparse
+from psdviz.errors import BudgetError, InputDataError, JobFileError, ParameterError, PsdvizError, ReleaseFileError
 
 PTS = np.random.default_rng(0).random((500, 2))
 DOM = pv.Domain(0, 0, 1, 1)
@@ -46,7 +47,49 @@ CASES = {
     "loading a missing file": (ReleaseFileError, lambda r, p: pv.load_release(p / "missing.parquet")),
     "a window that is not a duration": (ParameterError, lambda r, p: pv.build_over_time(
         PTS, DOM, time=np.zeros(len(PTS)), span=(0, 10), window="x", epsilon=1.0)),
+    "a region whose parent is not in the layer": (InputDataError, lambda r, p: pv.regions.Regions.from_frame(
+        _squares(["a", "b"]), id="rid", parent="up")),
+    "a region layer's id column missing": (InputDataError, lambda r, p: pv.regions.Regions.from_frame(
+        _squares(["a", "b"]), id="nope")),
+    "a region layer that is not a GeoDataFrame": (ParameterError, lambda r, p: pv.regions.Regions.from_frame(
+        [[0, 0, 1, 1]], id="rid")),
+    "a count-of-counts location not in the hierarchy": (InputDataError, lambda r, p: coco.group_records(
+        [1, 2], ["JFK", "ORD"], coco.Hierarchy.from_paths([("NY", "JFK")], root="USA"), max_size=5)),
+    "a count-of-counts K of 0": (ParameterError, lambda r, p: coco.group_records(
+        [1], ["JFK"], coco.Hierarchy.from_paths([("NY", "JFK")], root="USA"), max_size=0)),
+    "a sparse table's cell outside [0, m)": (InputDataError, lambda r, p: sparse.make_table([3, 12], [1, 1], 10)),
+    "a sparse table's counts not integers": (InputDataError, lambda r, p: sparse.make_table([3], [1.5], 10)),
+    "a sparse method that does not exist": (ParameterError, lambda r, p: sparse.summarize(
+        sparse.make_table([3], [1], 10), method="nope", epsilon=1.0)),
+    "points from files that do not exist": (InputDataError, lambda r, p: pv.build(
+        str(p / "none-*.parquet"), DOM, "quadtree", 1.0, lon="x", lat="y")),
+    "a job file that is not YAML": (JobFileError, lambda r, p: _job(p, "data: [unclosed\n")),
+    "a job file with an unknown key": (JobFileError, lambda r, p: _job(p, "data: {}\nreleases: []\nextra: 1\n")),
+    "a spend above the ledger's budget": (BudgetError, lambda r, p: pv.Ledger(1.0).spend("counts", 2.0, "laplace")),
+    "a budget file asked for more than is left": (BudgetError, lambda r, p: _overdrawn(p)),
 }
+
+
+def _squares(ids: list[str]):
+    """Squares side by side in [0, 1] x [0, 1], one per id (column ``rid``), each naming a parent "zz" that
+    is not in the layer (column ``up``)."""
+    gpd = pytest.importorskip("geopandas")
+    from shapely.geometry import box
+    w = 1 / len(ids)
+    shapes = [box(i * w, 0, (i + 1) * w, 1) for i in range(len(ids))]
+    return gpd.GeoDataFrame({"rid": ids, "up": ["zz"] * len(ids)}, geometry=shapes, crs="EPSG:4326")
+
+
+def _job(tmp, text: str):
+    from psdviz.jobs import load_job
+    f = tmp / "job.yaml"
+    f.write_text(text)
+    return load_job(f)
+
+
+def _overdrawn(tmp):
+    budget = pv.Budget(tmp / "b.budget.json", total_epsilon=1.0)
+    return budget.check(2.0, 0.0, "one point", what="a release at epsilon 2")
 
 
 def _text(tmp):
@@ -71,3 +114,45 @@ def test_a_plain_value_error_fails_the_check():
     with pytest.raises(ValueError) as info:
         int("x")
     assert not isinstance(info.value, PsdvizError)
+
+
+def test_the_cli_says_a_users_mistake_in_one_line_with_exit_2(tmp_path, capsys):
+    """A budget file created twice: the BudgetError is the CLI's one line, exit 2, not a bug."""
+    from psdviz.cli import main
+    f = tmp_path / "b.budget.json"
+    assert main(["budget", "init", str(f), "--epsilon", "1"]) == 0
+    capsys.readouterr()
+    assert main(["budget", "init", str(f), "--epsilon", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("psdviz budget: ") and "exists already" in err
+    assert "bug" not in err
+
+
+def test_the_cli_raises_the_named_type_behind_its_line(tmp_path):
+    """The line comes from a named type: a workload file without its columns is InputDataError."""
+    from psdviz.cli import read_workload
+    f = tmp_path / "w.csv"
+    f.write_text("a,b\n1,2\n")
+    with pytest.raises(InputDataError, match="has no column 'xmin'"):
+        read_workload(str(f))
+
+
+def test_text_in_the_coordinate_columns_the_cli_read_is_the_data_s_fault():
+    """Columns read into memory (--user, psdviz run) holding text: InputDataError naming them, not numpy's
+    ValueError (which the CLI would report as a bug)."""
+    from psdviz.cli import numeric_points
+    with pytest.raises(InputDataError, match="columns 'lon' / 'lat' hold values that are not numbers"):
+        numeric_points({"lon": np.array(["1.5", "east"], object), "lat": np.array([1.0, 2.0])}, "lon", "lat")
+
+
+def test_the_cli_reports_a_plain_value_error_as_a_bug(monkeypatch, capsys):
+    """A plain ValueError (a bug, not the user's mistake) is said to be one, with exit 1."""
+    import psdviz.cli as cli
+
+    def broken(a):
+        raise ValueError("operands could not be broadcast")
+
+    monkeypatch.setattr(cli, "run_params", broken)
+    assert cli.main(["params", "quadtree"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "unexpected ValueError" in err and "a bug in psdviz" in err

@@ -11,6 +11,7 @@ import pytest
 
 import psdviz as pv
 from psdviz.cli import main
+from psdviz.errors import InputDataError
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "job.yaml"
 
@@ -143,7 +144,7 @@ def test_a_release_failing_mid_job_says_what_was_written_and_charged(job_dir, ca
     import psdviz.cli as cli
 
     def fail(*args, **kwargs):
-        raise ValueError("the layer broke")
+        raise InputDataError("the layer broke")
 
     monkeypatch.setattr(cli, "build_regions", fail)
     assert main(["budget", "init", str(job_dir / "trips.budget.json"), "--epsilon", "1"]) == 0
@@ -153,3 +154,20 @@ def test_a_release_failing_mid_job_says_what_was_written_and_charged(job_dir, ca
     assert "trips.parquet" in err and "trips-quadtree.parquet" in err
     assert "the budget trips.budget.json was charged epsilon 0.6 for them (0.4 left)" in err
     assert pv.Budget(job_dir / "trips.budget.json").spent == pytest.approx(0.6)
+
+
+def test_a_plain_value_error_mid_job_is_reported_as_a_bug_with_what_was_written(job_dir, capsys, monkeypatch):
+    """A ValueError that is not one of psdviz.errors' types comes from a bug, not from the job: exit 1, said
+    once to be a bug, and still what was written and charged."""
+    import psdviz.cli as cli
+
+    def fail(*args, **kwargs):
+        raise ValueError("an index went wrong")
+
+    monkeypatch.setattr(cli, "build_regions", fail)
+    assert main(["budget", "init", str(job_dir / "trips.budget.json"), "--epsilon", "1"]) == 0
+    assert main(["run", str(job_dir / "job.yaml")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.count("a bug in psdviz") == 1, err
+    assert err.startswith("psdviz run: the release on line 21 failed: unexpected ValueError: an index went wrong")
+    assert "trips-quadtree.parquet" in err and "(0.4 left)" in err

@@ -136,7 +136,8 @@ def _engine_imports(path: Path) -> set[str]:
 
 
 def _ui_may(name: str) -> bool:
-    return (name in {"psdviz", "psdviz.present"} | FACES or name.startswith(("psdviz.ui", "psdviz.lab")))
+    return (name in {"psdviz", "psdviz.present", "psdviz.errors"} | FACES      # errors: the types a page catches
+            or name.startswith(("psdviz.ui", "psdviz.lab")))
 
 
 def _cli_may(name: str) -> bool:

@@ -29,6 +29,7 @@ from typing import cast
 
 import numpy as np
 
+from ..core.errors import ParameterError
 from .estimate import LevelEstimate
 from .hierarchy import Hierarchy
 from .representations import from_unattributed, segment_ids
@@ -77,11 +78,12 @@ def top_down(hierarchy: Hierarchy, estimates: list[LevelEstimate], max_size: int
              how: str = "weighted") -> np.ndarray:
     """Consistent histograms of every node (n_nodes, K + 1) from per-level estimates."""
     if how not in MERGES:
-        raise ValueError(f"merge must be one of {MERGES} (got {how!r})")
+        raise ParameterError(f"merge must be one of {MERGES} (got {how!r})")
     if len(estimates) != hierarchy.n_levels:
-        raise ValueError(f"need one estimate per level ({hierarchy.n_levels}), got {len(estimates)}")
+        raise ParameterError(f"need one estimate per level ({hierarchy.n_levels}), got {len(estimates)}")
     if any(e.hg_var is None for e in estimates):
-        raise ValueError("top-down consistency needs the 'hg' or 'hc' method at every level (no variance for 'naive')")
+        raise ParameterError("top-down consistency needs the 'hg' or 'hc' method at every level (no variance for "
+                             "'naive')")
     variances = [cast(np.ndarray, e.hg_var) for e in estimates]   # none is None (checked above)
     val = estimates[0].hg.astype(float)
     var = variances[0]

@@ -9,13 +9,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..core.errors import InputDataError
+
 
 def emd(H, H_hat) -> np.ndarray:
     """Row-wise earthmover's distance between histograms of equal shape (a float per row)."""
     H = np.asarray(H, dtype=float)
     H_hat = np.asarray(H_hat, dtype=float)
     if H.shape != H_hat.shape:
-        raise ValueError(f"histograms must have one shape (got {H.shape} and {H_hat.shape})")
+        raise InputDataError(f"histograms must have one shape (got {H.shape} and {H_hat.shape})")
     return np.abs(np.cumsum(H - H_hat, axis=-1)).sum(axis=-1)
 
 

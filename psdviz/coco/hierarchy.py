@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..core.errors import InputDataError, ParameterError
+
 
 @dataclass(frozen=True)
 class Hierarchy:
@@ -26,17 +28,17 @@ class Hierarchy:
     def __post_init__(self) -> None:
         n = len(self.names)
         if n == 0 or self.parent.shape != (n,) or self.level.shape != (n,):
-            raise ValueError("names, parent and level must be non-empty and of one length")
+            raise InputDataError("names, parent and level must be non-empty and of one length")
         if self.parent[0] != -1 or np.any(self.parent[1:] < 0) or np.any(self.level[1:] < 1):
-            raise ValueError("node 0 must be the only root (parent -1, level 0)")
+            raise InputDataError("node 0 must be the only root (parent -1, level 0)")
         if np.any(np.diff(self.level) < 0) or np.any(self.level[1:] != self.level[self.parent[1:]] + 1):
-            raise ValueError("nodes must be ordered level by level with level = parent level + 1")
+            raise InputDataError("nodes must be ordered level by level with level = parent level + 1")
         if np.any(np.diff(self.parent[1:]) < 0):
-            raise ValueError("each parent's children must be contiguous, in parent order")
+            raise InputDataError("each parent's children must be contiguous, in parent order")
         has_child = np.zeros(n, bool)
         has_child[self.parent[1:]] = True
         if np.any(self.level[~has_child] != self.level[-1]):
-            raise ValueError("every leaf must lie at the deepest level (uniform depth)")
+            raise InputDataError("every leaf must lie at the deepest level (uniform depth)")
         index: dict[str, int] = {}
         for i, name in enumerate(self.names):
             index[name] = -2 if name in index else i   # -2 marks an ambiguous name
@@ -52,13 +54,13 @@ class Hierarchy:
         """
         rows = [tuple(map(str, p)) for p in paths]
         if not rows or not rows[0]:
-            raise ValueError("paths must hold at least one non-empty leaf path")
+            raise InputDataError("paths must hold at least one non-empty leaf path")
         if any(len(r) != len(rows[0]) for r in rows):
-            raise ValueError("paths must all have the same length (uniform depth)")
+            raise InputDataError("paths must all have the same length (uniform depth)")
         frame = pd.DataFrame(rows)
         if frame.iloc[:, -1].duplicated().any():
             dup = frame.iloc[:, -1][frame.iloc[:, -1].duplicated()].iloc[0]
-            raise ValueError(f"leaf names must be unique (repeated: {dup!r})")
+            raise InputDataError(f"leaf names must be unique (repeated: {dup!r})")
         frame = frame.sort_values(list(frame.columns)).reset_index(drop=True)
         names, parent, level = [str(root)], [-1], [0]
         prev_ids = np.zeros(len(frame), np.int64)     # node id of each row's ancestor at the last level
@@ -79,7 +81,7 @@ class Hierarchy:
         columns = list(columns)
         missing = [c for c in columns if c not in frame.columns]
         if missing:
-            raise ValueError(f"columns {missing} are not in the table")
+            raise InputDataError(f"columns {missing} are not in the table")
         paths = frame[columns].drop_duplicates().astype(str).itertuples(index=False, name=None)
         return cls.from_paths(list(paths), root=root)
 
@@ -104,13 +106,13 @@ class Hierarchy:
         """Node id from an id or a unique name."""
         if isinstance(node, (int, np.integer)) and not isinstance(node, bool):
             if not 0 <= int(node) < self.n_nodes:
-                raise ValueError(f"node must be in [0, {self.n_nodes - 1}] (got {node})")
+                raise ParameterError(f"node must be in [0, {self.n_nodes - 1}] (got {node})")
             return int(node)
         i = self._index.get(str(node), -1)
         if i == -1:
-            raise ValueError(f"node {node!r} is not in the hierarchy")
+            raise ParameterError(f"node {node!r} is not in the hierarchy")
         if i == -2:
-            raise ValueError(f"node name {node!r} is ambiguous; pass its id")
+            raise ParameterError(f"node name {node!r} is ambiguous; pass its id")
         return i
 
     def ancestors_at(self, nodes: np.ndarray, level: int) -> np.ndarray:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.errors import InputDataError, ParameterError
 from ..core.ragged import runs
 
 
@@ -45,17 +46,17 @@ class IsotonicFit:
 def _check(y, segment, weights) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     y = np.asarray(y, dtype=float)
     if y.ndim != 1:
-        raise ValueError(f"y must be one-dimensional (got shape {y.shape})")
+        raise InputDataError(f"y must be one-dimensional (got shape {y.shape})")
     if not np.all(np.isfinite(y)):
-        raise ValueError("y must be finite")
+        raise InputDataError("y must be finite")
     seg = np.zeros(y.size, np.int64) if segment is None else np.asarray(segment, dtype=np.int64)
     if seg.shape != y.shape:
-        raise ValueError(f"segment must have the shape of y {y.shape} (got {seg.shape})")
+        raise InputDataError(f"segment must have the shape of y {y.shape} (got {seg.shape})")
     if seg.size > 1 and np.any(np.diff(seg) < 0):
-        raise ValueError("segment must be non-decreasing (entries of one node contiguous)")
+        raise InputDataError("segment must be non-decreasing (entries of one node contiguous)")
     w = np.ones(y.size) if weights is None else np.asarray(weights, dtype=float)
     if w.shape != y.shape or not np.all(w > 0):
-        raise ValueError(f"weights must be > 0 with the shape of y {y.shape}")
+        raise InputDataError(f"weights must be > 0 with the shape of y {y.shape}")
     return y, seg, w
 
 
@@ -86,7 +87,7 @@ def isotonic(y, segment=None, *, loss: str = "l2", weights=None,
     see the module docstring). ``y`` is not modified.
     """
     if loss not in ("l1", "l2"):
-        raise ValueError(f"loss must be 'l1' or 'l2' (got {loss!r})")
+        raise ParameterError(f"loss must be 'l1' or 'l2' (got {loss!r})")
     y, seg, w = _check(y, segment, weights)
     n = y.size
     if n == 0:

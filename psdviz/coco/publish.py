@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..core.errors import ParameterError
 from ..core.ledger import Ledger
 from ..core.params import Param
 from ..core.rng import Randomness, make_randomness
@@ -56,7 +57,7 @@ def method_parameters(method: str) -> dict[str, Param]:
     """name -> :class:`~psdviz.core.params.Param` for ``publish``'s options with ``method`` (one of
     :data:`METHODS`, used at every level; per-level mixes take the same options)."""
     if method not in METHODS:
-        raise ValueError(f"unknown count-of-counts method {method!r}; choose one of {METHODS}")
+        raise ParameterError(f"unknown count-of-counts method {method!r}; choose one of {METHODS}")
     return {p.name: p for p in _PARAMS}
 
 
@@ -65,7 +66,7 @@ def _per_level(value, n_levels: int, name: str) -> list:
         return [value] * n_levels
     values = list(value)
     if len(values) != n_levels:
-        raise ValueError(f"{name} must be one value or one per level ({n_levels}), got {len(values)}")
+        raise ParameterError(f"{name} must be one value or one per level ({n_levels}), got {len(values)}")
     return values
 
 
@@ -93,9 +94,9 @@ def _same(a: Hierarchy, b: Hierarchy) -> bool:
 
 def _check(table, hierarchy, epsilon_per_level, method, consistency, loss, merge):
     if not isinstance(table, GroupedTable):
-        raise ValueError("table must be a GroupedTable (see psdviz.coco.group_records)")
+        raise ParameterError("table must be a GroupedTable (see psdviz.coco.group_records)")
     if hierarchy is not None and not _same(hierarchy, table.hierarchy):
-        raise ValueError("hierarchy must be the one the table was grouped with (or None)")
+        raise ParameterError("hierarchy must be the one the table was grouped with (or None)")
     L = table.hierarchy.n_levels
     given = _per_level(epsilon_per_level, L, "epsilon")
     eps = [check_epsilon(e, f"epsilon[{i}] (level {i})") for i, e in enumerate(given)]
@@ -103,15 +104,15 @@ def _check(table, hierarchy, epsilon_per_level, method, consistency, loss, merge
     methods = [str(m) for m in _per_level(method, L, "method")]
     for m in methods:
         if m not in METHODS:
-            raise ValueError(f"method must be one of {tuple(METHODS)} (got {m!r})")
+            raise ParameterError(f"method must be one of {tuple(METHODS)} (got {m!r})")
     if consistency not in CONSISTENCY:
-        raise ValueError(f"consistency must be one of {CONSISTENCY} (got {consistency!r})")
+        raise ParameterError(f"consistency must be one of {CONSISTENCY} (got {consistency!r})")
     if consistency == "top-down" and "naive" in methods:
-        raise ValueError("consistency='top-down' needs method 'hg' or 'hc' at every level")
+        raise ParameterError("consistency='top-down' needs method 'hg' or 'hc' at every level")
     if loss not in LOSSES:
-        raise ValueError(f"loss must be one of {LOSSES} (got {loss!r})")
+        raise ParameterError(f"loss must be one of {LOSSES} (got {loss!r})")
     if merge not in MERGES:
-        raise ValueError(f"merge must be one of {MERGES} (got {merge!r})")
+        raise ParameterError(f"merge must be one of {MERGES} (got {merge!r})")
     return eps, methods
 
 

@@ -14,6 +14,7 @@ from typing import Literal, overload
 import numpy as np
 import pandas as pd
 
+from ..core.errors import InputDataError
 from ..core.ledger import Ledger
 from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness, check_seeded_export
@@ -169,5 +170,5 @@ class CocoRelease:
     def _check_truth(self, true_histograms) -> np.ndarray:
         T = np.asarray(true_histograms)
         if T.shape != self.histograms.shape:
-            raise ValueError(f"true_histograms must have shape {self.histograms.shape} (got {T.shape})")
+            raise InputDataError(f"true_histograms must have shape {self.histograms.shape} (got {T.shape})")
         return T

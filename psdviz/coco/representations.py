@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import InputDataError
 from .hierarchy import Hierarchy
 from .table import GroupedTable
 
@@ -33,7 +34,7 @@ def to_unattributed(H: np.ndarray) -> np.ndarray:
     """H (n, K + 1) -> concatenated ascending sizes, node by node (lengths = H.sum(axis=1))."""
     H = np.atleast_2d(np.asarray(H, np.int64))
     if np.any(H < 0):
-        raise ValueError("H must be non-negative to convert to group sizes")
+        raise InputDataError("H must be non-negative to convert to group sizes")
     sizes = np.tile(np.arange(H.shape[1]), H.shape[0])
     return np.repeat(sizes, H.ravel())
 
@@ -42,7 +43,7 @@ def from_unattributed(Hg: np.ndarray, node: np.ndarray, n_nodes: int, max_size: 
     """Integer sizes with the node of each -> H (n_nodes, K + 1). Sizes must lie in 0..K."""
     Hg = np.asarray(Hg, np.int64)
     if Hg.size and (Hg.min() < 0 or Hg.max() > max_size):
-        raise ValueError(f"sizes must lie in [0, {max_size}]")
+        raise InputDataError(f"sizes must lie in [0, {max_size}]")
     flat = np.asarray(node, np.int64) * (max_size + 1) + Hg
     return np.bincount(flat, minlength=n_nodes * (max_size + 1)).reshape(n_nodes, max_size + 1)
 

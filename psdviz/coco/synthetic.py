@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import ParameterError
 from ..core.validation import check_int
 from .hierarchy import Hierarchy
 from .table import GroupedTable, from_sizes
@@ -45,7 +46,7 @@ def synthetic_table(n_groups: int, fanouts: tuple[int, ...] = (100, 100), kind: 
                     seed: int = 0) -> GroupedTable:
     """A table of ``n_groups`` groups over a regular hierarchy with the given fanouts."""
     if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS} (got {kind!r})")
+        raise ParameterError(f"kind must be one of {KINDS} (got {kind!r})")
     check_int(n_groups, "n_groups", 1, 100_000_000)
     rng = np.random.default_rng(seed)
     h = regular_hierarchy(tuple(fanouts))

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..core.errors import InputDataError, ParameterError
 from .hierarchy import Hierarchy
 
 SPAN_CHOICES = ("error", "split")
@@ -69,7 +70,7 @@ class GroupedTable:
 
 def check_max_size(max_size) -> int:
     if isinstance(max_size, bool) or not float(max_size).is_integer() or not 1 <= max_size <= MAX_SIZE_LIMIT:
-        raise ValueError(f"max_size (K) must be an integer in [1, {MAX_SIZE_LIMIT}] (got {max_size!r})")
+        raise ParameterError(f"max_size (K) must be an integer in [1, {MAX_SIZE_LIMIT}] (got {max_size!r})")
     return int(max_size)
 
 
@@ -79,7 +80,7 @@ def _leaf_ids(hierarchy: Hierarchy, leaf_names) -> np.ndarray:
     pos = lookup.get_indexer(pd.Index(pd.Series(leaf_names).astype(str)))
     if np.any(pos < 0):
         bad = pd.Series(leaf_names).astype(str)[pos < 0].iloc[0]
-        raise ValueError(f"location {bad!r} is not a leaf of the hierarchy ({int((pos < 0).sum())} records)")
+        raise InputDataError(f"location {bad!r} is not a leaf of the hierarchy ({int((pos < 0).sum())} records)")
     return leaves[pos]
 
 
@@ -96,23 +97,23 @@ def group_records(groups, locations, hierarchy: Hierarchy, max_size: int, *, spa
     if group_list is not None:
         return group_list_table(groups, group_list, hierarchy, K)
     if span not in SPAN_CHOICES:
-        raise ValueError(f"span must be one of {SPAN_CHOICES} (got {span!r})")
+        raise ParameterError(f"span must be one of {SPAN_CHOICES} (got {span!r})")
     if isinstance(groups, pd.DataFrame):
         gcode = groups.groupby(list(groups.columns), sort=False, dropna=False).ngroup().to_numpy()
     else:
         gcode = pd.factorize(pd.Series(groups), use_na_sentinel=False)[0]
     leaf = _leaf_ids(hierarchy, locations)
     if gcode.shape[0] != leaf.shape[0]:
-        raise ValueError(f"groups and locations must have one entry per record "
-                         f"(got {gcode.shape[0]} and {leaf.shape[0]})")
+        raise InputDataError(f"groups and locations must have one entry per record "
+                             f"(got {gcode.shape[0]} and {leaf.shape[0]})")
     pair = gcode.astype(np.int64) * hierarchy.n_nodes + leaf
     keys, counts = np.unique(pair, return_counts=True)
     key_group = keys // hierarchy.n_nodes
     n_split = int(keys.size - np.unique(key_group).size)
     if n_split and span == "error":
         spanning = np.unique(key_group[1:][key_group[1:] == key_group[:-1]]).size
-        raise ValueError(f"{spanning} groups have records in several leaves; pass span='split' "
-                         f"to split each into one group per leaf")
+        raise InputDataError(f"{spanning} groups have records in several leaves; pass span='split' "
+                             f"to split each into one group per leaf")
     size = np.minimum(counts, K).astype(np.int64)
     return GroupedTable(hierarchy, (keys % hierarchy.n_nodes).astype(np.int64), size, K,
                         n_records=int(gcode.shape[0]), n_truncated=int((counts > K).sum()),
@@ -125,11 +126,11 @@ def from_sizes(hierarchy: Hierarchy, leaf, size, max_size: int) -> GroupedTable:
     leaf = np.asarray(leaf, np.int64)
     size = np.asarray(size, np.int64)
     if leaf.shape != size.shape or leaf.ndim != 1:
-        raise ValueError("leaf and size must be one-dimensional arrays of one length")
+        raise InputDataError("leaf and size must be one-dimensional arrays of one length")
     if leaf.size and not np.isin(leaf, hierarchy.leaves).all():
-        raise ValueError("every leaf must be a leaf node id of the hierarchy")
+        raise InputDataError("every leaf must be a leaf node id of the hierarchy")
     if np.any(size < 0):
-        raise ValueError("sizes must be >= 0")
+        raise InputDataError("sizes must be >= 0")
     return GroupedTable(hierarchy, leaf.copy(), np.minimum(size, K), K, n_records=int(size.sum()),
                         n_truncated=int((size > K).sum()))
 
@@ -149,10 +150,10 @@ def group_list_table(groups, group_list, hierarchy: Hierarchy, max_size: int) ->
     records = _key_index(groups, "the records' group keys")
     _same_kind(listed, records)
     if listed.has_duplicates:
-        raise ValueError("group_list: each group must appear once (one leaf per group)")
+        raise InputDataError("group_list: each group must appear once (one leaf per group)")
     leaf = _leaf_ids(hierarchy, leaf_names)
     if leaf.size != listed.size:
-        raise ValueError(f"group_list needs one leaf per group (got {listed.size} keys and {leaf.size} leaves)")
+        raise InputDataError(f"group_list needs one leaf per group (got {listed.size} keys and {leaf.size} leaves)")
     pos = listed.get_indexer(records)
     n_unlisted = int((pos < 0).sum())
     if pos.size and n_unlisted > pos.size / 2:
@@ -177,7 +178,7 @@ def _key_index(values, what: str) -> pd.Index:
     s = pd.Series(values)
     kind = pd.api.types.infer_dtype(s, skipna=True)
     if kind not in _KINDS:
-        raise ValueError(f"{what} mix kinds of value ({kind}): give one kind of key (numbers or text)")
+        raise InputDataError(f"{what} mix kinds of value ({kind}): give one kind of key (numbers or text)")
     return pd.Index(s)
 
 
@@ -192,5 +193,5 @@ def _same_kind(listed: pd.Index, records: pd.Index) -> None:
     a, b = _kind(listed), _kind(records)
     if "empty" in (a, b) or a == b:
         return
-    raise ValueError(f"group_list keys are {a} but the records' group keys are {b}: give both the same kind of key "
-                     "(for several key columns, a DataFrame of the same columns for each)")
+    raise InputDataError(f"group_list keys are {a} but the records' group keys are {b}: give both the same kind of key "
+                         "(for several key columns, a DataFrame of the same columns for each)")

@@ -10,6 +10,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
+from .errors import ParameterError
 from .validation import check_epsilon
 
 Plan = Literal["uniform", "geometric", "leaf"]   # how a tree's epsilon is split over its levels
@@ -27,7 +28,7 @@ def level_epsilons(epsilon: float, height: int, plan: str = "geometric") -> np.n
     """
     epsilon = check_epsilon(epsilon)
     if height < 0:
-        raise ValueError(f"height must be >= 0 (got {height})")
+        raise ParameterError(f"height must be >= 0 (got {height})")
     depth = np.arange(height + 1, dtype=float)
     if plan == "uniform":
         eps = np.full(height + 1, epsilon / (height + 1))
@@ -38,5 +39,5 @@ def level_epsilons(epsilon: float, height: int, plan: str = "geometric") -> np.n
         eps = np.zeros(height + 1)
         eps[-1] = epsilon
     else:
-        raise ValueError(f"budget must be one of {PLANS} (got {plan!r})")
+        raise ParameterError(f"budget must be one of {PLANS} (got {plan!r})")
     return eps

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import ParameterError
 from .memory import BYTES_PER_CELL, CELLS_SHARE, memory_bytes
 from .source import Keyer, KeySource, RowIds, dense_group_sums, dense_range, merge_counts
 
@@ -96,7 +97,7 @@ def hold_cells(source: KeySource, passes: str = "auto", memory_limit: str | None
 def check_passes(passes) -> str:
     """One of :data:`PASSES`, or a ValueError naming them."""
     if passes not in PASSES:
-        raise ValueError(f"passes must be one of {PASSES} (got {passes!r})")
+        raise ParameterError(f"passes must be one of {PASSES} (got {passes!r})")
     return passes
 
 

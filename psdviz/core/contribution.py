@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import InputDataError
 from .validation import check_int
 
 MAX_POINTS_PER_USER = 10_000
@@ -20,14 +21,14 @@ def user_codes(user, n_rows: int) -> np.ndarray:
     """Integer codes of the user ids (any hashable values: numbers, strings); the length must match."""
     arr = np.asarray(user)
     if arr.ndim != 1 or arr.shape[0] != n_rows:
-        raise ValueError(f"user must give one id per point: {n_rows} points but user has shape {arr.shape}")
+        raise InputDataError(f"user must give one id per point: {n_rows} points but user has shape {arr.shape}")
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        raise ValueError("user ids contain NaN or infinity: give every point a user id (or drop those rows)")
+        raise InputDataError("user ids contain NaN or infinity: give every point a user id (or drop those rows)")
     if arr.dtype.kind == "O":
         missing = (arr == None) | (arr != arr)   # noqa: E711 (elementwise: None and NaN ids)
         if missing.any():
-            raise ValueError("user ids contain missing values (None or NaN): give every point a user id "
-                             "(or drop those rows)")
+            raise InputDataError("user ids contain missing values (None or NaN): give every point a user id "
+                                 "(or drop those rows)")
         arr = arr.astype(str)
     return np.unique(arr, return_inverse=True)[1].ravel()
 

@@ -7,7 +7,9 @@ working) and its message says what to fix; the class says what kind of problem i
   columns that are not numbers, bounds in the wrong order).
 - :class:`ReleaseFileError`: a release file cannot be read, is not a release, is damaged or edited, or claims
   what its contents do not hold.
-- :class:`BudgetError`: a release the data set's privacy budget cannot take (:mod:`psdviz.budget`).
+- :class:`BudgetError`: a release the data set's privacy budget cannot take (:mod:`psdviz.budget`), or a
+  budget file that cannot be used as asked.
+- :class:`JobFileError`: a job file (``psdviz run``) that cannot run as written; its message names the line.
 
 A missing optional package is an ImportError instead: :class:`psdviz.core.optional.MissingExtraError`.
 """
@@ -33,3 +35,7 @@ class ReleaseFileError(PsdvizError):
 
 class BudgetError(PsdvizError):
     """A release the data set's privacy budget cannot take."""
+
+
+class JobFileError(PsdvizError):
+    """A job file that cannot run as written (``psdviz run``); the message names the line."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
+from .errors import BudgetError, ParameterError
+
 TOLERANCE = 1e-9
 # The largest total delta a release may carry: delta is the probability that the epsilon guarantee
 # fails outright, so it must be small (well below one over any plausible number of people); a
@@ -41,17 +43,17 @@ class Ledger:
     def spend(self, what: str, epsilon: float, mechanism: str, **kw) -> Spend:
         """Record a step; refuses to go over the budget."""
         if epsilon < 0:
-            raise ValueError(f"a spend cannot be negative (got {epsilon})")
+            raise ParameterError(f"a spend cannot be negative (got {epsilon})")
         item = Spend(what, float(epsilon), mechanism, **kw)
         if not 0 <= item.delta <= 1:
-            raise ValueError(f"delta must lie in [0, 1] (got {item.delta!r} for {what!r})")
+            raise ParameterError(f"delta must lie in [0, 1] (got {item.delta!r} for {what!r})")
         if self.delta() + item.delta > MAX_TOTAL_DELTA * (1 + TOLERANCE):
-            raise ValueError(
+            raise ParameterError(
                 f"the total delta would reach {self.delta() + item.delta:g} with {what!r} (delta {item.delta:g} per "
                 f"step), above {MAX_TOTAL_DELTA:g}: lower delta so that delta times the number of steps "
                 f"stays at most {MAX_TOTAL_DELTA:g}")
         if math.fsum([*(s.epsilon for s in self.spends), item.epsilon]) > self.budget * (1 + TOLERANCE):
-            raise ValueError(
+            raise BudgetError(
                 f"spending {epsilon:g} on {what!r} would exceed the budget {self.budget:g} "
                 f"(already spent {self.total():g})")
         self.spends.append(item)
@@ -122,8 +124,8 @@ class FrozenLedger(Ledger):
     """The ledger of a built release: it can be read, never spent from."""
 
     def spend(self, what: str, epsilon: float, mechanism: str, **kw) -> Spend:
-        raise ValueError(f"this ledger belongs to a built release and cannot record {what!r}; spend on the "
-                         "builder's ledger before the release is made")
+        raise ParameterError(f"this ledger belongs to a built release and cannot record {what!r}; spend on the "
+                             "builder's ledger before the release is made")
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "spends", tuple(self.spends))

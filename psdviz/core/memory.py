@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from .errors import ParameterError
+
 DUCKDB_SHARE = 0.5
 CELLS_SHARE = 0.5
 TREE_SHARE = 0.5
@@ -43,7 +45,7 @@ _LIMIT: ContextVar[str | None] = ContextVar("psdviz_memory_limit", default=None)
 def check_memory_limit(limit) -> str:
     """A memory size as DuckDB reads it ("2GB", "512MB", "1.5GiB"), or a ValueError saying so."""
     if not isinstance(limit, str) or not MEMORY.match(limit):
-        raise ValueError(f'memory_limit must be a size such as "2GB", "512MB" or "1.5GiB" (got {limit!r})')
+        raise ParameterError(f'memory_limit must be a size such as "2GB", "512MB" or "1.5GiB" (got {limit!r})')
     return limit.strip()
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import ParameterError
 from .validation import check_epsilon
 
 # The largest noise scale (sensitivity / epsilon) drawn exactly. numpy's geometric sampler inverts a
@@ -26,7 +27,7 @@ def check_noise_scale(scale) -> None:
     before drawing, so no mechanism can release a draw that lost its randomness to rounding."""
     worst = float(np.max(scale, initial=0.0))
     if not worst <= MAX_EXACT_SCALE:
-        raise ValueError(
+        raise ParameterError(
             f"a measurement's epsilon is too small for exact noise: noise scale sensitivity / epsilon = "
             f"{worst:g} exceeds {MAX_EXACT_SCALE:g}; the smallest per-measurement epsilon supported is "
             f"{MIN_EPSILON_PER_SENSITIVITY:.2g} times its sensitivity: raise epsilon")
@@ -53,7 +54,7 @@ def two_sided_geometric(rng: np.random.Generator, scale, size=None) -> np.ndarra
         p = np.where(scale > 0, -np.expm1(-1.0 / np.where(scale > 0, scale, 1.0)), 1.0)
     p = np.broadcast_to(p, shape)
     if (p <= 0).any():
-        raise ValueError("noise scale too large for geometric noise (1 / scale underflows)")
+        raise ParameterError("noise scale too large for geometric noise (1 / scale underflows)")
     return rng.geometric(p).astype(np.int64) - rng.geometric(p).astype(np.int64)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from .errors import ParameterError
 from .ledger import Ledger
 from .noise import geometric_noise, geometric_variance
 from .rng import Randomness
@@ -45,7 +46,7 @@ def resolve_n(n_true: int, epsilon: float, rnd: Randomness, ledger: Ledger,
                               measures_root)
     if n_public is not None:
         if isinstance(n_public, bool) or not float(n_public).is_integer() or n_public < 1:
-            raise ValueError(f"n_public must be a positive integer (got {n_public!r})")
+            raise ParameterError(f"n_public must be a positive integer (got {n_public!r})")
         return PopulationSize(float(n_public), "declared public by the user", 0.0)
     frac = check_fraction(n_fraction, "n_fraction")
     eps_n = frac * epsilon

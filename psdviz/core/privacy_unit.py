@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .errors import ParameterError
+
 KINDS = ("point", "user", "record", "individual", "w-event")
 _USER = re.compile(r"^one user, at most ([1-9][0-9]*) points?$")
 _WEVENT = re.compile(r"^one user in any ([1-9][0-9]*) consecutive windows? \(w-event\)$")
@@ -28,9 +30,9 @@ class PrivacyUnit:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
-            raise ValueError(f"privacy unit kind must be one of {KINDS} (got {self.kind!r})")
+            raise ParameterError(f"privacy unit kind must be one of {KINDS} (got {self.kind!r})")
         if not self.limit > 0:
-            raise ValueError(f"privacy unit limit must be > 0 (got {self.limit!r})")
+            raise ParameterError(f"privacy unit limit must be > 0 (got {self.limit!r})")
 
     def __str__(self) -> str:
         if self.kind == "point":
@@ -68,13 +70,13 @@ class PrivacyUnit:
         if isinstance(value, str):
             return cls.parse(value)
         if not isinstance(value, dict) or set(value) != {"kind", "limit"}:
-            raise ValueError(f"a privacy unit is {{'kind': ..., 'limit': ...}} (got {str(value)[:80]})")
+            raise ParameterError(f"a privacy unit is {{'kind': ..., 'limit': ...}} (got {str(value)[:80]})")
         kind, limit = value["kind"], value["limit"]
         ok = (isinstance(limit, (int, float)) and not isinstance(limit, bool) and 0 < limit < 1e15
               and (kind == "individual" or float(limit).is_integer())
               and (kind in ("user", "individual", "w-event") or limit == 1))
         if kind not in KINDS or not ok:
-            raise ValueError(f"unknown privacy unit {str(value)[:80]}")
+            raise ParameterError(f"unknown privacy unit {str(value)[:80]}")
         return cls(kind, float(limit) if kind == "individual" else int(limit))
 
     @classmethod
@@ -88,7 +90,7 @@ class PrivacyUnit:
         if m is None and (w := _WEVENT.match(text)):
             return cls("w-event", int(w.group(1)))
         if m is None:
-            raise ValueError(f"unknown privacy unit {text!r}")
+            raise ParameterError(f"unknown privacy unit {text!r}")
         return cls("user", int(m.group(1))) if text.startswith("one user") else cls("individual", float(m.group(1)))
 
 

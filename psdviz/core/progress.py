@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from .errors import ParameterError
+
 Callback = Callable[[int, int, str], None]
 _CURRENT: ContextVar[Callback | None] = ContextVar("psdviz_progress", default=None)
 
@@ -21,7 +23,7 @@ _CURRENT: ContextVar[Callback | None] = ContextVar("psdviz_progress", default=No
 def reporting(callback: Callback | None) -> Iterator[None]:
     """Within the block, :func:`report` calls ``callback`` (None: nothing is reported)."""
     if callback is not None and not callable(callback):
-        raise ValueError(f"progress must be a function (done, total, what) or None (got {callback!r})")
+        raise ParameterError(f"progress must be a function (done, total, what) or None (got {callback!r})")
     token = _CURRENT.set(callback)
     try:
         yield

@@ -35,10 +35,10 @@ class Randomness:
 
     def __post_init__(self) -> None:
         if self.mode not in (FRESH, SEEDED):
-            raise ValueError(f"randomness mode must be {FRESH!r} or {SEEDED!r} (got {self.mode!r})")
+            raise ParameterError(f"randomness mode must be {FRESH!r} or {SEEDED!r} (got {self.mode!r})")
         if self.mode == FRESH and self.origin is not _ENGINE:
-            raise ValueError("only psdviz's own generator (seed=None) is labelled fresh; a generator you made "
-                             "is a seeded run: label it seeded, or pass seed=None for fresh randomness")
+            raise ParameterError("only psdviz's own generator (seed=None) is labelled fresh; a generator you made "
+                                 "is a seeded run: label it seeded, or pass seed=None for fresh randomness")
 
     @property
     def reproducible(self) -> bool:
@@ -64,8 +64,8 @@ def check_seeded_export(randomness: Randomness, allow_seeded: bool, what: str) -
         raise ParameterError(f"allow_seeded must be True or False (got {allow_seeded!r})")
     if randomness.seeded and not allow_seeded:
         raise ParameterError(f"refusing to write {what}: this release was built from a seed, so it is NOT private "
-                         "(whoever finds the seed recovers every exact count); build it again without a seed for "
-                         "a real release, or pass allow_seeded=True for a teaching file labelled NOT private")
+                             "(whoever finds the seed recovers every exact count); build it again without a seed for "
+                             "a real release, or pass allow_seeded=True for a teaching file labelled NOT private")
 
 
 def labelled(frame, randomness: Randomness):

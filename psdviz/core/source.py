@@ -190,7 +190,7 @@ class KeySource(ABC):
         bits = self.grid.bits if bits is None else int(bits)
         shift = self.grid.bits - bits
         if shift < 0:
-            raise ValueError(f"cells at {bits} bits asked of a grid of {self.grid.bits}")
+            raise RuntimeError(f"cells at {bits} bits asked of a grid of {self.grid.bits} (a bug in psdviz)")
         ids, cnt = self.grouped(lambda kx, ky, memo: ((ky >> shift) << bits) | (kx >> shift))
         return cell_keys(ids, bits), cnt
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
+from .errors import ParameterError
 from .memory import MAX_NODES, cap_why, node_cap
 
 
@@ -20,7 +21,7 @@ def check_node_count(n_nodes: int, what: str, fix: str = "choose a smaller heigh
     if n_nodes > cap:
         above = (f"the memory cap of {cap:,} nodes; {fix}" if cap == MAX_NODES else
                  f"the {cap:,} nodes {cap_why()} holds; {fix} or raise memory_limit")
-        raise ValueError(f"{what} would have {n_nodes:,} nodes, above {above}")
+        raise ParameterError(f"{what} would have {n_nodes:,} nodes, above {above}")
 
 
 @dataclass

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import ParameterError
 from ..core.tree import FlatTree
 
 
 def prune_mask(tree: FlatTree, threshold: float, use_estimate: bool = True) -> np.ndarray:
     """Nodes kept: those with no proper ancestor whose value is below ``threshold``."""
     if not np.isfinite(threshold):
-        raise ValueError(f"prune threshold must be a finite number (got {threshold!r})")
+        raise ParameterError(f"prune threshold must be a finite number (got {threshold!r})")
     value = tree.est if use_estimate else tree.noisy
     small = np.isfinite(value) & (value < threshold) & ~tree.is_leaf
     cut = np.zeros(tree.n_nodes, bool)  # cut[v]: some proper ancestor of v is small

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.domain import Domain
+from ..core.errors import ParameterError
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
 
@@ -90,7 +91,7 @@ def register_sample(sample: Sample) -> None:
 
 def get_sample(name: str) -> Sample:
     if name not in SAMPLES:
-        raise ValueError(f"unknown sample {name!r}; choose one of {sorted(SAMPLES)}")
+        raise ParameterError(f"unknown sample {name!r}; choose one of {sorted(SAMPLES)}")
     return SAMPLES[name]
 
 
@@ -109,6 +110,6 @@ def sample_points(name: str) -> np.ndarray:
     """The sample's point columns as a new (n, 2) float64 array [x, y]."""
     s = get_sample(name)
     if not s.spatial:
-        raise ValueError(f"sample {name!r} has no point columns (x, y) and public domain")
+        raise ParameterError(f"sample {name!r} has no point columns (x, y) and public domain")
     df = load_sample(name)
     return np.ascontiguousarray(df[[s.x, s.y]].to_numpy(dtype=float))

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import InputDataError
+
 GEOMETRY_TYPES = ("Polygon", "MultiPolygon")
 
 
@@ -22,12 +24,12 @@ def decode_arcs(topology: dict) -> list[np.ndarray]:
     """Every arc as an (n, 2) float array of absolute [x, y] positions (extra dimensions dropped)."""
     arcs = topology.get("arcs")
     if not isinstance(arcs, list):
-        raise ValueError("topology: 'arcs' must be a list of arcs")
+        raise InputDataError("topology: 'arcs' must be a list of arcs")
     lengths = np.array([len(a) for a in arcs], dtype=np.int64)
     if lengths.size == 0:
         return []
     if (lengths < 2).any():
-        raise ValueError("topology: every arc needs at least 2 positions")
+        raise InputDataError("topology: every arc needs at least 2 positions")
     flat = np.array([p[:2] for a in arcs for p in a], dtype=float)
     transform = topology.get("transform")
     if transform is not None:
@@ -45,7 +47,7 @@ def _ring(refs: list[int], arcs: list[np.ndarray]) -> np.ndarray:
     parts = []
     for k, i in enumerate(refs):
         if not -n <= i < n:
-            raise ValueError(f"arc index {i}: must lie in [-{n}, {n - 1}]")
+            raise InputDataError(f"arc index {i}: must lie in [-{n}, {n - 1}]")
         a = arcs[i] if i >= 0 else arcs[~i][::-1]
         parts.append(a if k == 0 else a[1:])
     return np.concatenate(parts)
@@ -60,17 +62,17 @@ def _geometry(geom: dict, arcs: list[np.ndarray]) -> dict | None:
     if kind == "MultiPolygon":
         return {"type": "MultiPolygon",
                 "coordinates": [[_ring(r, arcs).tolist() for r in poly] for poly in geom["arcs"]]}
-    raise ValueError(f"geometry type {kind!r}: only {', '.join(GEOMETRY_TYPES)} and null are supported")
+    raise InputDataError(f"geometry type {kind!r}: only {', '.join(GEOMETRY_TYPES)} and null are supported")
 
 
 def features(topology: dict, name: str) -> list[dict]:
     """The GeoJSON Features of object ``name`` (a GeometryCollection or a single geometry);
     ``properties`` are kept, ``id`` too when present."""
     if topology.get("type") != "Topology":
-        raise ValueError("topology: 'type' must be 'Topology'")
+        raise InputDataError("topology: 'type' must be 'Topology'")
     objects = topology.get("objects", {})
     if name not in objects:
-        raise ValueError(f"name: {name!r} is not one of the objects {sorted(objects)}")
+        raise InputDataError(f"name: {name!r} is not one of the objects {sorted(objects)}")
     arcs = decode_arcs(topology)
     obj = objects[name]
     geoms = obj["geometries"] if obj.get("type") == "GeometryCollection" else [obj]

@@ -72,7 +72,7 @@ def report_header(release, kind: str, method: str, parameters: dict, private: bo
     seeded run's NOT PRIVATE warning), the ledger and the notes. Each kind adds its own facts after it.
     Publishable facts only: no input count, no seed."""
     if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS} (got {kind!r})")
+        raise RuntimeError(f"kind must be one of {KINDS} (got {kind!r}): a bug in psdviz")
     return {"kind": kind, "method": str(method), "private": bool(private), "epsilon": release.epsilon,
             "epsilon_spent": release.ledger.total(), "delta": release.ledger.delta(),
             "parameters": {k: json_value(v) for k, v in parameters.items()},

@@ -11,13 +11,15 @@ import math
 
 import numpy as np
 
+from ..core.errors import ParameterError
+
 REPORT_FORMATS = ("json", "markdown")
 
 
 def check_format(fmt: str) -> str:
     """``format=`` of ``report``: "json" (a dict) or "markdown" (a str)."""
     if fmt not in REPORT_FORMATS:
-        raise ValueError(f"format must be one of {REPORT_FORMATS} (got {fmt!r})")
+        raise ParameterError(f"format must be one of {REPORT_FORMATS} (got {fmt!r})")
     return fmt
 
 

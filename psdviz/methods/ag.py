@@ -23,6 +23,7 @@ from functools import partial
 import numpy as np
 
 from ..core.domain import Domain, PointSet
+from ..core.errors import ParameterError
 from ..core.grid import Grid, cap_by_resolution, even_edges, even_part, whole_step_parts
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
@@ -150,7 +151,7 @@ def _build_ag(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, 
     alpha = check_fraction(alpha, "alpha")
     for name, val in (("c", c), ("c2", c2)):
         if not (isinstance(val, (int, float)) and math.isfinite(val) and val > 0):
-            raise ValueError(f"{name} must be a finite number > 0 (got {val!r})")
+            raise ParameterError(f"{name} must be a finite number > 0 (got {val!r})")
     ledger = Ledger(epsilon)
     if m1 is None:
         pop = resolve_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction, measures_root=postprocess)

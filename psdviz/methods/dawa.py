@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.domain import Domain, PointSet
+from ..core.errors import ParameterError
 from ..core.grid import cap_by_resolution, even_edges
 from ..core.lattice import dyadic, exact_scale, lattice_variance, measure_on_lattice
 from ..core.ledger import Ledger
@@ -237,7 +238,7 @@ def build_dawa(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
     ratio = check_fraction(ratio, "ratio")
     m = DEFAULT_CELLS if grid_size is None else check_int(grid_size, "grid_size", 2, 1 << 20)
     if m & (m - 1):
-        raise ValueError(f"grid_size must be a power of two: the Hilbert curve runs over 2^k x 2^k cells (got {m})")
+        raise ParameterError(f"grid_size must be a power of two: the Hilbert curve runs over 2^k x 2^k cells (got {m})")
     m, capped = cap_by_resolution(m, ps.grid.size, "grid_size", ps.grid.bits)
     m, lowered = cap_by_memory(m, lambda k: 2 * k * k, "grid_size", least=2)
     m = 1 << (m.bit_length() - 1)                                # a memory cap keeps the power of two

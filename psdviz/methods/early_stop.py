@@ -26,6 +26,7 @@ from typing import Literal, get_args
 import numpy as np
 
 from ..core.budget import STOP_SDS  # a node stops when its noisy count <= max(threshold, STOP_SDS * sd)
+from ..core.errors import ParameterError
 from ..core.ledger import Ledger
 from ..core.noise import geometric_noise, geometric_variance
 from ..core.progress import report
@@ -42,7 +43,7 @@ Rects = Callable[[int, np.ndarray], np.ndarray]   # (depth, node indices in its 
 def check_pruning(pruning: str) -> str:
     """``pruning`` if it is one of :data:`PRUNINGS`, else a ValueError naming them."""
     if pruning not in PRUNINGS:
-        raise ValueError(f"pruning must be one of {PRUNINGS} (got {pruning!r})")
+        raise ParameterError(f"pruning must be one of {PRUNINGS} (got {pruning!r})")
     return pruning
 
 

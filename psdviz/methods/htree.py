@@ -24,6 +24,7 @@ from typing import Literal, get_args
 import numpy as np
 
 from ..core.domain import Domain, PointSet
+from ..core.errors import ParameterError
 from ..core.grid import Grid, cap_by_resolution, even_part
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
@@ -216,10 +217,10 @@ def build_htree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
                 postprocess: bool = True) -> Release:
     """Private h-tree; ``size`` (m) overrides Eq. 3 (then N is not needed)."""
     if variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {VARIANTS} (got {variant!r})")
+        raise ParameterError(f"variant must be one of {VARIANTS} (got {variant!r})")
     median_fraction = check_fraction(median_fraction, "median_fraction")
     if not (isinstance(c, (int, float)) and math.isfinite(c) and c > 0):
-        raise ValueError(f"c must be a finite number > 0 (got {c!r})")
+        raise ParameterError(f"c must be a finite number > 0 (got {c!r})")
     ledger = Ledger(epsilon)
     if size is None:
         pop = resolve_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction, measures_root=postprocess)

@@ -27,6 +27,7 @@ from functools import partial
 import numpy as np
 
 from ..core.domain import Domain, PointSet
+from ..core.errors import ParameterError
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
 from ..core.params import Share
@@ -219,12 +220,12 @@ def build_kd_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomn
     t_frac = check_fraction(tree_fraction, "tree_fraction")
     s_frac = check_fraction(split_fraction, "split_fraction")
     if t_frac + s_frac >= 1:
-        raise ValueError(f"tree_fraction + split_fraction must be below 1 to leave budget for the leaf counts "
-                         f"(got {t_frac:g} + {s_frac:g})")
+        raise ParameterError(f"tree_fraction + split_fraction must be below 1 to leave budget for the leaf counts "
+                             f"(got {t_frac:g} + {s_frac:g})")
     split_levels = check_int(split_levels, "split_levels", 1, 64)
     max_depth = check_int(max_depth, "max_depth", 1, 64)
     if not (isinstance(theta, (int, float)) and math.isfinite(theta)):
-        raise ValueError(f"theta must be a finite number (got {theta!r})")
+        raise ParameterError(f"theta must be a finite number (got {theta!r})")
     ledger = Ledger(epsilon)
     eps_t, eps_s = t_frac * epsilon, s_frac * epsilon
     eps_c = epsilon - eps_t - eps_s

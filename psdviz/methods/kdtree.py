@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core.budget import STOP_SDS, Plan, level_epsilons
 from ..core.domain import Domain, PointSet
+from ..core.errors import ParameterError
 from ..core.grid import MAX_RESOLUTION, cap_by_resolution
 from ..core.ledger import Ledger
 from ..core.measure import measure_levels
@@ -78,7 +79,7 @@ def check_common(height: int, count_fraction: float, prune: float | None, bits: 
     check_node_count(quad_nodes(height), f"a kd-tree of height {height}")
     check_fraction(count_fraction, "count_fraction")
     if prune is not None and not (isinstance(prune, (int, float)) and np.isfinite(prune)):
-        raise ValueError(f"prune must be a finite number or None (got {prune!r})")
+        raise ParameterError(f"prune must be a finite number or None (got {prune!r})")
     return height, capped
 
 
@@ -109,7 +110,7 @@ def check_split_grid(split_grid: int | None) -> int | None:
         return None
     g = check_int(split_grid, "split_grid", 2, 1 << MAX_RESOLUTION)
     if g & (g - 1):
-        raise ValueError(f"split_grid must be a power of two (cells per side of a coarser public grid), got {g}")
+        raise ParameterError(f"split_grid must be a power of two (cells per side of a coarser public grid), got {g}")
     return g.bit_length() - 1
 
 

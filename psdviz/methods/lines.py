@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from ..core.domain import Domain, PointSet
+from ..core.errors import ParameterError
 from ..core.grid import cap_by_resolution, even_edges
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
@@ -126,9 +127,9 @@ def build_lines(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *
     docstring: the rule and the privacy argument)."""
     fs, ft = check_fraction(select_fraction, "select_fraction"), check_fraction(tree_fraction, "tree_fraction")
     if fs + ft >= 1:
-        raise ValueError(f"select_fraction + tree_fraction must leave epsilon for the leaves (got {fs + ft:g})")
+        raise ParameterError(f"select_fraction + tree_fraction must leave epsilon for the leaves (got {fs + ft:g})")
     if not (isinstance(min_share, (int, float)) and 0 < min_share < 1):
-        raise ValueError(f"min_share must lie in (0, 1) (got {min_share!r})")
+        raise ParameterError(f"min_share must lie in (0, 1) (got {min_share!r})")
     size = ps.grid.size
     m = CELLS if grid_size is None else check_int(grid_size, "grid_size", 1, 1 << 20)
     m, capped = cap_by_resolution(m, size, "grid_size", ps.grid.bits)

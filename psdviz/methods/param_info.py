@@ -13,6 +13,7 @@ import dataclasses
 import types
 import typing
 
+from ..core.errors import ParameterError
 from ..core.params import SHARE, Param, coerce_all, parameters_section
 from .declarations import doc_for
 from .registry import get_builder, keyword_parameters, spec_of, summary
@@ -78,7 +79,7 @@ def suggested_value(method: str, name: str, values: dict | None = None):
     values = values or {}
     info = parameter_info(method)
     if name not in info:
-        raise ValueError(f"method {method!r} has no parameter {name!r}; its parameters are {sorted(info)}")
+        raise ParameterError(f"method {method!r} has no parameter {name!r}; its parameters are {sorted(info)}")
     suggest = spec_of(method).suggest.get(name)
     return suggest(values) if suggest is not None else info[name].default
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.domain import Domain, PointSet
+from ..core.errors import ParameterError
 from ..core.grid import cap_by_resolution
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
@@ -175,7 +176,7 @@ def build_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     frac = check_fraction(tree_fraction, "tree_fraction")
     max_depth = check_int(max_depth, "max_depth", 1, 40)
     if not (isinstance(theta, (int, float)) and math.isfinite(theta)):
-        raise ValueError(f"theta must be a finite number (got {theta!r})")
+        raise ParameterError(f"theta must be a finite number (got {theta!r})")
     ledger = Ledger(epsilon)
     eps_t, eps_c = frac * epsilon, (1 - frac) * epsilon
     lam, delta = privtree_parameters(eps_t)

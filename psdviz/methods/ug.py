@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from ..core.domain import Domain, PointSet
+from ..core.errors import ParameterError
 from ..core.grid import cap_by_resolution, even_edges
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
@@ -68,7 +69,7 @@ def build_ug(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *, g
         n_note, eps_n = pop.source, pop.epsilon
     else:
         if isinstance(grid_size, bool) or not float(grid_size).is_integer() or grid_size < 1:
-            raise ValueError(f"grid_size must be a positive integer (got {grid_size!r})")
+            raise ParameterError(f"grid_size must be a positive integer (got {grid_size!r})")
         m, eps_cells, n_note, eps_n = int(grid_size), epsilon, "not needed (grid size given)", 0.0
     m, capped = cap_by_resolution(m, ps.grid.size, "grid_size", ps.grid.bits)
     m, lowered = cap_by_memory(m, lambda k: k * k + 1, "grid_size")

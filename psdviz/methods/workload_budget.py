@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.domain import MAX_WORKLOAD_RECTS, Domain, validate_rects
+from ..core.errors import ParameterError
 from ..core.optional import require
 from ..core.validation import check_epsilon
 from ..core.workload import Rectangles, RegionLayer, Workload, as_workload
@@ -42,14 +43,15 @@ def check_workload(workload, domain: Domain) -> Workload:
         return _check_layer(workload, domain)
     arr = validate_rects(workload.rects)
     if not 1 <= arr.shape[0] <= MAX_WORKLOAD_RECTS:
-        raise ValueError(f"workload must hold between 1 and {MAX_WORKLOAD_RECTS:,} rectangles (got {arr.shape[0]:,})")
+        raise ParameterError(f"workload must hold between 1 and {MAX_WORKLOAD_RECTS:,} rectangles (got "
+                             f"{arr.shape[0]:,})")
     lo, hi = [domain.xmin, domain.ymin] * 2, [domain.xmax, domain.ymax] * 2
     clipped = np.clip(arr, lo, hi)
     empty = (clipped[:, 2] <= clipped[:, 0]) | (clipped[:, 3] <= clipped[:, 1])
     if empty.any():
-        raise ValueError(f"workload rectangle {int(np.flatnonzero(empty)[0])} has no area inside the domain "
-                         f"[{domain.xmin:g}, {domain.xmax:g}] x [{domain.ymin:g}, {domain.ymax:g}]; drop it or fix "
-                         "its corners")
+        raise ParameterError(f"workload rectangle {int(np.flatnonzero(empty)[0])} has no area inside the domain "
+                             f"[{domain.xmin:g}, {domain.xmax:g}] x [{domain.ymin:g}, {domain.ymax:g}]; drop it or fix "
+                             "its corners")
     return Rectangles(clipped)
 
 
@@ -57,14 +59,14 @@ def _check_layer(regions: RegionLayer, domain: Domain) -> RegionLayer:
     """A region layer as a workload: at most MAX_WORKLOAD_RECTS regions, all of them meeting the domain."""
     shapely = require("shapely", "region layers")
     if not 1 <= len(regions.geometry) <= MAX_WORKLOAD_RECTS:
-        raise ValueError(f"a region workload must hold between 1 and {MAX_WORKLOAD_RECTS:,} regions "
-                         f"(got {len(regions.geometry):,})")
+        raise ParameterError(f"a region workload must hold between 1 and {MAX_WORKLOAD_RECTS:,} regions "
+                             f"(got {len(regions.geometry):,})")
     box = shapely.box(domain.xmin, domain.ymin, domain.xmax, domain.ymax)
     outside = ~shapely.intersects(regions.geometry, box)
     if outside.any():
-        raise ValueError(f"workload region {regions.ids[np.flatnonzero(outside)[0]]!r} lies outside the domain "
-                         f"[{domain.xmin:g}, {domain.xmax:g}] x [{domain.ymin:g}, {domain.ymax:g}]; use a layer in "
-                         "the release's coordinates or a domain that covers it")
+        raise ParameterError(f"workload region {regions.ids[np.flatnonzero(outside)[0]]!r} lies outside the domain "
+                             f"[{domain.xmin:g}, {domain.xmax:g}] x [{domain.ymin:g}, {domain.ymax:g}]; use a layer in "
+                             "the release's coordinates or a domain that covers it")
     return regions
 
 
@@ -140,7 +142,7 @@ def workload_plan(epsilon: float, height: int, budget: str, workload: Workload, 
     ``epsilon``), the plan's name ("workload") and a note for the release. ``budget`` is the caller's named
     plan, which must be the default: the workload sets the plan."""
     if budget != "geometric":
-        raise ValueError(f"budget={budget!r} and a workload: the workload sets the budget plan; drop one of them")
+        raise ParameterError(f"budget={budget!r} and a workload: the workload sets the budget plan; drop one of them")
     eps = workload_epsilons(epsilon, height, workload, domain, counts=counts)
     shares = ", ".join(f"{e / epsilon:.0%}" for e in eps)
     return eps, "workload", (f"budget planned for a workload of {workload.size_text()} (epsilon per level "

@@ -34,6 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core.domain import Domain
+from ..core.errors import InputDataError
 from ..core.memo import PublicMemo
 from ..core.optional import require
 from ..core.progress import report
@@ -69,7 +70,7 @@ def _pairs(geometry: np.ndarray, domain: Domain, height: int):
     (it may touch the node's boundary: nothing of the region lies in the node or below it)."""
     pieces = ring_pieces(geometry)
     if pieces is None:
-        raise ValueError("a region layer as a workload takes polygons and multipolygons only")
+        raise InputDataError("a region layer as a workload takes polygons and multipolygons only")
     reg = parent = np.arange(geometry.size)
     ix = iy = np.zeros(geometry.size, np.int64)
     for d in range(height + 1):

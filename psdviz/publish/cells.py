@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from ..core.errors import ParameterError
 from ..core.rng import check_seeded_export
 from ..core.tree import FlatTree
 from .spatial import SpatialRelease
@@ -20,7 +21,7 @@ from .spatial import SpatialRelease
 def frontier(tree: FlatTree, depth: int) -> np.ndarray:
     """Node ids of the view down to ``depth``: nodes at that depth and shallower leaves."""
     if isinstance(depth, bool) or int(depth) != depth or depth < 0:
-        raise ValueError(f"depth must be an integer >= 0 (got {depth!r})")
+        raise ParameterError(f"depth must be an integer >= 0 (got {depth!r})")
     return np.flatnonzero((tree.depth == depth) | (tree.is_leaf & (tree.depth < depth)))
 
 
@@ -180,7 +181,7 @@ def cells_geojson(release: SpatialRelease, depth: int | None = None, digits: int
     carries a NOT private warning.
     """
     if export and not release.private:
-        raise ValueError(f"{release.method!r} is a non-private reference and cannot be exported as a release")
+        raise ParameterError(f"{release.method!r} is a non-private reference and cannot be exported as a release")
     if export:
         check_seeded_export(release.randomness, allow_seeded, "the cells")
     t = release.tree

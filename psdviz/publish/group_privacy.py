@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..core.errors import ParameterError
 from ..core.privacy_unit import ONE_POINT, PrivacyUnit
 from .release import Release
 
@@ -35,9 +36,10 @@ def unit_for(max_points_per_user: int | None) -> PrivacyUnit:
 def to_user_level(rel: Release, k: int, epsilon: float) -> Release:
     """The release of a per-point ``epsilon / k`` build, accounted per user at ``epsilon``."""
     if rel.ledger.delta() > 0:
-        raise ValueError(f"{rel.method} with these parameters uses an (epsilon, delta) mechanism (smooth-sensitivity "
-                         "medians); user-level releases support pure-epsilon mechanisms only: choose median='em' "
-                         "or 'noisymean'")
+        raise ParameterError(f"{rel.method} with these parameters uses an (epsilon, delta) mechanism "
+                             "(smooth-sensitivity "
+                             "medians); user-level releases support pure-epsilon mechanisms only: choose median='em' "
+                             "or 'noisymean'")
     t = rel.tree
     tree = replace(t, count_eps=t.count_eps * k, split_eps=t.split_eps * k,
                    pruned_eps=None if t.pruned_eps is None else t.pruned_eps * k)

@@ -20,6 +20,7 @@ import dataclasses
 
 import numpy as np
 
+from ..core.errors import ParameterError
 from ..inference.tree_nnls import nnls_estimate
 from .release import Release
 
@@ -41,8 +42,8 @@ def nonnegative(rel: Release) -> Release:
         return rel.evolve(notes=(*rel.notes, JOINT))
     leaves = tree.leaf_index()
     if not np.isfinite(tree.noise_var[leaves]).all() or not np.isfinite(tree.noisy[leaves]).all():
-        raise ValueError(f"nonnegative needs a noisy count on every leaf; this {rel.method} release has "
-                         "unmeasured leaves")
+        raise ParameterError(f"nonnegative needs a noisy count on every leaf; this {rel.method} release has "
+                             "unmeasured leaves")
     est = nnls_estimate(tree, tree.noisy, tree.noise_var)
     model = dataclasses.replace(rel.query_model, inference="nnls")
     return rel.evolve(tree=dataclasses.replace(tree, est=est), consistent=True, notes=(*rel.notes, NOTE),

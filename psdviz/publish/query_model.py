@@ -80,8 +80,9 @@ class QueryModel:
 
     def __post_init__(self) -> None:
         if self.answer not in ANSWERS or self.variance not in VARIANCES or self.inference not in INFERENCES:
-            raise ValueError(f"unknown query model (answer {self.answer!r}, variance {self.variance!r}, inference "
-                             f"{self.inference!r}): answer must be one of {ANSWERS}, variance one of {VARIANCES}")
+            raise ReleaseFileError(f"unknown query model (answer {self.answer!r}, variance {self.variance!r}, "
+                                   f"inference {self.inference!r}): answer must be one of {ANSWERS}, variance one of "
+                                   f"{VARIANCES}")
         for name in ("levels", "edges1", "eps", "var", "theta_x", "theta_y", "scale_x", "scale_y"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
 
@@ -113,7 +114,7 @@ class QueryModel:
         unknown = sorted(set(data) - {f.name for f in dataclasses.fields(cls)})
         if unknown or data.get("answer") not in ANSWERS or data.get("variance") not in VARIANCES:
             raise ReleaseFileError(f"unknown query model {data!r}: answer must be one of {ANSWERS}, variance one of "
-                             f"{VARIANCES}" + (f", and no keys {unknown}" if unknown else ""))
+                                   f"{VARIANCES}" + (f", and no keys {unknown}" if unknown else ""))
         return cls(**data)
 
     def cut_at(self, height: int) -> QueryModel:
@@ -149,7 +150,7 @@ def _level_grid(tree: FlatTree, vals: np.ndarray, d: int):
     g = np.full((uy.size, ux.size), np.nan)
     g[np.searchsorted(uy, r[:, 1]), np.searchsorted(ux, r[:, 0])] = vals[lo:hi]
     if np.isnan(g).any():
-        raise ValueError(f"depth {d} of this tree is not a full grid; the pyramid query model does not apply")
+        raise ReleaseFileError(f"depth {d} of this tree is not a full grid; the pyramid query model does not apply")
     return g, (np.r_[ux, r[:, 2].max()], np.r_[uy, r[:, 3].max()])
 
 
@@ -190,7 +191,7 @@ def _axes(model: QueryModel, tx: np.ndarray, ty: np.ndarray) -> tuple[PIdentity,
     sx, sy = np.asarray(model.scale_x, float), np.asarray(model.scale_y, float)
     if sx.size != tx.shape[1] or sy.size != ty.shape[1] or not 0 < bits <= 30:
         raise ReleaseFileError("the kron query model's column scales must match its cells, and its lattice bits lie in "
-                         "1..30")
+                               "1..30")
     x, y = PIdentity(tx, sx, bits), PIdentity(ty, sy, bits)
     x.integer_weights(), y.integer_weights()          # refused unless every entry is on the lattice
     return x, y

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.domain import Domain, validate_rects
+from ..core.errors import ParameterError
 from ..core.grid import Grid
 from ..core.ledger import Ledger
 from ..core.privacy_unit import ONE_POINT, PrivacyUnit
@@ -105,8 +106,8 @@ class Release:
         that does not fit fails here). Releases are made by :func:`psdviz.publish.factory.make_release`."""
         new_rnd = changes.get("randomness")
         if new_rnd is not None and self.randomness.seeded and not new_rnd.seeded:
-            raise ValueError("a seeded release stays seeded: its noise came from the seed, whatever the label says "
-                             "(build again with seed=None for a fresh release)")
+            raise ParameterError("a seeded release stays seeded: its noise came from the seed, whatever the label says "
+                                 "(build again with seed=None for a fresh release)")
         if changes.get("query_model") is not None:
             changes["query_model"] = as_model(changes["query_model"])
         out = dataclasses.replace(self, **changes)
@@ -424,7 +425,7 @@ class Release:
         if n is None:
             n = int(round(total))
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 0 <= n <= 100_000_000:
-            raise ValueError(f"n must be a whole number from 0 to 100,000,000 (got {n!r})")
+            raise ParameterError(f"n must be a whole number from 0 to 100,000,000 (got {n!r})")
         rng = np.random.default_rng(seed)
         if n == 0 or total <= 0:
             return pd.DataFrame({"lon": np.zeros(0), "lat": np.zeros(0)})

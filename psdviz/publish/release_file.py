@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..core.errors import ParameterError
 from ..core.optional import require
 from ..core.rng import check_seeded_export
 from ..kernel.protocol import json_value
@@ -59,8 +60,8 @@ def _geo_metadata(rect: np.ndarray, crs) -> dict:
         try:
             col["crs"] = pyproj.CRS.from_user_input(crs).to_json_dict()
         except pyproj.exceptions.CRSError:
-            raise ValueError(f"crs {crs!r} is not a coordinate reference system pyproj knows; give one such as "
-                             "EPSG:4326 (longitude/latitude)") from None
+            raise ParameterError(f"crs {crs!r} is not a coordinate reference system pyproj knows; give one such as "
+                                 "EPSG:4326 (longitude/latitude)") from None
     return {"version": "1.0.0", "primary_column": "geometry", "columns": {"geometry": col}}
 
 
@@ -86,7 +87,7 @@ def save_release(rel: SpatialRelease, path, crs=None, *, allow_seeded: bool = Fa
     ``allow_seeded=True``, and then the file's metadata carries a NOT private warning."""
     check_seeded_export(rel.randomness, allow_seeded, "a release file")
     if not rel.private:
-        raise ValueError(f"{rel.method} is a non-private reference and cannot be saved as a release file")
+        raise ParameterError(f"{rel.method} is a non-private reference and cannot be saved as a release file")
     t = rel.tree
     cols = {"node": np.arange(t.n_nodes, dtype=np.int64), "is_leaf": t.is_leaf}
     cols.update({name: t.rect[:, i] for i, name in enumerate(_RECT)})

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import ParameterError
+
 
 def rasterize(rects: np.ndarray, values: np.ndarray, xs: np.ndarray, ys: np.ndarray,
               fill: float = np.nan) -> np.ndarray:
@@ -23,9 +25,9 @@ def rasterize(rects: np.ndarray, values: np.ndarray, xs: np.ndarray, ys: np.ndar
     values = np.asarray(values, float)
     xs, ys = np.asarray(xs, float), np.asarray(ys, float)
     if rects.ndim != 2 or rects.shape[1] != 4 or values.shape != (rects.shape[0],):
-        raise ValueError("rects must be (k, 4) and values (k,)")
+        raise ParameterError("rects must be (k, 4) and values (k,)")
     if np.any(np.diff(xs) <= 0) or np.any(np.diff(ys) <= 0):
-        raise ValueError("pixel centres xs and ys must be strictly increasing")
+        raise ParameterError("pixel centres xs and ys must be strictly increasing")
     top_x, top_y = rects[:, 2].max(), rects[:, 3].max()
     i0 = np.searchsorted(xs, rects[:, 0], "left")
     i1 = np.where(rects[:, 2] >= top_x, np.searchsorted(xs, rects[:, 2], "right"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.domain import as_points, validate_rects
+from ..core.errors import InputDataError
 from ..core.ragged import runs
 from .pyramid import prefix_2d
 
@@ -26,7 +27,7 @@ class PointIndex:
     def __init__(self, points) -> None:
         xy = as_points(points)
         if not np.isfinite(xy).all():
-            raise ValueError("points contain NaN or inf; drop those rows first")
+            raise InputDataError("points contain NaN or inf; drop those rows first")
         self.xy = xy
         n = xy.shape[0]
         self.b = b = int(np.clip(np.sqrt(max(n, 1)), 1, MAX_BUCKETS))

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.budget import STOP_SDS
+from ..core.errors import ParameterError
 from ..core.ledger import Ledger
 from ..core.noise import geometric_noise, geometric_variance
 from ..core.rng import Randomness
@@ -43,7 +44,7 @@ POOLINGS = ("sparse", "none")   # pool the descendants of sparse regions, or mea
 def check_pooling(pooling: str) -> str:
     """``pooling`` if it is one of :data:`POOLINGS`, else a ValueError naming them."""
     if pooling not in POOLINGS:
-        raise ValueError(f"pooling must be one of {POOLINGS} (got {pooling!r})")
+        raise ParameterError(f"pooling must be one of {POOLINGS} (got {pooling!r})")
     return pooling
 
 

@@ -21,6 +21,8 @@ from typing import NamedTuple
 
 import pandas as pd
 
+from ..core.errors import InputDataError
+
 ID_WORDS = frozenset({"id", "ids", "code", "codes", "iso", "geoid", "fips", "gid", "fid", "objectid", "key", "uid",
                       "ags", "nuts", "ons", "insee", "ine", "zip", "zipcode", "postcode", "cd", "no", "num"})
 ID_ENDINGS = ("id", "code", "fips", "fp", "iso")
@@ -95,9 +97,9 @@ def guess_columns(table: pd.DataFrame, id: str | None = None) -> ColumnGuess:
     cols = [c for c in table.columns if c != geometry and not _is_geometry(table[c])]
     ids = [c for c in cols if str(c) == id] if id is not None else [c for c in cols if _id_candidate(str(c), table[c])]
     if not ids:
-        raise ValueError(f"no column of the layer can be its region ids (present in every row, not a measure "
-                         f"such as a population or an area); its columns are {[str(c) for c in cols]}: give the id "
-                         "column (id=, --id)")
+        raise InputDataError(f"no column of the layer can be its region ids (present in every row, not a measure "
+                             f"such as a population or an area); its columns are {[str(c) for c in cols]}: give the id "
+                             "column (id=, --id)")
     unique = {c: bool(table[c].astype(str).is_unique) for c in ids}
     rank = {c: i for i, c in enumerate(cols)}
     best = min(ids, key=lambda c: (not unique[c], not looks_like_id(str(c)), not _is_text(table[c]), rank[c]))

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.errors import InputDataError, ParameterError
 from ..core.optional import require
 from ..core.parallel import Checked
 from ..core.workload import RegionLayer
@@ -48,21 +49,21 @@ class Regions:
         reprojected to ``crs`` (the release's coordinates; None keeps it as it is)."""
         gpd = require("geopandas", "region layers")
         if not isinstance(gdf, gpd.GeoDataFrame):
-            raise ValueError("regions must be a GeoDataFrame (or read them with Regions.from_file)")
+            raise ParameterError("regions must be a GeoDataFrame (or read them with Regions.from_file)")
         if id is None or name is None:
             if id is not None and id not in gdf.columns:
-                raise ValueError(f"column {id!r} (given as id) is not in the regions; their columns are "
-                                 f"{list(gdf.columns)}")
+                raise InputDataError(f"column {id!r} (given as id) is not in the regions; their columns are "
+                                     f"{list(gdf.columns)}")
             guess = guess_columns(gdf, id)
             id, name = guess.id, name if name is not None else guess.name
         for col, what in ((id, "id"), (parent, "parent"), (name, "name")):
             if col is not None and col not in gdf.columns:
-                raise ValueError(f"column {col!r} (given as {what}) is not in the regions; their columns are "
-                                 f"{list(gdf.columns)}")
+                raise InputDataError(f"column {col!r} (given as {what}) is not in the regions; their columns are "
+                                     f"{list(gdf.columns)}")
         missing = gdf[id].isna().to_numpy() | (gdf[id].astype(str).str.strip() == "").to_numpy()
         if missing.any():
-            raise ValueError(f"{int(missing.sum()):,} of the {len(gdf):,} regions have no {id!r} (the first is feature "
-                             f"{int(np.flatnonzero(missing)[0])}): every region needs an id")
+            raise InputDataError(f"{int(missing.sum()):,} of the {len(gdf):,} regions have no {id!r} (the first is "
+                                 f"feature {int(np.flatnonzero(missing)[0])}): every region needs an id")
         frame = gpd.GeoDataFrame({
             "id": gdf[id].astype(str).to_numpy(),
             "name": (gdf[name] if name else gdf[id]).astype(str).to_numpy(),
@@ -71,19 +72,19 @@ class Regions:
         frame = _repaired(frame)
         if crs is not None:
             if frame.crs is None:
-                raise ValueError("the regions have no coordinate reference system; set one (gdf.set_crs) or pass "
-                                 "crs=None to use them in their own coordinates")
+                raise InputDataError("the regions have no coordinate reference system; set one (gdf.set_crs) or pass "
+                                     "crs=None to use them in their own coordinates")
             try:
                 frame = frame.to_crs(crs)
             except Exception as exc:      # pyproj's errors for a CRS it cannot transform
-                raise ValueError(f"the regions' coordinate reference system {frame.crs} cannot be turned into "
-                                 f"{crs} ({str(exc).splitlines()[0][:200]})") from None
+                raise InputDataError(f"the regions' coordinate reference system {frame.crs} cannot be turned into "
+                                     f"{crs} ({str(exc).splitlines()[0][:200]})") from None
         shapely = require("shapely", "region layers")
         try:
             out = cls(_ordered(frame, tolerance))
         except shapely.errors.GEOSException as exc:     # never a geometry library's exception for the user
-            raise ValueError(f"the regions' shapes cannot be processed ({str(exc).splitlines()[0][:200]}); "
-                             "repair them in a GIS (e.g. make valid) and load the layer again") from None
+            raise InputDataError(f"the regions' shapes cannot be processed ({str(exc).splitlines()[0][:200]}); "
+                                 "repair them in a GIS (e.g. make valid) and load the layer again") from None
         out.__dict__["disjointness"] = _proof(out.n_levels, tolerance)   # the check just ran
         return out
 
@@ -103,16 +104,16 @@ class Regions:
         if isinstance(layer, Regions) or (callable(getattr(layer, "table", None)) and hasattr(layer, "geometry")):
             given = [k for k, v in (("id", id), ("parent", parent), ("name", name), ("layer", layer_name)) if v]
             if given:
-                raise ValueError(f"{', '.join(given)} name the columns of a GeoDataFrame or a file; these Regions "
-                                 "have theirs already")
+                raise ParameterError(f"{', '.join(given)} name the columns of a GeoDataFrame or a file; these Regions "
+                                     "have theirs already")
             return layer
         if isinstance(layer, (str, Path)):
             return cls.from_file(layer, id=id, parent=parent, name=name, layer=layer_name)
         gpd = require("geopandas", "region layers")
         if isinstance(layer, gpd.GeoDataFrame):
             return cls.from_frame(layer, id=id, parent=parent, name=name)
-        raise ValueError(f"regions must be psdviz.regions.Regions, a GeoDataFrame or the path of a layer file "
-                         f"(got {type(layer).__name__})")
+        raise ParameterError(f"regions must be psdviz.regions.Regions, a GeoDataFrame or the path of a layer file "
+                             f"(got {type(layer).__name__})")
 
 
     @classmethod
@@ -125,13 +126,13 @@ class Regions:
         from .nesting import WITHIN, parents_by_area
         layers = list(layers)
         if len(layers) < 2 or not all(isinstance(x, Regions) for x in layers):
-            raise ValueError("from_levels needs two or more Regions, one level each, top level first")
+            raise ParameterError("from_levels needs two or more Regions, one level each, top level first")
         for k, x in enumerate(layers):
             if x.n_levels != 1:
-                raise ValueError(f"layer {k} has {x.n_levels} levels; from_levels takes one level per layer")
+                raise InputDataError(f"layer {k} has {x.n_levels} levels; from_levels takes one level per layer")
             if x.frame.crs != layers[0].frame.crs:
-                raise ValueError(f"layer {k} is in {x.frame.crs}, layer 0 in {layers[0].frame.crs}; give them one "
-                                 "coordinate reference system")
+                raise InputDataError(f"layer {k} is in {x.frame.crs}, layer 0 in {layers[0].frame.crs}; give them one "
+                                     "coordinate reference system")
         frames = [layers[0].frame.assign(parent=None)]
         for k in range(1, len(layers)):
             up, down = layers[k - 1].frame, layers[k].frame
@@ -242,19 +243,19 @@ def read_layer(path, layer=None):
     TopoJSON object or the GeoPackage layer) as a GeoDataFrame, every attribute column kept."""
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"regions file not found: {path}")
+        raise InputDataError(f"regions file not found: {path}")
     if path.suffix.lower() == ".topojson" or _is_topojson(path):
         return _read_topojson(path, layer)
     gpd = require("geopandas", "region layers")
     if layer is None and path.suffix.lower() == ".gpkg":
         names = list(gpd.list_layers(path)["name"])
         if len(names) > 1:
-            raise ValueError(f"{path.name} holds {len(names)} layers {names}: pass layer= one of them "
-                             "(the CLI: --layer NAME)")
+            raise InputDataError(f"{path.name} holds {len(names)} layers {names}: pass layer= one of them "
+                                 "(the CLI: --layer NAME)")
     try:
         return gpd.read_file(f"zip://{path}" if path.suffix.lower() == ".zip" else path, layer=layer)
     except Exception as exc:   # pyogrio raises its own errors for unreadable files
-        raise ValueError(f"cannot read regions from {path.name}: {exc}") from None
+        raise InputDataError(f"cannot read regions from {path.name}: {exc}") from None
 
 
 class RegionRepairWarning(UserWarning):
@@ -282,8 +283,8 @@ def _repaired(frame):
     xy, which = shapely.get_coordinates(geoms[present], return_index=True)
     bad = np.unique(which[~np.isfinite(xy).all(axis=1)])
     if bad.size:
-        raise ValueError(f"region {ids[present][bad[0]]!r} has a coordinate that is not a finite number "
-                         f"({bad.size} region(s) so): fix or remove them")
+        raise InputDataError(f"region {ids[present][bad[0]]!r} has a coordinate that is not a finite number "
+                             f"({bad.size} region(s) so): fix or remove them")
     invalid = present & ~shapely.is_valid(geoms)
     if invalid.any():
         geoms = geoms.copy()
@@ -295,14 +296,14 @@ def _repaired(frame):
     area = shapely.area(frame.geometry.to_numpy())
     flat = present & (area <= 0) & frame.geometry.geom_type.isin(["Polygon", "MultiPolygon"]).to_numpy()
     if flat.any():
-        raise ValueError(f"region {ids[flat][0]!r} has no area ({int(flat.sum())} region(s) so): regions must be "
-                         "polygons with an area")
+        raise InputDataError(f"region {ids[flat][0]!r} has no area ({int(flat.sum())} region(s) so): regions must be "
+                             "polygons with an area")
     dup = frame["id"].duplicated(keep=False)
     if dup.any():
         parents = frame.loc[dup].groupby("id")["parent"].nunique(dropna=False)
         if (parents > 1).any():
-            raise ValueError(f"region id {parents[parents > 1].index[0]!r} is used by regions with different "
-                             "parents: region ids must be unique")
+            raise InputDataError(f"region id {parents[parents > 1].index[0]!r} is used by regions with different "
+                                 "parents: region ids must be unique")
         merged = frame.dissolve(by="id", as_index=False, aggfunc="first", sort=False)
         joint = merged_names(frame[dup])                      # a merged region is named for all it holds
         merged["name"] = [joint.get(i, n) for i, n in zip(merged["id"], merged["name"])]
@@ -339,19 +340,19 @@ def _ordered(frame, tolerance: float):
     """Checked and ordered: unique ids, parents that exist, no cycle, levels from the parent links,
     no overlap inside a level; rows sorted by (level, parent row, id)."""
     if frame.empty:
-        raise ValueError("the region layer is empty")
+        raise InputDataError("the region layer is empty")
     ids = frame["id"]
     if ids.duplicated().any():
-        raise ValueError(f"region ids must be unique (repeated: {ids[ids.duplicated()].iloc[0]!r})")
+        raise InputDataError(f"region ids must be unique (repeated: {ids[ids.duplicated()].iloc[0]!r})")
     bad_geom = ~frame.geometry.geom_type.isin(["Polygon", "MultiPolygon"]) | frame.geometry.is_empty
     if bad_geom.any():
-        raise ValueError(f"region {ids[bad_geom].iloc[0]!r} is not a polygon; regions must be (multi)polygons")
+        raise InputDataError(f"region {ids[bad_geom].iloc[0]!r} is not a polygon; regions must be (multi)polygons")
     parent = frame["parent"]
     has = (parent.notna() & (parent.astype(str) != "")).to_numpy()
     frame = frame.assign(parent=np.where(has, parent.astype(str), None))
     pos = pd.Index(ids).get_indexer(frame["parent"].astype(object))
     if (has & (pos < 0)).any():
-        raise ValueError(f"parent {frame['parent'][has & (pos < 0)].iloc[0]!r} is not a region id of the layer")
+        raise InputDataError(f"parent {frame['parent'][has & (pos < 0)].iloc[0]!r} is not a region id of the layer")
     parent_pos = np.where(has, pos, -1)
     level = _levels(parent_pos, ids)
     order = _tree_order(parent_pos, level, ids.to_numpy())
@@ -389,7 +390,7 @@ def _levels(parent_pos: np.ndarray, ids) -> np.ndarray:
         level[alive] += 1
         cur = np.where(alive, parent_pos[np.maximum(cur, 0)], -1)
     stuck = ids.iloc[int(np.flatnonzero(cur >= 0)[0])]
-    raise ValueError(f"the parent links of the regions form a cycle (through {stuck!r})")
+    raise InputDataError(f"the parent links of the regions form a cycle (through {stuck!r})")
 
 
 def _proof(n_levels: int, tolerance: float) -> Checked:
@@ -453,9 +454,9 @@ def _check_no_overlap(frame, tolerance: float, found=None) -> None:
     if over.any():
         i = int(np.flatnonzero(over)[0])
         ids = frame["id"].to_numpy()
-        raise ValueError(f"regions {ids[a[i]]!r} and {ids[b[i]]!r} of level {levels[a[i]]} overlap "
-                         f"({inter[i] / smaller[i]:.2%} of the smaller one): regions of one level must not overlap, "
-                         "so that each point counts in at most one of them")
+        raise InputDataError(f"regions {ids[a[i]]!r} and {ids[b[i]]!r} of level {levels[a[i]]} overlap "
+                             f"({inter[i] / smaller[i]:.2%} of the smaller one): regions of one level must not "
+                             "overlap, so that each point counts in at most one of them")
 
 
 def _is_topojson(path: Path) -> bool:
@@ -475,26 +476,26 @@ def _read_topojson(path: Path, layer):
     try:
         topo = json.loads(path.read_bytes())
     except ValueError:
-        raise ValueError(f"{path.name} is not a JSON file") from None
+        raise InputDataError(f"{path.name} is not a JSON file") from None
     except RecursionError:
-        raise ValueError(f"{path.name}: its JSON is nested too deeply for a region layer") from None
+        raise InputDataError(f"{path.name}: its JSON is nested too deeply for a region layer") from None
     if not isinstance(topo, dict) or not isinstance(topo.get("objects"), dict):
-        raise ValueError(f"{path.name} is not TopoJSON: it needs an 'objects' object (the TopoJSON specification, "
-                         "github.com/topojson/topojson-specification)")
+        raise InputDataError(f"{path.name} is not TopoJSON: it needs an 'objects' object (the TopoJSON specification, "
+                             "github.com/topojson/topojson-specification)")
     objects = list(topo["objects"])
     name = layer or (objects[0] if len(objects) == 1 else None)
     if name is None or name not in objects:
-        raise ValueError(f"{path.name} holds TopoJSON objects {objects}: pass layer= one of them")
+        raise InputDataError(f"{path.name} holds TopoJSON objects {objects}: pass layer= one of them")
     try:
         feats = features(topo, name)
         rows = [{**_properties(f), "id": f.get("id", _properties(f).get("id")), "geometry": polygon(f["geometry"])}
                 for f in feats if f.get("geometry")]
     except (TypeError, AttributeError, KeyError, IndexError) as exc:
-        raise ValueError(f"{path.name} is not valid TopoJSON in object {name!r} ({type(exc).__name__}: "
-                         f"{str(exc)[:120]}); see the TopoJSON specification") from None
+        raise InputDataError(f"{path.name} is not valid TopoJSON in object {name!r} ({type(exc).__name__}: "
+                             f"{str(exc)[:120]}); see the TopoJSON specification") from None
     except shapely.errors.GEOSException as exc:
-        raise ValueError(f"{path.name}: a shape of object {name!r} cannot be built "
-                         f"({str(exc).splitlines()[0][:160]}); repair the file in a GIS") from None
+        raise InputDataError(f"{path.name}: a shape of object {name!r} cannot be built "
+                             f"({str(exc).splitlines()[0][:160]}); repair the file in a GIS") from None
     return gpd.GeoDataFrame(rows, geometry="geometry", crs=LON_LAT)
 
 
@@ -597,5 +598,5 @@ BUNDLED = {"us-states": us_states, "us-counties": us_counties, "world": world_co
 def bundled(name: str) -> Regions:
     """A bundled layer by its command-line name (a key of :data:`BUNDLED`)."""
     if name not in BUNDLED:
-        raise ValueError(f"no bundled layer {name!r}: choose one of {', '.join(BUNDLED)}")
+        raise ParameterError(f"no bundled layer {name!r}: choose one of {', '.join(BUNDLED)}")
     return BUNDLED[name]()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import InputDataError
 from ..core.optional import require
 from ..core.ragged import run_starts
 
@@ -37,7 +38,7 @@ def parents_by_area(children: np.ndarray, parents: np.ndarray, child_ids, parent
         i = int(bad[0])
         where = (f"{share[i]:.1%} of its area inside {parent_ids[best[i]]!r}, the most of any region of level "
                  f"{level - 1}") if best[i] >= 0 else f"no part of it inside a region of level {level - 1}"
-        raise ValueError(f"region {child_ids[i]!r} of level {level} has {where}; each region must lie (at least "
-                         f"{within:.0%}) inside one region of the level above: fix the layers or pass a lower "
-                         "within=")
+        raise InputDataError(f"region {child_ids[i]!r} of level {level} has {where}; each region must lie (at least "
+                             f"{within:.0%}) inside one region of the level above: fix the layers or pass a lower "
+                             "within=")
     return best

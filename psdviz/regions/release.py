@@ -13,6 +13,7 @@ from typing import Literal, overload
 import numpy as np
 import pandas as pd
 
+from ..core.errors import ParameterError
 from ..core.ledger import Ledger
 from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness, check_seeded_export
@@ -85,7 +86,7 @@ class RegionRelease:
         """The counts with the regions' shapes (``regions``: the public layer the release was built on, which
         the release file does not hold), as a GeoDataFrame in the layer's CRS."""
         if list(regions.table()["id"]) != list(self.table["id"]):
-            raise ValueError("regions must be the layer this release was built on (the same ids in the same order)")
+            raise ParameterError("regions must be the layer this release was built on (the same ids in the same order)")
         return regions.frame[["id", "geometry"]].merge(self.counts(), on="id")
 
     def explore(self, regions, **kwargs):

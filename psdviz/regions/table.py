@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..core.errors import InputDataError
+
 COMMON = ("id", "name", "level", "parent", "estimate", "low_95", "high_95", "standard_error")
 EXTRA = ("uniformity_error", "domain_share", "noisy", "source")
 ONE_DECIMAL = ("estimate", "low_95", "high_95", "standard_error", "uniformity_error", "noisy")
@@ -24,7 +26,7 @@ def people_table(counts: pd.DataFrame) -> pd.DataFrame:
     column order, rounded for people; a new frame (the given one is not altered)."""
     missing = [c for c in COMMON if c not in counts.columns]
     if missing:
-        raise ValueError(f"a region counts table needs the columns {list(COMMON)} (missing: {missing})")
+        raise InputDataError(f"a region counts table needs the columns {list(COMMON)} (missing: {missing})")
     order = [*COMMON, *(c for c in EXTRA if c in counts.columns),
              *(c for c in counts.columns if c not in COMMON and c not in EXTRA)]
     out = counts[order].copy()

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..core.cells import weighted_groups
 from ..core.domain import Domain, check_modes, nonfinite_error
+from ..core.errors import InputDataError, ParameterError
 from ..core.grid import DEFAULT_RESOLUTION, Grid, check_resolution
 from ..core.memory import check_memory_limit, duckdb_limit
 from ..core.source import Keyer, KeySource, cell_keys, dense_ids, merge_counts
@@ -39,13 +40,13 @@ def expand_paths(pattern) -> list[str]:
         hits = [str(item)] if literal else sorted(glob.glob(str(item)))
         files += hits
     if not files:
-        raise ValueError(f"no file matches {pattern!r}")
+        raise InputDataError(f"no file matches {pattern!r}")
     missing = [f for f in files if not os.path.isfile(f)]
     if missing:
-        raise ValueError(f"file not found: {missing[0]}")
+        raise InputDataError(f"file not found: {missing[0]}")
     kinds = {file_kind(f) for f in files}
     if len(kinds) > 1:
-        raise ValueError("mix of Parquet and CSV files: give one kind at a time")
+        raise InputDataError("mix of Parquet and CSV files: give one kind at a time")
     return files
 
 
@@ -63,7 +64,7 @@ def file_kind(path: str) -> str:
         return "parquet"
     if low.endswith(CSV):
         return "csv"
-    raise ValueError(f"{path}: not a Parquet (.parquet) or CSV (.csv) file")
+    raise InputDataError(f"{path}: not a Parquet (.parquet) or CSV (.csv) file")
 
 
 MAX_CSV_COLUMNS = 1_000    # DuckDB detects a CSV's dialect and types per column at every query that binds it
@@ -86,9 +87,9 @@ def check_csv_width(path: str) -> None:
     fields = max(head.count(sep) for sep in (b",", b";", b"\t", b"|")) + 1
     if fields > MAX_CSV_COLUMNS:
         more = " or more" if len(head) == len(block) == _HEADER_BYTES else ""
-        raise ValueError(f"{path} has {fields:,} columns{more}; psdviz reads CSV files of at most "
-                         f"{MAX_CSV_COLUMNS:,} columns: keep the coordinate (and user) columns, or convert it to "
-                         "Parquet, which has no such limit")
+        raise InputDataError(f"{path} has {fields:,} columns{more}; psdviz reads CSV files of at most "
+                             f"{MAX_CSV_COLUMNS:,} columns: keep the coordinate (and user) columns, or convert it to "
+                             "Parquet, which has no such limit")
 
 
 def check_not_empty(path: str) -> None:
@@ -104,8 +105,8 @@ def check_not_empty(path: str) -> None:
         return                      # DuckDB names the problem when it opens the file
     if not block.strip() and not rest:
         what = f"{len(block)} bytes, all blank" if block else "0 bytes"
-        raise ValueError(f"{path} is empty ({what}): give a CSV file with a header row naming the columns and at "
-                         "least one row of points")
+        raise InputDataError(f"{path} is empty ({what}): give a CSV file with a header row naming the columns and at "
+                             "least one row of points")
 
 
 def _settings(memory_limit, threads) -> dict:
@@ -116,7 +117,7 @@ def _settings(memory_limit, threads) -> dict:
         config["memory_limit"] = duckdb_limit(check_memory_limit(memory_limit))
     if threads is not None:
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 1024:
-            raise ValueError(f"threads must be a whole number from 1 to 1024 (got {threads!r})")
+            raise ParameterError(f"threads must be a whole number from 1 to 1024 (got {threads!r})")
         config["threads"] = int(threads)
     return config
 
@@ -140,8 +141,8 @@ class DuckDBSource(KeySource):
             self.con = duckdb.connect(config=_settings(memory_limit, threads))
         except duckdb.Error as exc:      # a limit DuckDB cannot parse or hold (e.g. 999999999TB)
             first = str(exc).strip().splitlines()[0][:200]
-            raise ValueError(f"memory_limit {memory_limit!r} is not one DuckDB accepts ({first}); give a size "
-                             'such as "2GB" or "500MB"') from None
+            raise ParameterError(f"memory_limit {memory_limit!r} is not one DuckDB accepts ({first}); give a size "
+                                 'such as "2GB" or "500MB"') from None
         self._relation(lon, lat)
         self._counts: tuple[int, int, int, int] | None = None   # rows, not numbers, non-finite, outside
 
@@ -178,10 +179,11 @@ class DuckDBSource(KeySource):
             raw = reader([literal(f) for f in self.files])
             cols = list(raw.columns)
         except duckdb.Error as exc:
-            raise ValueError(f"cannot read {self.files[0]}: {exc}") from None
+            raise InputDataError(f"cannot read {self.files[0]}: {exc}") from None
         for name, what in ((lon, "lon"), (lat, "lat")):
             if name not in cols:
-                raise ValueError(f"column {name!r} (given as {what}) is not in {self.files[0]}; its columns are {cols}")
+                raise InputDataError(f"column {name!r} (given as {what}) is not in {self.files[0]}; its columns are "
+                                     f"{cols}")
         xy = raw.project(duckdb.ColumnExpression(lon).alias("raw_x"), duckdb.ColumnExpression(lat).alias("raw_y"))
         xy.create_view("raw_xy")
         if all(str(t) in NUMERIC_TYPES for t in xy.types):      # numbers already: a cast cannot fail
@@ -206,8 +208,9 @@ class DuckDBSource(KeySource):
     def _set_counts(self, n_in: int, n_text: int, n_bad: int, n_out: int) -> None:
         """Keep the validation counts; text coordinates, and non-finite rows under "error", are refused."""
         if n_text:
-            raise ValueError(f"{n_text:,} row{'s' * (n_text != 1)} of {self.columns[0]!r} / {self.columns[1]!r} are "
-                             "not numbers; fix or remove them (an empty cell is a missing point, dropped and counted)")
+            raise InputDataError(f"{n_text:,} row{'s' * (n_text != 1)} of {self.columns[0]!r} / {self.columns[1]!r} "
+                                 "are not numbers; fix or remove them (an empty cell is a missing point, dropped and "
+                                 "counted)")
         if n_bad and self.nonfinite == "error":
             raise nonfinite_error(n_bad, n_in)
         self._counts = (n_in, n_text, n_bad, n_out)
@@ -220,12 +223,12 @@ class DuckDBSource(KeySource):
             return cur.fetchnumpy() if numpy else cur.fetchall()
         except duckdb.OutOfMemoryException:
             limit = self.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
-            raise ValueError(f"DuckDB ran out of memory under its cap of {limit} (its share of memory_limit): "
-                             'raise memory_limit (e.g. "4GB") or lower the resolution') from None
+            raise ParameterError(f"DuckDB ran out of memory under its cap of {limit} (its share of memory_limit): "
+                                 'raise memory_limit (e.g. "4GB") or lower the resolution') from None
         except duckdb.Error as exc:       # a value DuckDB cannot read (e.g. 0x10 in a number column)
             first = str(exc).strip().splitlines()[0][:300]
-            raise ValueError(f"the files cannot be read as points ({type(exc).__name__}: {first}); check that "
-                             f"the columns {list(self.columns)} hold plain numbers") from None
+            raise InputDataError(f"the files cannot be read as points ({type(exc).__name__}: {first}); check that "
+                                 f"the columns {list(self.columns)} hold plain numbers") from None
 
     def _key_exprs(self) -> tuple[str, str, str, str]:
         """SQL of (kx, ky, finite, inside): the grid keys with the same float operations as

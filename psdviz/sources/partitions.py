@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.domain import Domain, check_modes, chunk_keys, nonfinite_error
+from ..core.errors import InputDataError
 from ..core.grid import Grid, check_resolution
 from ..core.source import Keyer, dense_ids, group_counts
 
@@ -47,8 +48,8 @@ def start_source(source, columns, domain: Domain, *, lon: str, lat: str, outside
     check_modes(domain, outside, nonfinite)
     for name, what in ((lon, "lon"), (lat, "lat")):
         if name not in columns:
-            raise ValueError(f"column {name!r} (given as {what}) is not in the {engine} DataFrame; "
-                             f"its columns are {list(columns)}")
+            raise InputDataError(f"column {name!r} (given as {what}) is not in the {engine} DataFrame; "
+                                 f"its columns are {list(columns)}")
     source.lon, source.lat = lon, lat
     source.grid = Grid(domain, check_resolution(resolution))
     source.outside, source.nonfinite = outside, nonfinite
@@ -58,8 +59,8 @@ def set_validation(source, rows: int, bad: int, out: int, text: int) -> None:
     """Keep the summed validation counts on ``source``; text coordinates, and non-finite rows under
     "error", are refused."""
     if text:
-        raise ValueError(f"columns {source.lon!r} / {source.lat!r} hold values that are not numbers; "
-                         "fix or remove them")
+        raise InputDataError(f"columns {source.lon!r} / {source.lat!r} hold values that are not numbers; "
+                             "fix or remove them")
     source.n_input, source.n_nonfinite, source.n_outside = rows, bad, out
     if bad and source.nonfinite == "error":
         raise nonfinite_error(bad, rows)

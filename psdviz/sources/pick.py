@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..core.domain import Domain
+from ..core.errors import ParameterError
 from ..core.source import KeySource
 
 
@@ -24,8 +25,8 @@ def open_source(data, domain: Domain, *, lon: str | None, lat: str | None, outsi
     """A :class:`KeySource` for a file path / glob / list of paths (DuckDB), a Dask or a Spark DataFrame."""
     from .dask_frame import DaskSource, is_dask_frame
     if not lon or not lat:
-        raise ValueError("reading from files or a Dask DataFrame needs the coordinate column names: "
-                         "pass lon='...' and lat='...'")
+        raise ParameterError("reading from files or a Dask DataFrame needs the coordinate column names: "
+                             "pass lon='...' and lat='...'")
     if is_dask_frame(data):
         return DaskSource(data, domain, lon=lon, lat=lat, outside=outside, nonfinite=nonfinite,
                           resolution=resolution)

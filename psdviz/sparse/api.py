@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from ..core.errors import ParameterError
 from ..core.ledger import Ledger
 from ..core.noise import geometric_noise
 from ..core.params import Param, coerce_all
@@ -70,7 +71,7 @@ OBSERVED_NOTE = ("NOT PRIVATE: the category lists (layout rows and cols) and hen
 def method_parameters(method: str) -> dict[str, Param]:
     """name -> :class:`~psdviz.core.params.Param`: the parameters ``method`` accepts, declared once."""
     if method not in METHODS:
-        raise ValueError(f"unknown sparse method {method!r}; choose one of {METHODS}")
+        raise ParameterError(f"unknown sparse method {method!r}; choose one of {METHODS}")
     return {n: _PARAMS[n] for n in _OWN[method] + _COMMON}
 
 
@@ -81,7 +82,7 @@ def _entry_order(method, epsilon):
                       "epsilon=...)", DeprecationWarning, stacklevel=3)
         method, epsilon = ("filter-priority" if epsilon is None else epsilon), method
     if epsilon is None:
-        raise ValueError("epsilon is required: summarize(table, method=..., epsilon=...)")
+        raise ParameterError("epsilon is required: summarize(table, method=..., epsilon=...)")
     return method, epsilon
 
 
@@ -94,11 +95,12 @@ def _needs_stats(method: str, p: dict) -> bool:
 
 def _check_params(table, method: str, params: dict) -> None:
     if not isinstance(table, SparseTable):
-        raise ValueError("table must be a psdviz.sparse.SparseTable (see make_table, contingency_table, grid_table)")
+        raise ParameterError("table must be a psdviz.sparse.SparseTable (see make_table, contingency_table, "
+                             "grid_table)")
     coerce_all(method, method_parameters(method), params)
     if params.get("consistency") and not (params.get("dyadic") and method in ("filter", "filter-priority")):
-        raise ValueError("consistency=True needs dyadic=True and method 'filter' or 'filter-priority' "
-                         "(paper section 3 does not advocate it for pure sampling)")
+        raise ParameterError("consistency=True needs dyadic=True and method 'filter' or 'filter-priority' "
+                             "(paper section 3 does not advocate it for pure sampling)")
 
 
 def summarize(table: SparseTable, method: str = "filter-priority", epsilon: float | None = None, seed=None,
@@ -124,7 +126,7 @@ def summarize(table: SparseTable, method: str = "filter-priority", epsilon: floa
     warn_large_epsilon(epsilon)
     sens = params.get("sensitivity", 1.0)
     if not (isinstance(sens, (int, float, np.integer, np.floating)) and np.isfinite(sens) and sens > 0):
-        raise ValueError(f"sensitivity must be a finite number > 0 (got {sens!r})")
+        raise ParameterError(f"sensitivity must be a finite number > 0 (got {sens!r})")
     sens = float(sens)
     if privacy_budget is not None:                  # before the table is read
         from ..core.privacy_unit import PrivacyUnit
@@ -181,7 +183,7 @@ def _run(method, target, rng, alpha, eps, sens, p, stats, dx) -> Summary:
 def _run_filter(method, target, rng, noisy, alpha, p, stats, dx) -> Summary:
     two = p.get("two_sided", True)
     if not isinstance(two, (bool, np.bool_)):
-        raise ValueError(f"two_sided must be True or False (got {two!r})")
+        raise ParameterError(f"two_sided must be True or False (got {two!r})")
     theta = _theta(p, alpha, target.m, stats.n if stats else None, bool(two))
     summ = filter_summary(rng, target.indices, noisy, target.m, alpha, theta, bool(two))
     if p.get("max_size") is not None:
@@ -198,7 +200,7 @@ def _run_threshold(method, target, rng, noisy, alpha, p, stats, dx) -> Summary:
         l1 = stats.l1 * (dx.sensitivity if dx else 1)       # every count appears once per level
         tau = tau_for_size(alpha, _target(p, stats.n), l1, target.m)
     elif not (isinstance(tau, (int, float, np.integer, np.floating)) and np.isfinite(tau) and tau > 0):
-        raise ValueError(f"tau must be a finite number > 0 (got {tau!r})")
+        raise ParameterError(f"tau must be a finite number > 0 (got {tau!r})")
     return threshold_summary(rng, target.indices, noisy, target.m, alpha, float(tau))
 
 
@@ -245,6 +247,6 @@ def _theta(p: dict, alpha: float, m: int, n_est, two_sided: bool) -> int:
     theta = p.get("theta")
     if theta is not None:
         if p.get("target_size") is not None:
-            raise ValueError("give either theta or target_size, not both")
+            raise ParameterError("give either theta or target_size, not both")
         return check_int(theta, "theta", 1, THETA_MAX)
     return theta_for_size(alpha, _target(p, n_est), m - n_est, two_sided)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.domain import Domain, prepare_points
+from ..core.errors import InputDataError, ParameterError
 from ..core.validation import check_int
 from .table import SparseTable, make_table
 
@@ -26,16 +27,16 @@ def _codes(column, declared, name: str) -> tuple[np.ndarray, list, bool]:
     """Integer codes of a categorical column against declared (or observed) categories."""
     values = pd.Series(column).reset_index(drop=True)
     if values.isna().any():
-        raise ValueError(f"{name} contains {int(values.isna().sum())} missing values; drop or fill them first")
+        raise InputDataError(f"{name} contains {int(values.isna().sum())} missing values; drop or fill them first")
     if declared is None:
         codes, cats = pd.factorize(values, sort=True)
         return codes.astype(np.int64), list(cats), True
     cats = pd.Index(list(declared))
     if cats.has_duplicates:
-        raise ValueError(f"{name}_values contains duplicates")
+        raise InputDataError(f"{name}_values contains duplicates")
     codes = cats.get_indexer(values)
     if (codes < 0).any():
-        raise ValueError(f"{int((codes < 0).sum())} rows of {name} are not among the declared {name}_values")
+        raise InputDataError(f"{int((codes < 0).sum())} rows of {name} are not among the declared {name}_values")
     observed = False
     return codes.astype(np.int64), list(cats), observed
 
@@ -46,9 +47,9 @@ def contingency_table(rows, cols, row_values=None, col_values=None) -> SparseTab
     Cell index = row_code * n_cols + col_code (row-major).
     """
     if len(rows) != len(cols):
-        raise ValueError(f"rows and cols must have the same length (got {len(rows)} and {len(cols)})")
+        raise InputDataError(f"rows and cols must have the same length (got {len(rows)} and {len(cols)})")
     if len(rows) == 0:
-        raise ValueError("the table is empty: rows and cols have no entries")
+        raise InputDataError("the table is empty: rows and cols have no entries")
     r, rcats, r_obs = _codes(rows, row_values, "row")
     c, ccats, c_obs = _codes(cols, col_values, "col")
     ncol = len(ccats)
@@ -80,7 +81,7 @@ def grid_table(points, domain: Domain, nx: int = 4096, ny: int = 4096, outside: 
 def grid_cells(layout: dict, indices) -> np.ndarray:
     """Rectangles [xmin, ymin, xmax, ymax] of grid cells (for drawing a summary on the map)."""
     if layout.get("kind") != "grid":
-        raise ValueError("grid_cells needs a table built by grid_table (layout kind 'grid')")
+        raise ParameterError("grid_cells needs a table built by grid_table (layout kind 'grid')")
     dom: Domain = layout["domain"]
     nx, ny = layout["nx"], layout["ny"]
     idx = np.asarray(indices, dtype=np.int64)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.errors import ParameterError
 from .table import SparseTable, make_table
 
 
@@ -94,9 +95,9 @@ def decompose_ranges(dx: DyadicIndex, lo, hi) -> tuple[np.ndarray, np.ndarray]:
     lo = np.atleast_1d(np.asarray(lo, dtype=np.int64)).copy()
     hi = np.atleast_1d(np.asarray(hi, dtype=np.int64)).copy()
     if lo.shape != hi.shape:
-        raise ValueError(f"lo and hi must have the same shape (got {lo.shape} and {hi.shape})")
+        raise ParameterError(f"lo and hi must have the same shape (got {lo.shape} and {hi.shape})")
     if np.any(lo < 0) or np.any(hi > dx.m) or np.any(hi < lo):
-        raise ValueError(f"ranges must satisfy 0 <= lo <= hi <= m = {dx.m}")
+        raise ParameterError(f"ranges must satisfy 0 <= lo <= hi <= m = {dx.m}")
     off, h = dx.offsets(), dx.height
     qs, nodes = [], []
     q = np.arange(lo.size)

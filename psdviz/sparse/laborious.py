@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import ParameterError
 from ..core.noise import geometric_noise
 from .table import SparseTable
 
@@ -18,9 +19,9 @@ LABORIOUS_MAX = 20_000_000
 
 def check_laborious(m: int) -> None:
     if m > LABORIOUS_MAX:
-        raise ValueError(f"the laborious approach materialises all m={m} cells; it is allowed only for "
-                         f"m <= {LABORIOUS_MAX}. Use a shortcut summary (filter, threshold, priority, "
-                         "filter-priority) instead")
+        raise ParameterError(f"the laborious approach materialises all m={m} cells; it is allowed only for "
+                             f"m <= {LABORIOUS_MAX}. Use a shortcut summary (filter, threshold, priority, "
+                             "filter-priority) instead")
 
 
 def geometric_table(rng, table: SparseTable, epsilon: float, sensitivity: float = 1.0) -> np.ndarray:

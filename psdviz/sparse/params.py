@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..core.errors import ParameterError
 from ..core.ledger import Ledger
 from ..core.noise import geometric_noise
 from ..core.rng import Randomness
@@ -43,7 +44,7 @@ def table_stats(table: SparseTable, epsilon: float, rnd: Randomness, ledger: Led
     """n and ||M||_1 for the parameter formulas: declared public, or noisy (sensitivity ``sensitivity``
     each, the L1 sensitivity of the table's cell counts)."""
     if stats not in STATS_MODES:
-        raise ValueError(f"stats must be one of {STATS_MODES} (got {stats!r})")
+        raise ParameterError(f"stats must be one of {STATS_MODES} (got {stats!r})")
     if stats == "public":
         return TableStats(float(max(table.n, 1)), float(max(table.l1, 1)),
                           "declared public (paper section 2.1 assumption)", 0.0)

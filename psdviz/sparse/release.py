@@ -22,6 +22,7 @@ from typing import Literal, overload
 import numpy as np
 import pandas as pd
 
+from ..core.errors import ParameterError
 from ..core.ledger import Ledger
 from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness, check_seeded_export
@@ -109,7 +110,7 @@ class SparseRelease:
         lo_a = np.atleast_1d(np.asarray(lo, dtype=np.int64))
         hi_a = np.atleast_1d(np.asarray(hi, dtype=np.int64))
         if lo_a.shape != hi_a.shape or np.any(lo_a < 0) or np.any(hi_a > self.m) or np.any(hi_a < lo_a):
-            raise ValueError(f"ranges need equal shapes and 0 <= lo <= hi <= m = {self.m}")
+            raise ParameterError(f"ranges need equal shapes and 0 <= lo <= hi <= m = {self.m}")
         vals = self._vals(adjusted)
         if self.dyadic is None:
             return _range_sums(self.indices, vals, lo_a, hi_a)
@@ -122,7 +123,7 @@ class SparseRelease:
         """Estimated sum over a set of cells (a dyadic release uses its leaf level)."""
         cells = np.asarray(cells, dtype=np.int64).ravel()
         if cells.size and (cells.min() < 0 or cells.max() >= self.m):
-            raise ValueError(f"cells must lie in [0, m) = [0, {self.m})")
+            raise ParameterError(f"cells must lie in [0, m) = [0, {self.m})")
         if self.dyadic is not None:
             cells = self.dyadic.leaf_ids(cells)
         return _subset_sum(self.indices, self._vals(adjusted), cells)

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.errors import InputDataError, ParameterError
+
 M_MAX = 2 ** 62  # cell indices are int64
 # layout keys holding exact figures about the input (rows dropped, points outside the domain): for the
 # data owner only, never copied into a release
@@ -44,7 +46,7 @@ class SparseTable:
     def dense(self, limit: int = 50_000_000) -> np.ndarray:
         """The full table as an array (only for small m: tests and the laborious baseline)."""
         if self.m > limit:
-            raise ValueError(f"m={self.m} cells is above the dense limit {limit}; use a shortcut summary")
+            raise ParameterError(f"m={self.m} cells is above the dense limit {limit}; use a shortcut summary")
         out = np.zeros(self.m, dtype=np.int64)
         out[self.indices] = self.counts
         return out
@@ -61,19 +63,19 @@ class SparseTable:
 def make_table(indices, counts, m: int, layout: dict | None = None) -> SparseTable:
     """Validate and normalise (sort, merge duplicates, drop zeros); never modifies the inputs."""
     if isinstance(m, bool) or not float(m).is_integer() or not 1 <= m <= M_MAX:
-        raise ValueError(f"m must be an integer in [1, 2^62] (got {m!r})")
+        raise ParameterError(f"m must be an integer in [1, 2^62] (got {m!r})")
     m = int(m)
     idx = np.array(indices, dtype=np.int64, copy=True).ravel()
     raw = np.array(counts, copy=True).ravel()
     if idx.shape != raw.shape:
-        raise ValueError(f"indices and counts must have the same length (got {idx.size} and {raw.size})")
+        raise InputDataError(f"indices and counts must have the same length (got {idx.size} and {raw.size})")
     if raw.size and not np.all(np.isfinite(raw.astype(float))):
-        raise ValueError("counts must be finite integers")
+        raise InputDataError("counts must be finite integers")
     cnt = raw.astype(np.int64)
     if raw.size and not np.array_equal(cnt, raw):
-        raise ValueError("counts must be integers (the geometric mechanism releases integer counts)")
+        raise InputDataError("counts must be integers (the geometric mechanism releases integer counts)")
     if idx.size and (idx.min() < 0 or idx.max() >= m):
-        raise ValueError(f"indices must lie in [0, m) = [0, {m}) (got range [{idx.min()}, {idx.max()}])")
+        raise InputDataError(f"indices must lie in [0, m) = [0, {m}) (got range [{idx.min()}, {idx.max()}])")
     if idx.size and np.any(np.diff(idx) <= 0):
         order = np.argsort(idx, kind="stable")
         idx, cnt = idx[order], cnt[order]
@@ -89,9 +91,9 @@ def _range_sums(indices: np.ndarray, values: np.ndarray, lo, hi) -> np.ndarray:
     lo = np.atleast_1d(np.asarray(lo, dtype=np.int64))
     hi = np.atleast_1d(np.asarray(hi, dtype=np.int64))
     if lo.shape != hi.shape:
-        raise ValueError(f"lo and hi must have the same shape (got {lo.shape} and {hi.shape})")
+        raise ParameterError(f"lo and hi must have the same shape (got {lo.shape} and {hi.shape})")
     if np.any(hi < lo):
-        raise ValueError("each range needs lo <= hi")
+        raise ParameterError("each range needs lo <= hi")
     prefix = np.concatenate([[0.0], np.cumsum(values, dtype=float)])
     return prefix[np.searchsorted(indices, hi)] - prefix[np.searchsorted(indices, lo)]
 

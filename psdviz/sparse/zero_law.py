@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.errors import ParameterError
 from ..core.noise import check_noise_scale
 
 TABLE_MAX = 20_000_000
@@ -39,9 +40,9 @@ def alpha_of(epsilon: float, sensitivity: float = 1.0) -> float:
     computed in double precision) would no longer match the explicit cells' exact sampler."""
     check_noise_scale(sensitivity / epsilon)
     if epsilon / sensitivity < MIN_CELL_EPSILON:
-        raise ValueError(f"a sparse summary needs epsilon / sensitivity of at least {MIN_CELL_EPSILON:g} for its "
-                         f"cell counts (got {epsilon / sensitivity:.3g}): below it the zero cells' law cannot be "
-                         "sampled exactly in double precision; raise epsilon")
+        raise ParameterError(f"a sparse summary needs epsilon / sensitivity of at least {MIN_CELL_EPSILON:g} for its "
+                             f"cell counts (got {epsilon / sensitivity:.3g}): below it the zero cells' law cannot be "
+                             "sampled exactly in double precision; raise epsilon")
     return math.exp(-epsilon / sensitivity)
 
 
@@ -107,8 +108,8 @@ class ZeroLaw:
             return np.empty(0)
         cut = span if a >= 1.0 else min(span, int(CUT_LOG / -math.log(a)) + 1)
         if cut > TABLE_MAX:
-            raise ValueError(f"epsilon/sensitivity is too small for the sampling threshold tau={self.tau:g} "
-                             f"(value table of {cut} entries > {TABLE_MAX}); raise epsilon or lower tau")
+            raise ParameterError(f"epsilon/sensitivity is too small for the sampling threshold tau={self.tau:g} "
+                                 f"(value table of {cut} entries > {TABLE_MAX}); raise epsilon or lower tau")
         j = np.arange(cut, dtype=float)
         return np.cumsum((v0 + j) / self._tau * np.exp(j * math.log(a)))
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import ParameterError
+
 MAX_ZERO_SAMPLE = 20_000_000
 
 
@@ -25,10 +27,10 @@ def sample_zero_cells(rng: np.random.Generator, nonzero: np.ndarray, m: int, k: 
     """k distinct cells drawn uniformly among the m - len(nonzero) zero cells (in random order)."""
     n_zero = m - nonzero.size
     if not 0 <= k <= n_zero:
-        raise ValueError(f"cannot draw k={k} zero cells out of m - n = {n_zero}")
+        raise ParameterError(f"cannot draw k={k} zero cells out of m - n = {n_zero}")
     if k > MAX_ZERO_SAMPLE:
-        raise ValueError(f"the summary would keep {k} zero cells (limit {MAX_ZERO_SAMPLE}); "
-                         "raise the threshold (theta / tau) or lower the target size")
+        raise ParameterError(f"the summary would keep {k} zero cells (limit {MAX_ZERO_SAMPLE}); "
+                             "raise the threshold (theta / tau) or lower the target size")
     if k == 0:
         return np.empty(0, dtype=np.int64)
     ranks = rng.choice(n_zero, size=k, replace=False).astype(np.int64)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import ParameterError
 from ..core.noise import laplace_draw
 
 MIN_BUCKET = 8           # the smallest candidate window above one cell, in cells (level 3)
@@ -43,10 +44,10 @@ def candidate_levels(cells: int, min_bucket: int = MIN_BUCKET, max_bucket: int |
     total = _log2(cells, "the number of cells")
     low = _log2(min_bucket, "min_bucket")
     if low < 1:
-        raise ValueError(f"min_bucket must be at least 2 cells (got {min_bucket!r}): single cells are always "
-                         "candidates")
+        raise ParameterError(f"min_bucket must be at least 2 cells (got {min_bucket!r}): single cells are always "
+                             "candidates")
     if max_bucket is not None and _log2(max_bucket, "max_bucket") < low:
-        raise ValueError(f"max_bucket ({max_bucket}) must be at least min_bucket ({min_bucket})")
+        raise ParameterError(f"max_bucket ({max_bucket}) must be at least min_bucket ({min_bucket})")
     if total == 0:
         return ()
     high = total - _log2(MAX_BUCKET_SHARE, "") if max_bucket is None else _log2(max_bucket, "max_bucket")
@@ -57,7 +58,7 @@ def candidate_levels(cells: int, min_bucket: int = MIN_BUCKET, max_bucket: int |
 def _log2(value: int, name: str) -> int:
     """The exponent of a power of two, or a ValueError naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1 or value & (value - 1):
-        raise ValueError(f"{name} must be a power of two (got {value!r})")
+        raise ParameterError(f"{name} must be a power of two (got {value!r})")
     return int(value).bit_length() - 1
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import streamlit as st
 
 import psdviz as pv
+from psdviz.errors import PsdvizError
 
 from . import words
 
@@ -32,7 +33,7 @@ def chosen_budget() -> pv.Budget | None:
     try:
         budget = pv.Budget(path)
         left, total, n = budget.remaining, budget.total_epsilon, len(budget.entries)
-    except ValueError as exc:
+    except PsdvizError as exc:
         st.error(f"The budget file cannot be used: {words.file_text(exc)}")
         return None
     st.caption(f"Budget **{path.name}** ({budget.unit}): epsilon **{max(left, 0.0):.4g} left** of {total:g}, "
@@ -47,7 +48,7 @@ def refusal(budget: pv.Budget | None, rid: str, epsilon: float, unit) -> str | N
         return None
     try:
         budget.check(float(epsilon), 0.0, unit, what=f"a release at epsilon {epsilon:g}")
-    except ValueError as exc:
+    except PsdvizError as exc:
         return str(exc)
     return None
 

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from psdviz.errors import ParameterError, PsdvizError
 from psdviz.present import labelled
 
 from .. import coco
@@ -107,7 +108,7 @@ def _upload_controls(max_size: int):
         st.info("Pick the group columns (at least one column that identifies a group) to continue.")
         return None
     if leaf_col in group_cols:
-        raise ValueError("location column: it must not also be a group column")
+        raise ParameterError("location column: it must not also be a group column")
     fp = hashlib.sha1(pd.util.hash_pandas_object(df, index=False).to_numpy().tobytes()).hexdigest()[:16]
     if hier is not None:
         fp += hashlib.sha1(pd.util.hash_pandas_object(hier, index=False).to_numpy().tobytes()).hexdigest()[:8]
@@ -247,7 +248,7 @@ def render() -> None:
     st.caption("Larger groups are truncated to K. For the flights, K = 365: a service flies at most daily.")
     try:
         loaded = _flights(max_size) if source == FLIGHTS else _upload_controls(max_size)
-    except (ValueError, OSError, KeyError) as exc:
+    except (PsdvizError, OSError, KeyError) as exc:
         st.error(f"Data problem: {words.file_text(exc)}")
         return
     if loaded is None:
@@ -262,7 +263,7 @@ def render() -> None:
     seed, nonce = choose_randomness("coco", "release")
     try:
         rel = _publish(fp, tuple(eps), method, consistency, seed, nonce, table)
-    except ValueError as exc:
+    except PsdvizError as exc:
         st.error(str(exc))
         return
     if not rel.structure_public:

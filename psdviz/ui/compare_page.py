@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from psdviz.errors import InputDataError, ParameterError, PsdvizError
+
 from .. import Domain
 from ..lab import compare as C
 from ..lab import frontier as F
@@ -76,7 +78,7 @@ def _histogram(digest: str, _data: bytes) -> tuple[np.ndarray, Domain, str]:
     try:
         raw = np.load(io.BytesIO(_data), allow_pickle=False)
     except (ValueError, OSError, EOFError) as exc:
-        raise ValueError(f"not a numpy .npy array ({exc})") from None
+        raise InputDataError(f"not a numpy .npy array ({exc})") from None
     hist = check_histogram(raw)
     xy = histogram_points(hist, np.random.default_rng(0))
     dom = histogram_domain(hist)
@@ -161,13 +163,13 @@ def _parse_pairs(text: str) -> tuple[tuple[float, float], ...]:
     for part in [p for p in text.replace(";", ",").split(",") if p.strip()]:
         bits = part.lower().replace("*", "x").split("x")
         if len(bits) != 2:
-            raise ValueError(f"query shapes: write each as WIDTHxHEIGHT, e.g. 1x1 (got {part.strip()!r})")
+            raise ParameterError(f"query shapes: write each as WIDTHxHEIGHT, e.g. 1x1 (got {part.strip()!r})")
         try:
             out.append((float(bits[0]), float(bits[1])))
         except ValueError:
-            raise ValueError(f"query shapes: {part.strip()!r} is not two numbers") from None
+            raise ParameterError(f"query shapes: {part.strip()!r} is not two numbers") from None
     if not out:
-        raise ValueError("query shapes: give at least one shape, e.g. 1x1, 5x5")
+        raise ParameterError("query shapes: give at least one shape, e.g. 1x1, 5x5")
     return tuple(out)
 
 
@@ -175,10 +177,10 @@ def _parse_fractions(text: str) -> tuple[tuple[float, float], ...]:
     try:
         vals = [float(p) for p in text.replace(";", ",").split(",") if p.strip()]
     except ValueError:
-        raise ValueError(f"area fractions: write numbers separated by commas, e.g. 0.001, 0.01 "
-                         f"(got {text!r})") from None
+        raise ParameterError(f"area fractions: write numbers separated by commas, e.g. 0.001, 0.01 "
+                             f"(got {text!r})") from None
     if not vals:
-        raise ValueError("area fractions: give at least one, e.g. 0.001, 0.01")
+        raise ParameterError("area fractions: give at least one, e.g. 0.001, 0.01")
     return tuple((v, 1.0) for v in vals)
 
 
@@ -299,7 +301,7 @@ def render() -> None:
     st.caption("The points whose range counts are queried; the domain is the data set's declared public bounds.")
     try:
         loaded = _data(source)
-    except (ValueError, FileNotFoundError) as exc:
+    except (PsdvizError, FileNotFoundError) as exc:
         st.error(f"Could not load the data: {words.file_text(exc)}")
         return
     if loaded is None:
@@ -322,7 +324,7 @@ def render() -> None:
         variants, epsilons = C.check_grid(variants, epsilons)
         workload.check(domain)
         check_int(trials, "trials", 1, C.MAX_TRIALS)
-    except ValueError as exc:
+    except ValueError as exc:      # psdviz.lab's checks: plain ValueError (not yet named types)
         st.error(str(exc))
         return
     experiment = {"data": source, "fingerprint": fp, "methods": [v.__dict__ for v in variants],
@@ -342,7 +344,7 @@ def render() -> None:
         st.caption("Fresh randomness: press Run again for new queries and new noise.")
     try:
         results, reports = run_with_progress(xy, domain, fp, variants, epsilons, workload, trials, seed, nonce)
-    except ValueError as exc:
+    except ValueError as exc:      # psdviz.lab's comparisons: plain ValueError (not yet named types)
         st.error(str(exc))
         return
     _show_results(results, reports, experiment)

@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from psdviz import Domain
+from psdviz.errors import InputDataError, PsdvizError
 from psdviz.present import SAMPLES, get_sample, load_sample
 
 from . import words
@@ -66,28 +67,28 @@ def read_table(name: str, data: bytes) -> pd.DataFrame:
     """Read an uploaded file by its extension; point geometries become ``lon``/``lat`` columns."""
     ext = name.lower().rsplit(".", 1)[-1] if "." in name else ""
     if len(data) > MAX_UPLOAD_MB * 1024 * 1024:
-        raise ValueError(f"the file is larger than the limit of {MAX_UPLOAD_MB} MB")
+        raise InputDataError(f"the file is larger than the limit of {MAX_UPLOAD_MB} MB")
     readers = {"csv": _read_csv, "txt": _read_csv, "tsv": _read_tsv, "parquet": _read_parquet,
                "geojson": _read_geo, "json": _read_geo, "gpkg": _read_geo}
     if ext not in readers:
-        raise ValueError(f"unsupported file type {ext!r}; use one of {UPLOAD_TYPES}")
+        raise InputDataError(f"unsupported file type {ext!r}; use one of {UPLOAD_TYPES}")
     if not data.strip():
-        raise ValueError(f"{name!r} is empty: upload a table with a header row and at least one data row")
+        raise InputDataError(f"{name!r} is empty: upload a table with a header row and at least one data row")
     if ext in ("csv", "txt", "tsv"):
         try:
             data[:65536].decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             if exc.end < min(len(data), 65536) - 4:   # not merely a character cut at the sample's end
-                raise ValueError(f"{name!r} is not UTF-8 text (binary data?): upload a CSV/TSV text file, or "
-                                 "Parquet, GeoJSON or GeoPackage under their own extension") from None
+                raise InputDataError(f"{name!r} is not UTF-8 text (binary data?): upload a CSV/TSV text file, or "
+                                     "Parquet, GeoJSON or GeoPackage under their own extension") from None
     try:
         df = readers[ext](data)
     except Exception as exc:  # parser errors of all kinds -> one message saying what to fix
-        raise ValueError(f"could not read {name!r} as {ext}: {exc}") from None
+        raise InputDataError(f"could not read {name!r} as {ext}: {exc}") from None
     if len(df) == 0:
-        raise ValueError(f"{name!r} has no rows")
+        raise InputDataError(f"{name!r} has no rows")
     if len(df) > MAX_ROWS:
-        raise ValueError(f"{name!r} has {len(df):,} rows, above the limit of {MAX_ROWS:,}")
+        raise InputDataError(f"{name!r} has {len(df):,} rows, above the limit of {MAX_ROWS:,}")
     return df
 
 
@@ -128,8 +129,8 @@ def _check_ragged(data: bytes, sep: str) -> None:
     bad = np.flatnonzero(nonempty & (fields != fields[0]))
     if bad.size:
         rows = ", ".join(str(b + 1) for b in bad[:5])
-        raise ValueError(f"{bad.size} line(s) (e.g. line {rows}) do not have the header's {fields[0]} fields: "
-                         "fix the ragged rows")
+        raise InputDataError(f"{bad.size} line(s) (e.g. line {rows}) do not have the header's {fields[0]} fields: "
+                             "fix the ragged rows")
 
 
 def _read_parquet(data: bytes) -> pd.DataFrame:
@@ -149,7 +150,7 @@ def _read_geo(data: bytes) -> pd.DataFrame:
     df = pd.DataFrame(gdf.drop(columns=gdf.geometry.name))
     geoms = np.asarray(gdf.geometry.values, dtype=object)
     if not (shapely.get_type_id(geoms) == 0).any():
-        raise ValueError("the file has no Point geometries; upload points (or a table with lon/lat columns)")
+        raise InputDataError("the file has no Point geometries; upload points (or a table with lon/lat columns)")
     df["lon"], df["lat"] = shapely.get_x(geoms), shapely.get_y(geoms)
     return df
 
@@ -169,16 +170,16 @@ def pick_points(df: pd.DataFrame, xcol: str, ycol: str) -> tuple[np.ndarray, int
     an empty cell is a missing coordinate, NaN, dropped and counted by the build)."""
     for c, role in ((xcol, "longitude / x"), (ycol, "latitude / y")):
         if c not in df.columns:
-            raise ValueError(f"column {c!r} ({role}) is not in the table; columns are {list(df.columns)}")
+            raise InputDataError(f"column {c!r} ({role}) is not in the table; columns are {list(df.columns)}")
     if xcol == ycol:
-        raise ValueError(f"the same column {xcol!r} was picked for x and y: pick two different columns")
+        raise InputDataError(f"the same column {xcol!r} was picked for x and y: pick two different columns")
     for c in (xcol, ycol):
         if pd.api.types.is_bool_dtype(df[c]):
-            raise ValueError(f"column {c!r} holds true/false values, not coordinates")
+            raise InputDataError(f"column {c!r} holds true/false values, not coordinates")
     cols = [pd.to_numeric(df[c], errors="coerce") for c in (xcol, ycol)]
     for v, c in zip(cols, (xcol, ycol)):
         if v.notna().sum() == 0:
-            raise ValueError(f"column {c!r} has no numeric values; pick the longitude/latitude columns")
+            raise InputDataError(f"column {c!r} has no numeric values; pick the longitude/latitude columns")
     text = np.zeros(len(df), dtype=bool)
     for v, c in zip(cols, (xcol, ycol)):
         text |= (v.isna() & df[c].notna()).to_numpy()
@@ -186,9 +187,10 @@ def pick_points(df: pd.DataFrame, xcol: str, ycol: str) -> tuple[np.ndarray, int
         rows = np.flatnonzero(text)
         first = int(rows[0])
         shown = ", ".join(f"{df[c].iloc[first]!r}" for c, v in zip((xcol, ycol), cols) if pd.isna(v.iloc[first]))
-        raise ValueError(f"{rows.size:,} row{'s' * (rows.size != 1)} of {xcol!r} / {ycol!r} are not numbers (data row "
-                         f"{', '.join(str(r + 1) for r in rows[:5])}{' ...' if rows.size > 5 else ''}; row {first + 1} "
-                         f"holds {shown}); fix or remove them (an empty cell is a missing point, dropped and counted)")
+        raise InputDataError(f"{rows.size:,} row{'s' * (rows.size != 1)} of {xcol!r} / {ycol!r} are not numbers "
+                             f"(data row {', '.join(str(r + 1) for r in rows[:5])}{' ...' if rows.size > 5 else ''}; "
+                             f"row {first + 1} holds {shown}); fix or remove them (an empty cell is a missing point, "
+                             "dropped and counted)")
     return np.column_stack([v.to_numpy(dtype=float) for v in cols]), 0
 
 
@@ -231,8 +233,8 @@ def choose_user(df: pd.DataFrame, cols: list[str], taken: tuple[str, str]) -> tu
                              "for k points (group privacy), so a larger k keeps more data but adds more noise.")
     ids = df[df.columns[cols.index(pick)]]
     if ids.isna().any():
-        raise ValueError(f"user id column {pick!r} has {int(ids.isna().sum()):,} empty values: give every row a "
-                         "user id, or pick another column")
+        raise InputDataError(f"user id column {pick!r} has {int(ids.isna().sum()):,} empty values: give every row a "
+                             "user id, or pick another column")
     return ids.to_numpy(), int(k)
 
 
@@ -323,7 +325,7 @@ def choose_data() -> Dataset | Step | None:
             domain, dsrc = _choose_domain(s.domain, "sample")
             return Dataset(name, xy, domain, dsrc, 0, fp, bundled=True)
         return _uploaded_data()
-    except (ValueError, OSError) as exc:
+    except (PsdvizError, OSError) as exc:
         st.error(f"Data problem: {words.file_text(exc)}")
         return None
 
@@ -401,7 +403,7 @@ def bounds_step(step: Step) -> None:
         return
     try:
         domain, _ = _domain_of(pick, None, "upload")
-    except ValueError as exc:
+    except PsdvizError as exc:
         st.error(f"Bounds problem: {words.file_text(exc)}")
         return
     if pick == "the world":
@@ -421,7 +423,7 @@ def layer_objects(name: str, data: bytes) -> list[str]:
         try:
             objects = json.loads(data).get("objects")
         except (ValueError, RecursionError, AttributeError):
-            raise ValueError(f"{name} is not a JSON file") from None
+            raise InputDataError(f"{name} is not a JSON file") from None
         return [str(k) for k in objects] if isinstance(objects, dict) else []
     if Path(name).suffix.lower() == ".gpkg":
         import geopandas as gpd
@@ -448,7 +450,7 @@ def layer_columns(name: str, data: bytes, layer: str | None = None) -> list[str]
         try:
             return gpd.read_file(f"zip://{path}" if path.suffix.lower() == ".zip" else path, rows=5, layer=layer)
         except Exception as exc:   # pyogrio raises its own errors for unreadable files
-            raise ValueError(f"cannot read {name}: {exc}") from None
+            raise InputDataError(f"cannot read {name}: {exc}") from None
     frame = open_upload(data, name, head, "layer")
     return [c for c in frame.columns if c != "geometry"]
 

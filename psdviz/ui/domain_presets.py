@@ -12,6 +12,7 @@ import math
 import streamlit as st
 
 from psdviz import Domain
+from psdviz.errors import ParameterError
 
 LOWER_48 = "USA: the lower 48 states and DC"
 NOT_LOWER_48 = {"02", "15", "60", "66", "69", "72", "78"}   # AK, HI, and the island areas (FIPS)
@@ -41,5 +42,5 @@ def preset_domain(name: str) -> Domain:
     """The domain of a preset (ValueError for an unknown name)."""
     table = presets()
     if name not in table:
-        raise ValueError(f"unknown domain preset {name!r}")
+        raise ParameterError(f"unknown domain preset {name!r}")
     return Domain(*table[name])

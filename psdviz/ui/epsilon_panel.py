@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import psdviz as pv
+from psdviz.errors import PsdvizError
 from psdviz.present import PLANNABLE
 
 from . import keys, words
@@ -50,7 +51,7 @@ def render(domain: pv.Domain, rect: list[float] | None, spec_method: str, spec_p
             with st.spinner("Planning (no data read, no budget spent)..."):
                 plan = pv.plan_epsilon(method, domain, rect, n=int(n), points=15, resolution=resolution,
                                        **target, **params)
-        except ValueError as exc:
+        except PsdvizError as exc:
             st.error(f"Cannot plan: {words.file_text(exc)}")
             return
         st.session_state[RESULT_KEY] = plan

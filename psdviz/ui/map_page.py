@@ -18,6 +18,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 import psdviz as pv
+from psdviz.errors import PsdvizError
 from psdviz.present import (
     cell_at,
     cell_details,
@@ -96,7 +97,7 @@ def render() -> None:
         release = cache.build_release(data, spec)
         if fresh:
             budget_control.record(budget, release, rid)
-    except ValueError as exc:
+    except PsdvizError as exc:
         st.error(f"Cannot build {spec.method}: {words.file_text(exc)}")
         return
     row_warnings(data, release)      # the bad-rows rule's words, above the map
@@ -410,7 +411,7 @@ def query_answer(release: pv.Release, data: data_input.Dataset) -> None:
     try:      # this session's answer for its release and rectangle, made once (a rerun shows it again)
         row = remembered(keys.ANSWERS, (data.fingerprint, str(data.domain), id(release), tuple(rect)),
                          lambda: compare(release, cache.truth_index(data), rect), owner=release)
-    except ValueError as exc:
+    except PsdvizError as exc:
         st.error(f"Bad query rectangle: {words.file_text(exc)}")
         return
     hist = st.session_state.setdefault(keys.COMPARISONS, [])

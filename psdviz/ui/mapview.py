@@ -99,7 +99,7 @@ def frame_of(fmap, slot: str) -> Frame:
     html, header = sf._get_html(fmap), sf._get_header(fmap)
     script = sf._get_map_string(fmap)
     if slot not in script:
-        raise ValueError("the map has no slot for a release's layers")
+        raise RuntimeError("the map has no slot for a release's layers (a bug in psdviz)")
     css, js = _links(fmap)
     return Frame(script, header, html, sf.get_full_id(fmap), css, js, slot)
 

@@ -15,6 +15,7 @@ import streamlit as st
 
 import psdviz as pv
 from psdviz import regions as rg
+from psdviz.errors import PsdvizError
 from psdviz.present import labelled, layer_digest, sample_points, whole_interval
 from psdviz.regions import SOURCES, true_counts
 
@@ -105,7 +106,7 @@ def _columns(digest: str, _data: bytes, filename: str, layer: str | None) -> tup
     cols = [str(c) for c in frame.columns if c != frame.geometry.name]
     try:
         return cols, rg.guess_columns(frame)
-    except ValueError:
+    except PsdvizError:
         return cols, None
 
 
@@ -139,7 +140,7 @@ def layer_controls(k: ViewKeys = REGIONS_KEYS, say=None) -> tuple[str, rg.Region
     are warnings in ``say`` (a container of the main area; default: where the controls are)."""
     try:
         return _layer_controls(k, say)
-    except ValueError as exc:
+    except PsdvizError as exc:
         st.error(f"Cannot use this layer: {words.file_text(exc)}")
         return None
 
@@ -344,7 +345,7 @@ def render() -> None:
     key = f"{data_name}|{layer_name}|{_layer_digest(layer)}"
     try:
         rel, counts = _counts(route, key, xy, layer, float(epsilon), seed, nonce, pool)
-    except ValueError as exc:
+    except PsdvizError as exc:
         st.error(f"Cannot build: {words.file_text(exc)}")
         return
     st.caption(_used_words(rel))

@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import psdviz as pv
+from psdviz.errors import PsdvizError
 from psdviz.present import view_depth
 
 from . import answer_box, keys, mapview, regions_page, words
@@ -62,7 +63,7 @@ def render() -> None:
         forget(RECT_KEY, HISTORY_KEY)
     try:
         release = _load(digest, data, up.name if Path(up.name).suffix else f"{up.name}.parquet")
-    except ValueError as exc:
+    except PsdvizError as exc:
         st.error(f"Cannot open {words.file_text(up.name)}: {words.file_text(exc)}")   # the file's words, as text
         return
     if not isinstance(release, pv.Release):
@@ -89,7 +90,7 @@ def region_counts(release: pv.Release, digest: str) -> None:
     name, layer = picked
     try:
         counts = _region_answers(digest, name, release, layer)
-    except ValueError as exc:
+    except PsdvizError as exc:
         st.error(f"Cannot answer the regions of {name}: {words.file_text(exc)}")
         return
     regions_page.counts_view(release, counts, layer, REGION_KEYS, SPATIAL_NOISE, None, None)
@@ -185,7 +186,7 @@ def query_answer(release: pv.Release) -> None:
         return
     try:
         row = answer_row(release, rect)
-    except ValueError as exc:
+    except PsdvizError as exc:
         st.error(f"Bad query rectangle: {words.file_text(exc)}")
         return
     hist = st.session_state.setdefault(HISTORY_KEY, [])

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from psdviz.errors import InputDataError, ParameterError, PsdvizError
 from psdviz.present import labelled
 
 from .. import sparse
@@ -105,12 +106,12 @@ def _upload_source():
     df = data_input.read_table(up.name, up.getvalue())
     cols = [str(c) for c in df.columns]
     if len(cols) < 2:
-        raise ValueError("the table needs at least two columns (the two attributes to cross)")
+        raise InputDataError("the table needs at least two columns (the two attributes to cross)")
     rcol = st.selectbox("Row attribute", cols, key="sp_rcol")
     ccol = st.selectbox("Column attribute", cols, index=1, key="sp_ccol")
     st.caption("The table counts individuals per (row value, column value).")
     if rcol == ccol:
-        raise ValueError("row and column attributes must be two different columns")
+        raise ParameterError("row and column attributes must be two different columns")
     lists = _declared_lists()
     if lists is None:
         st.info("Type the public row values and column values (one per line), or read them from the data.")
@@ -157,8 +158,8 @@ def _param_controls(method: str, m: int) -> dict:
     st.caption(METHOD_HELP[method])
     if method == "geometric":
         if m > LABORIOUS_MAX:
-            raise ValueError(f"the full geometric mechanism materialises all m = {m:,} cells; this page allows it "
-                             f"up to {LABORIOUS_MAX:,} cells. Pick a shortcut method or a smaller grid.")
+            raise ParameterError(f"the full geometric mechanism materialises all m = {m:,} cells; this page allows it "
+                                 f"up to {LABORIOUS_MAX:,} cells. Pick a shortcut method or a smaller grid.")
         return {}
     auto = st.radio("Parameters", ["automatic (from a private size estimate)", "explicit"], key="sp_auto",
                     horizontal=True)
@@ -238,7 +239,7 @@ def render() -> None:
     st.caption("Publish a huge, mostly-empty count table privately as a small summary (Cormode et al., ICDT 2012).")
     try:
         loaded = _source()
-    except (ValueError, OSError, KeyError) as exc:
+    except (PsdvizError, OSError, KeyError) as exc:
         st.error(f"Data problem: {words.file_text(exc)}")
         return
     if loaded is None:
@@ -257,7 +258,7 @@ def render() -> None:
         params = _param_controls(method, table.m)
         pkey = json.dumps(params, sort_keys=True)
         rel, seconds = _summarize(fp, epsilon, method, pkey, seed, nonce, table)
-    except ValueError as exc:
+    except PsdvizError as exc:
         st.error(str(exc))
         return
     _show(rel, seconds, table, fp, f"{epsilon}-{method}-{pkey}-{seed}-{nonce}")

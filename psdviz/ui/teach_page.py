@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import psdviz as pv
+from psdviz.errors import PsdvizError
 from psdviz.lab.teaching import cell_errors, redraw
 
 from . import answer_box, cache, controls, data_input, keys, mapview, words
@@ -42,7 +43,7 @@ def render() -> None:
     try:
         a = cache.build_release(data, controls.BuildSpec(left[0], left[1], seed=seed, nonce=nonce))
         b = cache.build_release(data, controls.BuildSpec(right[0], right[1], seed=seed, nonce=nonce))
-    except ValueError as exc:
+    except PsdvizError as exc:
         st.error(f"Cannot build: {words.file_text(exc)}")
         return
     st.caption(f"Data {words.file_text(data.name)}; left: `{a.method}` at epsilon {a.epsilon:g}, right: "

@@ -19,6 +19,7 @@ import streamlit as st
 
 import psdviz as pv
 from psdviz import temporal
+from psdviz.errors import ParameterError
 from psdviz.lab import time_teaching
 from psdviz.lab.synthetic import event_stream
 from psdviz.present import PALE_WORDS, PALETTE, colour_bins, legend_entries
@@ -105,7 +106,7 @@ def render() -> None:
             rel = _release(*spec)
             data = _data(spec[0])
             name = f"{words.file_text(data.name)} (a contributor is a {data.contributor})"
-    except ValueError as exc:
+    except ValueError as exc:      # psdviz.temporal's checks: plain ValueError (not yet named types)
         st.error(f"Cannot build or open it: {words.file_text(exc)}")
         return
     st.caption(f"{name}: {rel.partition.size:,} cells x {rel.windows:,} windows of {rel.axis.label()}; "
@@ -127,8 +128,8 @@ def _from_file() -> temporal.TimeRelease | None:
     data = up.getvalue()
     rel = _opened(hashlib.sha1(data).hexdigest(), data, up.name)
     if not isinstance(rel, temporal.TimeRelease):
-        raise ValueError(f"{up.name} is a {rel.report()['kind']} release, not a release over time: open it on the "
-                         "Open a release page")
+        raise ParameterError(f"{up.name} is a {rel.report()['kind']} release, not a release over time: open it on the "
+                             "Open a release page")
     return rel
 
 

@@ -10,16 +10,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from psdviz.errors import PsdvizError
+
 T = TypeVar("T")
 
 
 def open_upload(data: bytes, filename: str, open_path: Callable[[Path], T], stem: str = "upload") -> T:
-    """``open_path`` run on a temporary copy of ``data``; a ValueError names ``filename`` instead of the copy."""
+    """``open_path`` run on a temporary copy of ``data``; a PsdvizError names ``filename`` instead
+    of the copy."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"{stem}{Path(filename).suffix.lower()}"
         path.write_bytes(data)
         try:
             return open_path(path)
-        except ValueError as exc:
+        except PsdvizError as exc:      # the same named type, the upload's name in place of the copy's
             text = str(exc).replace(str(path), filename).replace(tmp, "(upload)").replace(path.name, filename)
-            raise ValueError(text) from None
+            raise type(exc)(text) from None

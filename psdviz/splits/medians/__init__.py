@@ -14,6 +14,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
+from ...core.errors import ParameterError
 from .cell import cell_medians
 from .em import em_medians, em_position_probabilities
 from .noisymean import noisy_mean_medians
@@ -28,13 +29,13 @@ MECHANISM = {"em": "exponential", "smooth": "smooth sensitivity", "noisymean": "
 
 def check_median_method(name: str) -> str:
     if name not in MEDIAN_METHODS:
-        raise ValueError(f"median must be one of {MEDIAN_METHODS} (got {name!r})")
+        raise ParameterError(f"median must be one of {MEDIAN_METHODS} (got {name!r})")
     return name
 
 
 def check_sample_rate(p: float) -> float:
     if isinstance(p, bool) or not (isinstance(p, (int, float)) and 0 < p <= 1):
-        raise ValueError(f"sample_rate must lie in (0, 1] (got {p!r})")
+        raise ParameterError(f"sample_rate must lie in (0, 1] (got {p!r})")
     return float(p)
 
 

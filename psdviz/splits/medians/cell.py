@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.errors import ParameterError
 from ...core.noise import geometric_noise
 
 
 def cell_medians(rng: np.random.Generator, values: np.ndarray, offsets: np.ndarray, lo, hi,
                  epsilon: float, *, origin: float, cell: float) -> np.ndarray:
     if not cell > 0:
-        raise ValueError(f"cell must be > 0 (got {cell!r})")
+        raise ParameterError(f"cell must be > 0 (got {cell!r})")
     offsets = np.asarray(offsets, dtype=np.int64)
     n_seg = offsets.size - 1
     lo = np.broadcast_to(np.asarray(lo, np.int64), (n_seg,))

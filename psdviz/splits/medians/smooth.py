@@ -33,6 +33,7 @@ import math
 
 import numpy as np
 
+from ...core.errors import ParameterError
 from ...core.noise import two_sided_geometric
 from .segments import segment_argmax
 
@@ -42,10 +43,10 @@ EPS_LIMIT = 1.0   # Definition 4 (Claim 3.3 of [20]) is stated for 0 < epsilon, 
 def smooth_xi(epsilon: float, delta: float) -> float:
     """xi = epsilon / (4 (1 + ln(2 / delta))); checks 0 < epsilon, delta < 1 (Definition 4)."""
     if not 0 < delta < 1:
-        raise ValueError(f"delta must lie in (0, 1) (got {delta!r})")
+        raise ParameterError(f"delta must lie in (0, 1) (got {delta!r})")
     if not 0 < epsilon < EPS_LIMIT:
-        raise ValueError(f"smooth-sensitivity medians need a per-median epsilon in (0, 1) "
-                         f"(Definition 4; got {epsilon:g}): use a smaller epsilon or median='em'")
+        raise ParameterError(f"smooth-sensitivity medians need a per-median epsilon in (0, 1) "
+                             f"(Definition 4; got {epsilon:g}): use a smaller epsilon or median='em'")
     return epsilon / (4.0 * (1.0 + math.log(2.0 / delta)))
 
 
