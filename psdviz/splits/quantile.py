@@ -251,6 +251,8 @@ class _Segments:
         first half step of the empty run before it and the sizes of its three items (the run's half
         steps; whether the lower half 2k and the upper half 2k + 1 are candidates' half steps). A key's
         lower half is below h1 and its upper half at or above h0 by construction."""
+        if idx is None and self._plain():
+            return self._plain_items()
         lo_h, hi_h = per(self.h0), per(self.h1)
         k2 = 2 * (self.keys if idx is None else self.keys[idx])     # a key's lower half step
         if idx is None:
@@ -268,6 +270,42 @@ class _Segments:
         run_size -= run_start
         np.maximum(run_size, 0, out=run_size)
         return run_start, (run_size, k2 >= lo_h, k2 < hi_h - 1)
+
+    def _plain(self) -> bool:
+        """Whether every segment's keys are distinct and inside its half steps (the callers' contract: keys in
+        the region [lo, hi)): its first key's run starts at most at h0, its last key is below h1; checked on
+        those keys and one comparison of neighbours."""
+        keys, start, stop = self.keys, self.offsets[:-1], self.offsets[1:]
+        some = stop > start
+        if not some.any():
+            return False
+        if (2 * keys[start[some]] + 2 < self.h0[some]).any() or (2 * keys[stop[some] - 1] > self.h1[some]).any():
+            return False
+        rising = keys[1:] > keys[:-1]
+        ends = stop[some] - 1
+        rising[ends[ends < rising.size]] = True        # a segment's last key against the next one's first
+        return bool(rising.all())
+
+    def _plain_items(self) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """:meth:`items` of every key where :meth:`_plain` holds: the clamps to the half steps and to empty
+        runs can then change only a segment's first key (its run starts at h0; only its lower half can be
+        below h0) or last key (only its upper half can reach h1 - 1), so they are applied there alone,
+        without spreading the half steps over the keys."""
+        keys, start, stop = self.keys, self.offsets[:-1], self.offsets[1:]
+        some = stop > start
+        first, last, h0, h1 = start[some], stop[some] - 1, self.h0[some], self.h1[some]
+        k2 = 2 * keys
+        run_start = np.empty_like(k2)
+        run_start[1:] = k2[:-1]
+        run_start += 2                                          # just past the previous key
+        run_start[first] = h0                                   # a segment's first key: its region's start
+        run_size = k2 - run_start
+        run_size[first] = np.maximum(run_size[first], 0)
+        lower = np.ones(keys.size, bool)
+        lower[first] = k2[first] >= h0
+        upper = np.ones(keys.size, bool)
+        upper[last] = k2[last] < h1 - 1
+        return run_start, (run_size, lower, upper)
 
     def log_weights(self, idx: np.ndarray | None, per) -> np.ndarray:
         """log of the summed mass of the items of keys ``idx`` (None: every key)."""
