@@ -89,7 +89,7 @@ def half_cell_log_mass(a: float, below, w, target) -> tuple[np.ndarray, np.ndarr
 
 def _log_half_factor(a: float, w: np.ndarray) -> np.ndarray:
     """log((1 - e^{-a w / 2}) / (a w)) per cell."""
-    return _per_weight(lambda v: np.log(-np.expm1(-0.5 * a * v)) - np.log(a * v), w)
+    return _per_weight((lambda v: np.log(-np.expm1(-0.5 * a * v)) - np.log(a * v),), w)[0]
 
 
 def rate(epsilon: float, frac, sensitivity: float | None = None) -> float:
@@ -421,11 +421,14 @@ def _key_log_weights(a: float, below, w, target, size) -> np.ndarray:
     e^{-a d} (r + G) above it, r the run's half steps and G = 2 (1 - e^{-a w}) / (a w) both halves; one
     logarithm per key instead of the items' exponentials. The rest (the cell holding the target, a half
     outside the candidates) go through :func:`_item_log_weights`."""
-    above = below >= target
-    d = np.where(above, below - target, target - below - w)
+    d = np.subtract(below, target)                 # below - target; its sign is the comparison's
+    above = d >= 0
+    far = np.negative(d)                           # target - below (a float difference negates exactly)
+    far -= w
+    np.copyto(d, far, where=~above)
+    del far
     regular = (d >= 0) & size[1] & size[2]
-    damp = _per_weight(lambda v: np.exp(-a * v), w)
-    both = _per_weight(lambda v: -2.0 * np.expm1(-a * v) / (a * v), w)
+    damp, both = _per_weight((lambda v: np.exp(-a * v), lambda v: -2.0 * np.expm1(-a * v) / (a * v)), w)
     with np.errstate(divide="ignore"):
         out = np.log(size[0] * np.where(above, 1.0, damp) + both)
     out -= a * d
@@ -435,12 +438,13 @@ def _key_log_weights(a: float, below, w, target, size) -> np.ndarray:
     return out
 
 
-def _per_weight(f, w: np.ndarray) -> np.ndarray:
-    """f(w) per cell, through a table of w = 1..max(w) when that is short (grouped counts are mostly
-    small), which saves a transcendental pass over the keys."""
+def _per_weight(fs, w: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Each f of ``fs`` of w per cell, through a table of w = 1..max(w) when that is short (grouped counts are
+    mostly small), which saves a transcendental pass over the keys; the table's index is made once for all."""
     top = int(w.max(initial=0))
     if top == 1:                                # every cell holds one point (fine grids): one value
-        return f(np.ones(1))
+        return tuple(f(np.ones(1)) for f in fs)
     if 0 < top <= max(w.size // 4, 1024) and np.issubdtype(w.dtype, np.integer):
-        return f(np.arange(1, top + 1, dtype=float))[w - 1]
-    return f(np.asarray(w, float))
+        at = w - 1
+        return tuple(f(np.arange(1, top + 1, dtype=float))[at] for f in fs)
+    return tuple(f(np.asarray(w, float)) for f in fs)
