@@ -78,12 +78,15 @@ class AxisOrders:
         self.halves = small and self.slot == HALF and sys.byteorder == "little"   # keys read as uint16 views
         self.codes: list[np.ndarray] = []
         for major, minor in ((kx, ky), (ky, kx)):
-            codes = (major << self.slot) | minor
-            if self.count_bits:
-                codes <<= self.count_bits
-                codes |= counts
-            if small:
-                codes = codes.astype(np.uint32)
+            if small:           # keys of at most 16 bits and no count: packed in 32 bits
+                codes = major.astype(np.uint32)
+                codes <<= np.uint32(self.slot)
+                codes |= minor.astype(np.uint32)
+            else:
+                codes = (major << self.slot) | minor
+                if self.count_bits:
+                    codes <<= self.count_bits
+                    codes |= counts
             if rows is not None:
                 codes = np.repeat(codes, rows)
             if codes.size > 1 and not bool((codes[1:] >= codes[:-1]).all()):
@@ -130,7 +133,9 @@ class AxisOrders:
             np.cumsum(self._weights(codes), out=total[1:])
             counts = np.diff(total[np.r_[starts, self.n]])
         else:
-            counts = np.diff(np.r_[starts, self.n]).astype(np.int64)
+            counts = np.empty(starts.size, np.int64)
+            np.subtract(starts[1:], starts[:-1], out=counts[:-1])
+            counts[-1] = self.n - starts[-1]
         return key[starts].astype(np.int64), np.searchsorted(starts, self.bounds), counts
 
     def split(self, axis: int, split: np.ndarray, partition: bool = True) -> None:
@@ -152,10 +157,7 @@ class AxisOrders:
         sizes = self.sizes
         n_left = None
         for order in orders:
-            codes = self.codes[order]
-            at = np.where(np.asarray(axis) == order, self._shift(order, order), self._shift(order, 1 - order))
-            left = ((codes >> np.repeat(at.astype(codes.dtype), sizes)) & self.mask) < np.repeat(
-                np.asarray(pos).astype(codes.dtype), sizes)
+            left = self._below(order, np.asarray(axis), np.asarray(pos))
             if n_left is None:
                 n_left = _segment_sums(left, self.bounds)[kept]
             self._partition(order, left, n_left, None if kept.size == sizes.size else np.asarray(keep, bool))
@@ -165,17 +167,28 @@ class AxisOrders:
         assert n_left is not None, "divide needs an order to keep"
         self._children(n_left, sizes[kept])
 
-    def _below(self, order: int, axis: int, split: np.ndarray) -> np.ndarray:
-        """Whether each entry of ``order`` has its key on ``axis`` below its node's ``split`` (a mask)."""
-        if self.halves:     # split <= 2^16: compared in 16 bits, a split of 2^16 taking its whole node
-            high = split > np.iinfo(np.uint16).max
-            below = self._keys(order, axis) < np.repeat(np.where(high, 0, split).astype(np.uint16), self.sizes)
-            if high.any():
-                below |= np.repeat(high, self.sizes)
+    def _below(self, order: int, axis: int | np.ndarray, split: np.ndarray) -> np.ndarray:
+        """Whether each entry of ``order`` has its key on ``axis`` (one axis, or one a node) below its node's
+        ``split`` (a mask)."""
+        sizes = self.sizes
+        if self.halves:     # compared in 16 bits; a split outside them (2^16, the grid's edge) takes its whole node
+            if np.ndim(axis) == 0:
+                key = self._keys(order, int(axis))
+            else:
+                key = np.where(np.repeat(axis == order, sizes), self._keys(order, order), self._keys(order, 1 - order))
+            over = (split > np.iinfo(np.uint16).max) | (split < 0)
+            below = key < np.repeat(np.where(over, 0, split).astype(np.uint16), sizes)
+            if over.any():
+                below |= np.repeat(over, sizes)
             return below
-        codes, shift = self.codes[order], self._shift(order, axis)
-        return np.bitwise_and(codes, codes.dtype.type(self.mask << shift)) < np.repeat(
-            (split << shift).astype(codes.dtype), self.sizes)
+        codes = self.codes[order]
+        if np.ndim(axis) == 0:
+            shift = self._shift(order, int(axis))
+            return np.bitwise_and(codes, codes.dtype.type(self.mask << shift)) < np.repeat(
+                (split << shift).astype(codes.dtype), sizes)
+        at = np.where(axis == order, self._shift(order, order), self._shift(order, 1 - order))
+        return ((codes >> np.repeat(at.astype(codes.dtype), sizes)) & self.mask) < np.repeat(split.astype(codes.dtype),
+                                                                                              sizes)
 
     def _children(self, n_left: np.ndarray, sizes: np.ndarray) -> None:
         """The bounds of the children of nodes of ``sizes`` entries (in order), ``n_left`` of them on the left."""
