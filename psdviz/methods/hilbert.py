@@ -60,7 +60,7 @@ BYTES_PER_POSITION = 64
 def hilbert_positions(kx: np.ndarray, ky: np.ndarray, memo: dict, bits: int, order: int) -> np.ndarray:
     """Keyer: curve positions of grid keys (order <= bits: a curve cell is a block of grid cells)."""
     shift = bits - order
-    return hilbert_curve.encode(order, kx >> shift, ky >> shift)
+    return hilbert_curve.encode(order, kx >> shift, ky >> shift) if shift else hilbert_curve.encode(order, kx, ky)
 
 
 def distinct_positions(ps: KeySource, order: int) -> tuple[np.ndarray, np.ndarray]:

@@ -1,8 +1,10 @@
 """Hilbert curve of a given order on a 2^order x 2^order grid, vectorised (one pass per bit).
 
 ``encode`` maps cell (x, y) to its position d in [0, 4^order) along the curve and ``decode``
-inverts it (the classic iterative rotate-and-flip construction). The curve is self-similar: the
-cells d in [b 4^k, (b+1) 4^k) form the aligned square of side 2^k whose corner is
+inverts it (the classic iterative rotate-and-flip construction). Encoding looks up ENCODE_STEP levels at
+once in one table whose entry packs the levels' digits with the next state (two look-ups for a curve of
+order up to 16, on 32-bit words), since a curve over 10^7 occupied cells is encoded per build. The curve
+is self-similar: the cells d in [b 4^k, (b+1) 4^k) form the aligned square of side 2^k whose corner is
 2^k * decode(order - k, b). :func:`range_bboxes` uses this to get the bounding box of any range
 of curve positions from O(order) aligned blocks, without touching individual cells.
 """
@@ -12,7 +14,8 @@ import numpy as np
 
 from ..core.grid import Grid
 
-STEP = 6  # bits per table lookup: 3 look-ups for a curve of order up to 18 (tables of 4 x 4^6 entries, 128 KB)
+STEP = 6  # bits per table lookup in decode: 3 look-ups for a curve of order up to 18 (tables of 4 x 4^6 entries)
+ENCODE_STEP = 8  # bits per table lookup in encode: 4 x 4^8 entries of 4 bytes (1 MB), composed from STEP 4
 
 
 def _step(state, bx, by):
@@ -28,10 +31,9 @@ def _step(state, bx, by):
     return digit, (flip << 1) | swap
 
 
-def _tables():
+def _tables(k: int = STEP):
     """Encode table [state, xbits, ybits] -> (digits, state) and decode table [state, digits] ->
-    (xbits, ybits, state) for STEP levels at once, every entry at once."""
-    k = STEP
+    (xbits, ybits, state) for k levels at once, every entry at once."""
     st, xb, yb = (a.ravel() for a in np.meshgrid(np.arange(4), np.arange(1 << k), np.arange(1 << k), indexing="ij"))
     cur, d = st.astype(np.int64), np.zeros(st.size, np.int64)
     for lvl in range(k - 1, -1, -1):
@@ -45,31 +47,56 @@ def _tables():
 
 
 _ENC_D, _ENC_S, _DEC_X, _DEC_Y, _DEC_S = _tables()
-_ENC_D_FLAT = _ENC_D.ravel()
-_ENC_S_FLAT = (_ENC_S << (2 * STEP)).ravel()        # the next state, pre-shifted as a flat index
 
 
-def _start(order: int) -> tuple[int, int]:
+def _composed_table(k: int) -> np.ndarray:
+    """The encode table of 2k levels at once from the one of k levels (its upper k levels, then the lower k
+    from the state they leave), flat [state, xbits, ybits] (state in bits 4k and up): each entry is the 4k
+    bits of digits with the next state above them, pre-shifted as the next look-up's flat index."""
+    enc_d, enc_s = _tables(k)[:2]
+    st, xb, yb = (a.ravel() for a in np.meshgrid(np.arange(4), np.arange(1 << 2 * k), np.arange(1 << 2 * k),
+                                                 indexing="ij"))
+    hi_d, mid = enc_d[st, xb >> k, yb >> k], enc_s[st, xb >> k, yb >> k]
+    lo_x, lo_y = xb & ((1 << k) - 1), yb & ((1 << k) - 1)
+    digits = (hi_d << 2 * k) | enc_d[mid, lo_x, lo_y]
+    return (digits | (enc_s[mid, lo_x, lo_y] << 4 * k)).astype(np.uint32)
+
+
+_ENC_PACKED = _composed_table(ENCODE_STEP // 2)
+_DIGITS = np.uint32((1 << 2 * ENCODE_STEP) - 1)
+
+
+def _start(order: int, step: int = STEP) -> tuple[int, int]:
     """Padded number of levels and the start state that makes the padding levels neutral
     (each all-zero level toggles the swap flag)."""
-    padded = -(-order // STEP) * STEP
+    padded = -(-order // step) * step
     return padded, (padded - order) & 1
 
 
 def encode(order: int, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Curve position of cells (x, y), STEP levels per table lookup."""
+    """Curve position of cells (x, y) (int64), ENCODE_STEP levels per table look-up: the look-up's flat
+    index [state, xbits, ybits] and the entry (digits, next state) in 32-bit words."""
     x = np.asarray(x, dtype=np.int64)
     y = np.asarray(y, dtype=np.int64)
-    padded, st = _start(order)
-    shape = np.broadcast(x, y).shape
-    state = np.full(shape, st * (1 << 2 * STEP), dtype=np.int64)      # state, pre-shifted for the flat tables
-    d = np.zeros(shape, dtype=np.int64)
-    mask = (1 << STEP) - 1
-    for shift in range(padded - STEP, -1, -STEP):
-        at = state | (((x >> shift) & mask) << STEP) | ((y >> shift) & mask)    # flat [state, xb, yb]
-        d = (d << (2 * STEP)) | _ENC_D_FLAT[at]
-        state = _ENC_S_FLAT[at]
-    return d
+    x, y = np.broadcast_arrays(x, y)
+    padded, st = _start(order, ENCODE_STEP)
+    k, mask = ENCODE_STEP, np.uint32((1 << ENCODE_STEP) - 1)
+    d = np.zeros(x.shape, np.int64)
+    state: np.ndarray | np.uint32 = np.uint32(st << 2 * k)   # the state, pre-shifted as the flat index's high bits
+    for shift in range(padded - k, -1, -k):
+        at = (x >> shift).astype(np.uint32)
+        at &= mask
+        at <<= np.uint32(k)
+        yb = (y >> shift).astype(np.uint32)
+        yb &= mask
+        at |= yb
+        at |= state
+        del yb
+        entry = _ENC_PACKED.take(at)
+        d <<= 2 * k
+        d |= entry & _DIGITS
+        state = entry & ~_DIGITS
+    return d if d.ndim else d[()]
 
 
 def decode(order: int, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

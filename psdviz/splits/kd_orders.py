@@ -6,10 +6,11 @@ keys in memory (:meth:`psdviz.core.source.KeySource.held`: the occupied cells re
 memory) is put once into two orders, by x and by y. An entry of an order is one integer, ``key on the
 order's axis`` and ``the other key`` packed from the high bits down, then its count where the keys hold
 more than :data:`UNIT_ENTRIES` rows each on average (else one entry a row, and no count: 4 bytes an entry up
-to 16 bits an axis; a count too large for its bits is spread over several entries of the same key), so
-the orders sort as plain integers (the y-order of occupied cells comes sorted) and move as one array. A
-node is one slice ``[bounds[j], bounds[j + 1])`` of both orders, its entries sorted inside it. Then, with
-no further sort:
+to 16 bits an axis, the two keys then in the entry's two 16-bit halves, which numpy reads as strided views
+without a pass of shifts and masks; a count too large for its bits is spread over several entries of the
+same key), so the orders sort as plain integers (the y-order of occupied cells comes sorted) and move as
+one array. A node is one slice ``[bounds[j], bounds[j + 1])`` of both orders, its entries sorted inside
+it. Then, with no further sort:
 
 - a level's groups are the runs of equal keys in the split axis' order (a run never crosses a slice);
 - splitting every node at a position on axis a leaves the a-order as it is (each slice's two parts are
@@ -25,9 +26,12 @@ the entry's more).
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 UNIT_ENTRIES = 2    # rows a key on average up to which the keys are held one entry a row (module docstring)
+HALF = 16           # bits of an entry's half where one entry is 4 bytes (a key a half)
 
 
 def _segment_sums(mask: np.ndarray, bounds: np.ndarray) -> np.ndarray:
@@ -63,23 +67,32 @@ class AxisOrders:
         self.bits = int(bits)
         self.mask = (1 << self.bits) - 1
         kx, ky = np.asarray(kx, np.int64), np.asarray(ky, np.int64)
-        if counts is not None and int(np.sum(counts)) <= UNIT_ENTRIES * kx.size:   # one entry a row
-            kx, ky, counts = np.repeat(kx, counts), np.repeat(ky, counts), None
+        rows = None         # one entry a row: each key's entry repeated its count times
+        if counts is not None and int(np.sum(counts)) <= UNIT_ENTRIES * kx.size:
+            rows, counts = np.asarray(counts, np.int64), None
         self.count_bits = 0 if counts is None else 63 - 2 * self.bits
         kx, ky, counts = _entries(kx, ky, counts, self.count_bits)
-        small = 2 * self.bits + self.count_bits <= 32
+        # where the major key sits above the minor one: an entry's upper half when entries are 4 bytes
+        self.slot = HALF if not self.count_bits and self.bits <= HALF else self.bits
+        small = 2 * self.slot + self.count_bits <= 32
+        self.halves = small and self.slot == HALF and sys.byteorder == "little"   # keys read as uint16 views
         self.codes: list[np.ndarray] = []
         for major, minor in ((kx, ky), (ky, kx)):
-            codes = (major << self.bits) | minor
-            if self.count_bits:
-                codes <<= self.count_bits
-                codes |= counts
-            if small:
-                codes = codes.astype(np.uint32)
+            if small:           # keys of at most 16 bits and no count: packed in 32 bits
+                codes = major.astype(np.uint32)
+                codes <<= np.uint32(self.slot)
+                codes |= minor.astype(np.uint32)
+            else:
+                codes = (major << self.slot) | minor
+                if self.count_bits:
+                    codes <<= self.count_bits
+                    codes |= counts
+            if rows is not None:
+                codes = np.repeat(codes, rows)
             if codes.size > 1 and not bool((codes[1:] >= codes[:-1]).all()):
                 codes.sort()                     # a value sort: numpy's SIMD sort where it has one
             self.codes.append(codes)
-        self.n = int(kx.size)
+        self.n = int(self.codes[0].size)
         self.bounds = np.array([0, self.n], np.int64)
         self.aligned = [True, True]     # which orders' slices are the present nodes
 
@@ -89,7 +102,16 @@ class AxisOrders:
 
     def _shift(self, order: int, axis: int) -> int:
         """Where the key on ``axis`` sits in an entry of ``order``."""
-        return self.count_bits + (self.bits if order == axis else 0)
+        return self.count_bits + (self.slot if order == axis else 0)
+
+    def _keys(self, order: int, axis: int) -> np.ndarray:
+        """Every entry's key on ``axis`` in ``order``: a strided uint16 view of the entries' halves where
+        they are 4 bytes (no pass), else the shifted and masked entries."""
+        codes = self.codes[order]
+        if self.halves:
+            return codes.view(np.uint16)[1 if order == axis else 0::2]
+        key = codes >> codes.dtype.type(self._shift(order, axis))
+        return key if order == axis else key & codes.dtype.type(self.mask)
 
     def _weights(self, codes: np.ndarray) -> np.ndarray:
         return codes & ((1 << self.count_bits) - 1)
@@ -97,9 +119,9 @@ class AxisOrders:
     def groups(self, axis: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per node, its distinct keys on ``axis`` (sorted), their offsets (one segment a node) and counts."""
         codes = self.codes[axis]
-        key = codes >> self._shift(axis, axis)
+        key = self._keys(axis, axis)
         if self.n == 0:
-            return key, np.zeros(self.bounds.size, np.int64), np.zeros(0, np.int64)
+            return key.astype(np.int64), np.zeros(self.bounds.size, np.int64), np.zeros(0, np.int64)
         new = np.empty(self.n, bool)
         new[0] = True
         np.not_equal(key[1:], key[:-1], out=new[1:])
@@ -111,7 +133,9 @@ class AxisOrders:
             np.cumsum(self._weights(codes), out=total[1:])
             counts = np.diff(total[np.r_[starts, self.n]])
         else:
-            counts = np.diff(np.r_[starts, self.n]).astype(np.int64)
+            counts = np.empty(starts.size, np.int64)
+            np.subtract(starts[1:], starts[:-1], out=counts[:-1])
+            counts[-1] = self.n - starts[-1]
         return key[starts].astype(np.int64), np.searchsorted(starts, self.bounds), counts
 
     def split(self, axis: int, split: np.ndarray, partition: bool = True) -> None:
@@ -119,11 +143,8 @@ class AxisOrders:
         ``partition`` False leaves the other order as it was (no later level reads it)."""
         split = np.asarray(split, np.int64)
         n_left = self._first_at_or_above(axis, split, self.bounds[:-1], self.bounds[1:]) - self.bounds[:-1]
-        if partition:      # the key on ``axis`` is the other order's minor key: compared where it sits
-            codes, shift = self.codes[1 - axis], self._shift(1 - axis, axis)
-            left = np.bitwise_and(codes, codes.dtype.type(self.mask << shift)) < np.repeat(
-                (split << shift).astype(codes.dtype), self.sizes)
-            self._partition(1 - axis, left, n_left, None)
+        if partition:      # the key on ``axis`` is the other order's minor key
+            self._partition(1 - axis, self._below(1 - axis, axis, split), n_left, None)
         else:
             self.aligned[1 - axis] = False
         self._children(n_left, self.sizes)
@@ -136,10 +157,7 @@ class AxisOrders:
         sizes = self.sizes
         n_left = None
         for order in orders:
-            codes = self.codes[order]
-            at = np.where(np.asarray(axis) == order, self._shift(order, order), self._shift(order, 1 - order))
-            left = ((codes >> np.repeat(at.astype(codes.dtype), sizes)) & self.mask) < np.repeat(
-                np.asarray(pos).astype(codes.dtype), sizes)
+            left = self._below(order, np.asarray(axis), np.asarray(pos))
             if n_left is None:
                 n_left = _segment_sums(left, self.bounds)[kept]
             self._partition(order, left, n_left, None if kept.size == sizes.size else np.asarray(keep, bool))
@@ -148,6 +166,29 @@ class AxisOrders:
             self.aligned[order] = False
         assert n_left is not None, "divide needs an order to keep"
         self._children(n_left, sizes[kept])
+
+    def _below(self, order: int, axis: int | np.ndarray, split: np.ndarray) -> np.ndarray:
+        """Whether each entry of ``order`` has its key on ``axis`` (one axis, or one a node) below its node's
+        ``split`` (a mask)."""
+        sizes = self.sizes
+        if self.halves:     # compared in 16 bits; a split outside them (2^16, the grid's edge) takes its whole node
+            if np.ndim(axis) == 0:
+                key = self._keys(order, int(axis))
+            else:
+                key = np.where(np.repeat(axis == order, sizes), self._keys(order, order), self._keys(order, 1 - order))
+            over = (split > np.iinfo(np.uint16).max) | (split < 0)
+            below = key < np.repeat(np.where(over, 0, split).astype(np.uint16), sizes)
+            if over.any():
+                below |= np.repeat(over, sizes)
+            return below
+        codes = self.codes[order]
+        if np.ndim(axis) == 0:
+            shift = self._shift(order, int(axis))
+            return np.bitwise_and(codes, codes.dtype.type(self.mask << shift)) < np.repeat(
+                (split << shift).astype(codes.dtype), sizes)
+        at = np.where(axis == order, self._shift(order, order), self._shift(order, 1 - order))
+        return ((codes >> np.repeat(at.astype(codes.dtype), sizes)) & self.mask) < np.repeat(split.astype(codes.dtype),
+                                                                                              sizes)
 
     def _children(self, n_left: np.ndarray, sizes: np.ndarray) -> None:
         """The bounds of the children of nodes of ``sizes`` entries (in order), ``n_left`` of them on the left."""

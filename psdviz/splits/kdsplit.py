@@ -43,11 +43,16 @@ def split_children(rect: np.ndarray, axis: int, split: np.ndarray) -> np.ndarray
 def descend(kx: np.ndarray, ky: np.ndarray, splits: list[np.ndarray], node: np.ndarray | None = None,
             start: int = 0) -> np.ndarray:
     """Node of every key after the binary depths ``start .. len(splits) - 1`` (from ``node`` at depth
-    ``start``, the root by default): at depth t a key goes to child 2j + (key[t % 2] >= split_t[j])."""
-    node = np.zeros(kx.size, np.int64) if node is None else node
+    ``start``, the root by default): at depth t a key goes to child 2j + (key[t % 2] >= split_t[j]). One
+    array of nodes updated in place a depth (``node`` itself is not changed)."""
+    if start >= len(splits):
+        return np.zeros(kx.size, np.int64) if node is None else node
+    node = np.zeros(kx.size, np.int64) if node is None else np.array(node, np.int64)
     for t in range(start, len(splits)):
         k = kx if t % 2 == 0 else ky
-        node = 2 * node + (k >= splits[t][node])
+        right = k >= np.asarray(splits[t], np.int64).take(node)
+        node <<= 1
+        node += right
     return node
 
 

@@ -89,7 +89,7 @@ def half_cell_log_mass(a: float, below, w, target) -> tuple[np.ndarray, np.ndarr
 
 def _log_half_factor(a: float, w: np.ndarray) -> np.ndarray:
     """log((1 - e^{-a w / 2}) / (a w)) per cell."""
-    return _per_weight(lambda v: np.log(-np.expm1(-0.5 * a * v)) - np.log(a * v), w)
+    return _per_weight((lambda v: np.log(-np.expm1(-0.5 * a * v)) - np.log(a * v),), w)[0]
 
 
 def rate(epsilon: float, frac, sensitivity: float | None = None) -> float:
@@ -251,6 +251,8 @@ class _Segments:
         first half step of the empty run before it and the sizes of its three items (the run's half
         steps; whether the lower half 2k and the upper half 2k + 1 are candidates' half steps). A key's
         lower half is below h1 and its upper half at or above h0 by construction."""
+        if idx is None and self._plain():
+            return self._plain_items()
         lo_h, hi_h = per(self.h0), per(self.h1)
         k2 = 2 * (self.keys if idx is None else self.keys[idx])     # a key's lower half step
         if idx is None:
@@ -268,6 +270,42 @@ class _Segments:
         run_size -= run_start
         np.maximum(run_size, 0, out=run_size)
         return run_start, (run_size, k2 >= lo_h, k2 < hi_h - 1)
+
+    def _plain(self) -> bool:
+        """Whether every segment's keys are distinct and inside its half steps (the callers' contract: keys in
+        the region [lo, hi)): its first key's run starts at most at h0, its last key is below h1; checked on
+        those keys and one comparison of neighbours."""
+        keys, start, stop = self.keys, self.offsets[:-1], self.offsets[1:]
+        some = stop > start
+        if not some.any():
+            return False
+        if (2 * keys[start[some]] + 2 < self.h0[some]).any() or (2 * keys[stop[some] - 1] > self.h1[some]).any():
+            return False
+        rising = keys[1:] > keys[:-1]
+        ends = stop[some] - 1
+        rising[ends[ends < rising.size]] = True        # a segment's last key against the next one's first
+        return bool(rising.all())
+
+    def _plain_items(self) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """:meth:`items` of every key where :meth:`_plain` holds: the clamps to the half steps and to empty
+        runs can then change only a segment's first key (its run starts at h0; only its lower half can be
+        below h0) or last key (only its upper half can reach h1 - 1), so they are applied there alone,
+        without spreading the half steps over the keys."""
+        keys, start, stop = self.keys, self.offsets[:-1], self.offsets[1:]
+        some = stop > start
+        first, last, h0, h1 = start[some], stop[some] - 1, self.h0[some], self.h1[some]
+        k2 = 2 * keys
+        run_start = np.empty_like(k2)
+        run_start[1:] = k2[:-1]
+        run_start += 2                                          # just past the previous key
+        run_start[first] = h0                                   # a segment's first key: its region's start
+        run_size = k2 - run_start
+        run_size[first] = np.maximum(run_size[first], 0)
+        lower = np.ones(keys.size, bool)
+        lower[first] = k2[first] >= h0
+        upper = np.ones(keys.size, bool)
+        upper[last] = k2[last] < h1 - 1
+        return run_start, (run_size, lower, upper)
 
     def log_weights(self, idx: np.ndarray | None, per) -> np.ndarray:
         """log of the summed mass of the items of keys ``idx`` (None: every key)."""
@@ -383,11 +421,14 @@ def _key_log_weights(a: float, below, w, target, size) -> np.ndarray:
     e^{-a d} (r + G) above it, r the run's half steps and G = 2 (1 - e^{-a w}) / (a w) both halves; one
     logarithm per key instead of the items' exponentials. The rest (the cell holding the target, a half
     outside the candidates) go through :func:`_item_log_weights`."""
-    above = below >= target
-    d = np.where(above, below - target, target - below - w)
+    d = np.subtract(below, target)                 # below - target; its sign is the comparison's
+    above = d >= 0
+    far = np.negative(d)                           # target - below (a float difference negates exactly)
+    far -= w
+    np.copyto(d, far, where=~above)
+    del far
     regular = (d >= 0) & size[1] & size[2]
-    damp = _per_weight(lambda v: np.exp(-a * v), w)
-    both = _per_weight(lambda v: -2.0 * np.expm1(-a * v) / (a * v), w)
+    damp, both = _per_weight((lambda v: np.exp(-a * v), lambda v: -2.0 * np.expm1(-a * v) / (a * v)), w)
     with np.errstate(divide="ignore"):
         out = np.log(size[0] * np.where(above, 1.0, damp) + both)
     out -= a * d
@@ -397,12 +438,13 @@ def _key_log_weights(a: float, below, w, target, size) -> np.ndarray:
     return out
 
 
-def _per_weight(f, w: np.ndarray) -> np.ndarray:
-    """f(w) per cell, through a table of w = 1..max(w) when that is short (grouped counts are mostly
-    small), which saves a transcendental pass over the keys."""
+def _per_weight(fs, w: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Each f of ``fs`` of w per cell, through a table of w = 1..max(w) when that is short (grouped counts are
+    mostly small), which saves a transcendental pass over the keys; the table's index is made once for all."""
     top = int(w.max(initial=0))
     if top == 1:                                # every cell holds one point (fine grids): one value
-        return f(np.ones(1))
+        return tuple(f(np.ones(1)) for f in fs)
     if 0 < top <= max(w.size // 4, 1024) and np.issubdtype(w.dtype, np.integer):
-        return f(np.arange(1, top + 1, dtype=float))[w - 1]
-    return f(np.asarray(w, float))
+        at = w - 1
+        return tuple(f(np.arange(1, top + 1, dtype=float))[at] for f in fs)
+    return tuple(f(np.asarray(w, float)) for f in fs)

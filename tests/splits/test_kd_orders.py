@@ -154,3 +154,30 @@ def test_divide_with_one_order_releases_the_other():
     assert orders.node_counts().tolist() == [int((ky < 20).sum()), int((ky >= 20).sum())]
     assert np.array_equal(orders.left_counts(0, np.array([0, 1]), np.array([30, 30])),
                           [int(((ky < 20) & (kx < 30)).sum()), int(((ky >= 20) & (kx < 30)).sum())])
+
+
+@pytest.mark.parametrize("bits", [16, 17])
+def test_keys_in_entry_halves_split_at_the_grid_edge(bits):
+    """At 16 bits an axis the keys sit in the two 16-bit halves of an entry and a split of 2^16 (the grid's
+    edge: its whole node goes left) does not fit them; at 17 they are packed as before. Both agree with a
+    descent of the keys."""
+    rng = np.random.default_rng(bits)
+    kx = np.r_[rng.integers(0, 1 << bits, 300), (1 << bits) - 1, 0]
+    ky = np.r_[rng.integers(0, 1 << bits, 300), 0, (1 << bits) - 1]
+    orders = AxisOrders(kx, ky, None, bits)
+    assert orders.halves == (bits == 16)
+    splits: list[np.ndarray] = []
+    for t in range(6):
+        a = t % 2
+        node = descend(kx, ky, splits)
+        keys = kx if a == 0 else ky
+        vals, offsets, counts = orders.groups(a)
+        u, c = np.unique((node << bits) | keys, return_counts=True)
+        assert np.array_equal(vals, u & ((1 << bits) - 1)) and np.array_equal(counts, c)
+        assert np.array_equal(offsets, np.searchsorted(u >> bits, np.arange(2 ** t + 1)))
+        split = rng.integers(0, (1 << bits) + 1, 2 ** t)
+        split[::3] = 1 << bits                      # the edge: every key of the node below it
+        split[1::5] = 0                             # none below
+        splits.append(split)
+        orders.split(a, split)
+    assert np.array_equal(orders.node_counts(), np.bincount(descend(kx, ky, splits), minlength=64))

@@ -1,5 +1,6 @@
 """Private medians (ICDE'12 section 6.1, Theorem 7): exact laws, fast vs slow, Lemma 6."""
 import math
+from functools import partial
 
 import numpy as np
 import pytest
@@ -398,3 +399,35 @@ def test_distinct_keys_with_weights_give_the_medians_of_the_expanded_keys(method
         a = private_medians(np.random.default_rng(seed), values, offsets, lo, hi, 0.7, method, weights=weights)
         b = private_medians(np.random.default_rng(seed), flat, flat_offsets, lo, hi, 0.7, method)
         np.testing.assert_array_equal(a, b)
+
+
+def test_items_of_every_key_without_the_spread_regions_equal_the_general_ones():
+    """Where every segment's keys are distinct and inside its region, the items of all keys are computed
+    clamping only each segment's first and last key; they equal the general computation (which also covers
+    keys outside the region or repeated, where the plain path is not taken)."""
+    from psdviz.splits import quantile as q
+    rng = np.random.default_rng(0)
+    plain = 0
+    for _ in range(1500):
+        lo = rng.integers(0, 20, int(rng.integers(1, 6)))
+        hi = lo + rng.integers(0, 12, lo.size)
+        segs = [np.sort(rng.integers(a - 2, b + 2, int(rng.integers(0, 4)))) if rng.random() < 0.1 else
+                np.sort(rng.choice(np.arange(a, b), size=int(rng.integers(0, b - a + 1)), replace=False))
+                for a, b in zip(lo, hi)]
+        keys = np.concatenate(segs).astype(np.int64)
+        if keys.size == 0:
+            continue
+        offsets = np.r_[0, np.cumsum([s.size for s in segs])].astype(np.int64)
+        interior = hi - lo >= 2
+        h0, h1 = 2 * np.where(interior, lo + 1, lo) - 1, 2 * np.where(interior, hi - 1, hi) + 1
+        w = np.ones(keys.size, np.int64)
+        cw = np.r_[0, np.cumsum(w)]
+        k = q._Segments(keys, w, cw, offsets, cw[offsets[:-1]], np.zeros(lo.size), h0, h1, 0.1)
+        per = partial(np.repeat, repeats=np.diff(offsets))
+        plain += k._plain()
+        got = k.items(None, per)
+        k._plain = lambda: False
+        want = k.items(None, per)
+        assert np.array_equal(got[0], want[0])
+        assert all(np.array_equal(a, b) and a.dtype == b.dtype for a, b in zip(got[1], want[1]))
+    assert plain > 500
