@@ -38,6 +38,15 @@ def below_zero(est: float) -> str:
             "shown and the interval starts at 0.")
 
 
+def cell_below_zero(estimate: float, noisy: float | None) -> str:
+    """One plain sentence for a clicked cell whose released count or estimate is below zero, else empty."""
+    low = min(estimate, noisy if noisy is not None else 0.0)
+    if not (math.isfinite(low) and low < 0):
+        return ""
+    return ("Below zero: the noise took this cell's count below zero, which a count cannot be; the map draws it as "
+            "not distinguishable from zero, and a rectangle's answer is never shown below 0.")
+
+
 def _caveat(method: str | None) -> str:
     """Where ``method``'s whole interval is measured to fall short, in its spec's words (empty when none is
     known; docs/decisions/whole-interval.md has the figures)."""

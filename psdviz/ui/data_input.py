@@ -300,6 +300,7 @@ class Step:
     title: str
     text: str
     bounds: bool = False          # the public bounds step: its choices are drawn with it (:func:`bounds_step`)
+    problem: bool = False         # the data cannot be used as given: said as an error, beside the sidebar's
 
 
 ASKED_FILE = "psdviz_asked_file"      # the file a page address names (a reload or a link): asked for by name
@@ -309,10 +310,10 @@ WHY_BOUNDS = ("The bounds must not come from the data: its own extent would publ
 BOUND_CHOICES = (PRESET, "typed bounds", "the world")
 
 
-def choose_data() -> Dataset | Step | None:
+def choose_data() -> Dataset | Step:
     """Sidebar: sample or upload. A :class:`Dataset` to build from; a :class:`Step` the upload still needs (a
-    file, its coordinate columns, its public bounds), for the page to say where the map would be; None after an
-    st.error saying what to fix."""
+    file, its coordinate columns, its public bounds, or a fix of its data after an st.error saying what to fix),
+    for the page to say where the map would be."""
     spatial = [n for n, s in SAMPLES.items() if s.spatial]
     source = st.radio("Data", [f"sample: {n}" for n in spatial] + ["upload a file"], key="data_source",
                       help="A bundled public sample, or your own points (lon/lat columns).")
@@ -327,7 +328,7 @@ def choose_data() -> Dataset | Step | None:
         return _uploaded_data()
     except (PsdvizError, OSError) as exc:
         st.error(f"Data problem: {words.file_text(exc)}")
-        return None
+        return Step("Data problem", f"{words.file_text(exc)} (1. Data, in the sidebar)", problem=True)
 
 
 def _uploaded_data() -> Dataset | Step:

@@ -68,7 +68,9 @@ for (var i = 0; i < t.length; i += cols) {
     var cell = L.rectangle([[t[i + 1], t[i]], [t[i + 3], t[i + 2]]],
         {color: "#555555", weight: 0.4, stroke: t[i + 8] === 1, fillColor: pal[t[i + 4]], fillOpacity: 0.55});
     cell.bindTooltip("level " + t[i + 5] + "<br>noisy count " + (isNaN(t[i + 6]) ? "not measured" : t[i + 6])
-        + "<br>estimated count " + t[i + 7], {sticky: true});
+        + "<br>estimated count " + t[i + 7]
+        + (t[i + 7] < 0 || t[i + 6] < 0 ? "<br>below zero: the noise's doing (a count cannot be)" : ""),
+        {sticky: true});
     g.addLayer(cell);
 }
 for (var j = 0; j < edges.length; j += 4) {

@@ -74,6 +74,8 @@ def render() -> None:
         address.write(address.view(data_input.asked_name(), False, spec, None, None, None))
         if data.bounds:
             data_input.bounds_step(data)
+        elif data.problem:                    # said where the map would be, not only below the sidebar's fold
+            st.error(f"**{data.title}:** {data.text}")
         else:
             st.info(f"**{words.file_text(data.title)}.** {data.text}")
         return
@@ -447,12 +449,19 @@ def cell_panel(release: pv.Release, nodes: np.ndarray) -> None:
         f"level **{c['level']}**; count epsilon **{c['count_epsilon']:.4g}** (split epsilon {c['split_epsilon']:.4g}; "
         f"{c['path_epsilon']:.4g} along its path from the root)  \n"
         f"noise: standard deviation **{_num(c['noise_sd'])}** (scale 1/epsilon = {_num(c['noise_scale'])})  \n"
-        f"noisy count **{_num(c['noisy'])}**, estimated count **{c['estimate']:,.1f}**  \n"
+        f"noisy count **{_count(c['noisy'])}**, estimated count **{answer_box.people(c['estimate'])}**  \n"
         f"x [{c['rect'][0]:.3f}, {c['rect'][2]:.3f}], y [{c['rect'][1]:.3f}, {c['rect'][3]:.3f}]")
+    if said := answer_box.cell_below_zero(c["estimate"], c["noisy"]):
+        st.caption(said)
 
 
 def _num(v) -> str:
     return "not measured" if v is None else f"{v:,.2f}"
+
+
+def _count(v) -> str:
+    """A released count rounded for people ("not measured" where none was released)."""
+    return "not measured" if v is None else answer_box.people(float(v))
 
 
 def budget_view(release: pv.Release) -> None:

@@ -315,3 +315,12 @@ def test_a_typed_rectangle_with_bounds_the_wrong_way_round_is_refused_in_words()
     assert any("Query x min 10 is above x max -5; bounds are xmin ymin xmax ymax" in e.value for e in at.error)
     assert not [m for m in at.metric if m.label == "Private answer"]
 
+
+
+def test_a_cell_below_zero_says_so_in_one_sentence_and_its_counts_are_rounded_for_people():
+    from psdviz.ui.answer_box import cell_below_zero
+    from psdviz.ui.map_layers import CELLS_JS
+    assert cell_below_zero(-20.2, -25.0).startswith("Below zero") and cell_below_zero(3.0, -1.0)
+    assert cell_below_zero(0.0, 2.0) == "" and cell_below_zero(4.0, None) == ""
+    assert "below zero" in CELLS_JS                                  # the map's tooltip says it too
+    assert people(-25.0) == "-25" and people(-20.24) == "-20.2"     # the panel's numbers, as the answers'

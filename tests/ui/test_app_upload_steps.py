@@ -77,3 +77,16 @@ def test_missing_coordinates_and_swapped_columns_are_warned_above_the_map():
     assert any("1 of the 60 rows have a missing coordinate" in w for w in warnings), warnings
     assert any("59 of the 60 rows" in w and "other way round would keep 59" in w for w in warnings), warnings
     assert any("None of the 60 points lies inside the domain" in e.value for e in at.main.error)
+
+
+def test_a_file_that_cannot_be_used_is_said_where_the_map_would_be_not_only_in_the_sidebar():
+    """An empty file and text in a coordinate: the sidebar's red error, and the same words in the main area."""
+    for name, raw, says in (("empty.csv", b"", "is empty"),
+                            ("text.csv", b"lon,lat\n-73.6,45.5\nn/a,45.6\n-73.5,45.7\n", "not numbers")):
+        at = AppTest.from_string(SCRIPT, default_timeout=120)
+        at.session_state[data_input.UPLOAD_KEPT] = (name, raw)
+        at.run()
+        at.radio(key="data_source").set_value("upload a file").run()
+        assert not at.exception, at.exception
+        assert [e.value for e in at.sidebar.error if says in e.value], (name, [e.value for e in at.error])
+        assert [e.value for e in at.main.error if says in e.value], (name, _main_texts(at))
