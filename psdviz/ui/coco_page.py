@@ -210,7 +210,7 @@ def _show_node(rel: coco.CocoRelease, truth: np.ndarray, node: int) -> None:
     chk = view.children_check(rel, node)
     c1, c2, c3 = st.columns(3)
     c1.metric("Earthmover's error at this node", f"{err[node]:,.0f}")
-    c1.caption("People to add or remove to turn the private histogram into the true one.")
+    c1.caption("Records to add to or remove from groups to turn the private histogram into the true one.")
     c2.metric(groups_label(rel), f"{int(rel.groups[node]):,}")
     if chk["equal"] is None:
         c3.metric("Sum of children", "leaf")

@@ -215,7 +215,7 @@ def _pick_region(frame, counts: pd.DataFrame, level: int, k: ViewKeys) -> str | 
     if st.session_state.get(k.region) not in ids:
         st.session_state[k.region] = ids[0] if ids else None
     names = dict(zip(counts["id"], counts["name"]))
-    return st.selectbox("Region", ids, key=k.region, format_func=lambda i: f"{names.get(i, i)} ({i})")
+    return st.selectbox("Region", ids, key=k.region, format_func=lambda i: region_label(names.get(i, i), i))
 
 
 def _source_words(counts: pd.DataFrame, r: pd.Series) -> str:
@@ -312,13 +312,19 @@ def _counts(route: str, key: str, xy: np.ndarray, layer: rg.Regions, epsilon: fl
         bar.clear()
 
 
+def region_label(name: str, rid) -> str:
+    """A region as the picker shows it: its name and id, or the name alone when the id is the name."""
+    return str(name) if str(name) == str(rid) else f"{name} ({rid})"
+
+
 def _used_words(rel) -> str:
     """The points used, in words (exact counts: the data owner's view), and the release's notes; a region
     release also counts the points that fall in no region."""
     audit = rel.audit()
-    where = (f"{audit['rows_in_no_region']:,} fall in no region and " if "rows_in_no_region" in audit else "")
-    return (f"{audit['rows_used']:,} points used; {where}{audit['rows_outside_domain']:,} outside the layer "
-            "(exact counts: for the data owner only). " + " ".join(f"{n[0].upper()}{n[1:]}." for n in rel.notes))
+    where = (f"{audit['rows_in_no_region']:,} of them fall in no region of the layer and "
+             if "rows_in_no_region" in audit else "")
+    return (f"{audit['rows_used']:,} points read inside the layer's bounds; {where}{audit['rows_outside_domain']:,} "
+            "lie outside its bounds (exact counts: for the data owner only). " + " ".join(f"{n[0].upper()}{n[1:]}." for n in rel.notes))
 
 
 def render() -> None:

@@ -49,9 +49,13 @@ def edge_texts(edges) -> list[str]:
     return ["0" if t in ("-0", "") else t for t in out]
 
 
+SAID_ELSEWHERE = ("why", "rule", "chosen")     # auto's choice and its sentence: said in words beside the map
+
+
 def params_text(params: dict) -> str:
-    """A release's parameters as "name = value" pairs, numbers rounded."""
-    return ", ".join(f"{k} = {short(v)}" for k, v in params.items())
+    """A release's parameters as "name = value" pairs, numbers rounded (auto's choice and its reason, said in
+    their own sentence, left out)."""
+    return ", ".join(f"{k} = {short(v)}" for k, v in params.items() if k not in SAID_ELSEWHERE)
 
 
 def ledger_frame(records: list[dict]) -> pd.DataFrame:
