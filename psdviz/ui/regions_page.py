@@ -312,7 +312,7 @@ def _counts(route: str, key: str, xy: np.ndarray, layer: rg.Regions, epsilon: fl
         bar.clear()
 
 
-def region_label(name: str, rid) -> str:
+def region_label(name, rid) -> str:
     """A region as the picker shows it: its name and id, or the name alone when the id is the name."""
     return str(name) if str(name) == str(rid) else f"{name} ({rid})"
 
@@ -324,7 +324,8 @@ def _used_words(rel) -> str:
     where = (f"{audit['rows_in_no_region']:,} of them fall in no region of the layer and "
              if "rows_in_no_region" in audit else "")
     return (f"{audit['rows_used']:,} points read inside the layer's bounds; {where}{audit['rows_outside_domain']:,} "
-            "lie outside its bounds (exact counts: for the data owner only). " + " ".join(f"{n[0].upper()}{n[1:]}." for n in rel.notes))
+            "lie outside its bounds (exact counts: for the data owner only). "
+            + " ".join(f"{n[0].upper()}{n[1:]}." for n in rel.notes))
 
 
 def render() -> None:

