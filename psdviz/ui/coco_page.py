@@ -209,7 +209,8 @@ def _show_node(rel: coco.CocoRelease, truth: np.ndarray, node: int) -> None:
     err = rel.emd(truth)
     chk = view.children_check(rel, node)
     c1, c2, c3 = st.columns(3)
-    c1.metric("Earthmover's error at this node", f"{err[node]:,.0f}")
+    c1.metric("Earthmover's error", f"{err[node]:,.0f}",
+              help="At this node; it reads the true histogram (NOT private).")
     c1.caption("Records to add to or remove from groups to turn the private histogram into the true one.")
     c2.metric(groups_label(rel), f"{int(rel.groups[node]):,}")
     if chk["equal"] is None:
@@ -230,9 +231,9 @@ def _exports(rel: coco.CocoRelease) -> None:
     if allow is None:
         return
     c1, c2 = st.columns(2)
-    c1.download_button("Download the release (JSON, with its ledger)",
+    c1.download_button("Release (JSON)",
                        lambda: export.release_bytes(rel, ".json", allow), "count_of_counts.json", "application/json",
-                       key="coco_json", on_click="ignore")
+                       key="coco_json", on_click="ignore", help="The release with its ledger.")
     table = labelled(rel.records(), rel.randomness)         # a seeded run's rows say NOT PRIVATE
     c2.download_button("Download the private histograms (CSV)", lambda: table.to_csv(index=False),
                        "count_of_counts.csv", "text/csv", key="coco_csv", on_click="ignore")

@@ -473,7 +473,8 @@ def budget_view(release: pv.Release) -> None:
     st.subheader("Where the privacy budget went")
     recs = pd.DataFrame(release.ledger.records())
     c1, c2 = st.columns([1, 3])
-    c1.metric("Epsilon spent (worst path)", f"{release.ledger.total():.4g}", help="Sum of sequential steps.")
+    c1.metric("Epsilon spent", f"{release.ledger.total():.4g}",
+              help="On the worst path: the sum of sequential steps.")
     c2.caption(f"chosen epsilon: {release.epsilon:g}. Nodes within one level cover disjoint regions, so a level "
                "costs its epsilon once (parallel composition); levels add up (sequential composition).")
     if recs.empty:

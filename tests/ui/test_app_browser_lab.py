@@ -75,7 +75,7 @@ def test_coco_map_click_picks_a_node(browser_page, server):  # noqa: F811
             .map(i => i.value + ' ' + (i.getAttribute('aria-label') || '')).join(' '))""")
     assert any(node in s.replace("\u00a0", " ") for s in shown), shown   # the tree selector follows the click
     assert pg.locator(".js-plotly-plot .bars path").count() > 2
-    assert pg.get_by_text("Earthmover's error at this node").count() == 1
+    assert pg.get_by_text("Earthmover's error", exact=True).count() == 1
     _shot(pg, "lab_02_coco.png")
 
 

@@ -84,7 +84,7 @@ def test_opens_with_auto_on_the_sample_and_says_what_it_picked():
     assert len(table) == 1 and len(table[0].splitlines()) == 2 + len(RULES)       # a row per rule, no data frame
     assert all(f"| {r.label.replace('+', chr(92) + '+')} |" in table[0] for r in RULES)
     assert at.session_state["map_calls"] >= 1 and at.session_state["map_html_len"] > 10_000
-    assert float(_metric(at, "Epsilon spent (worst path)")) == pytest.approx(0.5)
+    assert float(_metric(at, "Epsilon spent")) == pytest.approx(0.5)
     assert set(pv.METHODS) - {"auto"} | {"auto (recommended)"} <= set(at.selectbox(key="method").options)
 
 
@@ -196,7 +196,7 @@ def test_bad_inputs_show_errors_and_keep_running():
 
 def test_budget_view_and_report_match_the_ledger(points):
     at = _app(height=5)
-    assert float(_metric(at, "Epsilon spent (worst path)")) == pytest.approx(0.5)
+    assert float(_metric(at, "Epsilon spent")) == pytest.approx(0.5)
     assert not at.dataframe
     at.toggle(key="show_budget").set_value(True).run()
     table = at.dataframe[0].value

@@ -263,7 +263,7 @@ def test_the_click_ending_a_rectangle_drag_is_not_a_cell_click():
 
 @pytest.mark.parametrize("script, prefix, label", [(SPARSE, "sp", "Summary size"),
                                                     ("from psdviz.ui.coco_page import render\nrender()", "coco",
-                                                     "Earthmover's error at this node")])
+                                                     "Earthmover's error")])
 def test_lab_pages_default_to_fresh_randomness_kept_until_new_noise(script, prefix, label):
     at = AppTest.from_string(script, default_timeout=120)
     at.run()
