@@ -12,6 +12,7 @@ Memory is DuckDB's hash table of groups plus one chunk, never the points; DuckDB
 """
 from __future__ import annotations
 
+import functools
 import glob
 import itertools
 import os
@@ -171,7 +172,10 @@ class DuckDBSource(KeySource):
         into SQL text; the SQL written here names only the fixed columns of that projection."""
         import duckdb
         parquet = file_kind(self.files[0]) == "parquet"
-        reader = self.con.read_parquet if parquet else self.con.read_csv
+        # CSV as RFC 4180 writes it: DuckDB's sniffer reads a sample of the rows, and a file whose first quoted
+        # field comes after the sample (a name holding a comma) was read as unquoted and failed at that row
+        reader = self.con.read_parquet if parquet else functools.partial(self.con.read_csv, quotechar='"',
+                                                                          escapechar='"')
         for f in [] if parquet else self.files:
             check_not_empty(f)
             check_csv_width(f)

@@ -75,3 +75,17 @@ def test_the_input_files_are_not_altered(files):
     before = (files / "ok.parquet").read_bytes()
     pv.build(str(files / "ok.parquet"), DOM, "kdtree", 1.0, lon="x", lat="y", seed=1)
     assert (files / "ok.parquet").read_bytes() == before
+
+
+def test_a_quoted_field_after_duckdbs_sample_rows_is_read_as_rfc_4180_writes_it(tmp_path):
+    """A CSV whose first quoted field (a name holding a comma) lies past the rows DuckDB's sniffer samples (20,480),
+    as in the bundled GeoNames sample: read whole, the same release as the points in memory."""
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame({"x": rng.random(25_000), "y": rng.random(25_000), "name": "plain"})
+    df.loc[24_000, "name"] = "Archipielago de San Andres, Providencia y Santa Catalina"
+    path = tmp_path / "late_quote.csv"
+    df.to_csv(path, index=False)
+    assert '"Archipielago' in path.read_text().splitlines()[24_001]
+    from_file = pv.build(str(path), DOM, "ug", 1.0, lon="x", lat="y", seed=3)
+    in_memory = pv.build(df[["x", "y"]].to_numpy(), DOM, "ug", 1.0, seed=3)
+    np.testing.assert_array_equal(from_file.tree.noisy, in_memory.tree.noisy)
