@@ -30,6 +30,7 @@ from typing import cast
 import numpy as np
 
 from ..core.errors import ParameterError
+from ..core.ragged import run_starts
 from .estimate import LevelEstimate
 from .hierarchy import Hierarchy
 from .representations import from_unattributed, segment_ids
@@ -66,8 +67,7 @@ def child_order(parent: np.ndarray, value: np.ndarray, child: np.ndarray) -> np.
     o = np.lexsort((child, value, parent))
     p, v, c = parent[o], value[o], child[o]
     n = p.size
-    new_run = np.r_[True, (p[1:] != p[:-1]) | (v[1:] != v[:-1]) | (c[1:] != c[:-1])] if n else np.zeros(0, bool)
-    start = np.flatnonzero(new_run)
+    start = np.flatnonzero(run_starts(p, v, c))
     length = np.diff(np.r_[start, n])
     rank = np.arange(n) - np.repeat(start, length)
     frac = (rank + 0.5) / np.repeat(length, length)

@@ -18,8 +18,8 @@ def runs(start, size) -> np.ndarray:
 def run_starts(*keys: np.ndarray) -> np.ndarray:
     """Whether each position starts a run of equal consecutive values (over all ``keys`` together): True at 0
     and wherever any key changes; an empty mask for empty keys (never the one-element mask of ``np.r_[True, ..]``)."""
-    n = len(keys[0])
-    out = np.ones(n, bool)
-    if n > 1:
-        out[1:] = np.logical_or.reduce([np.asarray(k)[1:] != np.asarray(k)[:-1] for k in keys])
+    out = np.zeros(len(keys[0]), bool)
+    out[:1] = True
+    for k in keys:                     # one comparison a key, never a pass per element
+        out[1:] |= k[1:] != k[:-1]
     return out

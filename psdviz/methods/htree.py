@@ -31,6 +31,7 @@ from ..core.measure import measure_counts
 from ..core.memory import cap_by_memory, cap_cells
 from ..core.params import Share
 from ..core.population import DEFAULT_N_FRACTION, resolve_n, root_measurement
+from ..core.ragged import run_starts
 from ..core.rng import Randomness
 from ..core.tree import FlatTree, check_node_count
 from ..core.validation import check_fraction, check_int
@@ -125,8 +126,7 @@ def _slice_level(b: _Builder, axis: int, k: int, expected: np.ndarray, eps_round
     regions = b.rect[-1]
     order = b.order(axis)
     v_all, g_all = b.xy[order, axis], b.member[order]
-    new = np.r_[True, (g_all[1:] != g_all[:-1]) | (v_all[1:] != v_all[:-1])] if v_all.size else np.zeros(0, bool)
-    first = np.flatnonzero(new)                 # the distinct (node, coordinate) values, with their points
+    first = np.flatnonzero(run_starts(g_all, v_all))    # the distinct (node, coordinate) values, with their points
     v, weight = v_all[first], np.add.reduceat(b.w[order], first) if first.size else np.zeros(0, np.int64)
     n_groups = regions.shape[0]
     bounds = np.searchsorted(g_all[first], np.arange(n_groups + 1))

@@ -493,7 +493,6 @@ def budget_view(release: pv.Release) -> None:
 def export_view(release: pv.Release, rid: str) -> None:
     st.subheader("Export")
     c1, c2 = st.columns(2)          # two: three columns cut the labels at 1024 px
-    c3 = c2
     c2.download_button("Privacy report (JSON)", lambda: export.report_bytes(release, {"app": "psdviz map page"}),
                        file_name="psdviz_report.json", mime="application/json",
                        key="dl_report", on_click="ignore")
@@ -502,7 +501,7 @@ def export_view(release: pv.Release, rid: str) -> None:
                        help="To hand on with the release: what was released, the privacy unit and epsilon in words, "
                             "the ledger, the expected error at typical query sizes and what is not private.")
     hist = st.session_state.setdefault(keys.COMPARISONS, [])  # filled by the query fragment; read at click time
-    c3.download_button("Query comparisons (CSV)", lambda: export.comparisons_csv(hist), file_name="psdviz_queries.csv",
+    c2.download_button("Query comparisons (CSV)", lambda: export.comparisons_csv(hist), file_name="psdviz_queries.csv",
                        mime="text/csv", key="dl_csv", on_click="ignore")
     c2.download_button("Owner's audit (NOT private)",
                        lambda: export.audit_bytes(release), file_name="psdviz_audit_NOT_PRIVATE.json",
@@ -529,7 +528,7 @@ def export_view(release: pv.Release, rid: str) -> None:
     c1.download_button("Cells only (GeoJSON)", lambda: export.geojson_bytes(release, depth, allow),
                        file_name="psdviz_release.geojson", mime="application/geo+json", key="dl_geojson",
                        on_click="ignore", help=f"The map's cells with their estimates and intervals: {what}.")
-    c3.download_button("Synthetic points (CSV)",
+    c2.download_button("Synthetic points (CSV)",
                        lambda: export.synthetic_csv(release, allow), file_name="psdviz_synthetic_points.csv",
                        mime="text/csv", key="dl_synthetic", on_click="ignore",
                        help="Drawn from the private release; no real point. As many points as the release's total, "

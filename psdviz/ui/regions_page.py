@@ -278,7 +278,6 @@ def _exports(rel, counts: pd.DataFrame, frame, name: str | None, k: ViewKeys) ->
     if allow is None:
         return
     c1, c2 = st.columns(2)          # two: four columns cut the labels at 1024 px
-    c3, c4 = c1, c2
     if name is not None:
         c1.download_button("Release file (JSON)", lambda: export.release_bytes(rel, ".json", allow), name,
                            "application/json", key=k.w("json"), on_click="ignore")
@@ -288,9 +287,9 @@ def _exports(rel, counts: pd.DataFrame, frame, name: str | None, k: ViewKeys) ->
     # every file is made when its button is pressed: the outlines' GeoJSON alone took 0.9 s on every rerun
     c2.download_button("Counts (CSV)", lambda: counts.to_csv(index=False), "region_counts.csv", "text/csv",
                        key=k.w("csv"), on_click="ignore")
-    c3.download_button("Counts with outlines (GeoJSON)", lambda: _with_outlines(frame, counts).to_json(),
+    c1.download_button("Counts with outlines (GeoJSON)", lambda: _with_outlines(frame, counts).to_json(),
                        "region_counts.geojson", "application/geo+json", key=k.w("geojson"), on_click="ignore")
-    c4.download_button("Counts with outlines (GeoParquet)",
+    c2.download_button("Counts with outlines (GeoParquet)",
                        lambda: export.geoparquet_bytes(_with_outlines(frame, counts)),
                        "region_counts.parquet", "application/vnd.apache.parquet", key=k.w("geoparquet"),
                        on_click="ignore")
