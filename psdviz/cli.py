@@ -833,31 +833,13 @@ def job_release(job, r, i: int, prepared, points: np.ndarray, cols: dict, budget
 
 def user_error(exc: BaseException) -> bool:
     """Whether ``exc`` is a mistake of the command's user (told in one line, exit 2) rather than a bug: one of
-    :mod:`psdviz.errors`' types, a file the system refuses, a missing optional package, or a plain
-    ValueError raised in a module whose errors are not named types yet (:data:`NOT_YET_NAMED`)."""
-    if isinstance(exc, (PsdvizError, OSError, MissingExtraError)):
-        return True
-    return type(exc) is ValueError and _raised_in(exc, NOT_YET_NAMED)
-
-
-NOT_YET_NAMED = ("psdviz/temporal/", "psdviz/over_time.py", "psdviz/lab/", "psdviz/methods/auto")
-"""The modules whose callers' mistakes are still plain ValueErrors (tests/test_named_errors.py lists them too)."""
-
-
-def _raised_in(exc: BaseException, places: tuple[str, ...]) -> bool:
-    """Whether the innermost frame of ``exc``'s traceback is in a file whose path contains one of ``places``."""
-    tb = exc.__traceback__
-    if tb is None:
-        return False
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    where = Path(tb.tb_frame.f_code.co_filename).as_posix()
-    return any(p in where for p in places)
+    :mod:`psdviz.errors`' types, a file the system refuses or a missing optional package."""
+    return isinstance(exc, (PsdvizError, OSError, MissingExtraError))
 
 
 def failed_release(message: str, exc: BaseException) -> Exception:
-    """The error to raise for a release that failed mid-job: the named type of a user's mistake (a plain one
-    from a module not yet named: :class:`JobFileError`), a RuntimeError (reported as a bug) otherwise."""
+    """The error to raise for a release that failed mid-job: the named type of a user's mistake (an OSError or a
+    missing package: :class:`JobFileError`), a RuntimeError (reported as a bug) otherwise."""
     if isinstance(exc, PsdvizError):
         return type(exc)(message)
     return JobFileError(message) if user_error(exc) else RuntimeError(message)

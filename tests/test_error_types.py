@@ -5,6 +5,7 @@ files are walked in tests/test_hostile_corpus.py with the same rule."""
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -65,6 +66,10 @@ CASES = {
         str(p / "none-*.parquet"), DOM, "quadtree", 1.0, lon="x", lat="y")),
     "a job file that is not YAML": (JobFileError, lambda r, p: _job(p, "data: [unclosed\n")),
     "a job file with an unknown key": (JobFileError, lambda r, p: _job(p, "data: {}\nreleases: []\nextra: 1\n")),
+    "a time release whose model was edited": (ReleaseFileError, lambda r, p: pv.load_release(_edited_time(p))),
+    "a lab workload of an unknown kind": (ParameterError, lambda r, p: _lab_workload("nope")),
+    "a lab histogram with negative counts": (InputDataError, lambda r, p: _lab_histogram(-np.ones((4, 4)))),
+    "a synthetic family's shares above 1": (ParameterError, lambda r, p: _zero_inflated(atom=0.8, lines=0.5)),
     "a spend above the ledger's budget": (BudgetError, lambda r, p: pv.Ledger(1.0).spend("counts", 2.0, "laplace")),
     "a budget file asked for more than is left": (BudgetError, lambda r, p: _overdrawn(p)),
 }
@@ -90,6 +95,33 @@ def _job(tmp, text: str):
 def _overdrawn(tmp):
     budget = pv.Budget(tmp / "b.budget.json", total_epsilon=1.0)
     return budget.check(2.0, 0.0, "one point", what="a release at epsilon 2")
+
+
+def _edited_time(tmp):
+    """A release over time saved, then its model's sensitivity edited to 0."""
+    import json
+    rel = pv.build_over_time(PTS, DOM, time=np.arange(len(PTS), dtype=float), span=(0, 500), window=100,
+                             epsilon=1.0, grid_level=1)
+    f = rel.save(tmp / "t.json")
+    doc = json.loads(Path(f).read_text())
+    doc["model"]["sensitivity"] = 0
+    Path(f).write_text(json.dumps(doc))
+    return f
+
+
+def _lab_workload(kind: str):
+    from psdviz.lab.compare import Workload
+    return Workload(kind=kind, sizes=((0.1, 0.1),)).check(DOM)
+
+
+def _lab_histogram(hist):
+    from psdviz.lab.dpbench import check_histogram
+    return check_histogram(hist)
+
+
+def _zero_inflated(**shares):
+    from psdviz.lab.synthetic import zero_inflated
+    return zero_inflated(1000, DOM, np.random.default_rng(0), **shares)
 
 
 def _text(tmp):

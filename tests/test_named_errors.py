@@ -1,7 +1,7 @@
 """A promise kept by construction: no module of psdviz raises a plain ``ValueError`` or ``TypeError``
 except the sites listed here, each with its reason. A caller's mistake is one of psdviz.errors' named
 types (docs/decisions/named-errors.md); a check that only a bug in psdviz can trip is listed in
-:data:`INTERNAL`; modules still being converted are listed, as they are, in :data:`NOT_YET_CONVERTED`."""
+:data:`INTERNAL`."""
 from __future__ import annotations
 
 import ast
@@ -9,10 +9,6 @@ from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "psdviz"
 PLAIN = {"ValueError", "TypeError"}
-
-# Modules whose plain ValueErrors are not converted yet (worked on elsewhere); the CLI treats a plain
-# ValueError raised in them as the user's mistake until they are (psdviz.cli.NOT_YET_NAMED).
-NOT_YET_CONVERTED = ("temporal/", "over_time.py", "lab/", "methods/auto")
 
 # (module, function): why a plain ValueError / TypeError is right there.
 INTERNAL = {
@@ -76,8 +72,6 @@ def unlisted(root: Path = PKG) -> list[str]:
     bad = []
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root).as_posix()
-        if rel.startswith(NOT_YET_CONVERTED):
-            continue
         for func, name, line in plain_raises(path.read_text()):
             if (rel, func) not in INTERNAL:
                 bad.append(f"{rel}:{line} {func or '<module>'} ({name})")
@@ -114,10 +108,3 @@ def test_the_scan_finds_a_plain_raise_in_a_toy_module(tmp_path):
         "            raise exc\n"
         "raise TypeError\n")
     assert unlisted(tmp_path) == ["toy.py:5 Box.check (ValueError)", "toy.py:12 <module> (TypeError)"]
-
-
-def test_the_cli_and_the_scan_name_the_same_modules_not_yet_converted():
-    """The CLI tells a plain ValueError from these modules as the user's mistake (until they are converted),
-    from any other module as a bug: both lists must move together."""
-    from psdviz.cli import NOT_YET_NAMED
-    assert sorted(NOT_YET_NAMED) == sorted(f"psdviz/{m}" for m in NOT_YET_CONVERTED)

@@ -32,6 +32,7 @@ import pandas as pd
 
 from ..api import build
 from ..core.domain import Domain, prepare_points
+from ..core.errors import ParameterError
 from ..core.validation import check_epsilon, check_int
 from ..methods.param_info import coerce_params
 from ..methods.registry import accepts_workload, get_builder, methods, references
@@ -70,7 +71,7 @@ class Variant:
         get_builder(self.method)
         coerce_params(self.method, self.kwargs)
         if self.planned and not accepts_workload(self.method):
-            raise ValueError(f"{self.label}: {self.method} does not plan its measurements for queries "
+            raise ParameterError(f"{self.label}: {self.method} does not plan its measurements for queries "
                              "(the quadtree, or auto when it picks the quadtree, does)")
 
     @property
@@ -102,19 +103,19 @@ class Workload:
 
     def check(self, domain: Domain) -> None:
         if self.kind not in WORKLOAD_KINDS:
-            raise ValueError(f"workload kind must be one of {WORKLOAD_KINDS} (got {self.kind!r})")
+            raise ParameterError(f"workload kind must be one of {WORKLOAD_KINDS} (got {self.kind!r})")
         if not self.sizes:
-            raise ValueError("workload sizes: give at least one query shape")
+            raise ParameterError("workload sizes: give at least one query shape")
         check_int(self.queries, "queries", 1, MAX_QUERIES)
         for a, b in self.sizes:
             if self.kind == "shape" and not (0 < a <= domain.width and 0 < b <= domain.height):
-                raise ValueError(f"query shape ({a:g}, {b:g}) must be positive and fit in the domain "
+                raise ParameterError(f"query shape ({a:g}, {b:g}) must be positive and fit in the domain "
                                  f"({domain.width:g} x {domain.height:g})")
             if self.kind == "dpbench" and not (float(a).is_integer() and float(b).is_integer() and a >= 1 and b >= 1):
-                raise ValueError(f"the DPBench workload needs the histogram's grid (m, n) as integers "
+                raise ParameterError(f"the DPBench workload needs the histogram's grid (m, n) as integers "
                                  f"(got {a:g}, {b:g})")
             if self.kind == "centered" and not (0 < a <= 1 and b > 0):
-                raise ValueError(f"centred query area fraction must lie in (0, 1] and aspect > 0 "
+                raise ParameterError(f"centred query area fraction must lie in (0, 1] and aspect > 0 "
                                  f"(got {a:g}, {b:g})")
 
     def labels(self) -> list[str]:
@@ -174,7 +175,7 @@ def make_queries(points, domain: Domain, workload: Workload, seed: int | None = 
             try:
                 r, t = nonempty(make, index, workload.queries)
             except ValueError as exc:
-                raise ValueError(f"query shape {label}: {exc}") from None
+                raise ParameterError(f"query shape {label}: {exc}") from None
         else:
             r = make(workload.queries)
             t = index.count(r)
@@ -218,12 +219,12 @@ def run_cell(points, domain: Domain, var: Variant, epsilon: float, queries: Quer
 def check_grid(variants, epsilons) -> tuple[list[Variant], list[float]]:
     variants, epsilons = list(variants), [check_epsilon(e) for e in epsilons]
     if not variants:
-        raise ValueError("methods: choose at least one method")
+        raise ParameterError("methods: choose at least one method")
     if not epsilons:
-        raise ValueError("epsilons: choose at least one epsilon")
+        raise ParameterError("epsilons: choose at least one epsilon")
     labels = [v.label for v in variants]
     if len(set(labels)) != len(labels):
-        raise ValueError(f"method labels must be distinct (got {labels})")
+        raise ParameterError(f"method labels must be distinct (got {labels})")
     for v in variants:
         v.check()
     return variants, epsilons

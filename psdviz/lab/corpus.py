@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.domain import Domain
+from ..core.errors import ParameterError
 from . import synthetic
 
 CELLS = 256
@@ -237,5 +238,5 @@ def part(name: str) -> str:
 def load(name: str) -> np.ndarray:
     """The data set as a 256 x 256 float histogram (:class:`MissingData` when its source is not fetched)."""
     if name not in DATASETS:
-        raise ValueError(f"unknown corpus data set {name!r}; choose one of {sorted(DATASETS)}")
+        raise ParameterError(f"unknown corpus data set {name!r}; choose one of {sorted(DATASETS)}")
     return np.asarray(DATASETS[name].load(), dtype=float)

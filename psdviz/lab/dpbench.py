@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.domain import Domain
+from ..core.errors import InputDataError
 
 QUERY_SEED = 8
 MAX_HIST_POINTS = 20_000_000
@@ -21,11 +22,11 @@ def check_histogram(hist) -> np.ndarray:
     """A 2-D array of non-negative (integer-valued) counts, as a float copy."""
     h = np.array(hist, dtype=float)
     if h.ndim != 2 or min(h.shape) < 2:
-        raise ValueError(f"a DPBench histogram is a 2-D array of counts, at least 2 x 2 (got shape {h.shape})")
+        raise InputDataError(f"a DPBench histogram is a 2-D array of counts, at least 2 x 2 (got shape {h.shape})")
     if not np.isfinite(h).all() or (h < 0).any():
-        raise ValueError("histogram counts must be finite and non-negative")
+        raise InputDataError("histogram counts must be finite and non-negative")
     if h.sum() > MAX_HIST_POINTS:
-        raise ValueError(f"the histogram holds {h.sum():,.0f} points, above the lab's limit of {MAX_HIST_POINTS:,}")
+        raise InputDataError(f"the histogram holds {h.sum():,.0f} points, above the lab's limit of {MAX_HIST_POINTS:,}")
     return h
 
 

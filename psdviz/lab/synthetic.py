@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.domain import Domain
+from ..core.errors import ParameterError
 
 
 def uniform(n: int, domain: Domain, rng: np.random.Generator) -> np.ndarray:
@@ -61,7 +62,7 @@ def zero_inflated(n: int, domain: Domain, rng: np.random.Generator, atom: float 
     values reported at a few round amounts, as incomes and gains are, rather than spread over every cell."""
     background = 1.0 - atom - lines
     if min(atom, lines, background) < -1e-12:     # atom + lines = 1 may round to a tiny negative rest
-        raise ValueError(f"atom + lines must be at most 1 with both >= 0 (got atom={atom}, lines={lines})")
+        raise ParameterError(f"atom + lines must be at most 1 with both >= 0 (got atom={atom}, lines={lines})")
     centre = np.zeros(2, np.int64) if corner else rng.integers(cells // 10, cells - cells // 10, 2)
     kind = rng.choice(3, size=n, p=[atom, lines, max(background, 0.0)])
     cell = np.tile(centre, (n, 1))
@@ -90,7 +91,7 @@ def few_lines(n: int, domain: Domain, rng: np.random.Generator, lines: int = 2, 
     steps of random height) or "spiky" (a few random cells holding most of the line, the rest spread). The rest
     is uniform. Points are placed uniformly inside their cells, as the DPBench protocol places a histogram's."""
     if not 1 <= lines <= cells or not 0.0 <= share <= 1.0 or profile not in ("smooth", "stepped", "spiky"):
-        raise ValueError("lines in 1..cells, share in [0, 1], profile one of smooth, stepped, spiky")
+        raise ParameterError("lines in 1..cells, share in [0, 1], profile one of smooth, stepped, spiky")
     rows = rng.choice(np.arange(1 if edge else 0, cells), size=lines, replace=False)
     if edge:
         rows[0] = 0

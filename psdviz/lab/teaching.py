@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.domain import Domain
+from ..core.errors import ParameterError
 from ..publish.release import Release
 from ..query.truth import PointIndex
 
@@ -82,7 +83,7 @@ def redraw(points, domain: Domain, rect, *, method: str, epsilon: float, k: int 
     Raises ValueError for ``k`` below 2 (a spread needs two answers) or above 1000."""
     from ..api import build
     if not isinstance(k, (int, np.integer)) or not 2 <= k <= 1000:
-        raise ValueError(f"k (the number of fresh releases) must be a whole number in [2, 1000] (got {k!r})")
+        raise ParameterError(f"k (the number of fresh releases) must be a whole number in [2, 1000] (got {k!r})")
     seeds = [None] * k if seed is None else [int(s.generate_state(1)[0]) for s in
                                             np.random.SeedSequence(seed).spawn(k)]
     q = np.asarray([rect], dtype=float)

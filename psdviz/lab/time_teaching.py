@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..api import build
+from ..core.errors import ParameterError
 from ..core.noise import geometric_variance
 from ..temporal import TimeRelease
 
@@ -46,7 +47,7 @@ def per_window_releases(xy: np.ndarray, window: np.ndarray, user, release: TimeR
     events a user when ``user`` is given. Refused for a partition that is not one uniform level."""
     levels = np.unique(release.partition.level)
     if levels.size != 1:
-        raise ValueError("per-window releases are built on a uniform grid partition (partition='grid')")
+        raise ParameterError("per-window releases are built on a uniform grid partition (partition='grid')")
     t = release.windows
     out = []
     rng = np.random.default_rng(seed)

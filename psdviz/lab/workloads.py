@@ -13,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..core.domain import Domain
+from ..core.errors import InputDataError, ParameterError
 from ..query.truth import PointIndex
 from .dpbench import protocol_queries
 
@@ -20,7 +21,7 @@ from .dpbench import protocol_queries
 def shape_queries(domain: Domain, w: float, h: float, k: int, rng: np.random.Generator) -> np.ndarray:
     """k rectangles of width w and height h placed uniformly inside the domain."""
     if not (0 < w <= domain.width and 0 < h <= domain.height):
-        raise ValueError(f"query shape {w} x {h} must be positive and fit in the domain "
+        raise ParameterError(f"query shape {w} x {h} must be positive and fit in the domain "
                          f"({domain.width:g} x {domain.height:g})")
     x0 = rng.uniform(domain.xmin, domain.xmax - w, k)
     y0 = rng.uniform(domain.ymin, domain.ymax - h, k)
@@ -32,7 +33,7 @@ def centered_queries(points: np.ndarray, domain: Domain, area_fraction: float, k
     """k rectangles of area ``area_fraction`` x domain area (width/height = aspect) centred on
     random data points, clipped to the domain."""
     if not 0 < area_fraction <= 1:
-        raise ValueError(f"area_fraction must lie in (0, 1] (got {area_fraction})")
+        raise ParameterError(f"area_fraction must lie in (0, 1] (got {area_fraction})")
     area = area_fraction * domain.area
     w, h = np.sqrt(area * aspect), np.sqrt(area / aspect)
     c = points[rng.integers(0, points.shape[0], k)]
@@ -58,7 +59,7 @@ def nonempty(make: Callable[[int], np.ndarray], index: PointIndex, k: int,
         have += int(keep.sum())
         if have >= k:
             return np.concatenate(got_r)[:k], np.concatenate(got_t)[:k]
-    raise ValueError(f"found only {have} non-empty queries of this shape after {max_rounds} rounds")
+    raise InputDataError(f"found only {have} non-empty queries of this shape after {max_rounds} rounds")
 
 
 def grid_queries(domain: Domain, m: int, n: int, k: int) -> np.ndarray:

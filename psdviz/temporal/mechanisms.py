@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, ReleaseFileError
 from ..core.ledger import Ledger
 from ..core.noise import MAX_EXACT_SCALE, geometric_noise, geometric_variance
 from ..core.privacy_unit import PrivacyUnit
@@ -294,44 +294,44 @@ def window_sd(mechanism: str, windows: int, epsilon: float, acct: Accounting, fa
 
 
 def model_from_data(data, windows: int):
-    """The time model a release file states (a ValueError naming what is wrong)."""
+    """The time model a release file states (a ReleaseFileError naming what is wrong)."""
     if not isinstance(data, dict) or data.get("kind") not in ("flat", "tree", "bd", "ba"):
-        raise ValueError("the time model must be an object whose kind is flat, tree, bd or ba")
+        raise ReleaseFileError("the time model must be an object whose kind is flat, tree, bd or ba")
     s = data.get("sensitivity")
     if isinstance(s, bool) or not isinstance(s, int) or s < 1:
-        raise ValueError("the time model's sensitivity must be a whole number >= 1")
+        raise ReleaseFileError("the time model's sensitivity must be a whole number >= 1")
     if data["kind"] == "flat":
         return FlatModel(windows, _positive(data.get("epsilon"), "epsilon"), s)
     if data["kind"] == "tree":
         fanout = check_fanout(data.get("fanout"))
         eps = np.asarray([_positive(e, "level_epsilon") for e in _list(data.get("level_epsilon"))])
         if eps.size != TimeTree(windows, fanout).levels:
-            raise ValueError("the time tree needs one epsilon per level")
+            raise ReleaseFileError("the time tree needs one epsilon per level")
         return TreeTimeModel(windows, fanout, eps, s)
     w = data.get("w")
     if isinstance(w, bool) or not isinstance(w, int) or w < 1:
-        raise ValueError("w must be a whole number >= 1")
+        raise ReleaseFileError("w must be a whole number >= 1")
     src = np.asarray(_list(data.get("source")), dtype=np.int64)
     eps = np.asarray(_list(data.get("published_epsilon")), dtype=float)
     thr = np.asarray(_list(data.get("threshold")), dtype=float)
     if not src.size == eps.size == thr.size == windows:
-        raise ValueError("source, published_epsilon and threshold must hold one value per window")
+        raise ReleaseFileError("source, published_epsilon and threshold must hold one value per window")
     published = src == np.arange(windows)
     repeats = np.r_[-1, src[:-1]]
     if not (np.isfinite(eps).all() and (eps >= 0).all() and np.array_equal(published, eps > 0)
             and np.array_equal(src[~published], repeats[~published]) and (thr >= 0).all()):
-        raise ValueError("the w-event schedule is inconsistent: a window is published exactly when it has a "
+        raise ReleaseFileError("the w-event schedule is inconsistent: a window is published exactly when it has a "
                          "publication epsilon, and repeats the last publication otherwise")
     return StreamModel(data["kind"], src, eps, thr, s, w)
 
 
 def _list(v) -> list:
     if not isinstance(v, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
-        raise ValueError("the time model's arrays must be lists of numbers")
+        raise ReleaseFileError("the time model's arrays must be lists of numbers")
     return v
 
 
 def _positive(v, name: str) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not (np.isfinite(v) and v > 0):
-        raise ValueError(f"the time model's {name} must be finite numbers > 0")
+        raise ReleaseFileError(f"the time model's {name} must be finite numbers > 0")
     return float(v)

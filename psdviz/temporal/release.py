@@ -26,7 +26,7 @@ from typing import Literal, overload
 import numpy as np
 import pandas as pd
 
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, ReleaseFileError
 from ..core.ledger import Ledger
 from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness, check_seeded_export
@@ -237,7 +237,7 @@ class TimeRelease:
 
 
 def load_time(path) -> TimeRelease:
-    """Read a release over time; a damaged or edited file is a ValueError naming what is wrong."""
+    """Read a release over time; a damaged or edited file is a ReleaseFileError naming what is wrong."""
     doc = jr.read(path, FORMAT)
     rep = doc["report"]
     ledger, rnd = jr.ledger_and_randomness(rep)
@@ -246,11 +246,11 @@ def load_time(path) -> TimeRelease:
         ax = doc.get("axis")
         if not isinstance(ax, dict) or not all(isinstance(ax.get(k), int) and not isinstance(ax.get(k), bool)
                                                for k in ("start", "window_seconds", "windows")):
-            raise ValueError("the axis must hold start, window_seconds and windows as whole numbers")
+            raise ReleaseFileError("the axis must hold start, window_seconds and windows as whole numbers")
         axis = TimeAxis(ax["start"], ax["window_seconds"], ax["windows"])
         part = doc.get("partition")
         if not isinstance(part, dict):
-            raise ValueError("the file has no partition")
+            raise ReleaseFileError("the file has no partition")
         partition = Partition.from_data(part)
         model = model_from_data(doc.get("model"), axis.windows)
     except (ValueError, TypeError, KeyError) as exc:

@@ -324,7 +324,7 @@ def render() -> None:
         variants, epsilons = C.check_grid(variants, epsilons)
         workload.check(domain)
         check_int(trials, "trials", 1, C.MAX_TRIALS)
-    except ValueError as exc:      # psdviz.lab's checks: plain ValueError (not yet named types)
+    except PsdvizError as exc:
         st.error(str(exc))
         return
     experiment = {"data": source, "fingerprint": fp, "methods": [v.__dict__ for v in variants],
@@ -344,7 +344,7 @@ def render() -> None:
         st.caption("Fresh randomness: press Run again for new queries and new noise.")
     try:
         results, reports = run_with_progress(xy, domain, fp, variants, epsilons, workload, trials, seed, nonce)
-    except ValueError as exc:      # psdviz.lab's comparisons: plain ValueError (not yet named types)
+    except PsdvizError as exc:
         st.error(str(exc))
         return
     _show_results(results, reports, experiment)

@@ -19,7 +19,7 @@ import streamlit as st
 
 import psdviz as pv
 from psdviz import temporal
-from psdviz.errors import ParameterError
+from psdviz.errors import ParameterError, PsdvizError
 from psdviz.lab import time_teaching
 from psdviz.lab.synthetic import event_stream
 from psdviz.present import PALE_WORDS, PALETTE, colour_bins, legend_entries
@@ -106,7 +106,7 @@ def render() -> None:
             rel = _release(*spec)
             data = _data(spec[0])
             name = f"{words.file_text(data.name)} (a contributor is a {data.contributor})"
-    except ValueError as exc:      # psdviz.temporal's checks: plain ValueError (not yet named types)
+    except PsdvizError as exc:
         st.error(f"Cannot build or open it: {words.file_text(exc)}")
         return
     st.caption(f"{name}: {rel.partition.size:,} cells x {rel.windows:,} windows of {rel.axis.label()}; "
