@@ -20,14 +20,15 @@ Errors in the input or the options print one line saying what to fix and exit wi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -78,8 +79,15 @@ def _param(text: str) -> tuple[str, object]:
         return name, value
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with its mistakes said in one line (exit 2), pointing to ``--help`` instead of printing the usage."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="psdviz", description="Private spatial decompositions from the command line.")
+    ap = OneLineParser(prog="psdviz", description="Private spatial decompositions from the command line.")
     sub = ap.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="build a private release from a points file and write the release file")
     _input_arguments(b, "release file to write (.parquet)")
@@ -283,6 +291,16 @@ def _progress_bar() -> tuple[Any, Callable[[int, int, str], None]]:
             tasks[what] = bar.add_task(what, total=total)
         bar.update(tasks[what], completed=done, total=total)
     return bar, update
+
+
+@contextlib.contextmanager
+def _cleared_on_error(bar) -> Iterator[None]:
+    """The bar's lines are wiped when the build fails, so the one-line error is all the terminal shows."""
+    try:
+        yield
+    except BaseException:
+        bar.live.transient = True
+        raise
 
 
 SHOWN_CHARS = 2000     # a file's text (notes, ledger entries, warnings) is shown up to this many characters
@@ -608,7 +626,7 @@ def run_build(a: argparse.Namespace) -> int:
         warnings.simplefilter("always")
         warnings.simplefilter("ignore", EmptyReleaseWarning)     # said below, with the counts
         bar, update = _progress_bar()
-        with bar:
+        with bar, _cleared_on_error(bar):
             rel = build(points, domain, a.method, a.epsilon, a.seed, nonfinite="drop", progress=update, **extra)
         memory = points if isinstance(points, np.ndarray) else None
         print(input_counts(rel, a), file=sys.stderr)

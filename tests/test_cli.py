@@ -118,8 +118,9 @@ def test_auto_from_csv_with_user_level_privacy(data, capsys):
 def test_errors_are_one_line_with_status_2(data, capsys, args, says):
     d, _ = data
     code = main(["build", str(d / "points.csv"), "--domain", *DOMAIN, "--out", str(d / "x.parquet"), *args])
-    err = capsys.readouterr().err
-    assert code == 2 and says in err and err.count("\n") == 1
+    said = capsys.readouterr()
+    assert code == 2 and says in said.err and said.err.count("\n") == 1
+    assert not said.out.strip(), said.out        # no progress bar left above the error
 
 
 def test_missing_input_and_help():
@@ -211,3 +212,18 @@ def test_an_empty_csv_is_said_to_be_empty(tmp_path, capsys, content, what, extra
     assert code == 2 and err[-1].endswith(f"empty.csv is empty ({what}): give a CSV file with a header row naming "
                                           "the columns and at least one row of points")
     assert "column0" not in err[-1] and not (tmp_path / "r.parquet").exists()
+
+
+@pytest.mark.parametrize("argv,says", [
+    (["build", "points.csv"], "psdviz build: the following arguments are required: --lon, --lat, --out, --domain"),
+    (["build", "p.csv", "--lon", "x", "--lat", "y", "--domain", "0", "0", "1", "1", "--out", "o.parquet",
+      "--method", "nope"], "psdviz build: argument --method: invalid choice: 'nope'"),
+    (["budget", "init"], "psdviz budget: the following arguments are required: file"),
+    (["nope"], "psdviz: argument command: invalid choice: 'nope'"),
+])
+def test_a_mistyped_command_is_one_line_with_status_2_and_points_to_help(argv, says, capsys):
+    """argparse's own mistakes too: one line naming what to fix and where the help is, not the usage block."""
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.startswith(says) and err.count("\n") == 1 and "--help)" in err

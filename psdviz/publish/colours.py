@@ -130,7 +130,18 @@ def legend_entries(colours: Colours) -> list[tuple[str, str]]:
     edges = colours.edges or (colours.lo, colours.hi)
     n = len(edges) - 1
     shades = np.rint(np.linspace(1 if n > 1 else len(PALETTE) // 2, len(PALETTE) - 1, n)).astype(int)
-    return [(PALETTE[s], f"{_fmt(10 ** a)}-{_fmt(10 ** b)}") for s, a, b in zip(shades, edges[:-1], edges[1:])]
+    text = _edge_texts([10 ** e for e in edges])
+    return [(PALETTE[s], f"{a}-{b}") for s, a, b in zip(shades, text[:-1], text[1:])]
+
+
+def _edge_texts(values: list[float]) -> list[str]:
+    """Class edges rounded for people: two significant digits (thousands separated), more only where two edges
+    would otherwise read alike."""
+    for digits in range(2, 7):
+        text = [_fmt(v, digits) for v in values]
+        if len(set(text)) == len(text):
+            break
+    return text
 
 
 def legend_html(colours: Colours) -> str:
@@ -156,7 +167,9 @@ def parts_words(colours: Colours) -> str:
     return f"; {PARTS_WORDS}" if colours.parts.size else ""
 
 
-def _fmt(v: float) -> str:
+def _fmt(v: float, digits: int = 2) -> str:
+    """``v`` to ``digits`` significant digits, whole numbers from 100 with thousands separated."""
     if not math.isfinite(v):
         return "?"
-    return f"{v:,.0f}" if v >= 100 else f"{v:.2g}"
+    r = float(f"{v:.{digits}g}")
+    return f"{r:,.0f}" if r >= 100 else f"{r:.{digits}g}"

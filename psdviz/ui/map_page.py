@@ -448,19 +448,15 @@ def cell_panel(release: pv.Release, nodes: np.ndarray) -> None:
     st.markdown(
         f"level **{c['level']}**; count epsilon **{c['count_epsilon']:.4g}** (split epsilon {c['split_epsilon']:.4g}; "
         f"{c['path_epsilon']:.4g} along its path from the root)  \n"
-        f"noise: standard deviation **{_num(c['noise_sd'])}** (scale 1/epsilon = {_num(c['noise_scale'])})  \n"
+        f"noise: standard deviation **{_count(c['noise_sd'])}** (scale 1/epsilon = {_count(c['noise_scale'])})  \n"
         f"noisy count **{_count(c['noisy'])}**, estimated count **{answer_box.people(c['estimate'])}**  \n"
         f"x [{c['rect'][0]:.3f}, {c['rect'][2]:.3f}], y [{c['rect'][1]:.3f}, {c['rect'][3]:.3f}]")
     if said := answer_box.cell_below_zero(c["estimate"], c["noisy"]):
         st.caption(said)
 
 
-def _num(v) -> str:
-    return "not measured" if v is None else f"{v:,.2f}"
-
-
 def _count(v) -> str:
-    """A released count rounded for people ("not measured" where none was released)."""
+    """A released count or its noise rounded for people ("not measured" where none was released)."""
     return "not measured" if v is None else answer_box.people(float(v))
 
 

@@ -172,13 +172,16 @@ def _layer_controls(k: ViewKeys, say=None) -> tuple[str, rg.Regions] | None:
                                "(id, code, iso, geoid), text before numbers, never a measure such as a population.")
     parent = st.selectbox("Parent id column (levels)", ["(none)", *cols], key=k.w("parent"))
     names = ["(same as id)", *cols]
-    guessed_name = guess.name if guess is not None and guess.id == id_col else None
-    name = st.selectbox("Name column", names, key=k.w("name"),
-                        index=names.index(guessed_name) if guessed_name in names and guessed_name != id_col else 0)
+    guessed_name = guess.name if guess is not None else None     # the name column does not depend on the id
+    if st.session_state.get(k.w("name_for")) != id_col:           # a new id column: the name guessed for it again
+        st.session_state[k.w("name")] = (guessed_name if guessed_name in names and guessed_name != id_col
+                                         else "(same as id)")
+        st.session_state[k.w("name_for")] = id_col
+    name = st.selectbox("Name column", names, key=k.w("name"))
     if guess is not None and guess.id == id_col:
         st.caption(f"Guessed: {words.file_text(guess.why)}.")
     layer, repairs = _uploaded(digest, data, up.name, id_col,
-                               None if parent == "(none)" else parent, None if name == "(same as id)" else name, obj)
+                               None if parent == "(none)" else parent, id_col if name == "(same as id)" else name, obj)
     for said in repairs:           # before anything is built, where the page is read
         text = words.file_text(said)
         (say or st).warning(f"{text[:1].upper()}{text[1:]}.")

@@ -108,3 +108,16 @@ def test_the_legend_says_so_when_parts_are_drawn(island):
     assert PALE_WORDS in legend_html(leaves) and PARTS_WORDS not in legend_html(leaves)
     for html in (legend_html(with_parts), legend_html(leaves)):   # one sentence: clauses joined, a full stop
         assert html.endswith(".</div>") and "; ." not in html and not html.endswith(";</div>")
+
+
+def test_the_legend_rounds_its_class_edges_for_people_and_keeps_them_apart():
+    """Edges of dense cells read as two significant digits (1,234,567 points per square degree is 1,200,000), with
+    a third only where two edges would otherwise read alike."""
+    from psdviz.present import legend_entries
+    from psdviz.publish.colours import Colours
+    edges = tuple(math.log10(v) for v in (0.01234, 12.34, 1_234_567.0, 9_876_543.0))
+    ranges = [text for _, text in legend_entries(Colours(np.zeros(3, np.int64), edges[0], edges[-1], edges))]
+    assert ranges == ["0.012-12", "12-1,200,000", "1,200,000-9,900,000"]
+    close = tuple(math.log10(v) for v in (1000.0, 1040.0, 1100.0))
+    ranges = [text for _, text in legend_entries(Colours(np.zeros(2, np.int64), close[0], close[-1], close))]
+    assert ranges == ["1,000-1,040", "1,040-1,100"]

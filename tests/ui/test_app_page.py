@@ -127,6 +127,9 @@ def test_click_shows_cell_details():
     assert any(s.value == "Clicked cell" for s in at.subheader)
     text = " ".join(m.value for m in at.markdown)
     assert "level **5**" in text and "noisy count" in text and "standard deviation" in text
+    import re
+    sd = re.search(r"standard deviation \*\*([^*]+)\*\* \(scale 1/epsilon = ([^)]+)\)", text)
+    assert sd and all(re.fullmatch(r"[\d,]+(\.\d)?", g) for g in sd.groups()), sd   # rounded for people
 
 
 def test_the_clicked_cell_panel_opens_on_a_click_and_closes_for_a_new_rectangle():

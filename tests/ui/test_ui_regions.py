@@ -392,6 +392,11 @@ def test_an_uploaded_layer_gets_ids_and_names_a_person_would_pick_and_a_merge_is
     assert not at.exception, at.exception
     said = [w.value.replace("\\", "") for w in at.main.warning]
     assert any("merged into one region each: '-99' (3 features: France, Norway, Kosovo)" in w for w in said), said
+    assert at.selectbox(key="rg_name").value == "name"     # the names shown are the column the page says
+    at.selectbox(key="rg_name").set_value("(same as id)").run()
+    assert not at.exception, at.exception
+    said = [w.value.replace("\\", "") for w in at.main.warning]    # named by their ids now: no names to list
+    assert any("merged into one region each: '-99' (3 features);" in w for w in said), said
 
 
 def test_the_pages_region_files_are_the_command_lines_one_schema_rounded_for_people():
