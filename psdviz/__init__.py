@@ -15,6 +15,7 @@ from .core.domain import Domain, prepare_points
 from .core.ledger import Ledger, Spend
 from .core.validation import LargeEpsilonWarning
 from .errors import BudgetError, InputDataError, JobFileError, ParameterError, ReleaseFileError
+from .maps import explore
 from .methods.param_info import documented_builder as builder
 from .methods.param_info import method_help
 from .methods.param_info import parameter_info as method_parameters
@@ -60,6 +61,7 @@ __all__ = [
     "build_over_time",
     "build_regions",
     "builder",
+    "explore",
     "load_release",
     "method_help",
     "method_parameters",

@@ -34,6 +34,7 @@ from .core.workload import layer_digest
 from .io import topojson
 from .io.samples import SAMPLES, get_sample, load_sample, sample_points
 from .kernel.intervals import whole_interval
+from .maps import legend_html
 from .methods.auto import FEATURE_FRACTION, RULES
 from .methods.auto import measured_note as auto_measured
 from .methods.declarations import BUILD
@@ -57,7 +58,6 @@ from .publish.colours import (
     Colours,
     colour_bins,
     legend_entries,
-    legend_html,
     parts_words,
     shade_grid,
     view_colours,
@@ -67,6 +67,7 @@ from .publish.pale_parts import cell_pieces
 from .query.raster import mercator_centres
 from .regions.colours import PALE as REGION_PALE
 from .regions.colours import classes as region_classes
+from .regions.colours import counted, edge_texts
 from .regions.colours import noise_width as region_noise_width
 from .regions.colours import shades as region_shades
 from .sparse.laborious import LABORIOUS_MAX
@@ -102,7 +103,9 @@ __all__ = [
     "check_int",
     "check_seeded_export",
     "colour_bins",
+    "counted",
     "deepest_fitting",
+    "edge_texts",
     "flights_sparse_table",
     "flights_table",
     "frontier",

@@ -84,6 +84,38 @@ def test_no_import_runs_upward(path: Path):
     assert not bad, f"{me} imports upward: {bad}"
 
 
+MAP_LOADERS = {"maps", "ui"}     # the modules that may load a map or UI library by name (psdviz/maps.py, the pages)
+
+
+def loads_by_name(path: Path) -> list[str]:
+    """The UI libraries a module loads by name: ``require("folium", ...)`` or ``importlib.import_module("folium")``,
+    which the import scan above cannot see."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str) and node.args[0].value.split(".")[0] in UI_LIBS
+                and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("require", "import_module")):
+            out.append(node.args[0].value)
+    return out
+
+
+@pytest.mark.parametrize("path", engine_modules(), ids=lambda p: str(p.relative_to(PKG)))
+def test_only_the_maps_module_and_the_pages_load_a_map_library(path: Path):
+    """folium is loaded (when called) by psdviz/maps.py alone outside the pages: the engine writes no map."""
+    where = module_name(path).split(".")
+    if (where[1] if len(where) > 1 else "") in MAP_LOADERS:
+        return
+    assert not loads_by_name(path), f"{module_name(path)} loads {loads_by_name(path)}: draw maps in psdviz/maps.py"
+
+
+def test_the_map_library_scan_finds_a_require_of_folium(tmp_path):
+    """The scan can fail: a toy module loading folium through require is caught, one loading geopandas is not."""
+    toy = tmp_path / "toy.py"
+    toy.write_text("from psdviz.core.optional import require\n"
+                   "def draw():\n    folium = require('folium', 'draw')\n    gpd = require('geopandas', 'draw')\n")
+    assert loads_by_name(toy) == ["folium"]
+
+
 def test_every_subpackage_states_its_contents_and_allowed_imports():
     for init in PKG.rglob("__init__.py"):
         if init.parent == PKG or "static" in init.parts:

@@ -51,7 +51,7 @@ def test_region_release_explore_renders_hostile_names_as_text():
     lay = _layer()
     pts = np.random.default_rng(0).uniform(0, 2, (2_000, 2))
     rel = pv.build_regions(pts, lay, epsilon=1.0, seed=1)
-    _harmless(rel.explore(lay).get_root().render())
+    _harmless(pv.explore(rel, lay).get_root().render())
 
 
 def test_the_regions_choropleth_renders_hostile_names_as_text():

@@ -1,5 +1,5 @@
-"""Colours for a release's cells that do not invent structure (the presentation layer the app and
-``Release.explore`` share; no Streamlit, no folium).
+"""Colours for a release's cells that do not invent structure (the classes the app's map, its PNG and
+``psdviz.explore`` share; no Streamlit, no folium, no HTML).
 
 A cell whose estimate is within two noise standard deviations of zero is pale whatever the class
 breaks; the lowest class starts below the sparsest cells holding :data:`LOW_SHARE` of the estimated
@@ -138,24 +138,10 @@ def _edge_texts(values: list[float]) -> list[str]:
     """Class edges rounded for people: two significant digits (thousands separated), more only where two edges
     would otherwise read alike."""
     for digits in range(2, 7):
-        text = [_fmt(v, digits) for v in values]
+        text = [density_text(v, digits) for v in values]
         if len(set(text)) == len(text):
             break
     return text
-
-
-def legend_html(colours: Colours) -> str:
-    """The classes drawn: their colours and density ranges (points per square unit, log scale), and the
-    noise every step is at least as wide as."""
-    parts = [f'<span style="background:{c};display:inline-block;width:22px;height:12px"></span> {text}'
-             for c, text in legend_entries(colours)]
-    noise = (f"; each step is at least two noise standard deviations wide (x{10 ** colours.noise:.2g} in density), "
-             "so cells within noise of each other share a colour or neighbouring ones" if colours.noise else "")
-    pale = (f'<span style="background:{PALETTE[0]};display:inline-block;width:22px;height:12px;'
-            f'border:1px solid #bbb"></span> {PALE_WORDS}, or sparser than {_fmt(10 ** colours.lo)} (the '
-            f'sparsest cells, holding {LOW_SHARE:.1%} of the estimated points){parts_words(colours)}')
-    return (f'<div style="font-size:0.8em">{pale}; estimated density (points per square degree, log scale): '
-            f'{" ".join(parts)}{noise}.</div>')
 
 
 PARTS_WORDS = ("finer parts of a cell whose own count is within noise of zero and over 2 noise standard "
@@ -167,7 +153,7 @@ def parts_words(colours: Colours) -> str:
     return f"; {PARTS_WORDS}" if colours.parts.size else ""
 
 
-def _fmt(v: float, digits: int = 2) -> str:
+def density_text(v: float, digits: int = 2) -> str:
     """``v`` to ``digits`` significant digits, whole numbers from 100 with thousands separated."""
     if not math.isfinite(v):
         return "?"

@@ -453,24 +453,6 @@ class Release:
                               "low_95": iv[:, 0], "high_95": iv[:, 1], "noisy": t.noisy[leaves], "noise_sd": sd})
         return gpd.GeoDataFrame(frame, geometry=shapely.box(r[:, 0], r[:, 1], r[:, 2], r[:, 3]), crs=crs)
 
-    def explore(self, **kwargs):
-        """A folium map of the published cells with the app's honest colours and legend (needs
-        ``psdviz[app]``), as geopandas' ``explore``; keyword arguments go to ``folium.Map``."""
-        from ..core.optional import require
-        from .colours import PALETTE, legend_html, view_colours
-        folium = require("folium", "explore")
-        leaves = self.tree.leaf_index()
-        colours = view_colours([(self, leaves)])[0]
-        gdf = self.to_geodataframe().assign(colour=[PALETTE[i] for i in colours.index])
-        d = self.domain
-        m = folium.Map(**{"tiles": None, **kwargs})
-        m.fit_bounds([[d.ymin, d.xmin], [d.ymax, d.xmax]])
-        folium.GeoJson(gdf.__geo_interface__, style_function=lambda f: {
-            "fillColor": f["properties"]["colour"], "color": "#555555", "weight": 0.4, "fillOpacity": 0.55},
-            tooltip=folium.GeoJsonTooltip(["estimate", "low_95", "high_95"])).add_to(m)
-        m.get_root().html.add_child(folium.Element(legend_html(colours)))
-        return m
-
     def nodes(self, max_depth: int | None = None) -> pd.DataFrame:
         """Node table (no true counts) down to ``max_depth``; ``is_leaf`` marks published cells."""
         t = self.tree

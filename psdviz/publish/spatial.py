@@ -1,5 +1,5 @@
 """What the cell views and the release file read from a spatial release: a protocol, so those modules need
-not import :class:`psdviz.publish.release.Release` (which imports them for ``to_geodataframe``, ``explore``
+not import :class:`psdviz.publish.release.Release` (which imports them for ``to_geodataframe``
 and ``save``)."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Colour classes for region counts that show the structure there is and none the noise makes (the rule the
-app's choropleth and ``RegionRelease.explore`` share; no folium, no Streamlit).
+app's choropleth and ``psdviz.explore`` share; no folium, no Streamlit, no HTML).
 
 The regions not within two standard errors of zero are cut at quantiles of their estimates; a break stays
 only where the classes on either side differ by more than their noise and no inner class is narrower than
@@ -7,6 +7,8 @@ two typical standard errors; at most len(PALETTE) classes (docs/decisions/region
 values only: the classes are post-processing of a private release.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -93,3 +95,24 @@ def shades(n: int) -> list[str]:
     return [PALETTE[i] for i in np.rint(np.linspace(1, len(PALETTE) - 1, n)).astype(int)]
 
 
+def counted(v: float) -> str:
+    """A count or a density rounded for people: whole numbers with separators from 100 (and for whole
+    values), three significant digits below (12,345; 42; 0.0371)."""
+    return f"{v:,.0f}" if abs(v) >= 100 or v == int(v) else f"{v:.3g}"
+
+
+def edge_texts(edges) -> list[str]:
+    """Class edges rounded together for people: every edge to the decimals that give the narrowest class
+    three significant digits (none from 100), so the classes read apart and the lowest edge of a count does
+    not show digits no class needs (0.000128 beside 18.6 reads 0)."""
+    e = [float(v) for v in edges]
+    widths = [b - a for a, b in zip(e[:-1], e[1:]) if b > a]
+    if not widths:
+        return [counted(v) for v in e]
+    digits = 2 - math.floor(math.log10(min(widths)))
+    out = []
+    for v in e:
+        d = max(0, digits) if abs(v) < 100 else 0
+        text = f"{round(v, d):,.{d}f}"
+        out.append(text.rstrip("0").rstrip(".") if "." in text else text)
+    return ["0" if t in ("-0", "") else t for t in out]

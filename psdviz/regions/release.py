@@ -89,39 +89,6 @@ class RegionRelease:
             raise ParameterError("regions must be the layer this release was built on (the same ids in the same order)")
         return regions.frame[["id", "geometry"]].merge(self.counts(), on="id")
 
-    def explore(self, regions, **kwargs):
-        """A folium choropleth of the counts (needs ``psdviz[app]``) in the app's colour classes
-        (:func:`psdviz.regions.colours.classes`: cut where the estimates spread, merged until the noise cannot
-        make a class), each level its own classes; regions within two standard errors of zero pale. Keyword
-        arguments go to ``folium.Map``."""
-        from ..core.map_text import inert_columns
-        from ..core.optional import require
-        from .colours import PALE, classes, shades
-        folium = require("folium", "explore")
-        gdf = self.to_geodataframe(regions)
-        colour = np.full(len(gdf), PALE, dtype=object)
-        legend = []
-        for level in np.unique(gdf["level"]):
-            rows = (gdf["level"] == level).to_numpy()
-            cls, edges = classes(gdf["estimate"].to_numpy(float)[rows], gdf["standard_error"].to_numpy(float)[rows])
-            fills = shades(edges.size - 1)
-            colour[rows] = [fills[c] if c >= 0 else PALE for c in cls]
-            legend.append(f"level {level}: " + ", ".join(
-                f'<span style="background:{c}">&nbsp;&nbsp;</span> {a:,.0f}-{b:,.0f}'
-                for c, a, b in zip(fills, edges[:-1], edges[1:])))
-        gdf = inert_columns(gdf.assign(colour=colour))   # the layer's text: inert to folium's templates and HTML
-        m = folium.Map(**{"tiles": None, **kwargs})
-        x0, y0, x1, y1 = (float(v) for v in gdf.total_bounds)
-        m.fit_bounds([[y0, x0], [y1, x1]])
-        folium.GeoJson(gdf.__geo_interface__, style_function=lambda f: {
-            "fillColor": f["properties"]["colour"], "color": "#555555", "weight": 0.5, "fillOpacity": 0.7},
-            tooltip=folium.GeoJsonTooltip(["name", "estimate", "low_95", "high_95"])).add_to(m)
-        m.get_root().html.add_child(folium.Element(
-            '<div style="font-size:0.8em">pale: within two standard errors of zero; classes cut where the '
-            'estimates spread, kept only where neighbouring classes differ by more than their noise: '
-            + "; ".join(legend) + "</div>"))
-        return m
-
     @overload
     def report(self, format: Literal["json"] = "json") -> dict: ...
 

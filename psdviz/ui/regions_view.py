@@ -22,13 +22,12 @@ import shapely
 from folium.utilities import JsCode
 
 from ..present import REGION_PALE as PALE
-from ..present import map_text, whole_interval
+from ..present import counted, edge_texts, map_text, whole_interval
 from ..present import region_classes as classes
 from ..present import region_noise_width as noise_width
 from ..present import region_shades as shades
 from ..regions import SOURCES
 from .assets import use_local_leaflet
-from .words import counted, edge_texts
 
 NO_ANSWER = "#ffffff"     # a region outside a spatial release's domain: no data, never a count
 

@@ -1,7 +1,6 @@
 """Numbers and ledgers in words for people: rounded, with levels named (one place for every page)."""
 from __future__ import annotations
 
-import math
 import re
 
 import pandas as pd
@@ -24,29 +23,6 @@ def file_text(text: object) -> str:
 def short(v) -> str:
     """Floats to 4 significant digits (0.013571428571428571 -> 0.01357); other values as they are."""
     return f"{v:.4g}" if isinstance(v, float) else str(v)
-
-
-def counted(v: float) -> str:
-    """A count or a density rounded for people: whole numbers with separators from 100 (and for whole
-    values), three significant digits below (12,345; 42; 0.0371)."""
-    return f"{v:,.0f}" if abs(v) >= 100 or v == int(v) else f"{v:.3g}"
-
-
-def edge_texts(edges) -> list[str]:
-    """Class edges rounded together for people: every edge to the decimals that give the narrowest class
-    three significant digits (none from 100), so the classes read apart and the lowest edge of a count does
-    not show digits no class needs (0.000128 beside 18.6 reads 0)."""
-    e = [float(v) for v in edges]
-    widths = [b - a for a, b in zip(e[:-1], e[1:]) if b > a]
-    if not widths:
-        return [counted(v) for v in e]
-    digits = 2 - math.floor(math.log10(min(widths)))
-    out = []
-    for v in e:
-        d = max(0, digits) if abs(v) < 100 else 0
-        text = f"{round(v, d):,.{d}f}"
-        out.append(text.rstrip("0").rstrip(".") if "." in text else text)
-    return ["0" if t in ("-0", "") else t for t in out]
 
 
 SAID_ELSEWHERE = ("why", "rule", "chosen")     # auto's choice and its sentence: said in words beside the map

@@ -56,7 +56,7 @@ def test_a_release_as_a_geodataframe_and_a_folium_map(rel):
     assert len(gdf) == rel.tree.is_leaf.sum() and str(gdf.crs) == "EPSG:4326"
     shown = gdf["estimate"].clip(lower=0)            # the interval is held at 0 like the count it bounds
     assert (gdf["low_95"] >= 0).all() and (gdf["low_95"] <= shown).all() and (shown <= gdf["high_95"]).all()
-    html = rel.explore().get_root().render()
+    html = pv.explore(rel).get_root().render()
     assert "not distinguishable from zero" in html and "low_95" in html
 
 

@@ -256,13 +256,13 @@ def test_a_region_outside_the_releases_domain_has_no_answer_and_a_cut_one_says_h
 
 
 def test_explore_colours_each_level_in_the_shared_region_classes():
-    """``RegionRelease.explore`` draws the app's classes (psdviz.regions.colours): every region's fill is its
-    class's shade for its level, or pale within two standard errors of zero."""
+    """``psdviz.explore`` draws a region release in the app's classes (psdviz.regions.colours): every region's fill
+    is its class's shade for its level, or pale within two standard errors of zero."""
     pytest.importorskip("folium")
     from psdviz.regions.colours import PALE, classes, shades
     lay = layer()
     rel = pv.build_regions(points(), lay, epsilon=1.0, seed=3)
-    gj = next(c for c in rel.explore(lay)._children.values() if type(c).__name__ == "GeoJson").data
+    gj = next(c for c in pv.explore(rel, lay)._children.values() if type(c).__name__ == "GeoJson").data
     fills = {f["properties"]["id"]: f["properties"]["colour"] for f in gj["features"]}
     counts = rel.counts()
     for level in counts["level"].unique():
