@@ -48,6 +48,7 @@ from .auto_rules import (
     CORNER_SHARE_MIN,
     CORNER_THIN_N_EPS_MIN,
     FEATURE_SIDE,
+    FINE_LINE_MAX,
     FINE_MIN,
     FINE_N_EPS_MIN,
     FINE_SPREAD_MIN,
@@ -84,6 +85,7 @@ __all__ = [
     "CORNER_SHARE_MIN",
     "CORNER_THIN_N_EPS_MIN",
     "FEATURE_SIDE",
+    "FINE_LINE_MAX",
     "FINE_MIN",
     "FINE_N_EPS_MIN",
     "FINE_SPREAD_MIN",
@@ -195,8 +197,8 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     the facts of the row for structure finer than the leaves (:func:`buy_rough`); each cell fact gets half of
     what N's half leaves: the occupied cells from N eps = 10^4 (half of that after the density; below, the spread
     is NaN and its share goes to the corner facts), the corner cell (as much again for the coarse corner on grids
-    finer than 256). Given long thin queries from N eps = 10^6, the excess variation across them
-    (:func:`fine_fact`); given them over a corner cell at N eps in [5 x 10^3, 1.5 x 10^5), the excess variation
+    finer than 256). Given long thin queries from N eps = 10^5, the excess variation across them
+    (:func:`fine_fact`), and below 10^6, where it reaches 0.15 of N over spread data, the fullest line of cells; given them over a corner cell at N eps in [5 x 10^3, 1.5 x 10^5), the excess variation
     along the edges (:func:`edge_fact`); and below N eps = 10^5 when neither corner row applies the fullest row or
     column of cells (bought once); each with at most a cell fact's epsilon beyond the slice."""
     eps_f = FEATURE_FRACTION * epsilon
@@ -267,13 +269,21 @@ def buy_spread(facts: Facts, shop: Shop) -> Facts:
 
 
 def buy_fine(facts: Facts, shop: Shop) -> Facts:
-    """The excess variation across long thin queries, from N eps = 10^6 (the fine row reads it)."""
+    """The excess variation across long thin queries, from N eps = 10^5 (the fine rows read it); below 10^6, where
+    its lower bound reaches ``FINE_MIN`` over spread data (``FINE_SPREAD_MIN``), the fullest line of cells, read as
+    an upper bound three noise scales above (the middle fine row reads it; bought once, kept for the lines row)."""
     n = max(facts.n, 1.0)
     if (shop.across is None or not thin_shape(facts.workload_side, facts.workload_thin)
-            or n * facts.epsilon < FINE_N_EPS_MIN):
+            or n * facts.epsilon < QUAD_N_EPS_MIN):
         return facts
-    floor = fine_fact(shop.grid, (shop.across,), shop.eps_cells, n, shop.rnd, shop.ledger)
-    return dataclasses.replace(facts, fine_floor=floor)
+    facts = dataclasses.replace(facts, fine_floor=fine_fact(shop.grid, (shop.across,), shop.eps_cells, n, shop.rnd,
+                                                            shop.ledger))
+    if (n * facts.epsilon >= FINE_N_EPS_MIN or not facts.fine_floor >= FINE_MIN
+            or not facts.spread_floor >= FINE_SPREAD_MIN):
+        return facts
+    if shop.line_noisy is None:
+        shop.line_noisy = line_fact(shop.fullest(), shop.grid.shape[0], shop.eps_cells, shop.rnd, shop.ledger)
+    return dataclasses.replace(facts, line_ceiling=(shop.line_noisy + 3 / shop.eps_cells) / n)
 
 
 def buy_corners(facts: Facts, shop: Shop) -> Facts:

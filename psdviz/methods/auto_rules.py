@@ -29,6 +29,7 @@ THIN_N_EPS_MIN = 1.5e5     # ... from this N eps
 FINE_MIN = 0.15            # the fine rule: excess variation across thin queries (a lower bound), this share of N ...
 FINE_SPREAD_MIN = 0.02     # ... spread (its lower bound) at least this ...
 FINE_N_EPS_MIN = 1e6       # ... from this N eps
+FINE_LINE_MAX = 0.2        # below it (from QUAD_N_EPS_MIN), also no row or column of cells above this share of N
 CORNER_THIN_N_EPS_MIN = 1.5e5   # thin queries over a corner atom from this N eps -> PrivTree
 HEAPED_MIN = 0.01          # heaped lines from a corner atom: excess variation along its edges (a lower bound) ...
 HEAPED_N_EPS_MIN = 5e3     # ... from this N eps up to CORNER_THIN_N_EPS_MIN
@@ -165,6 +166,15 @@ RULES: tuple[Rule, ...] = (
                     and f.n_eps >= FINE_N_EPS_MIN), "strategy",
          "Your queries are long and thin, the points change from one row to the next and there are many of them, "
          f"{STRATEGY_WORDS}", f"{WORKLOAD}#fine-structure-across-thin-queries", workload_row=True),
+    Rule("thin-fine-mid", ("workload_side", "workload_thin", "fine_floor", "spread_floor", "line_ceiling", "n"),
+         f"a workload of long thin queries over structure finer than two cells across them (excess variation >= "
+         f"{FINE_MIN:g} of N, three noise scales below the noisy value), spread >= {FINE_SPREAD_MIN:g} (its lower "
+         f"bound), no row or column of cells holding more than {FINE_LINE_MAX:g} of N (three noise scales above) and "
+         f"{QUAD_N_EPS_MIN:g} <= N eps < {FINE_N_EPS_MIN:g}",
+         lambda f: (f.thin and QUAD_N_EPS_MIN <= f.n_eps < FINE_N_EPS_MIN and f.fine_floor >= FINE_MIN
+                    and f.spread_floor >= FINE_SPREAD_MIN and f.line_ceiling <= FINE_LINE_MAX), "strategy",
+         "Your queries are long and thin and the points change from one row to the next, with no single row holding "
+         f"most of them, {STRATEGY_WORDS}", f"{WORKLOAD}#between-the-rough-and-the-fine-rows", workload_row=True),
     Rule("thin-corner", ("workload_side", "workload_thin", "corner_share", "coarse_corner_share", "n"),
          f"a workload of long thin queries and a corner cell (of the release's grid or the {FEATURE_SIDE} x "
          f"{FEATURE_SIDE} grid) >= {CORNER_SHARE_MIN:g} of N, N eps >= {CORNER_THIN_N_EPS_MIN:g}",

@@ -379,6 +379,48 @@ def test_the_fine_row_reads_the_excess_variation_spread_n_eps_and_the_workload_s
     assert auto.choose(dataclasses.replace(f, workload_thin=3.0)).method != "strategy"
 
 
+def test_the_middle_fine_row_reads_the_excess_spread_fullest_line_n_eps_and_the_workload_shape():
+    """Long thin queries over excess variation >= 0.15 of N (a lower bound), spread >= 0.02 (its lower bound), no
+    row or column of cells above 0.2 of N (an upper bound), 10^5 <= N eps < 10^6: the strategy; each condition alone
+    missing leaves the pick to the other rows (from 10^6 the fine row reads no line)."""
+    f = auto.Facts(1.0, 8, 2e5, 0.2, spread_floor=0.19, workload_side=128.0, workload_thin=1.0, fine_floor=0.3,
+                   line_ceiling=0.05)
+    rule = auto.choose(f)
+    assert rule.name == "thin-fine-mid" and rule.method == "strategy" and rule.workload_row
+    for change in ({"fine_floor": 0.14}, {"fine_floor": math.nan}, {"spread_floor": 0.019},
+                   {"line_ceiling": 0.21}, {"line_ceiling": math.nan}, {"n": 0.99e5}, {"workload_thin": 3.0}):
+        assert auto.choose(dataclasses.replace(f, **change)) is not rule, change
+    assert auto.choose(dataclasses.replace(f, n=1e6, line_ceiling=math.nan)).name == "thin-fine"
+
+
+def test_row_prefixes_between_the_rows_buy_the_line_only_where_the_excess_reads_high():
+    """End to end at N eps = 2 x 10^5 (200,000 points, epsilon 1): row prefixes over the blob rounded to every third
+    row go to the strategy, N, the occupied cells, the fine fact and the fullest line in the ledger (the line a cell
+    fact's epsilon), every path spending epsilon; over the smooth blob the fine fact reads about 0, no line is bought
+    and the other rows decide; one line of cells holding most points (the few-lines family, one line) is kept out
+    by its fullest line."""
+    from psdviz.lab.synthetic import few_lines
+    rng = np.random.default_rng(13)
+    smooth, striped = _rounded_rows(200_000, rng)
+    w = _row_prefixes(1000, rng)
+    rel = pv.build(striped, DOM, "auto", 1.0, seed=5, resolution=8, workload=w)
+    assert rel.params["chosen"] == "strategy" and rel.params["line_ceiling"] < auto.FINE_LINE_MAX
+    spent = [(s.what, s.epsilon) for s in rel.ledger.spends]
+    assert [w_ for w_, _ in spent] == ["auto feature: N", "auto feature: occupied cells",
+                                       "auto feature: fine structure across the queries",
+                                       "auto feature: fullest line of cells", "strategy answers"]
+    assert dict(spent)["auto feature: fullest line of cells"] == pytest.approx(dict(spent)["auto feature: occupied cells"])
+    assert rel.ledger.total() == pytest.approx(1.0) and rel.tree.path_epsilons().max() == pytest.approx(1.0)
+    plain = pv.build(smooth, DOM, "auto", 1.0, seed=5, resolution=8, workload=w)
+    assert plain.params["chosen"] != "strategy" and abs(plain.params["fine_structure"]) < 0.05
+    assert "line_ceiling" not in plain.params
+    assert "auto feature: fullest line of cells" not in {s.what for s in plain.ledger.spends}
+    one = few_lines(200_000, DOM, np.random.default_rng(5), lines=1, share=0.95, profile="spiky")
+    kept = pv.build(one, DOM, "auto", 1.0, seed=5, resolution=8, workload=w)
+    assert kept.params["fine_structure"] >= auto.FINE_MIN and kept.params["line_ceiling"] > auto.FINE_LINE_MAX
+    assert kept.params["chosen"] != "strategy"
+
+
 def _rounded_rows(n, rng, step=3.0):
     """A smooth blob (spread about 0.1) with y rounded down to every ``step`` cells: structure across rows."""
     pts = np.clip(rng.normal(128, 25, (n, 2)), 0, 255.99)
@@ -392,7 +434,7 @@ def test_row_prefixes_over_rows_that_differ_go_to_the_strategy_with_the_fine_fac
     bought with a cell fact's epsilon and listed in the ledger (the corner fact, which no later row reads then, not
     bought), every path spending epsilon; over the smooth blob the fact is bought, reads about 0 and the other
     rows decide (the corner fact bought after it); column prefixes over the rounded blob (smooth
-    across them) do not go there; below N eps = 10^6 the fact is not bought. Its epsilon is a cell fact's or less:
+    across them) do not go there; below N eps = 10^6 the middle row takes them (with the fullest line). Its epsilon is a cell fact's or less:
     what puts its three-scale margin at 1 % of N (here about 6 / (0.01 N), N 2 x 10^5)."""
     rng = np.random.default_rng(11)
     smooth, striped = _rounded_rows(200_000, rng)
@@ -418,8 +460,7 @@ def test_row_prefixes_over_rows_that_differ_go_to_the_strategy_with_the_fine_fac
     across = pv.build(striped, DOM, "auto", 10.0, seed=4, resolution=8, workload=w[:, [1, 0, 3, 2]])
     assert across.params["chosen"] != "strategy" and abs(across.params["fine_structure"]) < 0.05
     low = pv.build(striped, DOM, "auto", 4.0, seed=4, resolution=8, workload=w)          # N eps 8 x 10^5
-    assert "fine_structure" not in low.params
-    assert "auto feature: fine structure across the queries" not in {s.what for s in low.ledger.spends}
+    assert low.params["chosen"] == "strategy" and "no row or column" in low.params["rule"]   # the middle row
 
 
 def test_small_queries_buy_their_fact_first_and_the_others_follow_in_the_order_the_rows_read_them():
@@ -476,7 +517,8 @@ def test_rows_every_few_cells_at_low_n_eps_go_to_the_strategy_and_atoms_and_line
     ledger and nothing else (the spread, which this row does not read, is not bought), every path spending epsilon;
     squares of 4 cells over it (1-5 noise scales a cell) too, the fact across both sides; over the smooth blob the
     fine fact reads about 0, the line is not bought for this row and the other rows decide; an atom in a corner with
-    lines along its edges (excess near N) is kept out by its fullest line; at N eps = 10^5 the row does not apply."""
+    lines along its edges (excess near N) is kept out by its fullest line; at N eps = 10^5 the middle fine row takes
+    the rounded blob instead."""
     rng = np.random.default_rng(12)
     smooth, striped = _rounded_rows(50_000, rng)
     w = _row_prefixes(1000, rng)
@@ -507,7 +549,7 @@ def test_rows_every_few_cells_at_low_n_eps_go_to_the_strategy_and_atoms_and_line
     assert kept.params["chosen"] != "strategy"
     assert [s.what for s in kept.ledger.spends].count("auto feature: fullest line of cells") == 1   # bought once
     high = pv.build(striped, DOM, "auto", 2.0, seed=4, resolution=8, workload=w)          # N eps 10^5
-    assert high.params["chosen"] != "strategy" and "fine_structure" not in high.params
+    assert high.params["chosen"] == "strategy" and not high.params["rule"].startswith("a workload of small")
 
 
 def test_the_corner_row_for_thin_queries_reads_the_corner_shares_n_eps_and_the_workload_shape():
@@ -526,8 +568,9 @@ def test_the_corner_row_for_thin_queries_reads_the_corner_shares_n_eps_and_the_w
 
 def test_row_prefixes_over_a_corner_atom_go_to_privtree_with_many_points_for_the_budget():
     """End to end: an atom in a corner with lines along its edges (200,000 points), 1,000 row prefixes at
-    epsilon 1 (N eps 2 x 10^5): PrivTree, after N, the occupied cells and the corner cell (nothing else: the
-    fullest line, which only the lines row reads, is not bought); every path spends epsilon; the note says the
+    epsilon 1 (N eps 2 x 10^5): PrivTree, after N, the occupied cells, the fine fact (the middle fine row's, which
+    the atom's fullest line keeps out when the spread lets it read the line) and the corner cell; every path spends
+    epsilon; the note says the
     queries chose PrivTree and that it has no plan to set, and the release records them. At epsilon 0.5 (N eps
     10^5) the corner rows' hybrid, planned for the queries."""
     rng = np.random.default_rng(21)
@@ -536,7 +579,11 @@ def test_row_prefixes_over_a_corner_atom_go_to_privtree_with_many_points_for_the
     rel = pv.build(pts, DOM, "auto", 1.0, seed=6, resolution=8, workload=w)
     assert rel.params["chosen"] == "privtree"
     facts = [s.what for s in rel.ledger.spends if s.what.startswith("auto feature")]
-    assert facts == ["auto feature: N", "auto feature: occupied cells", "auto feature: largest corner cell"]
+    assert facts[:3] == ["auto feature: N", "auto feature: occupied cells",
+                         "auto feature: fine structure across the queries"]
+    assert facts[3:] in (["auto feature: largest corner cell"],       # spread's lower bound below 0.02: no line
+                         ["auto feature: fullest line of cells", "auto feature: largest corner cell"])
+    assert rel.params["fine_structure"] > 0.5 and rel.params.get("line_ceiling", 1.0) > auto.FINE_LINE_MAX
     assert rel.ledger.total() == pytest.approx(1.0) and rel.tree.path_epsilons().max() == pytest.approx(1.0)
     assert any(n.startswith("The workload chose privtree but was not used by it") for n in rel.notes)
     assert np.allclose(rel.params["workload"], w)
