@@ -199,8 +199,10 @@ def _points() -> tuple[str, np.ndarray]:
 
 
 def _layer_digest(layer: rg.Regions) -> str:
-    """Names the layer's content (ids and outlines), so that two uploads under one name are never confused."""
-    return layer_digest(layer.frame.geometry.to_numpy(), layer.frame["id"].to_numpy())
+    """Names the layer's content (ids, names and outlines), so that two uploads under one name, or one upload read
+    with another name column, are never confused."""
+    f = layer.frame
+    return layer_digest(f.geometry.to_numpy(), (f["id"].astype(str) + "\x1f" + f["name"].astype(str)).to_numpy())
 
 
 def _pick_region(frame, counts: pd.DataFrame, level: int, k: ViewKeys) -> str | None:

@@ -416,3 +416,27 @@ def test_the_pages_region_files_are_the_command_lines_one_schema_rounded_for_peo
         for c in ("low_95", "high_95", "standard_error"):
             v = table[c].dropna().to_numpy(float)
             np.testing.assert_array_equal(v, np.round(v, 1))
+
+
+def test_the_regions_are_listed_by_the_name_column_the_page_shows():
+    """The region list follows the Name column box: picked again with another column, the names listed change (a
+    release cached for the layer read with the first column once kept its names)."""
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    from psdviz.ui import keys
+    gdf = gpd.GeoDataFrame({"code": ["A", "B", "C"], "name": ["Northland", "Middleland", "Southland"],
+                            "label": ["north", "middle", "south"]},
+                           geometry=[box(-100 + i * 10, 30, -91 + i * 10, 39) for i in range(3)], crs="EPSG:4326")
+    at = AppTest.from_string(UPLOAD_SCRIPT, default_timeout=180)
+    at.session_state["layer_bytes"] = gdf.to_json(drop_id=True).encode()
+    at.session_state["rg_layer"] = "Upload a layer"
+    at.run()
+    at.selectbox(key="rg_id").set_value("code").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="rg_name").value == "name"
+    assert any("Middleland" in o for o in at.selectbox(key=keys.REGION).options)
+    at.selectbox(key="rg_name").set_value("label").run()
+    assert not at.exception, at.exception
+    listed = at.selectbox(key=keys.REGION).options
+    assert any("middle" in o for o in listed) and not any("Middleland" in o for o in listed), listed
