@@ -198,9 +198,10 @@ def measure_facts(ps: PointSet, epsilon: float, rnd: Randomness, ledger: Ledger,
     what N's half leaves: the occupied cells from N eps = 10^4 (half of that after the density; below, the spread
     is NaN and its share goes to the corner facts), the corner cell (as much again for the coarse corner on grids
     finer than 256). Given long thin queries from N eps = 10^5, the excess variation across them
-    (:func:`fine_fact`), and below 10^6, where it reaches 0.15 of N over spread data, the fullest line of cells; given them over a corner cell at N eps in [5 x 10^3, 1.5 x 10^5), the excess variation
-    along the edges (:func:`edge_fact`); and below N eps = 10^5 when neither corner row applies the fullest row or
-    column of cells (bought once); each with at most a cell fact's epsilon beyond the slice."""
+    (:func:`fine_fact`), and below 10^6, where it reaches 0.15 of N over spread data, the fullest line of cells;
+    given them over a corner cell at N eps in [5 x 10^3, 1.5 x 10^5), the excess variation along the edges
+    (:func:`edge_fact`); and below N eps = 10^5 when neither corner row applies the fullest row or column of cells
+    (bought once); each with at most a cell fact's epsilon beyond the slice."""
     eps_f = FEATURE_FRACTION * epsilon
     side = min(FEATURE_SIDE, ps.grid.size)
     counts, corners = feature_counts(ps, side)

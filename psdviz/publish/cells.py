@@ -84,7 +84,8 @@ def path_epsilon(tree: FlatTree, node: int) -> float:
 
 
 def cell_details(release: SpatialRelease, node: int) -> dict:
-    """What a student sees when clicking a cell: level, epsilon there, noise scale, counts.
+    """What a student sees when clicking a cell: level, epsilon there, noise scale, counts and the estimate's
+    95 % interval (:func:`cell_intervals`).
 
     The noise scale is given as the standard deviation of the cell's noisy count (from the noise
     variance the engine recorded) and as 1/epsilon, the scale of the two-sided geometric noise.
@@ -93,8 +94,10 @@ def cell_details(release: SpatialRelease, node: int) -> dict:
     eps = float(t.count_eps[node])
     var = None if t.noise_var is None else float(t.noise_var[node])
     r = t.rect[node]
+    low, high = (float(v) for v in cell_intervals(release, np.array([node]))[0])
     return {
         "node": int(node), "level": int(t.depth[node]), "rect": [float(v) for v in r],
+        "low_95": low, "high_95": high,
         "count_epsilon": eps, "split_epsilon": float(t.split_eps[node]),
         "path_epsilon": path_epsilon(t, node),
         "noise_sd": math.sqrt(var) if var is not None and math.isfinite(var) else None,

@@ -428,7 +428,7 @@ def query_answer(release: pv.Release, data: data_input.Dataset) -> None:
                     method=release.params.get("chosen", release.method))
     st.metric("True answer (not private)", f"{row['true_answer_NOT_PRIVATE']:,}")
     # one above the other: side by side in the narrow answer column, a 1024 px window cut both labels
-    st.metric("Absolute error", f"{row['abs_error']:,.1f}",
+    st.metric("Absolute error", answer_box.people(row["abs_error"]),
               help="|private - true| (it reads the true answer: not private)")
     st.metric("Relative error", f"{100 * row['rel_error']:.1f} %",
               help="|private - true| / max(true, 0.1% of the points)")
@@ -446,10 +446,12 @@ def cell_panel(release: pv.Release, nodes: np.ndarray) -> None:
     c = cell_details(release, node)
     st.subheader("Clicked cell")
     st.markdown(
-        f"level **{c['level']}**; count epsilon **{c['count_epsilon']:.4g}** (split epsilon {c['split_epsilon']:.4g}; "
-        f"{c['path_epsilon']:.4g} along its path from the root)  \n"
+        f"level **{c['level']}**; its count's epsilon **{c['count_epsilon']:.3g}** (its split's "
+        f"{c['split_epsilon']:.3g}); {c['path_epsilon']:.3g} spent along its path from the root, with the counts "
+        "and splits of the cells above it  \n"
         f"noise: standard deviation **{_count(c['noise_sd'])}** (scale 1/epsilon = {_count(c['noise_scale'])})  \n"
-        f"noisy count **{_count(c['noisy'])}**, estimated count **{answer_box.people(c['estimate'])}**  \n"
+        f"noisy count **{_count(c['noisy'])}**, estimated count **{answer_box.people(c['estimate'])}** "
+        f"(95 % interval {answer_box.interval_text(c['low_95'], c['high_95'])})  \n"
         f"x [{c['rect'][0]:.3f}, {c['rect'][2]:.3f}], y [{c['rect'][1]:.3f}, {c['rect'][3]:.3f}]")
     if said := answer_box.cell_below_zero(c["estimate"], c["noisy"]):
         st.caption(said)

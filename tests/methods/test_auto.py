@@ -409,7 +409,8 @@ def test_row_prefixes_between_the_rows_buy_the_line_only_where_the_excess_reads_
     assert [w_ for w_, _ in spent] == ["auto feature: N", "auto feature: occupied cells",
                                        "auto feature: fine structure across the queries",
                                        "auto feature: fullest line of cells", "strategy answers"]
-    assert dict(spent)["auto feature: fullest line of cells"] == pytest.approx(dict(spent)["auto feature: occupied cells"])
+    line, occupied = dict(spent)["auto feature: fullest line of cells"], dict(spent)["auto feature: occupied cells"]
+    assert line == pytest.approx(occupied)
     assert rel.ledger.total() == pytest.approx(1.0) and rel.tree.path_epsilons().max() == pytest.approx(1.0)
     plain = pv.build(smooth, DOM, "auto", 1.0, seed=5, resolution=8, workload=w)
     assert plain.params["chosen"] != "strategy" and abs(plain.params["fine_structure"]) < 0.05
@@ -433,9 +434,9 @@ def test_row_prefixes_over_rows_that_differ_go_to_the_strategy_with_the_fine_fac
     """End to end at N eps = 2 x 10^6: 1,000 row prefixes over the rounded blob go to the strategy, the fine fact
     bought with a cell fact's epsilon and listed in the ledger (the corner fact, which no later row reads then, not
     bought), every path spending epsilon; over the smooth blob the fact is bought, reads about 0 and the other
-    rows decide (the corner fact bought after it); column prefixes over the rounded blob (smooth
-    across them) do not go there; below N eps = 10^6 the middle row takes them (with the fullest line). Its epsilon is a cell fact's or less:
-    what puts its three-scale margin at 1 % of N (here about 6 / (0.01 N), N 2 x 10^5)."""
+    rows decide (the corner fact bought after it); column prefixes over the rounded blob (smooth across them) do
+    not go there; below N eps = 10^6 the middle row takes them (with the fullest line). Its epsilon is a cell
+    fact's or less: what puts its three-scale margin at 1 % of N (here about 6 / (0.01 N), N 2 x 10^5)."""
     rng = np.random.default_rng(11)
     smooth, striped = _rounded_rows(200_000, rng)
     w = _row_prefixes(1000, rng)

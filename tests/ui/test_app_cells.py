@@ -8,6 +8,7 @@ import psdviz as pv
 from psdviz.publish.cells import (
     cell_at,
     cell_details,
+    cell_intervals,
     cells_geojson,
     frontier,
     frontier_sizes,
@@ -56,6 +57,8 @@ def test_cell_lookup_and_details(rel):
     c = cell_details(rel, v)
     assert c["level"] == 2 and c["count_epsilon"] == rel.tree.count_eps[v]
     assert np.isclose(c["noise_sd"] ** 2, rel.tree.noise_var[v])
+    assert [c["low_95"], c["high_95"]] == list(cell_intervals(rel, np.array([v]))[0])   # the map's own interval
+    assert 0 <= c["low_95"] <= max(c["estimate"], 0) <= c["high_95"]
     leaf = cell_at(rel.tree, rel.tree.leaf_index(), 0.3, 0.6)
     # along a root-to-leaf path the epsilons add up to the budget (geometric plan spends it all)
     assert np.isclose(path_epsilon(rel.tree, leaf), 1.0)

@@ -103,7 +103,7 @@ def test_drawn_rectangle_gives_private_and_true_answers(points):
     low, high = rel.answer_interval([RECT])[0]          # the headline interval: noise and the cut cells
     assert _metric(at, "95 % interval") == f"{people(low)} to {people(high)}"
     assert any(f"the noise's standard error {people(se)}" in c.value for c in at.caption)
-    assert _metric(at, "Absolute error") == f"{abs(private - truth):,.1f}"
+    assert _metric(at, "Absolute error") == people(abs(private - truth))     # rounded as the answers are
     # the comparison is recorded for the CSV export
     rows = at.session_state["comparisons"]
     assert rows[-1]["true_answer_NOT_PRIVATE"] == truth and rows[-1]["method"] == "quadtree"
@@ -127,6 +127,7 @@ def test_click_shows_cell_details():
     assert any(s.value == "Clicked cell" for s in at.subheader)
     text = " ".join(m.value for m in at.markdown)
     assert "level **5**" in text and "noisy count" in text and "standard deviation" in text
+    assert "(95 % interval " in text and "spent along its path from the root" in text
     import re
     sd = re.search(r"standard deviation \*\*([^*]+)\*\* \(scale 1/epsilon = ([^)]+)\)", text)
     assert sd and all(re.fullmatch(r"[\d,]+(\.\d)?", g) for g in sd.groups()), sd   # rounded for people
