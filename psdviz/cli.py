@@ -20,7 +20,6 @@ Errors in the input or the options print one line saying what to fix and exit wi
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import sys
@@ -28,7 +27,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import numpy as np
 
@@ -80,15 +79,43 @@ def _param(text: str) -> tuple[str, object]:
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse with its mistakes said in one line (exit 2), pointing to ``--help`` instead of printing the usage."""
+    """argparse with its mistakes said in one line (exit 2), pointing to ``--help`` instead of printing the usage;
+    an option the command does not have is named first, with the nearest one it has."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        argv = list(sys.argv[1:] if args is None else args)
+        commands = getattr(self, "commands", {})
+        command = next((t for t in argv if not t.startswith("-")), None)
+        if command in commands:
+            unknown_option(commands[command], argv[argv.index(command) + 1:])
+        return super().parse_args(argv, namespace)
+
+
+def unknown_option(sub: argparse.ArgumentParser, argv: list[str]) -> None:
+    """Says (one line, exit 2) the first ``--option`` of ``argv`` that ``sub`` has not, nor begins one of its
+    options (argparse takes unique prefixes), with the nearest it has; a command with commands of its own is left to
+    argparse."""
+    import difflib
+    actions = sub._actions                       # argparse keeps a parser's options there
+    if any(isinstance(a, argparse._SubParsersAction) for a in actions):
+        return
+    known = [o for a in actions for o in a.option_strings if o.startswith("--")]
+    for token in argv:
+        if token == "--":
+            return
+        name = token.split("=", 1)[0]
+        if name.startswith("--") and not any(k.startswith(name) for k in known):
+            near = difflib.get_close_matches(name, known, n=1)
+            sub.error(f"unknown option {name}" + (f": did you mean {near[0]}?" if near else ""))
 
 
 def parser() -> argparse.ArgumentParser:
     ap = OneLineParser(prog="psdviz", description="Private spatial decompositions from the command line.")
     sub = ap.add_subparsers(dest="command", required=True)
+    ap.commands = sub.choices        # type: ignore[attr-defined]   # read by OneLineParser.parse_args
     b = sub.add_parser("build", help="build a private release from a points file and write the release file")
     _input_arguments(b, "release file to write (.parquet)")
     b.add_argument("--domain", required=True, nargs=4, type=float, metavar=("XMIN", "YMIN", "XMAX", "YMAX"),
@@ -278,29 +305,29 @@ def _input_arguments(sp: argparse.ArgumentParser, out: str, optional: bool = Fal
     sp.add_argument("--out", required=True, help=out)
 
 
-def _progress_bar() -> tuple[Any, Callable[[int, int, str], None]]:
-    """A rich progress bar, one task per kind of pass (tree levels, median levels, ...)."""
+@contextmanager
+def _progress_bar() -> Iterator[Callable[[int, int, str], None]]:
+    """A rich progress bar on a terminal, one task per kind of pass (tree levels, median levels, ...): filled when
+    the build ends (a tree that stops early has done its work), wiped when it fails, so the one-line error is all
+    the terminal shows; nothing at all when the output is a file or a pipe."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   transient=False)
+                   transient=False, disable=not sys.stdout.isatty())
     tasks: dict[str, TaskID] = {}
 
     def update(done: int, total: int, what: str) -> None:
         if what not in tasks:
             tasks[what] = bar.add_task(what, total=total)
         bar.update(tasks[what], completed=done, total=total)
-    return bar, update
-
-
-@contextlib.contextmanager
-def _cleared_on_error(bar) -> Iterator[None]:
-    """The bar's lines are wiped when the build fails, so the one-line error is all the terminal shows."""
-    try:
-        yield
-    except BaseException:
-        bar.live.transient = True
-        raise
+    with bar:
+        try:
+            yield update
+        except BaseException:
+            bar.live.transient = True
+            raise
+        for task in bar.tasks:
+            bar.update(task.id, completed=task.total)
 
 
 SHOWN_CHARS = 2000     # a file's text (notes, ledger entries, warnings) is shown up to this many characters
@@ -625,8 +652,7 @@ def run_build(a: argparse.Namespace) -> int:
     with _input(a, extra) as points, warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         warnings.simplefilter("ignore", EmptyReleaseWarning)     # said below, with the counts
-        bar, update = _progress_bar()
-        with bar, _cleared_on_error(bar):
+        with _progress_bar() as update:
             rel = build(points, domain, a.method, a.epsilon, a.seed, nonfinite="drop", progress=update, **extra)
         memory = points if isinstance(points, np.ndarray) else None
         print(input_counts(rel, a), file=sys.stderr)

@@ -114,6 +114,8 @@ def test_auto_from_csv_with_user_level_privacy(data, capsys):
     (["--lon", "nope", "--lat", "lat", "--user", "uid", "--max-points-per-user", "2"], "cannot read columns"),
     (["--lon", "lon", "--lat", "lat", "--user", "uid"], "needs both --user"),
     (["--lon", "lon", "--lat", "lat", "--param", "height=-1", "--method", "quadtree"], "height"),
+    (["--lon", "lon", "--lat", "lat", "--param", "height=60", "--method", "quadtree"],
+     "a quadtree of height 60, 20 at this resolution"),           # the height asked, and what the grid made it
 ])
 def test_errors_are_one_line_with_status_2(data, capsys, args, says):
     d, _ = data
@@ -220,6 +222,10 @@ def test_an_empty_csv_is_said_to_be_empty(tmp_path, capsys, content, what, extra
       "--method", "nope"], "psdviz build: argument --method: invalid choice: 'nope'"),
     (["budget", "init"], "psdviz budget: the following arguments are required: file"),
     (["nope"], "psdviz: argument command: invalid choice: 'nope'"),
+    (["build", "p.csv", "--lon", "x", "--lat", "y", "--domian", "0", "0", "1", "1", "--out", "o.parquet"],
+     "psdviz build: unknown option --domian: did you mean --domain?"),
+    (["build", "p.csv", "--epslion", "1"], "psdviz build: unknown option --epslion: did you mean --epsilon?"),
+    (["info", "r.parquet", "--zzz"], "psdviz info: unknown option --zzz (see psdviz info --help)"),
 ])
 def test_a_mistyped_command_is_one_line_with_status_2_and_points_to_help(argv, says, capsys):
     """argparse's own mistakes too: one line naming what to fix and where the help is, not the usage block."""

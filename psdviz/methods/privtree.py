@@ -180,7 +180,7 @@ def build_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     ledger = Ledger(epsilon)
     eps_t, eps_c = frac * epsilon, (1 - frac) * epsilon
     lam, delta = privtree_parameters(eps_t)
-    max_depth, capped = cap_by_resolution(max_depth, ps.grid.bits, "max_depth", ps.grid.bits)
+    max_depth, capped = cap_by_resolution(max_depth, ps.grid.bits, "max_depth", ps.grid.bits, default=MAX_DEPTH)
     g = grow(ps, lam, delta, float(theta), max_depth, rnd.rng)
     g["rects"] = [ps.grid.rects(r) for r in g["rects"]]
     ledger.spend("split decisions", eps_t, "laplace (PrivTree biased counts)",

@@ -115,7 +115,8 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
     if by_rule:
         height, eps_n, n_note = height_from_n(ps.n, epsilon, rnd, ledger, n_public, n_fraction, c)
     assert height is not None   # given, or from the height rule
-    height, capped = cap_by_resolution(check_int(height, "height", 1, 64), ps.grid.bits, "height", ps.grid.bits)
+    asked = check_int(height, "height", 1, 64)
+    height, capped = cap_by_resolution(asked, ps.grid.bits, "height", ps.grid.bits)
     counts: np.ndarray | None = None
     workload = None if workload is None else as_workload(workload)
     if by_rule and isinstance(workload, RegionLayer):
@@ -129,7 +130,8 @@ def build_quadtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness
                        else cap_by_memory(height, quad_nodes, "height"))
     counts = None if counts is None else counts[:height + 1]   # no query cuts a leaf above the height kept
     if not (stops and memory_limit()):     # its complete levels' counts were sized to the limit just above
-        check_node_count(quad_nodes(height), f"a quadtree of height {height} (at most {MAX_HEIGHT} fits)")
+        shown = f"{asked}, {height} at this resolution" if asked != height else f"{height}"
+        check_node_count(quad_nodes(height), f"a quadtree of height {shown} (at most {MAX_HEIGHT} fits)")
     plan: str = budget              # the plan's name: a Plan, or "workload"
     if workload is None:
         eps, plan_note = level_epsilons(epsilon - eps_n, height, budget), None
