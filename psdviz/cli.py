@@ -20,6 +20,7 @@ Errors in the input or the options print one line saying what to fix and exit wi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -956,12 +957,21 @@ def run_params(a: argparse.Namespace) -> int:
     return 0
 
 
+EXIT_BROKEN_PIPE = 141     # 128 + SIGPIPE: what a shell reports for a writer whose reader closed the pipe
+
+
 def main(argv: list[str] | None = None) -> int:
     a = parser().parse_args(argv)
     run = {"build": run_build, "regions": run_regions, "info": run_info, "params": run_params,
            "budget": run_budget, "sample": run_sample, "run": run_job}[a.command]
     try:
-        return run(a)
+        code = run(a)
+        sys.stdout.flush()                          # a closed pipe is found here, not at the interpreter's exit
+        return code
+    except BrokenPipeError:                         # `psdviz info ... | head`: the reader has all it wanted
+        with contextlib.suppress(OSError, ValueError):   # no second error at shutdown's flush (a real stdout)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except (Exception, RecursionError) as exc:      # never a traceback: one line
         if user_error(exc):                         # the user's mistake: what to fix
             print(f"psdviz {a.command}: {exc}", file=sys.stderr)

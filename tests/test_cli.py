@@ -233,3 +233,15 @@ def test_a_mistyped_command_is_one_line_with_status_2_and_points_to_help(argv, s
         main(argv)
     err = capsys.readouterr().err
     assert info.value.code == 2 and err.startswith(says) and err.count("\n") == 1 and "--help)" in err
+
+
+def test_a_reader_that_stops_early_gets_no_error_line(monkeypatch, capsys):
+    """`psdviz info ... | head -1`: the closed pipe is not a mistake to report: no line, the shell's status for it."""
+    import psdviz.cli as cli
+
+    def closed(a):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(cli, "run_params", closed)
+    assert cli.main(["params", "quadtree"]) == cli.EXIT_BROKEN_PIPE == 141
+    assert capsys.readouterr().err == ""
