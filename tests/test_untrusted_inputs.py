@@ -103,7 +103,7 @@ def test_hostile_inputs_give_one_line_errors(tmp_path, capsys):
     code, line = _cli_line(capsys, *base[:1], str(ok), *base[1:], "--memory-limit", "999999999TB")
     assert code == 2 and "is not one DuckDB accepts" in line
     code, line = _cli_line(capsys, *base[:1], str(hexa), *base[1:])
-    assert code == 2 and "are not numbers" in line
+    assert code == 2 and "not numbers" in line
     for name in ("seed", "epsilon", "domain", "progress"):
         code, line = _cli_line(capsys, *base[:1], str(ok), *base[1:], "--param", f"{name}=5")
         assert code == 2 and f"--param {name}=...: {name} is not a method parameter" in line

@@ -207,14 +207,25 @@ class DuckDBSource(KeySource):
         n_in, n_text, n_bad, n_out = self._fetch(
             f"SELECT count(*), count(*) FILTER (WHERE text), count(*) FILTER (WHERE NOT {finite}), "
             f"count(*) FILTER (WHERE {finite} AND NOT {inside}) FROM pts", numpy=False)[0]
-        self._set_counts(int(n_in), int(n_text), int(n_bad), int(n_out))
+        example = self._text_example() if n_text else ""
+        self._set_counts(int(n_in), int(n_text), int(n_bad), int(n_out), example)
 
-    def _set_counts(self, n_in: int, n_text: int, n_bad: int, n_out: int) -> None:
+    def _text_example(self) -> str:
+        """The first row holding text in a coordinate, as the file has it: "'12.5', 'north'" (for the one-line
+        error; the file's own words, shown as values, never run)."""
+        row = self._fetch("SELECT raw_x::VARCHAR, raw_y::VARCHAR FROM raw_xy WHERE (raw_x IS NOT NULL AND "
+                          "TRY_CAST(raw_x AS DOUBLE) IS NULL) OR (raw_y IS NOT NULL AND TRY_CAST(raw_y AS DOUBLE) "
+                          "IS NULL) LIMIT 1", numpy=False)
+        return ", ".join(repr(v) for v in row[0]) if row else ""
+
+    def _set_counts(self, n_in: int, n_text: int, n_bad: int, n_out: int, example: str = "") -> None:
         """Keep the validation counts; text coordinates, and non-finite rows under "error", are refused."""
         if n_text:
-            raise InputDataError(f"{n_text:,} row{'s' * (n_text != 1)} of {self.columns[0]!r} / {self.columns[1]!r} "
-                                 "are not numbers; fix or remove them (an empty cell is a missing point, dropped and "
-                                 "counted)")
+            one = n_text == 1
+            raise InputDataError(f"{n_text:,} row{'' if one else 's'} of {self.columns[0]!r} / {self.columns[1]!r} "
+                                 f"{'holds' if one else 'hold'} text, not numbers"
+                                 + (f" (the first: {example})" if example else "")
+                                 + "; fix or remove them (an empty cell is a missing point, dropped and counted)")
         if n_bad and self.nonfinite == "error":
             raise nonfinite_error(n_bad, n_in)
         self._counts = (n_in, n_text, n_bad, n_out)
@@ -330,7 +341,8 @@ class DuckDBSource(KeySource):
         flagged = np.flatnonzero(code < 0)          # at most three groups: rows not used, by why
         neg = {v: int(c[flagged][code[flagged] == v].sum()) for v in (-3, -2, -1)}
         clipped = int(c[(code & 1) == 1].sum()) if self.outside == "clip" else 0
-        self._set_counts(int(c.sum()), neg[-3], neg[-3] + neg[-2], neg[-1] + clipped)
+        self._set_counts(int(c.sum()), neg[-3], neg[-3] + neg[-2], neg[-1] + clipped,
+                         self._text_example() if neg[-3] else "")
         if flagged.size:
             used = code >= 0
             code, c = code[used], c[used]

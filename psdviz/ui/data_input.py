@@ -187,7 +187,8 @@ def pick_points(df: pd.DataFrame, xcol: str, ycol: str) -> tuple[np.ndarray, int
         rows = np.flatnonzero(text)
         first = int(rows[0])
         shown = ", ".join(f"{df[c].iloc[first]!r}" for c, v in zip((xcol, ycol), cols) if pd.isna(v.iloc[first]))
-        raise InputDataError(f"{rows.size:,} row{'s' * (rows.size != 1)} of {xcol!r} / {ycol!r} are not numbers "
+        raise InputDataError(f"{rows.size:,} row{'s' * (rows.size != 1)} of {xcol!r} / {ycol!r} "
+                             f"{'holds' if rows.size == 1 else 'hold'} text, not numbers "
                              f"(data row {', '.join(str(r + 1) for r in rows[:5])}{' ...' if rows.size > 5 else ''}; "
                              f"row {first + 1} holds {shown}); fix or remove them (an empty cell is a missing point, "
                              "dropped and counted)")

@@ -36,7 +36,7 @@ def test_missing_column_is_named(files):
 
 
 def test_text_coordinates_are_refused(files):
-    with pytest.raises(ValueError, match="1 row of 'x' / 'y' are not numbers"):
+    with pytest.raises(ValueError, match=r"1 row of 'x' / 'y' holds text, not numbers \(the first: '[^']*', '[^']*'\)"):
         pv.build(str(files / "text.csv"), DOM, "ug", 1.0, lon="x", lat="y")
 
 

@@ -224,7 +224,8 @@ def test_upload_readers_refuse_bad_files_without_touching_input():
         data_input.read_table("points.parquet", b"not parquet")
     df = data_input.read_table("p.csv", b"name,lon,lat\na,1,2\nb,x,4\nc,5,\n")
     before = df.copy()
-    with pytest.raises(ValueError, match=r"1 row of 'lon' / 'lat' are not numbers \(data row 2; row 2 holds 'x'\)"):
+    said = r"1 row of 'lon' / 'lat' holds text, not numbers \(data row 2; row 2 holds 'x'\)"
+    with pytest.raises(ValueError, match=said):
         data_input.pick_points(df, "lon", "lat")     # text in a coordinate: refused, as the command line does
     xy, bad = data_input.pick_points(df.drop(index=1), "lon", "lat")
     assert bad == 0 and np.isnan(xy).any(axis=1).sum() == 1      # an empty cell is a missing point
