@@ -37,7 +37,15 @@ import psdviz as pv
 from . import Domain, LargeEpsilonWarning, method_help
 from .api import EmptyReleaseWarning, NoiseDominatesWarning, build, build_regions
 from .errors import BudgetError, InputDataError, JobFileError, ParameterError, PsdvizError
-from .present import LARGE_EPSILON, OUTSIDE_WARNING_SHARE, MissingExtraError, require, rows_read, unit_for  # noqa: F401 (the share: the CLI's too)
+from .present import (  # noqa: F401 (the share: the CLI's too)
+    LARGE_EPSILON,
+    OUTSIDE_WARNING_SHARE,
+    MissingExtraError,
+    parameters_text,
+    require,
+    rows_read,
+    unit_for,
+)
 from .present import outside_warning as outside_line
 from .regions import POOLINGS
 from .releases import load_release
@@ -788,7 +796,7 @@ def describe(rel) -> None:
         sizes = {k: rep[k] for k in ("regions", "levels", "nodes", "size", "m", "time_cells", "windows") if k in rep}
         con.print(shown(", ".join(f"{k}: {v:,}" for k, v in sizes.items())), highlight=False)
     con.print(shown(f"randomness: {rel.randomness.mode}"), highlight=False)
-    text = ", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}" for k, v in params.items())
+    text = parameters_text(params)
     if text:
         con.print(shown(f"parameters: {text}"), highlight=False)
     _print_ledger(rel)

@@ -34,6 +34,7 @@ from .core.workload import layer_digest
 from .io import topojson
 from .io.samples import SAMPLES, get_sample, load_sample, sample_points
 from .kernel.intervals import whole_interval
+from .kernel.statement import parameters_text
 from .maps import legend_html
 from .methods.auto import FEATURE_FRACTION, RULES
 from .methods.auto import measured_note as auto_measured
@@ -124,6 +125,7 @@ __all__ = [
     "noise_level",
     "outside_warning",
     "parameter_info",
+    "parameters_text",
     "parts_words",
     "region_classes",
     "region_noise_width",

@@ -58,6 +58,28 @@ def _cell(v) -> str:
     return " ".join(str(v).split()).replace("|", "/")
 
 
+SAID_ELSEWHERE = ("why", "rule", "chosen")     # auto's choice and its reason: said in their own sentence
+LISTED_UP_TO = 4                               # a longer list (a workload's rectangles) is given by its length
+
+
+def parameters_text(params: dict) -> str:
+    """A release's parameters as "name = value" pairs for people: numbers rounded (:func:`rounded`), None as
+    "none" (a step switched off, a fact not read), a long list by its length, auto's choice and its reason left to
+    their own sentence. The statement, ``psdviz info`` and the app's pages all say the parameters this way."""
+    parts = []
+    for k, v in params.items():
+        if k in SAID_ELSEWHERE:
+            continue
+        if v is None:
+            v = "none"
+        elif isinstance(v, (list, tuple)) and len(v) > LISTED_UP_TO:
+            v = f"{len(v):,} items"
+        elif isinstance(v, float):
+            v = rounded(v)
+        parts.append(f"{k} = {v}")
+    return ", ".join(parts)
+
+
 def _method(rep: dict) -> str:
     params = rep["parameters"]
     if "methods" in rep:
@@ -88,8 +110,9 @@ def _what(rel, rep: dict) -> list[str]:
         out.append(f"- a summary of {rep['size']:,} entries of a table of {rep['m']:,} cells")
     params = rep["parameters"]
     if params:
-        text = ", ".join(f"{k} = {rounded(v) if isinstance(v, float) else v}" for k, v in params.items())
-        out.append(f"- parameters: {_cell(text)}")
+        text = parameters_text(params)
+        if text:
+            out.append(f"- parameters: {_cell(text)}")
     return out
 
 

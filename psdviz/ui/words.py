@@ -5,6 +5,8 @@ import re
 
 import pandas as pd
 
+from ..present import parameters_text
+
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
 # How the pages speak of the modelled error of the cells a query's border cuts (psdviz.query.uniformity)
@@ -25,13 +27,9 @@ def short(v) -> str:
     return f"{v:.4g}" if isinstance(v, float) else str(v)
 
 
-SAID_ELSEWHERE = ("why", "rule", "chosen")     # auto's choice and its sentence: said in words beside the map
-
-
 def params_text(params: dict) -> str:
-    """A release's parameters as "name = value" pairs, numbers rounded (auto's choice and its reason, said in
-    their own sentence, left out)."""
-    return ", ".join(f"{k} = {short(v)}" for k, v in params.items() if k not in SAID_ELSEWHERE)
+    """A release's parameters as "name = value" pairs for people (the statement's and ``psdviz info``'s words)."""
+    return parameters_text(params)
 
 
 def ledger_frame(records: list[dict]) -> pd.DataFrame:

@@ -177,3 +177,17 @@ def test_cell_intervals_are_never_narrower_than_the_exact_ones(method):
     own = np.isfinite(rel.tree.noisy[leaves]) & np.isfinite(rel.tree.noise_var[leaves])   # else the exact one
     half = interval_z(0.95) * np.sqrt(rel.tree.noise_var[leaves[own]]) + 0.5
     np.testing.assert_allclose(fast[own, 1], np.maximum(rel.tree.est[leaves[own]] + half, 0), rtol=1e-9)
+
+
+def test_the_statement_says_parameters_for_people():
+    """auto given a workload: its choice in the method line, not again as "why = ..." or "chosen = ..."; the
+    workload's rectangles by their number, not dumped; numbers rounded; a fact not read as "none"."""
+    from psdviz.kernel.statement import parameters_text
+    rng = np.random.default_rng(2)
+    pts = rng.random((3000, 2))
+    lo = rng.random((50, 2)) * 0.8
+    rel = pv.build(pts, pv.Domain(0, 0, 1, 1), "auto", 1.0, seed=3, workload=np.column_stack([lo, lo + 0.1]))
+    text = parameters_text(rel.params)
+    assert "why =" not in text and "rule =" not in text and "chosen =" not in text
+    assert "workload = 50 items" in text and "[[" not in text
+    assert parameters_text({"spread": None, "lambda": 11.904761904761903}) == "spread = none, lambda = 11.9"
