@@ -113,9 +113,10 @@ def measure_regions(source: KeySource, regions: Regions, epsilon: float, rnd: Ra
               "pooling": pooling, "misplacement": step,
               "consistency": "least squares, then top-down non-negative integers (simplex projection, "
                              "largest remainder)"}
+    near = np.format_float_positional(step, precision=3, fractional=False, trim="-")    # never 1.57e-05
     notes: tuple[str, ...] = (
         f"points are placed by the centre of their cell of the resolution-{source.grid.bits} grid: one within "
-        f"{step:.3g} (domain units) of a border may be counted in the neighbouring region",)
+        f"{near} (domain units) of a border may be counted in the neighbouring region",)
     if n_shared:
         notes += (f"{int((status == STOPPED).sum()):,} regions held too few points for their children at this epsilon: "
                   f"their {n_shared:,} descendants were not measured and get area shares of their count (uniform "
