@@ -384,8 +384,12 @@ def typed_query(data: data_input.Dataset) -> None:
         xmax = c2.number_input("query x max", value=d.xmin + d.width / 4, key="qx1")
         ymin = c1.number_input("query y min", value=d.ymin, key="qy0")
         ymax = c2.number_input("query y max", value=d.ymin + d.height / 4, key="qy1")
+        typed = [xmin, ymin, xmax, ymax]
+        if st.session_state.get(keys.QUERY_TYPED) and st.session_state.get(keys.QUERY_RECT) == typed:
+            st.info("Answered: the private answer, its 95 % interval and the true count are in the Query panel "
+                    "beside the map, at the top of the page.")
         if st.button("Answer this rectangle", key="qtyped"):
-            st.session_state[keys.QUERY_RECT] = [xmin, ymin, xmax, ymax]
+            st.session_state[keys.QUERY_RECT] = typed
             st.session_state[keys.QUERY_TYPED] = True
             try:
                 st.rerun(scope="fragment")       # the map's fragment alone, as a drawing would

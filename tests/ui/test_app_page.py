@@ -172,6 +172,8 @@ def test_a_typed_rectangle_replaces_the_drawn_one_on_the_map():
     assert not at.exception
     assert at.session_state["query_rect"] == [0.0, 40.0, 20.0, 50.0]
     assert at.session_state["overlay_clears"] is True           # the drawn rectangle goes from the map
+    said = [i.value for i in at.info]                           # the answer is far above the form: it says where
+    assert any("Answered: the private answer" in v and "beside the map" in v for v in said), said
     at.run()                                                    # the map repeats its old drawing: still typed
     assert at.session_state["query_rect"] == [0.0, 40.0, 20.0, 50.0] and at.session_state["overlay_clears"]
     drawn = {"all_drawings": [_drawing([5.0, 45.0, 15.0, 55.0])], "last_object_clicked": None}
