@@ -189,9 +189,10 @@ def test_privtree_structure_audit():
 @pytest.mark.parametrize("method", ["quadtree", "kdtree", "hybrid", "kd-noisymean", "hilbert", "kd-cell", "privtree",
                                     "kd-true", "kd-pure"])
 def test_levels_are_capped_by_the_resolution(method):
-    """Data declared on a 2^3 grid: no tree is deeper than 3 levels, and the release says why."""
-    kw = {"height": 10} if method in ("quadtree",
-                                      "hybrid") else {}   # their own height rule would pick a low height here
+    """Data declared on a 2^3 grid: no tree is deeper than 3 levels, and the release says why (PrivTree's default
+    depth means "as deep as the grid allows", so it is asked for here)."""
+    kw = ({"height": 10} if method in ("quadtree", "hybrid")    # their own height rule would pick a low height here
+          else {"max_depth": 10} if method == "privtree" else {})
     rel = pv.build(D2, DOM, method, 1.0, seed=1, resolution=3, **kw)
     assert rel.tree.height <= 3
     assert any("capped to 3" in n and "resolution 3" in n for n in rel.notes)
