@@ -966,6 +966,7 @@ def run_params(a: argparse.Namespace) -> int:
 
 
 EXIT_BROKEN_PIPE = 141     # 128 + SIGPIPE: what a shell reports for a writer whose reader closed the pipe
+READ_ONLY = ("info", "params")   # commands that write no file: a closed pipe ends them quietly
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -976,9 +977,12 @@ def main(argv: list[str] | None = None) -> int:
         code = run(a)
         sys.stdout.flush()                          # a closed pipe is found here, not at the interpreter's exit
         return code
-    except BrokenPipeError:                         # `psdviz info ... | head`: the reader has all it wanted
-        with contextlib.suppress(OSError, ValueError):   # no second error at shutdown's flush (a real stdout)
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except BrokenPipeError as exc:
+        if a.command not in READ_ONLY:              # a command that writes files says what it wrote: one line, exit 2
+            print(f"psdviz {a.command}: {exc} (standard output closed: check what was written)", file=sys.stderr)
+            return EXIT_USAGE
+        with contextlib.suppress(OSError, ValueError):   # `psdviz info ... | head`: the reader has all it wanted;
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # no second error at shutdown
         return EXIT_BROKEN_PIPE
     except (Exception, RecursionError) as exc:      # never a traceback: one line
         if user_error(exc):                         # the user's mistake: what to fix

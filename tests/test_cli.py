@@ -236,7 +236,8 @@ def test_a_mistyped_command_is_one_line_with_status_2_and_points_to_help(argv, s
 
 
 def test_a_reader_that_stops_early_gets_no_error_line(monkeypatch, capsys):
-    """`psdviz info ... | head -1`: the closed pipe is not a mistake to report: no line, the shell's status for it."""
+    """`psdviz info ... | head -1`: the closed pipe is not a mistake to report: no line, the shell's status for it;
+    a command that writes files (a job) says it, as before, so a cut-short job is never silent."""
     import psdviz.cli as cli
 
     def closed(a):
@@ -245,3 +246,6 @@ def test_a_reader_that_stops_early_gets_no_error_line(monkeypatch, capsys):
     monkeypatch.setattr(cli, "run_params", closed)
     assert cli.main(["params", "quadtree"]) == cli.EXIT_BROKEN_PIPE == 141
     assert capsys.readouterr().err == ""
+    monkeypatch.setattr(cli, "run_job", closed)            # a command that writes files: said, not swallowed
+    assert cli.main(["run", "job.yaml"]) == 2
+    assert "psdviz run: [Errno 32] Broken pipe" in capsys.readouterr().err

@@ -9,8 +9,9 @@ in one plain sentence what was chosen and why, and in a second note what auto me
 Facts: N (public if declared, else a noisy count); *spread* (noisy occupied cells over C (1 - exp(-N / C)), the
 cells a uniform spread would occupy; from N eps = 10^4); *corner share* (three noise scales below the noisy fullest
 corner cell's share of N on the release's grid) and on finer grids the same on the 256 x 256 grid; below N eps =
-10^5 the fullest row or column of cells; given a workload, the points in the cells its queries touch, or the excess
-variation across them or along the edges through a corner.
+10^5 the fullest row or column of cells (for long thin queries over data that change across them, up to 10^6);
+given a workload, the points in the cells its queries touch, or the excess variation across them (long thin ones
+over spread data from N eps = 10^5) or along the edges through a corner.
 
 Privacy: the facts cost at most ``FEATURE_FRACTION`` (2 %) of epsilon, half for N (a quarter of that given a
 workload) and half shared by the cell facts (a share not bought goes to the others, decided from the noisy N), the
@@ -270,17 +271,17 @@ def buy_spread(facts: Facts, shop: Shop) -> Facts:
 
 
 def buy_fine(facts: Facts, shop: Shop) -> Facts:
-    """The excess variation across long thin queries, from N eps = 10^5 (the fine rows read it); below 10^6, where
-    its lower bound reaches ``FINE_MIN`` over spread data (``FINE_SPREAD_MIN``), the fullest line of cells, read as
-    an upper bound three noise scales above (the middle fine row reads it; bought once, kept for the lines row)."""
+    """The excess variation across long thin queries over spread data (the spread's lower bound at least
+    ``FINE_SPREAD_MIN``, which both fine rows read), from N eps = 10^5; below 10^6, where its lower bound reaches
+    ``FINE_MIN``, the fullest line of cells, read as an upper bound three noise scales above (the middle fine row
+    reads it; bought once, kept for the lines row)."""
     n = max(facts.n, 1.0)
     if (shop.across is None or not thin_shape(facts.workload_side, facts.workload_thin)
-            or n * facts.epsilon < QUAD_N_EPS_MIN):
+            or n * facts.epsilon < QUAD_N_EPS_MIN or not facts.spread_floor >= FINE_SPREAD_MIN):
         return facts
     facts = dataclasses.replace(facts, fine_floor=fine_fact(shop.grid, (shop.across,), shop.eps_cells, n, shop.rnd,
                                                             shop.ledger))
-    if (n * facts.epsilon >= FINE_N_EPS_MIN or not facts.fine_floor >= FINE_MIN
-            or not facts.spread_floor >= FINE_SPREAD_MIN):
+    if n * facts.epsilon >= FINE_N_EPS_MIN or not facts.fine_floor >= FINE_MIN:
         return facts
     if shop.line_noisy is None:
         shop.line_noisy = line_fact(shop.fullest(), shop.grid.shape[0], shop.eps_cells, shop.rnd, shop.ledger)

@@ -173,8 +173,9 @@ RULES: tuple[Rule, ...] = (
          f"{QUAD_N_EPS_MIN:g} <= N eps < {FINE_N_EPS_MIN:g}",
          lambda f: (f.thin and QUAD_N_EPS_MIN <= f.n_eps < FINE_N_EPS_MIN and f.fine_floor >= FINE_MIN
                     and f.spread_floor >= FINE_SPREAD_MIN and f.line_ceiling <= FINE_LINE_MAX), "strategy",
-         "Your queries are long and thin and the points change from one row to the next, with no single row holding "
-         f"most of them, {STRATEGY_WORDS}", f"{WORKLOAD}#between-the-rough-and-the-fine-rows", workload_row=True),
+         "Your queries are long and thin and the points change from one row to the next, with no row holding more "
+         f"than a fifth of them, {STRATEGY_WORDS}", f"{WORKLOAD}#between-the-rough-and-the-fine-rows",
+         workload_row=True),
     Rule("thin-corner", ("workload_side", "workload_thin", "corner_share", "coarse_corner_share", "n"),
          f"a workload of long thin queries and a corner cell (of the release's grid or the {FEATURE_SIDE} x "
          f"{FEATURE_SIDE} grid) >= {CORNER_SHARE_MIN:g} of N, N eps >= {CORNER_THIN_N_EPS_MIN:g}",

@@ -173,10 +173,11 @@ def _layer_controls(k: ViewKeys, say=None) -> tuple[str, rg.Regions] | None:
     parent = st.selectbox("Parent id column (levels)", ["(none)", *cols], key=k.w("parent"))
     names = ["(same as id)", *cols]
     guessed_name = guess.name if guess is not None else None     # the name column does not depend on the id
-    if st.session_state.get(k.w("name_for")) != id_col:           # a new id column: the name guessed for it again
+    read_as = f"{digest}|{obj}|{id_col}"
+    if st.session_state.get(k.w("name_for")) != read_as:          # a new file or id column: the name guessed again
         st.session_state[k.w("name")] = (guessed_name if guessed_name in names and guessed_name != id_col
                                          else "(same as id)")
-        st.session_state[k.w("name_for")] = id_col
+        st.session_state[k.w("name_for")] = read_as
     name = st.selectbox("Name column", names, key=k.w("name"))
     if guess is not None and guess.id == id_col:
         st.caption(f"Guessed: {words.file_text(guess.why)}.")
@@ -199,10 +200,11 @@ def _points() -> tuple[str, np.ndarray]:
 
 
 def _layer_digest(layer: rg.Regions) -> str:
-    """Names the layer's content (ids, names and outlines), so that two uploads under one name, or one upload read
-    with another name column, are never confused."""
+    """Names the layer's content (ids, names, parents and outlines), so that two uploads under one name, or one
+    upload read with another name or parent column, are never confused."""
     f = layer.frame
-    return layer_digest(f.geometry.to_numpy(), (f["id"].astype(str) + "\x1f" + f["name"].astype(str)).to_numpy())
+    label = [f"{i}\x1f{n}\x1f{p}" for i, n, p in zip(f["id"], f["name"], f["parent"])]   # a missing parent: "None"
+    return layer_digest(f.geometry.to_numpy(), np.array(label, dtype=object))
 
 
 def _pick_region(frame, counts: pd.DataFrame, level: int, k: ViewKeys) -> str | None:

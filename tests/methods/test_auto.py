@@ -569,22 +569,18 @@ def test_the_corner_row_for_thin_queries_reads_the_corner_shares_n_eps_and_the_w
 
 def test_row_prefixes_over_a_corner_atom_go_to_privtree_with_many_points_for_the_budget():
     """End to end: an atom in a corner with lines along its edges (200,000 points), 1,000 row prefixes at
-    epsilon 1 (N eps 2 x 10^5): PrivTree, after N, the occupied cells, the fine fact (the middle fine row's, which
-    the atom's fullest line keeps out when the spread lets it read the line) and the corner cell; every path spends
-    epsilon; the note says the
-    queries chose PrivTree and that it has no plan to set, and the release records them. At epsilon 0.5 (N eps
-    10^5) the corner rows' hybrid, planned for the queries."""
+    epsilon 1 (N eps 2 x 10^5): PrivTree, after N, the occupied cells and the corner cell (nothing else: the fine
+    fact, which only rows over spread data read, is not bought at a spread below 0.02); every path spends epsilon;
+    the note says the queries chose PrivTree and that it has no plan to set, and the release records them. At
+    epsilon 0.5 (N eps 10^5) the corner rows' hybrid, planned for the queries."""
     rng = np.random.default_rng(21)
     pts = zero_inflated(200_000, DOM, rng, 0.87, 0.13, corner=True)
     w = _row_prefixes(1000, rng)
     rel = pv.build(pts, DOM, "auto", 1.0, seed=6, resolution=8, workload=w)
     assert rel.params["chosen"] == "privtree"
     facts = [s.what for s in rel.ledger.spends if s.what.startswith("auto feature")]
-    assert facts[:3] == ["auto feature: N", "auto feature: occupied cells",
-                         "auto feature: fine structure across the queries"]
-    assert facts[3:] in (["auto feature: largest corner cell"],       # spread's lower bound below 0.02: no line
-                         ["auto feature: fullest line of cells", "auto feature: largest corner cell"])
-    assert rel.params["fine_structure"] > 0.5 and rel.params.get("line_ceiling", 1.0) > auto.FINE_LINE_MAX
+    assert rel.params["spread"] < auto.FINE_SPREAD_MIN              # no fine row can apply: its fact is not bought
+    assert facts == ["auto feature: N", "auto feature: occupied cells", "auto feature: largest corner cell"]
     assert rel.ledger.total() == pytest.approx(1.0) and rel.tree.path_epsilons().max() == pytest.approx(1.0)
     assert any(n.startswith("The workload chose privtree but was not used by it") for n in rel.notes)
     assert np.allclose(rel.params["workload"], w)

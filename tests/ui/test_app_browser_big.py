@@ -46,7 +46,7 @@ def test_a_500k_cell_release_opens_pans_and_answers(pg, server, big_file):  # no
     pg.get_by_text("Clicked cell").wait_for()
     clicked = time.time() - t1
     _wait_idle(pg)
-    assert pg.get_by_text("count epsilon", exact=False).count() >= 1
+    assert pg.get_by_text("count's epsilon", exact=False).count() >= 1
     frame.locator("a.leaflet-draw-draw-rectangle").click()
     _drag(pg, (0.30, 0.30), (0.45, 0.45))
     pg.get_by_text("Estimated count", exact=True).wait_for()

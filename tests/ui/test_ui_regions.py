@@ -440,3 +440,24 @@ def test_the_regions_are_listed_by_the_name_column_the_page_shows():
     assert not at.exception, at.exception
     listed = at.selectbox(key=keys.REGION).options
     assert any("middle" in o for o in listed) and not any("Middleland" in o for o in listed), listed
+
+
+def test_the_layer_key_tells_apart_names_and_parents():
+    """The key a built release is cached under names the regions' ids, names, parents and outlines: the same
+    file read with another name or parent column is another layer (a region release is fitted to its tree)."""
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    from psdviz import regions as rg
+    from psdviz.ui.regions_page import _layer_digest
+    gdf = gpd.GeoDataFrame({"code": ["A", "B", "C", "D"], "name": ["An", "Be", "Ce", "De"],
+                            "label": ["a", "b", "c", "d"], "up1": ["A", "A", "A", "A"], "up2": ["A", "A", "A", "C"]},
+                           geometry=[box(i, 0, i + 1, 1) for i in range(4)], crs="EPSG:4326")
+    plain = rg.Regions.from_frame(gdf, id="code", name="name")
+    keys_ = {_layer_digest(plain), _layer_digest(rg.Regions.from_frame(gdf, id="code", name="label")),
+             _layer_digest(rg.Regions.from_frame(gdf.assign(up1=[None, "A", "A", "A"]), id="code", name="name",
+                                                 parent="up1")),
+             _layer_digest(rg.Regions.from_frame(gdf.assign(up2=[None, "A", "A", "C"]), id="code", name="name",
+                                                 parent="up2"))}
+    assert len(keys_) == 4 and _layer_digest(plain) == _layer_digest(rg.Regions.from_frame(gdf, id="code",
+                                                                                           name="name"))
