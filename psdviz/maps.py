@@ -73,11 +73,23 @@ def explore(release: Release | RegionRelease, regions=None, **kwargs: Any):
     return _cell_map(release, **kwargs)
 
 
+SHOWN = ("estimate", "low_95", "high_95")    # the tooltip's numbers, rounded for people
+
+
+def _shown(gdf):
+    """The tooltip's numbers rounded as the app rounds counts: whole from 100, one decimal below."""
+    out = gdf.copy()
+    for c in SHOWN:
+        v = out[c].to_numpy(float)
+        out[c] = np.where(np.abs(v) >= 100, np.round(v), np.round(v, 1))
+    return out
+
+
 def _cell_map(release: Release, **kwargs: Any):
     folium = require("folium", "explore")
     leaves = release.tree.leaf_index()
     colours = view_colours([(release, leaves)])[0]
-    gdf = release.to_geodataframe().assign(colour=[PALETTE[i] for i in colours.index])
+    gdf = _shown(release.to_geodataframe().assign(colour=[PALETTE[i] for i in colours.index]))
     d = release.domain
     m = folium.Map(**{"tiles": None, **kwargs})
     m.fit_bounds([[d.ymin, d.xmin], [d.ymax, d.xmax]])
@@ -104,7 +116,7 @@ def _region_map(release: RegionRelease, regions, **kwargs: Any):
         text = region_colours.edge_texts(edges)
         legend.append(f"level {level}: " + ", ".join(
             f'<span style="background:{c}">&nbsp;&nbsp;</span> {a}-{b}' for c, a, b in zip(fills, text[:-1], text[1:])))
-    gdf = inert_columns(gdf.assign(colour=colour))   # the layer's text: inert to folium's templates and HTML
+    gdf = inert_columns(_shown(gdf.assign(colour=colour)))   # the layer's text: inert to folium's templates, HTML
     m = folium.Map(**{"tiles": None, **kwargs})
     x0, y0, x1, y1 = (float(v) for v in gdf.total_bounds)
     m.fit_bounds([[y0, x0], [y1, x1]])

@@ -32,7 +32,7 @@ import pandas as pd
 
 from ..api import build
 from ..core.domain import Domain, prepare_points
-from ..core.errors import ParameterError
+from ..core.errors import InputDataError, ParameterError
 from ..core.validation import check_epsilon, check_int
 from ..methods.param_info import coerce_params
 from ..methods.registry import accepts_workload, get_builder, methods, references
@@ -174,8 +174,8 @@ def make_queries(points, domain: Domain, workload: Workload, seed: int | None = 
         if workload.nonempty and workload.kind != "dpbench":
             try:
                 r, t = nonempty(make, index, workload.queries)
-            except ValueError as exc:
-                raise ParameterError(f"query shape {label}: {exc}") from None
+            except InputDataError as exc:
+                raise InputDataError(f"query shape {label}: {exc}") from None
         else:
             r = make(workload.queries)
             t = index.count(r)

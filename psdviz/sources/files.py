@@ -69,6 +69,7 @@ def file_kind(path: str) -> str:
 
 
 MAX_CSV_COLUMNS = 1_000    # DuckDB detects a CSV's dialect and types per column at every query that binds it
+SHOWN_VALUE = 40            # a value of the file quoted in an error, at most this many characters
 _HEADER_BYTES = 1 << 20
 
 
@@ -216,7 +217,10 @@ class DuckDBSource(KeySource):
         row = self._fetch("SELECT raw_x::VARCHAR, raw_y::VARCHAR FROM raw_xy WHERE (raw_x IS NOT NULL AND "
                           "TRY_CAST(raw_x AS DOUBLE) IS NULL) OR (raw_y IS NOT NULL AND TRY_CAST(raw_y AS DOUBLE) "
                           "IS NULL) LIMIT 1", numpy=False)
-        return ", ".join(repr(v) for v in row[0]) if row else ""
+        if not row:
+            return ""
+        return ", ".join("(empty)" if v is None else repr(v if len(v) <= SHOWN_VALUE else v[:SHOWN_VALUE] + "...")
+                         for v in row[0])
 
     def _set_counts(self, n_in: int, n_text: int, n_bad: int, n_out: int, example: str = "") -> None:
         """Keep the validation counts; text coordinates, and non-finite rows under "error", are refused."""

@@ -56,8 +56,14 @@ def test_a_release_as_a_geodataframe_and_a_folium_map(rel):
     assert len(gdf) == rel.tree.is_leaf.sum() and str(gdf.crs) == "EPSG:4326"
     shown = gdf["estimate"].clip(lower=0)            # the interval is held at 0 like the count it bounds
     assert (gdf["low_95"] >= 0).all() and (gdf["low_95"] <= shown).all() and (shown <= gdf["high_95"]).all()
-    html = pv.explore(rel).get_root().render()
+    m = pv.explore(rel)
+    html = m.get_root().render()
     assert "not distinguishable from zero" in html and "low_95" in html
+    cells = next(c for c in m._children.values() if type(c).__name__ == "GeoJson").data["features"]
+    for f in cells:                                   # the tooltip's numbers rounded as the app rounds counts
+        for k in ("estimate", "low_95", "high_95"):
+            v = f["properties"][k]
+            assert v == (round(v) if abs(v) >= 100 else round(v, 1)), (k, v)
 
 
 def test_the_notebook_example_runs(tmp_path):
