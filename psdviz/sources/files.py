@@ -70,6 +70,9 @@ def file_kind(path: str) -> str:
 
 MAX_CSV_COLUMNS = 1_000    # DuckDB detects a CSV's dialect and types per column at every query that binds it
 SHOWN_VALUE = 40            # a value of the file quoted in an error, at most this many characters
+# a row holding text in a coordinate (fixed SQL over the projection's own columns: no user string in it)
+TEXT_ROW = ("(raw_x IS NOT NULL AND TRY_CAST(raw_x AS DOUBLE) IS NULL OR raw_y IS NOT NULL "
+            "AND TRY_CAST(raw_y AS DOUBLE) IS NULL)")
 _HEADER_BYTES = 1 << 20
 
 
@@ -196,8 +199,7 @@ class DuckDBSource(KeySource):
                              "false AS text FROM raw_xy").fetchall()
         else:
             self.con.execute("CREATE VIEW pts AS SELECT TRY_CAST(raw_x AS DOUBLE) AS x, TRY_CAST(raw_y AS DOUBLE) "
-                             "AS y, raw_x IS NOT NULL AND TRY_CAST(raw_x AS DOUBLE) IS NULL OR raw_y IS NOT NULL "
-                             "AND TRY_CAST(raw_y AS DOUBLE) IS NULL AS text FROM raw_xy").fetchall()
+                             f"AS y, {TEXT_ROW} AS text FROM raw_xy").fetchall()
         self.columns = (lon, lat)
 
     def _validate(self) -> None:
@@ -208,24 +210,22 @@ class DuckDBSource(KeySource):
         n_in, n_text, n_bad, n_out = self._fetch(
             f"SELECT count(*), count(*) FILTER (WHERE text), count(*) FILTER (WHERE NOT {finite}), "
             f"count(*) FILTER (WHERE {finite} AND NOT {inside}) FROM pts", numpy=False)[0]
-        example = self._text_example() if n_text else ""
-        self._set_counts(int(n_in), int(n_text), int(n_bad), int(n_out), example)
+        self._set_counts(int(n_in), int(n_text), int(n_bad), int(n_out))
 
     def _text_example(self) -> str:
         """The first row holding text in a coordinate, as the file has it: "'12.5', 'north'" (for the one-line
         error; the file's own words, shown as values, never run)."""
-        row = self._fetch("SELECT raw_x::VARCHAR, raw_y::VARCHAR FROM raw_xy WHERE (raw_x IS NOT NULL AND "
-                          "TRY_CAST(raw_x AS DOUBLE) IS NULL) OR (raw_y IS NOT NULL AND TRY_CAST(raw_y AS DOUBLE) "
-                          "IS NULL) LIMIT 1", numpy=False)
+        row = self._fetch(f"SELECT raw_x::VARCHAR, raw_y::VARCHAR FROM raw_xy WHERE {TEXT_ROW} LIMIT 1", numpy=False)
         if not row:
             return ""
         return ", ".join("(empty)" if v is None else repr(v if len(v) <= SHOWN_VALUE else v[:SHOWN_VALUE] + "...")
                          for v in row[0])
 
-    def _set_counts(self, n_in: int, n_text: int, n_bad: int, n_out: int, example: str = "") -> None:
-        """Keep the validation counts; text coordinates, and non-finite rows under "error", are refused."""
+    def _set_counts(self, n_in: int, n_text: int, n_bad: int, n_out: int) -> None:
+        """Keep the validation counts; text coordinates (named by the first such row), and non-finite rows under
+        "error", are refused."""
         if n_text:
-            one = n_text == 1
+            example, one = self._text_example(), n_text == 1
             raise InputDataError(f"{n_text:,} row{'' if one else 's'} of {self.columns[0]!r} / {self.columns[1]!r} "
                                  f"{'holds' if one else 'hold'} text, not numbers"
                                  + (f" (the first: {example})" if example else "")
@@ -345,8 +345,7 @@ class DuckDBSource(KeySource):
         flagged = np.flatnonzero(code < 0)          # at most three groups: rows not used, by why
         neg = {v: int(c[flagged][code[flagged] == v].sum()) for v in (-3, -2, -1)}
         clipped = int(c[(code & 1) == 1].sum()) if self.outside == "clip" else 0
-        self._set_counts(int(c.sum()), neg[-3], neg[-3] + neg[-2], neg[-1] + clipped,
-                         self._text_example() if neg[-3] else "")
+        self._set_counts(int(c.sum()), neg[-3], neg[-3] + neg[-2], neg[-1] + clipped)
         if flagged.size:
             used = code >= 0
             code, c = code[used], c[used]
