@@ -249,6 +249,17 @@ class Shop:
     def fullest(self) -> int:
         return int(max(self.grid.sum(axis=0).max(), self.grid.sum(axis=1).max()))
 
+    def line(self) -> int:
+        """The fullest line's noisy count (:func:`line_fact`), bought the first time a row asks for it and reused
+        after: the rows that read it (rough, middle fine, lines) share one ledger line."""
+        if self.line_noisy is None:
+            self.line_noisy = line_fact(self.fullest(), self.grid.shape[0], self.eps_cells, self.rnd, self.ledger)
+        return self.line_noisy
+
+    def line_ceiling(self, n: float) -> float:
+        """The fullest line's share of ``n`` read as an upper bound, three noise scales above its noisy count."""
+        return (self.line() + 3 / self.eps_cells) / n
+
 
 def density_fact(counts: np.ndarray, mask: np.ndarray, side: int, epsilon: float, rnd: Randomness,
                  ledger: Ledger) -> float:
@@ -283,9 +294,7 @@ def buy_fine(facts: Facts, shop: Shop) -> Facts:
                                                             shop.ledger))
     if n * facts.epsilon >= FINE_N_EPS_MIN or not facts.fine_floor >= FINE_MIN:
         return facts
-    if shop.line_noisy is None:
-        shop.line_noisy = line_fact(shop.fullest(), shop.grid.shape[0], shop.eps_cells, shop.rnd, shop.ledger)
-    return dataclasses.replace(facts, line_ceiling=(shop.line_noisy + 3 / shop.eps_cells) / n)
+    return dataclasses.replace(facts, line_ceiling=shop.line_ceiling(n))
 
 
 def buy_corners(facts: Facts, shop: Shop) -> Facts:
@@ -311,9 +320,7 @@ def buy_line(facts: Facts, shop: Shop) -> Facts:
     n = max(facts.n, 1.0)
     if n * facts.epsilon >= LINES_N_EPS_MAX or max(facts.corner_share, facts.coarse_corner_share) >= CORNER_SHARE_MIN:
         return facts
-    if shop.line_noisy is None:
-        shop.line_noisy = line_fact(shop.fullest(), shop.grid.shape[0], shop.eps_cells, shop.rnd, shop.ledger)
-    return dataclasses.replace(facts, line_share=share_bound(shop.line_noisy, shop.eps_cells, n, LINE_SCALES))
+    return dataclasses.replace(facts, line_share=share_bound(shop.line(), shop.eps_cells, n, LINE_SCALES))
 
 
 def with_corners(facts: Facts, shares: tuple[float, float]) -> Facts:
@@ -348,8 +355,7 @@ def buy_rough(facts: Facts, shop: Shop) -> Facts:
                                                             shop.ledger))
     if facts.fine_floor < ROUGH_MIN:
         return facts
-    shop.line_noisy = line_fact(shop.fullest(), shop.grid.shape[0], shop.eps_cells, shop.rnd, shop.ledger)
-    return dataclasses.replace(facts, line_ceiling=(shop.line_noisy + 3 / shop.eps_cells) / n)
+    return dataclasses.replace(facts, line_ceiling=shop.line_ceiling(n))
 
 
 def workload_row_applies(facts: Facts) -> bool:
