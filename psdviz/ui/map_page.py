@@ -28,6 +28,7 @@ from psdviz.present import (
     missing_words,
     noise_level,
     outside_warning,
+    parameters_text,
     rows_read,
     swamped,
     unit_for,
@@ -228,7 +229,7 @@ def release_details(data: data_input.Dataset, release: pv.Release) -> None:
                     f"used. Domain ({data.domain_source}): x [{data.domain.xmin:g}, {data.domain.xmax:g}], "
                     f"y [{data.domain.ymin:g}, {data.domain.ymax:g}].")
     details.caption("Parameters used (defaults from the paper, formulas evaluated by the engine): "
-               + words.params_text(release.params))
+               + parameters_text(release.params))
     sx, sy = release.grid.step
     details.caption(f"Public grid: resolution {release.grid.bits} ({release.grid.size:,} positions per axis, "
                     f"step {words.short(sx)} x {words.short(sy)}); every published coordinate lies on it."

@@ -18,7 +18,7 @@ import streamlit as st
 
 import psdviz as pv
 from psdviz.errors import PsdvizError
-from psdviz.present import view_depth
+from psdviz.present import parameters_text, view_depth
 
 from . import answer_box, keys, mapview, regions_page, words
 from .map_layers import MAX_SHAPES, legend_html, make_map, query_layer
@@ -130,7 +130,7 @@ def summary(release: pv.Release) -> None:
                 f"{fx(release.randomness_mode)}.")
     st.caption(f"Domain x [{d.xmin:g}, {d.xmax:g}], y [{d.ymin:g}, {d.ymax:g}]; resolution "
                f"{release.grid.bits} ({release.grid.size:,} positions per axis). Parameters: "
-               + fx(words.params_text(release.params)))
+               + fx(parameters_text(release.params)))
     for note in release.notes:
         st.caption(fx(note))
 

@@ -5,8 +5,6 @@ import re
 
 import pandas as pd
 
-from ..present import parameters_text
-
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
 # How the pages speak of the modelled error of the cells a query's border cuts (psdviz.query.uniformity)
@@ -25,11 +23,6 @@ def file_text(text: object) -> str:
 def short(v) -> str:
     """Floats to 4 significant digits (0.013571428571428571 -> 0.01357); other values as they are."""
     return f"{v:.4g}" if isinstance(v, float) else str(v)
-
-
-def params_text(params: dict) -> str:
-    """A release's parameters as "name = value" pairs for people (the statement's and ``psdviz info``'s words)."""
-    return parameters_text(params)
 
 
 def ledger_frame(records: list[dict]) -> pd.DataFrame:

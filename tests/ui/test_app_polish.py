@@ -330,7 +330,8 @@ def test_the_planner_plans_for_what_was_built_and_says_so():
 
 
 def test_words_round_numbers_and_name_ledger_levels():
-    from psdviz.ui.words import ledger_frame, params_text
+    from psdviz.present import parameters_text as params_text
+    from psdviz.ui.words import ledger_frame
     assert params_text({"lambda": 11.904761904761903, "height": 8, "budget": "geometric"}) == (
         "lambda = 11.9, height = 8, budget = geometric")
     auto = {"chosen": "privtree", "why": "The points crowd ...", "rule": "any other data", "lambda": 6.014}
