@@ -36,8 +36,9 @@ def people_table(counts: pd.DataFrame) -> pd.DataFrame:
     for c in SHARES:
         if c in out.columns:
             out[c] = out[c].astype(float).round(3)
-    for c in ("estimate", "noisy"):     # a region release's counts are whole numbers: written as such
-        whole = out[c].dropna() if c in out.columns else pd.Series(dtype=float)
-        if len(whole) and (whole == whole.round()).all() and "noisy" in out.columns:
-            out[c] = out[c].astype("Int64")
+    if "noisy" in out.columns:          # a region release's counts are whole numbers: written as such
+        for c in ("estimate", "noisy"):
+            whole = out[c].dropna()
+            if len(whole) and (whole == whole.round()).all():
+                out[c] = out[c].astype("Int64")
     return out
