@@ -216,6 +216,4 @@ PARAMS = {
               "ICDE'13 (AG)", 1, 2000),
 }
 
-SPEC = MethodSpec("ag", build_ag, paper="ICDE'13 (Qardaji et al.), AG, section 5", params=PARAMS, rank=8,
-                  interval_caveat="AG reuses the noisy counts that chose its fine grids, so on some data (taxi "
-                                  "trips) this interval is too narrow more often than 1 time in 20")
+SPEC = MethodSpec("ag", build_ag, paper="ICDE'13 (Qardaji et al.), AG, section 5", params=PARAMS, rank=8)

@@ -388,11 +388,22 @@ class Release:
                    edge: np.ndarray | None = None, grow: tuple[float, float] | None = None) -> np.ndarray:
         """sqrt of :func:`~psdviz.query.uniformity.cut_cell_variance` over (query, node, covered share) pairs
         (``edge``: which edge cuts each pair's cell; ``grow``: the edges' growth factors, by default the release's
-        :func:`~psdviz.query.uniformity.edge_coherence`)."""
+        :func:`~psdviz.query.uniformity.edge_coherence`, each stretched to its cell's spacing; given, as for a
+        region's border that turns every way, stretched by the larger of the two)."""
         from ..query.uniformity import cut_cell_variance
         kappa, placed = self._cut_model
+        along = None
+        if edge is not None:                    # a vertical edge meets cells stacked in y, a horizontal one in x
+            by_y, by_x = self._stacked
+            along = np.where(edge < 2, by_y[node], by_x[node]) if grow is None else np.maximum(by_y, by_x)[node]
         return np.sqrt(cut_cell_variance(reg, share, self._values()[node], kappa[node], n, placed[node], edge,
-                                         self._coherence if grow is None else grow))
+                                         self._coherence if grow is None else grow, along))
+
+    @cached_property
+    def _stacked(self) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`~psdviz.query.uniformity.stacked_cells` of the tree, once."""
+        from ..query.uniformity import stacked_cells
+        return stacked_cells(self.tree)
 
     @cached_property
     def _coherence(self) -> tuple[float, float]:

@@ -95,7 +95,7 @@ def _raw(tree: FlatTree) -> tuple[np.ndarray, np.ndarray]:
 
 def cut_cell_variance(region: np.ndarray, share: np.ndarray, cell_values: np.ndarray, kappa: np.ndarray,
                       n_regions: int, coherent: np.ndarray | None = None, edge: np.ndarray | None = None,
-                      rho: tuple[float, float] | None = None) -> np.ndarray:
+                      rho: tuple[float, float] | None = None, along_edge: np.ndarray | None = None) -> np.ndarray:
     """Per region: the sum over the cells it covers of kappa c a (1 - a), c the cell's count (at least 0), a
     the covered share (``region``, ``share``, ``cell_values``, ``kappa``: one entry per overlapping pair). The
     pairs marked ``coherent`` (cells the data placed) add as standard deviations, the square of their sum: their
@@ -104,7 +104,8 @@ def cut_cell_variance(region: np.ndarray, share: np.ndarray, cell_values: np.nda
     vertical, then a horizontal edge), the cells one edge cuts have correlated errors (points on one row or
     column of values, a road along the edge, sit on the same side of it in many cells it cuts): an edge's
     variance is F sum var, at most (sum sd)^2 (fully coherent); the four edges add as variances, and the cells
-    the data placed stay fully coherent with every other cell."""
+    the data placed stay fully coherent with every other cell. ``along_edge`` (per pair, :func:`stacked_cells`
+    along the edge that cuts the cell) stretches each cell's F to its own spacing: F_cell = 1 + (F - 1) n / 2."""
     c = np.maximum(np.nan_to_num(np.asarray(cell_values, float)), 0.0)
     var = kappa * c * share * (1.0 - share)
     if edge is not None:
@@ -112,9 +113,12 @@ def cut_cell_variance(region: np.ndarray, share: np.ndarray, cell_values: np.nda
         along = (edge >= 0) & ~placed
         group = region[along] * 4 + edge[along]
         sd_sums = np.bincount(group, weights=np.sqrt(var[along]), minlength=4 * n_regions).reshape(n_regions, 4)
-        var_sums = np.bincount(group, weights=var[along], minlength=4 * n_regions).reshape(n_regions, 4)
-        grow = np.repeat(np.asarray(rho if rho is not None else (np.inf, np.inf), float), 2)
-        chain = var_sums * np.where(var_sums > 0, grow, 1.0)               # the edge's correlated cells
+        grow = np.repeat(np.asarray(rho if rho is not None else (np.inf, np.inf), float), 2)[edge[along]]
+        if along_edge is not None:
+            grow = 1.0 + (grow - 1.0) * np.maximum(np.asarray(along_edge, float)[along] / 2.0, 1.0)
+        v = var[along]
+        chain = np.bincount(group, weights=np.where(v > 0, v * grow, 0.0),
+                            minlength=4 * n_regions).reshape(n_regions, 4)        # the edge's correlated cells
         edge_sd = np.sqrt(np.minimum(chain, sd_sums ** 2))               # at most fully coherent
         placed_sd = np.bincount(region[placed], weights=np.sqrt(var[placed]), minlength=n_regions)
         rest = np.bincount(region[(edge < 0) & ~placed], weights=var[(edge < 0) & ~placed], minlength=n_regions)
@@ -123,6 +127,30 @@ def cut_cell_variance(region: np.ndarray, share: np.ndarray, cell_values: np.nda
         return np.bincount(region, weights=var, minlength=n_regions)
     sd_sum = np.bincount(region, weights=np.where(coherent, np.sqrt(var), 0.0), minlength=n_regions)
     return np.bincount(region, weights=np.where(coherent, 0.0, var), minlength=n_regions) + sd_sum ** 2
+
+
+def stacked_cells(tree: FlatTree) -> tuple[np.ndarray, np.ndarray]:
+    """Per node: how many cells its family stacks in its column (itself and the siblings of its x-range: the cells a
+    vertical edge meets in one family step), then in its row (the siblings of its y-range); 1 for the root.
+
+    :func:`edge_coherence` reads correlations one family apart; the cells an edge cuts sit one cell apart. Were
+    the correlation a slowly decaying function of distance, a sum over n cells to a family step is n / 2 times
+    the sum over the quadtree's two (the spacing the rule was stated for): F - 1 grows by n / 2. A two-level grid
+    (AG) stacks m cells, m up to 30; a quadtree 2; a median split 1 across its axis, and 2 along it once the
+    halves are split the other way."""
+    child = np.flatnonzero(tree.parent >= 0)
+    out = []
+    for lo, hi in ((0, 2), (1, 3)):                   # a column shares the x-range, a row the y-range
+        stacked = np.ones(tree.n_nodes)
+        if child.size:
+            up, a, b = tree.parent[child], tree.rect[child, lo], tree.rect[child, hi]
+            order = np.lexsort((b, a, up))
+            key = np.column_stack([up[order], a[order], b[order]])
+            start = np.r_[True, np.any(key[1:] != key[:-1], axis=1)]
+            group = np.cumsum(start) - 1
+            stacked[child[order]] = np.bincount(group)[group]
+        out.append(stacked)
+    return out[0], out[1]
 
 
 def edge_coherence(tree: FlatTree) -> tuple[float, float]:

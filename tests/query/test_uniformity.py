@@ -175,3 +175,41 @@ def test_cut_cells_the_data_placed_add_as_standard_deviations():
             assert got == pytest.approx(sd.sum())
         else:
             assert np.sqrt((sd ** 2).sum()) * (1 - 1e-9) <= got <= sd.sum() * (1 + 1e-9)
+
+
+def test_stacked_cells_count_a_familys_rows_and_columns():
+    """A quadtree leaf's family has 2 rows and 2 columns; a kd-tree's median split 2 along its axis and 1 across;
+    AG's leaves as many rows and columns as their cell's fine grid."""
+    from psdviz.query.uniformity import stacked_cells
+    pts = np.random.default_rng(3).uniform(0, 64, (20_000, 2))
+    quad = _quadtree(pts, height=3)
+    rows, cols = stacked_cells(quad.tree)
+    kids = quad.tree.parent >= 0
+    assert np.all(rows[kids] == 2) and np.all(cols[kids] == 2) and rows[~kids] == 1
+    kd = pv.build(pts, DOM, "kdtree", 1.0, seed=1, height=1)
+    rows, cols = stacked_cells(kd.tree)
+    kids = kd.tree.parent >= 0
+    assert np.all(rows[kids] == 2) and np.all(cols[kids] == 1)      # a column of 2, its halves split in y
+    ag = pv.build(pts, DOM, "ag", 1.0, seed=1)
+    t = ag.tree
+    rows, cols = stacked_cells(t)
+    leaves = np.flatnonzero(t.is_leaf & (t.parent >= 0))
+    side = np.sqrt(t.n_children[t.parent[leaves]])
+    assert side.max() > 2 and np.array_equal(rows[leaves], side) and np.array_equal(cols[leaves], side)
+
+
+def test_an_edges_coherence_is_stretched_to_its_cells_spacing():
+    """Correlation read one family apart, over cells n to a family step: F - 1 grows by n / 2 (a quadtree's n = 2
+    keeps F), never past fully coherent."""
+    from psdviz.query.uniformity import cut_cell_variance
+    region, share = np.zeros(3, np.int64), np.full(3, 0.5)
+    counts, kappa, edge = np.array([40.0, 90.0, 10.0]), np.ones(3), np.zeros(3, np.int64)
+    var = counts * 0.25
+    kw = dict(coherent=np.zeros(3, bool), edge=edge, rho=(1.5, 1.5))
+    assert cut_cell_variance(region, share, counts, kappa, 1, **kw)[0] == pytest.approx(1.5 * var.sum())
+    assert cut_cell_variance(region, share, counts, kappa, 1, along_edge=np.full(3, 2.0), **kw)[0] == \
+        pytest.approx(1.5 * var.sum())
+    assert cut_cell_variance(region, share, counts, kappa, 1, along_edge=np.array([2.0, 6.0, 4.0]), **kw)[0] == \
+        pytest.approx(1.5 * var[0] + 2.5 * var[1] + 2.0 * var[2])
+    full = cut_cell_variance(region, share, counts, kappa, 1, along_edge=np.full(3, 400.0), **kw)[0]
+    assert full == pytest.approx(np.sqrt(var).sum() ** 2)
