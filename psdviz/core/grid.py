@@ -132,12 +132,12 @@ def whole_step_parts(parts, width):
     return -(-width // np.maximum(g, 1))
 
 
-def cap_by_resolution(value: int, cap: int, name: str, bits: int, default: int | None = None) -> tuple[int, str | None]:
-    """``min(value, cap)`` and, when a value the caller gave is capped, the note a release carries: no cell may be
-    narrower than one step of the public grid (the data's declared precision). A ``default`` that means "as deep as
-    the grid allows" is capped without a note."""
-    if value <= cap or value == default:
-        return min(value, cap), None
+def cap_by_resolution(value: int, cap: int, name: str, bits: int) -> tuple[int, str | None]:
+    """``min(value, cap)`` and, when ``value`` is capped, the note a release carries: no cell may be narrower than
+    one step of the public grid (the data's declared precision). Pass only a value the caller gave: a default that
+    means "as deep as the grid allows" is a None the method resolves itself, without a note."""
+    if value <= cap:
+        return value, None
     return cap, (f"{name} {value} capped to {cap}: resolution {bits} (2^{bits} grid positions per axis) "
                  f"allows no finer cell")
 

@@ -171,16 +171,17 @@ def grow(ps: KeySource, lam: float, delta: float, theta: float, max_depth: int,
 
 def build_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
                    tree_fraction: Share = TREE_FRACTION, theta: float = 0.0,
-                   max_depth: int = MAX_DEPTH) -> Release:
+                   max_depth: int | None = None) -> Release:
     """PrivTree with ``tree_fraction`` of epsilon for the split decisions, the rest for leaf counts."""
     frac = check_fraction(tree_fraction, "tree_fraction")
-    max_depth = check_int(max_depth, "max_depth", 1, 40)
+    asked = None if max_depth is None else check_int(max_depth, "max_depth", 1, 40)
     if not (isinstance(theta, (int, float)) and math.isfinite(theta)):
         raise ParameterError(f"theta must be a finite number (got {theta!r})")
     ledger = Ledger(epsilon)
     eps_t, eps_c = frac * epsilon, (1 - frac) * epsilon
     lam, delta = privtree_parameters(eps_t)
-    max_depth, capped = cap_by_resolution(max_depth, ps.grid.bits, "max_depth", ps.grid.bits, default=MAX_DEPTH)
+    max_depth, capped = ((min(MAX_DEPTH, ps.grid.bits), None) if asked is None
+                         else cap_by_resolution(asked, ps.grid.bits, "max_depth", ps.grid.bits))
     g = grow(ps, lam, delta, float(theta), max_depth, rnd.rng)
     g["rects"] = [ps.grid.rects(r) for r in g["rects"]]
     ledger.spend("split decisions", eps_t, "laplace (PrivTree biased counts)",
@@ -226,8 +227,9 @@ PARAMS = {
                          "leaf counts.", "PrivTree (SIGMOD'16), section 3", **FRACTION),
     "theta": doc("PrivTree: a cell is split while its noisy, depth-biased count exceeds theta (the paper uses 0).",
                  "PrivTree (SIGMOD'16), Algorithm 2"),
-    "max_depth": doc("PrivTree: a safety cap on the depth (no privacy cost); the tree normally "
-                     "stops earlier.", "", 1, 40),
+    "max_depth": doc("PrivTree: a safety cap on the depth (no privacy cost); the tree normally stops earlier. "
+                     "A value given above the grid's resolution is capped to it, and the release says so.", "", 1, 40,
+                     when_none=f"the grid's resolution, at most {MAX_DEPTH}"),
 }
 
 SPEC = MethodSpec("privtree", build_privtree, paper="PrivTree (Zhang et al., SIGMOD'16)", params=PARAMS, rank=10)
