@@ -354,25 +354,33 @@ def shown(text):
 
 
 def _print_ledger(rel) -> None:
-    """The ledger as a table; long notes wrap (folded), never cut below :data:`SHOWN_CHARS`. Every cell
-    is literal text: a file cannot style itself."""
+    """The ledger as a table that fits the terminal (80 columns included); the notes get the room, the what and
+    mechanism columns at most a fifth and a sixth of it, and a cell too narrow for a word folds it: nothing is
+    cut below :data:`SHOWN_CHARS`. The level column is shown when an entry has a level. Every cell is literal
+    text: a file cannot style itself."""
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
-    t = Table(title=f"ledger: {rel.ledger.total():.6g} of epsilon {rel.epsilon:g} ({rel.privacy_unit})")
-    t.add_column("what", ratio=2)
-    t.add_column("epsilon", no_wrap=True, min_width=9, justify="right")
-    t.add_column("mechanism", ratio=2)
-    t.add_column("level", no_wrap=True, min_width=5, justify="right")
-    t.add_column("nodes", no_wrap=True, min_width=7, justify="right")
-    t.add_column("note", ratio=3)
+    con = Console()
     records = rel.ledger.records()
+    levels = any(s["level"] is not None for s in records[:SHOWN_ROWS])
+    t = Table(title=f"ledger: {rel.ledger.total():.6g} of epsilon {rel.epsilon:g} ({rel.privacy_unit})",
+              box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
+    t.add_column("what", max_width=max(16, con.width // 5), overflow="fold")
+    t.add_column("eps", no_wrap=True, justify="right")
+    t.add_column("mechanism", max_width=max(14, con.width // 6), overflow="fold")
+    if levels:
+        t.add_column("level", no_wrap=True, justify="right")
+    t.add_column("nodes", no_wrap=True, justify="right")
+    t.add_column("note", overflow="fold")
     for s in records[:SHOWN_ROWS]:
-        t.add_row(shown(s["what"]), f"{s['epsilon']:.6g}", shown(s["mechanism"]),
-                  "" if s["level"] is None else str(s["level"]), f"{s['nodes']:,}", shown(s["note"]))
-    Console().print(t)
+        level = ["" if s["level"] is None else str(s["level"])] if levels else []
+        t.add_row(shown(s["what"]), f"{s['epsilon']:.6g}", shown(s["mechanism"]), *level, f"{s['nodes']:,}",
+                  shown(s["note"]))
+    con.print(t)
     if len(records) > SHOWN_ROWS:
-        Console().print(shown(f"... {len(records) - SHOWN_ROWS:,} more ledger entries (psdviz info --json lists all)"))
+        con.print(shown(f"... {len(records) - SHOWN_ROWS:,} more ledger entries (psdviz info --json lists all)"))
 
 
 def numeric_points(cols: dict, lon: str, lat: str) -> np.ndarray:
