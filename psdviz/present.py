@@ -1,6 +1,6 @@
 """The presentation layer: what an app or a command line needs to show releases, beyond the public API.
 
-The Streamlit pages (``psdviz/ui``) and the CLI (``psdviz/cli.py``) reach the engine through ``psdviz``
+The Streamlit pages (``psdviz/ui``) and the CLI (``psdviz/cli/``) reach the engine through ``psdviz``
 (the public API), the four product packages' faces (``psdviz.regions``, ``psdviz.coco``,
 ``psdviz.sparse``; ``psdviz.lab`` for comparisons), ``psdviz.sources`` (the CLI's inputs) and this module
 alone; ``tests/test_layers.py`` enforces it. Everything here is defined in the engine, tested there

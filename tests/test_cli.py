@@ -238,7 +238,7 @@ def test_a_mistyped_command_is_one_line_with_status_2_and_points_to_help(argv, s
 def test_a_reader_that_stops_early_gets_no_error_line(monkeypatch, capsys):
     """`psdviz info ... | head -1`: the closed pipe is not a mistake to report: no line, the shell's status for it;
     a command that writes files (a job) says it, as before, so a cut-short job is never silent."""
-    import psdviz.cli as cli
+    import psdviz.cli.dispatch as cli
 
     def closed(a):
         raise BrokenPipeError(32, "Broken pipe")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import psdviz as pv
-from psdviz.cli import _print_ledger
+from psdviz.cli.output import _print_ledger
 from psdviz.core.ledger import Ledger
 
 PTS = np.random.default_rng(0).random((3000, 2))

@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 import psdviz as pv
-from psdviz.cli import OUTSIDE_WARNING_SHARE, main
+from psdviz.cli import main
+from psdviz.present import OUTSIDE_WARNING_SHARE
 
 
 @pytest.fixture(scope="module")

@@ -162,7 +162,7 @@ def test_the_cli_says_a_users_mistake_in_one_line_with_exit_2(tmp_path, capsys):
 
 def test_the_cli_raises_the_named_type_behind_its_line(tmp_path):
     """The line comes from a named type: a workload file without its columns is InputDataError."""
-    from psdviz.cli import read_workload
+    from psdviz.cli.inputs import read_workload
     f = tmp_path / "w.csv"
     f.write_text("a,b\n1,2\n")
     with pytest.raises(InputDataError, match="has no column 'xmin'"):
@@ -172,14 +172,14 @@ def test_the_cli_raises_the_named_type_behind_its_line(tmp_path):
 def test_text_in_the_coordinate_columns_the_cli_read_is_the_data_s_fault():
     """Columns read into memory (--user, psdviz run) holding text: InputDataError naming them, not numpy's
     ValueError (which the CLI would report as a bug)."""
-    from psdviz.cli import numeric_points
+    from psdviz.cli.inputs import numeric_points
     with pytest.raises(InputDataError, match="columns 'lon' / 'lat' hold values that are not numbers"):
         numeric_points({"lon": np.array(["1.5", "east"], object), "lat": np.array([1.0, 2.0])}, "lon", "lat")
 
 
 def test_the_cli_reports_a_plain_value_error_as_a_bug(monkeypatch, capsys):
     """A plain ValueError (a bug, not the user's mistake) is said to be one, with exit 1."""
-    import psdviz.cli as cli
+    import psdviz.cli.dispatch as cli
 
     def broken(a):
         raise ValueError("operands could not be broadcast")

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 import psdviz as pv
-from psdviz.cli import SHOWN_CHARS, main
+from psdviz.cli import main
+from psdviz.cli.output import SHOWN_CHARS
 from psdviz.core.rng import FRESH, NOT_PRIVATE_SEEDED, Randomness, labelled, make_randomness
 
 PTS = np.random.default_rng(0).random((3000, 2))

@@ -8,6 +8,9 @@ for a cluster, a ``LocalCluster`` on one machine); without one, Dask's local sch
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 import pandas as pd
 
@@ -27,6 +30,21 @@ def read_frame(pattern, columns: list[str]):
     if file_kind(expand_paths(pattern)[0]) == "parquet":
         return dd.read_parquet(files, columns=columns)
     return dd.read_csv(files, usecols=columns)
+
+
+@contextmanager
+def on_cluster(scheduler: str, pattern, columns: list[str]) -> Iterator:
+    """:func:`read_frame` on a dask.distributed cluster for as long as the caller reads it: ``scheduler`` its
+    address (``tcp://host:8786``) or "local" (a LocalCluster on this machine, closed afterwards); the command
+    line's ``--scheduler``."""
+    distributed = require("distributed", "--scheduler")
+    cluster = distributed.LocalCluster(dashboard_address=None) if scheduler == "local" else None
+    try:
+        with distributed.Client(cluster or scheduler):
+            yield read_frame(pattern, columns)
+    finally:
+        if cluster is not None:
+            cluster.close()
 
 
 def is_dask_frame(obj) -> bool:

@@ -10,9 +10,12 @@ cluster's master URL, or ``local[*]``); pyspark and Java come with the ``spark``
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 
 from ..core.domain import Domain
+from ..core.errors import InputDataError, ParameterError
 from ..core.grid import DEFAULT_RESOLUTION
 from ..core.optional import require
 from ..core.source import Keyer, KeySource, cell_keys, merge_counts
@@ -72,3 +75,30 @@ class SparkSource(KeySource):
         if cap is not None and ids.size > cap:
             return None
         return cell_keys(ids, bits), cnt
+
+
+@contextmanager
+def on_session(master: str, pattern, columns: list[str]):
+    """A Spark DataFrame of the named columns of Parquet / CSV files, on a session at ``master``
+    (stopped afterwards): the command line's ``--spark MASTER``. No pyspark is a MissingExtraError, a Spark that
+    cannot start a ParameterError, a missing column an InputDataError, each saying so."""
+    from .files import expand_paths, file_kind, literal
+    remote = "://" in str(pattern)       # hdfs://, s3a://: Spark resolves the path (and its globs) itself
+    files = [str(pattern)] if remote else [literal(f).replace("{", "\\{").replace("}", "\\}")
+                                           for f in expand_paths(pattern)]     # each local file read as itself
+    kind = file_kind(files[0].rstrip("/*"))     # .parquet or .csv, or a ValueError saying so
+    SparkSession = require("pyspark.sql", "--spark (and Java 17+)").SparkSession
+    try:
+        spark = SparkSession.builder.master(master).appName("psdviz build").getOrCreate()
+    except Exception as exc:   # py4j / Java errors of all kinds: one line for the user
+        raise ParameterError(f"Spark could not start at {master!r}: {str(exc).splitlines()[0][:200]}") from None
+    try:
+        csv = spark.read.option("header", True).option("inferSchema", True).csv
+        reader = spark.read.parquet if kind == "parquet" else csv
+        frame = reader(*files)
+        missing = [c for c in columns if c not in frame.columns]
+        if missing:
+            raise InputDataError(f"column {missing[0]!r} is not in {files[0]}; its columns are {frame.columns}")
+        yield coordinates(frame, *columns).toDF(*columns)
+    finally:
+        spark.stop()
