@@ -6,7 +6,9 @@ seeded, and the rectangle asked; the page itself is the address's path (``/map``
 ``ui/navigation.py``). A session that opens such an address takes those inputs once, before any widget is
 drawn; the build then draws fresh noise (a new release) unless a seed is part of the view, and an uploaded
 file is asked for again by its name. The class code (``?lesson=``, :mod:`.share`) stays as it is and wins
-over the address when both are given. Decision: docs/decisions/newcomer-steps.md.
+over the address when both are given. The other pages keep the map page's view in their address (a reload
+there opens it again), except the pages that use none of it (:data:`WITHOUT_VIEW`: Open a release reads a
+release file alone), whose address holds none of it. Decision: docs/decisions/newcomer-steps.md.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ READ = "psdviz_address_read"     # the address was read in this session (once: a
 VIEW = "psdviz_address_view"     # the map page's view as last written: put back on the other pages too
 PARAMS = ("sample", "upload", "method", "epsilon", "domain", "resolution", "seed", "rect")
 DOMAIN_WORDS = {"the sample's declared domain": "declared", "the world": "world"}
+WITHOUT_VIEW = frozenset({"release"})   # url paths of the pages that use none of the map page's view
 
 
 def _number(text: str) -> float | None:
@@ -132,6 +135,21 @@ def write(values: dict[str, str] | None) -> None:
     if values is None:
         return
     st.session_state[VIEW] = values
+    _put(values)
+
+
+def show(page: str) -> None:
+    """The address of the page at url path ``page`` (``ui/navigation.py``), before it runs: the map page's view as
+    last written on a page that may use it, none of it on a page of :data:`WITHOUT_VIEW` (the view stays kept
+    for the way back to the map); other parameters (the class code) are left as they are."""
+    if page in WITHOUT_VIEW:
+        _put({})
+    else:
+        write(st.session_state.get(VIEW))
+
+
+def _put(values: dict[str, str]) -> None:
+    """The view's parameters of the address become ``values`` (no message sent when they are already)."""
     current = {k: str(st.query_params[k]) for k in PARAMS if k in st.query_params}
     if current == values:
         return

@@ -15,6 +15,7 @@ st.set_page_config(page_title="psdviz", layout="wide")
 st.html(TOP)
 keep_widget_state()           # inputs survive going to another page and back
 address.read_once()           # a reload, a bookmark or a link opens the view its address names
-address.write(st.session_state.get(address.VIEW))   # and the address keeps it on every page
 start_over_button()
-st.navigation(app_pages()).run()
+page = st.navigation(app_pages())
+address.show(page.url_path)   # and the address keeps it on the pages that may use it, not on Open a release
+page.run()

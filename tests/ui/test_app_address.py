@@ -81,3 +81,44 @@ def test_an_upload_not_made_yet_names_no_file_in_the_address():
     assert not at.exception, at.exception
     q = _address(at)
     assert "upload" not in q and "sample" not in q and q["method"] == "auto"
+
+
+NAVIGATE = """
+import streamlit as st
+from psdviz.ui import address, map_page, mapview, release_page
+from psdviz.ui.state import keep_widget_state
+mapview.show_map = lambda *a, **k: {}
+keep_widget_state()
+address.read_once()
+page = st.session_state.get("_page", "map")
+address.show(page)                                   # as the pages script does, with the page's url path
+{"map": map_page.render, "release": release_page.render}[page]()
+"""
+
+
+def test_open_a_release_holds_none_of_the_map_view_in_its_address_and_the_map_gets_it_back():
+    at = AppTest.from_string(NAVIGATE, default_timeout=120)
+    for k, v in {"method": "kdtree", "epsilon": "1", "rect": "-10,35,30,60", "lesson": "ABCD"}.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, at.exception
+    view = _address(at)
+    assert view["method"] == "kdtree" and view["rect"] == "-10,35,30,60" and view["sample"] == "geonames"
+    at.session_state["_page"] = "release"
+    at.run()
+    assert not at.exception, at.exception
+    assert _address(at) == {"lesson": "ABCD"}             # the class code is not the map's view: it stays
+    at.session_state["_page"] = "map"
+    at.run()
+    assert _address(at) == view
+
+
+def test_a_link_to_open_a_release_with_map_parameters_drops_them():
+    at = AppTest.from_string(NAVIGATE, default_timeout=120)
+    at.session_state["_page"] = "release"
+    for k, v in {"sample": "geonames", "method": "ug", "epsilon": "2", "domain": "world"}.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, at.exception
+    assert _address(at) == {}
+    assert any("Upload a release file" in i.value for i in at.main.info)

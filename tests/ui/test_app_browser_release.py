@@ -13,6 +13,7 @@ import psdviz as pv
 from psdviz.io.samples import get_sample, load_sample
 
 pytestmark = pytest.mark.browser
+BUILT = "[data-testid='stMarkdownContainer']:has-text('PRIVATE release')"   # the map page's release line
 
 
 @pytest.fixture(scope="module")
@@ -76,3 +77,24 @@ def test_a_file_that_is_not_a_release_gives_an_error(pg, server, tmp_path):  # n
     pg.get_by_text(re.compile("Cannot open bad.parquet")).wait_for()
     assert pg.get_by_text(re.compile("not a readable Parquet file")).count() >= 1
     pg.get_by_text("Upload a release file").count()   # the page is still there
+
+
+def test_open_a_release_holds_none_of_the_map_view_in_its_address(pg, server):  # noqa: F811
+    """The map page's view (method, epsilon, ...) is in the address on the map, not on Open a release, which uses
+    none of it (a link to it with those parameters drops them), and comes back with the map."""
+    pg.goto(f"{server}/?method=ug&epsilon=1")
+    pg.locator(BUILT).first.wait_for()
+    _wait_idle(pg)
+    assert "method=ug" in pg.url and "epsilon=1" in pg.url
+    pg.get_by_role("link", name="Open a release").click()
+    pg.get_by_text("Upload a release file").wait_for()
+    _wait_idle(pg)
+    assert "/release" in pg.url and "?" not in pg.url, pg.url
+    pg.get_by_role("link", name="Map: build, see, query").click()
+    pg.locator(BUILT).first.wait_for()
+    _wait_idle(pg)
+    assert "method=ug" in pg.url and "epsilon=1" in pg.url
+    pg.goto(f"{server}/release?method=kdtree&epsilon=2&rect=1,2,3,4")
+    pg.get_by_text("Upload a release file").wait_for()
+    _wait_idle(pg)
+    assert "?" not in pg.url, pg.url
