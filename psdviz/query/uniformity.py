@@ -29,8 +29,12 @@ UPPER_SDS = 2.0      # kappa is read two standard deviations of the noise's part
 
 
 def overdispersion(tree: FlatTree) -> np.ndarray:
-    """kappa per node (module docstring): over the nodes whose children are all leaves, one figure per depth of
-    those parents (a leaf takes its parent depth's, else the figure over all depths; none: inf, one clump).
+    """kappa per node (module docstring): over every family, one figure per depth of its parent (a node takes its
+    parent depth's, else the figure over all depths; none: inf, one clump). A child not measured reads as the sum
+    of the measured leaves below it. Not only the families whose children are all leaves: in a tree a noisy
+    count's threshold grew (PrivTree, kd-privtree; a pruned quadtree), a family is last because both children
+    fell below the threshold, which caps how unevenly its count could split (a heap larger than the threshold is
+    never in one), and the figure read there alone was 3 to 60 times below the cut leaves' own.
 
     A leaf i of area share s_i of its parent (c points) has E (c_i - s_i c)^2 = c s_i (1 - s_i) when its points
     are uniform; kappa = max(1, (sum of (d_i^2 - var d_i) + 2 sd) / sum of c s_i (1 - s_i)), the deviations
@@ -38,27 +42,27 @@ def overdispersion(tree: FlatTree) -> np.ndarray:
     parent was not measured, the sum of its children's, var d_i = (1 - s_i)^2 v_i + s_i^2 sum_j!=i v_j), sd the
     noise's part of the numerator (about 5 v_i^2 + 4 (d_i^2 - var d_i) v_i a term: heavy-tailed counts). The
     noise is not weighted by 1 / s_i as in Pearson's form, which thin cells would swamp. A family with an
-    unmeasured leaf is left out."""
+    unmeasured leaf below it is left out."""
     out = np.ones(tree.n_nodes)
     child = np.flatnonzero(tree.parent >= 0)
     if child.size == 0:
         return out
     parent = tree.parent[child]
-    y, v = _raw(tree)
-    inner_kids = np.bincount(parent, weights=~tree.is_leaf[child], minlength=tree.n_nodes)
+    y_own, v_own = _raw(tree)
+    y, v = _summed(tree, y_own, v_own)
     blind_kids = np.bincount(parent, weights=~np.isfinite(y[child]), minlength=tree.n_nodes)
-    last = (tree.n_children > 1) & (inner_kids == 0) & (blind_kids == 0)
-    kids = child[last[parent]]
+    family = (tree.n_children > 1) & (blind_kids == 0)
+    kids = child[family[parent]]
     up = tree.parent[kids]
     r = tree.rect
     area = (r[:, 2] - r[:, 0]) * (r[:, 3] - r[:, 1])
     share = np.where(area[up] > 0, area[kids] / np.where(area[up] > 0, area[up], 1.0), 0.0)
     ok = share > 0
     kids, up, share = kids[ok], up[ok], share[ok]
-    own = np.isfinite(y[up])                                   # the parent measured: independent noise
-    y_up = np.where(own, y[up], np.bincount(up, weights=y[kids], minlength=tree.n_nodes)[up])
+    own = np.isfinite(y_own[up])                               # the parent measured: independent noise
+    y_up = np.where(own, y_own[up], np.bincount(up, weights=y[kids], minlength=tree.n_nodes)[up])
     v_sum = np.bincount(up, weights=v[kids], minlength=tree.n_nodes)[up]
-    noise = np.where(own, v[kids] + share ** 2 * v[up],                          # v is 0 where unmeasured
+    noise = np.where(own, v[kids] + share ** 2 * v_own[up],                      # v is 0 where unmeasured
                      (1.0 - share) ** 2 * v[kids] + share ** 2 * (v_sum - v[kids]))
     excess = (y[kids] - share * y_up) ** 2 - noise                                  # per child
     expected = np.maximum(y_up, 0.0) * share * (1.0 - share)
@@ -85,6 +89,23 @@ def cut_factor(tree: FlatTree, values: np.ndarray, placed: np.ndarray) -> np.nda
     kappa = np.minimum(overdispersion(tree), c)
     kappa[placed] = c[placed]
     return kappa
+
+
+def _summed(tree: FlatTree, y: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each node's raw noisy count and its noise variance, a node not measured reading as the sum of its children's
+    (the measured leaves below it: independent noise, variances adding); NaN where a leaf below was not measured."""
+    y, v = y.copy(), v.copy()
+    child = np.flatnonzero(tree.parent >= 0)
+    for d in range(int(tree.depth.max()), 0, -1):                 # one pass a depth, bottom up
+        kids = child[tree.depth[child] == d]
+        up = tree.parent[kids]
+        sums = np.bincount(up, weights=y[kids], minlength=tree.n_nodes)
+        var = np.bincount(up, weights=v[kids], minlength=tree.n_nodes)
+        fill = np.zeros(tree.n_nodes, bool)
+        fill[up] = True
+        fill &= ~np.isfinite(y)
+        y[fill], v[fill] = sums[fill], var[fill]
+    return y, v
 
 
 def _raw(tree: FlatTree) -> tuple[np.ndarray, np.ndarray]:
@@ -117,8 +138,8 @@ def cut_cell_variance(region: np.ndarray, share: np.ndarray, cell_values: np.nda
         if along_edge is not None:
             grow = 1.0 + (grow - 1.0) * np.maximum(np.asarray(along_edge, float)[along] / 2.0, 1.0)
         v = var[along]
-        chain = np.bincount(group, weights=np.where(v > 0, v * grow, 0.0),
-                            minlength=4 * n_regions).reshape(n_regions, 4)        # the edge's correlated cells
+        grown = np.multiply(v, grow, out=np.zeros_like(v), where=v > 0)      # an empty cell adds 0, whatever F
+        chain = np.bincount(group, weights=grown, minlength=4 * n_regions).reshape(n_regions, 4)
         edge_sd = np.sqrt(np.minimum(chain, sd_sums ** 2))               # at most fully coherent
         placed_sd = np.bincount(region[placed], weights=np.sqrt(var[placed]), minlength=n_regions)
         rest = np.bincount(region[(edge < 0) & ~placed], weights=var[(edge < 0) & ~placed], minlength=n_regions)
