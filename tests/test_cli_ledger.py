@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import psdviz as pv
-from psdviz.cli.output import _print_ledger
+from psdviz.cli.output import print_ledger
 from psdviz.core.ledger import Ledger
 
 PTS = np.random.default_rng(0).random((3000, 2))
@@ -17,7 +17,7 @@ DOM = pv.Domain(0, 0, 1, 1)
 
 def _table(rel, capsys, monkeypatch, width: int = 80) -> list[str]:
     monkeypatch.setenv("COLUMNS", str(width))
-    _print_ledger(rel)
+    print_ledger(rel)
     return capsys.readouterr().out.splitlines()
 
 

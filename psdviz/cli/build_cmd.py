@@ -11,7 +11,6 @@ from .. import Domain
 from ..api import EmptyReleaseWarning, build
 from ..errors import ParameterError
 from .inputs import (
-    _input,
     check_common_options,
     check_crs,
     check_input_options,
@@ -19,9 +18,10 @@ from .inputs import (
     input_counts,
     open_budget,
     outside_warning,
+    points_input,
     workload_of,
 )
-from .output import _print_ledger, _print_notes, _progress_bar, _warning_line, say, write_drawn
+from .output import print_ledger, print_notes, progress_bar, say, warning_line, write_drawn
 from .parsing import TIME_ONLY
 
 
@@ -62,10 +62,10 @@ def run_time_build(a: argparse.Namespace) -> int:
           + (f", {rep['rows_dropped_by_contribution_bounds']:,} dropped by the contribution bounds"
              if "rows_dropped_by_contribution_bounds" in rep else "")
           + f"; {rep['rows_used']:,} used (exact counts for you only: not part of the release)", file=sys.stderr)
-    say("build", map(_warning_line, said))
+    say("build", map(warning_line, said))
     path = write_drawn(budget, rel, "over-time", a.out, lambda p: rel.save(p, allow_seeded=a.allow_seeded))
-    _print_ledger(rel)
-    _print_notes(rel)
+    print_ledger(rel)
+    print_notes(rel)
     print(f"wrote {path}: {rel.mechanism}, {rel.partition.size:,} cells x {rel.windows:,} windows of "
           f"{rel.axis.label()}, epsilon {rel.epsilon:g} per {rel.privacy_unit}")
     if rel.randomness.seeded:
@@ -92,19 +92,19 @@ def run_build(a: argparse.Namespace) -> int:
         extra["nonnegative"] = True
     if a.workload is not None:
         extra["workload"] = workload_of(a)
-    with _input(a, extra) as points, warnings.catch_warnings(record=True) as said:
+    with points_input(a, extra) as points, warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         warnings.simplefilter("ignore", EmptyReleaseWarning)     # said below, with the counts
-        with _progress_bar() as update:
+        with progress_bar() as update:
             rel = build(points, domain, a.method, a.epsilon, a.seed, nonfinite="drop", progress=update, **extra)
         memory = points if isinstance(points, np.ndarray) else None
         print(input_counts(rel, a), file=sys.stderr)
         outside = outside_warning(rel, a, domain, memory)
-    say("build", [outside, *map(_warning_line, said)])
+    say("build", [outside, *map(warning_line, said)])
     budget = open_budget(a)
     path = write_drawn(budget, rel, "spatial", a.out, lambda p: rel.save(p, crs=a.crs, allow_seeded=a.allow_seeded))
-    _print_ledger(rel)
-    _print_notes(rel)
+    print_ledger(rel)
+    print_notes(rel)
     print(f"wrote {path}: {rel.method}" + (f" ({rel.params['chosen']})" if rel.method == "auto" else "")
           + f", {int(rel.tree.is_leaf.sum()):,} cells, epsilon {rel.epsilon:g} per {rel.privacy_unit}")
     if rel.randomness.seeded:

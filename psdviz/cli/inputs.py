@@ -57,7 +57,7 @@ def numeric_points(cols: dict, lon: str, lat: str) -> np.ndarray:
 
 
 @contextmanager
-def _input(a: argparse.Namespace, extra: dict):
+def points_input(a: argparse.Namespace, extra: dict):
     """What ``build`` reads: the files (DuckDB), a Dask frame on the given cluster, or, for user-level
     privacy, the columns in memory. Sets the column names and limits in ``extra``."""
     if a.user:

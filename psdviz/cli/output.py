@@ -17,7 +17,7 @@ from ..present import (
 
 
 @contextmanager
-def _progress_bar() -> Iterator[Callable[[int, int, str], None]]:
+def progress_bar() -> Iterator[Callable[[int, int, str], None]]:
     """A rich progress bar on a terminal, one task per kind of pass (tree levels, median levels, ...): filled when
     the build ends (a tree that stops early has done its work), wiped when it fails, so the one-line error is all
     the terminal shows; nothing at all when the output is a file or a pipe."""
@@ -57,7 +57,7 @@ def shown(text):
     return Text(s)
 
 
-def _print_ledger(rel) -> None:
+def print_ledger(rel) -> None:
     """The ledger as a table that fits the terminal (80 columns included); the notes get the room, the what and
     mechanism columns at most a fifth and a sixth of it, and a cell too narrow for a word folds it: nothing is
     cut below :data:`SHOWN_CHARS`. The level column is shown when an entry has a level. Every cell is literal
@@ -87,7 +87,7 @@ def _print_ledger(rel) -> None:
         con.print(shown(f"... {len(records) - SHOWN_ROWS:,} more ledger entries (psdviz info --json lists all)"))
 
 
-def _warning_line(w: warnings.WarningMessage) -> str | None:
+def warning_line(w: warnings.WarningMessage) -> str | None:
     """One line for a warning the engine gave (its own words; deprecations and library chatter dropped)."""
     from ..regions import RegionRepairWarning
     if not issubclass(w.category, (NoiseDominatesWarning, LargeEpsilonWarning, RegionRepairWarning)):
@@ -140,11 +140,11 @@ def describe(rel) -> None:
     text = parameters_text(params)
     if text:
         con.print(shown(f"parameters: {text}"), highlight=False)
-    _print_ledger(rel)
-    _print_notes(rel, con)
+    print_ledger(rel)
+    print_notes(rel, con)
 
 
-def _print_notes(rel, con=None) -> None:
+def print_notes(rel, con=None) -> None:
     """The release's notes (a size the resolution or memory_limit lowered, a plan not used, ...), printed
     literally, at most :data:`SHOWN_ROWS`."""
     from rich.console import Console

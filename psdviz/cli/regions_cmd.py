@@ -9,8 +9,8 @@ from pathlib import Path
 from ..api import build_regions
 from ..errors import ParameterError
 from ..releases import load_release
-from .inputs import _input, check_input_options, input_counts, load_layer, open_budget
-from .output import _print_ledger, _warning_line, region_output, say, write_drawn, write_table
+from .inputs import check_input_options, input_counts, load_layer, open_budget, points_input
+from .output import print_ledger, region_output, say, warning_line, write_drawn, write_table
 
 
 def regions_from_release(a: argparse.Namespace) -> int:
@@ -27,7 +27,7 @@ def regions_from_release(a: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as loaded:
         warnings.simplefilter("always")
         layer = load_layer(a)
-    say("regions", map(_warning_line, loaded))
+    say("regions", map(warning_line, loaded))
     from ..present import labelled
     from ..regions import people_table
     table = people_table(labelled(rel.answer_regions(layer), rel.randomness))
@@ -53,13 +53,13 @@ def run_regions(a: argparse.Namespace) -> int:
         warnings.simplefilter("always")
         layer = load_layer(a)
     extra = {} if a.resolution is None else {"resolution": a.resolution}
-    with _input(a, extra) as points, warnings.catch_warnings(record=True) as said:
+    with points_input(a, extra) as points, warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         rel = build_regions(points, layer, epsilon=a.epsilon, seed=a.seed, pooling=a.pooling, **extra)
     print(input_counts(rel, a), file=sys.stderr)
-    say("regions", map(_warning_line, [*loaded, *said]))
+    say("regions", map(warning_line, [*loaded, *said]))
     path = write_drawn(open_budget(a), rel, "regions", a.out, lambda p: region_output(rel, p, a.allow_seeded))
-    _print_ledger(rel)
+    print_ledger(rel)
     levels = int(rel.report()["levels"])
     print(f"wrote {path}: {len(rel.estimate):,} regions in {levels} level{'s' if levels != 1 else ''}, "
           f"epsilon {rel.epsilon:g} per {rel.privacy_unit}")
