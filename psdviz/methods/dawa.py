@@ -299,5 +299,6 @@ PARAMS = {
 
 SPEC = MethodSpec("dawa", build_dawa, paper="DAWA (Li, Hay, Miklau, Wang, PVLDB'14), sections 3-4",
                   workloads=("rectangles", "regions"), params=PARAMS, rank=14,
-                  interval_caveat="its buckets follow the data along the Hilbert curve, and on values heaped on a "
-                                  "grid of readings this interval is too narrow more often than 1 time in 20")
+                  interval_caveat="its buckets follow the data along the Hilbert curve, and on points heaped on a few "
+                                  "places or a grid of readings (flight origins, STROKE) this interval was too narrow "
+                                  "more often than 1 time in 20")

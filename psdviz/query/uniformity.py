@@ -4,10 +4,10 @@ A region takes each cell it cuts in proportion to the covered share a of the cel
 points placed independently and uniformly inside it, the covered part would hold Bin(c, a) points: variance
 c a (1 - a). Real points clump, and the release shows by how much: kappa, the overdispersion of the children's
 raw noisy counts around their area shares of their parents', in every family of a depth (:func:`overdispersion`),
-scales that variance (quasi-binomial). It is read as an upper bound, two standard deviations of its noise above its moment
-estimate: where the noise swamps the deviations (sparse data) the release shows nothing of how even the points
-are and the model takes them as uneven; at most a cell's own count (one clump). A cell whose edges the data
-placed (a private median) hides how its points sit: one clump, kappa = c (:func:`data_placed`).
+scales that variance (quasi-binomial). It is read as an upper bound, two standard deviations of its noise above
+its moment estimate: where the noise swamps the deviations (sparse data) the release shows nothing of how even
+the points are and the model takes them as uneven; at most a cell's own count (one clump). A cell whose edges the
+data placed (a private median) hides how its points sit: one clump, kappa = c (:func:`data_placed`).
 
 The cells one edge of a query cuts share their clumps where points line up along the edge (a road, a row of
 values recorded in whole units): the release shows it as alike imbalances of stacked families, read as a growth
