@@ -134,7 +134,7 @@ def run(runs: int, methods: list[str], sets, part: str, progress: Progress) -> N
                         rel = pv.build(pts, dom, m, eps, nonfinite="drop")
                     figs.append(cell(rel, q, truth_of(pts)))
                 f = np.mean(figs, axis=0)
-                progress.add({"part": part, "data": name, "epsilon": eps, "method": m, "coverage": f[0],
+                progress.add({"part": part, "data": name, "epsilon": eps, "method": m, "coverage": share(f[0]),
                               "noise only": f[1], "half-width / MAE": f[2], "seconds": time.time() - t0,
                               "runs": runs})
                 print(f"{name:16s} {eps:4g} {m:13s} coverage {f[0]:.3f} (noise only {f[1]:.3f}) "
@@ -173,9 +173,14 @@ def regions(runs: int, progress: Progress) -> None:
                                  np.median(high[ok] - low[ok]) / 2 / max(np.mean(err), 1.0)))
                 f = np.mean(figs, axis=0)
                 progress.add({"part": "regions", "data": layer_name, "epsilon": eps, "method": how,
-                              "coverage": f[0], "noise only": f[1], "half-width / MAE": f[2], "seconds": 0.0,
+                              "coverage": share(f[0]), "noise only": f[1], "half-width / MAE": f[2], "seconds": 0.0,
                               "runs": runs})
                 print(f"{layer_name:16s} {eps:4g} {how:30s} coverage {f[0]:.3f} half-width/MAE {f[2]:.2f}", flush=True)
+
+
+def share(x: float) -> float:
+    """A share of rectangles, rounded to 9 places: 372 of 400 is 0.93, never 0.9299999999999999 below the bar."""
+    return round(float(x), 9)
 
 
 def summary(df: pd.DataFrame) -> str:
@@ -191,7 +196,7 @@ def summary(df: pd.DataFrame) -> str:
 
 
 def table(rows: list[dict], runs: int) -> str:
-    df = pd.DataFrame(rows)
+    df = pd.DataFrame(rows).assign(coverage=lambda d: d["coverage"].map(share))
     ok = (df["coverage"] >= ALLOWED_COVERAGE) & (df["half-width / MAE"] <= TARGET_WIDTH)
     head = (f"# Coverage of the 95 % interval (noise and the cells the edges cut)\n\n"
             f"`python benchmarks/bench_coverage.py --runs {runs}`; {platform.machine()}, {platform.python_version()}, "

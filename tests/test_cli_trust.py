@@ -200,3 +200,17 @@ def test_info_prints_the_markdown_statement(us, capsys):
     assert main(["info", str(out), "--format", "markdown"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("# Privacy statement: ug") and "## Expected error" in text and "## Ledger" in text
+
+
+def test_a_user_column_that_is_a_coordinate_is_refused_in_words(us, capsys):
+    code, out = _build(us, "--domain", "-125", "25", "-65", "50", "--user", "lon", "--max-points-per-user", "2")
+    line = _one_line(capsys.readouterr().err)
+    assert code == 2 and not out.exists()
+    assert "--user 'lon' is also a coordinate column" in line
+
+
+def test_a_parameter_given_as_none_takes_its_default(us, capsys):
+    code, out = _build(us, "--domain", "-125", "25", "-65", "50", "--method", "privtree", "--param", "max_depth=None")
+    assert code == 0 and out.exists(), capsys.readouterr().err
+    assert pv.load_release(out).params["max_depth"] == pv.build(
+        np.zeros((1, 2)) + [-100, 30], pv.Domain(-125, 25, -65, 50), "privtree", 1.0).params["max_depth"]

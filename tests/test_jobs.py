@@ -141,7 +141,7 @@ def test_the_whole_job_is_checked_before_any_row_or_epsilon(job_dir, capsys, edi
 
 
 def test_a_release_failing_mid_job_says_what_was_written_and_charged(job_dir, capsys, monkeypatch):
-    import psdviz.cli as cli
+    import psdviz.cli.job_cmd as cli
 
     def fail(*args, **kwargs):
         raise InputDataError("the layer broke")
@@ -159,7 +159,7 @@ def test_a_release_failing_mid_job_says_what_was_written_and_charged(job_dir, ca
 def test_a_plain_value_error_mid_job_is_reported_as_a_bug_with_what_was_written(job_dir, capsys, monkeypatch):
     """A ValueError that is not one of psdviz.errors' types comes from a bug, not from the job: exit 1, said
     once to be a bug, and still what was written and charged."""
-    import psdviz.cli as cli
+    import psdviz.cli.job_cmd as cli
 
     def fail(*args, **kwargs):
         raise ValueError("an index went wrong")

@@ -20,6 +20,8 @@ def _param(text: str) -> tuple[str, object]:
     if "=" not in text:
         raise argparse.ArgumentTypeError(f"--param takes NAME=VALUE (got {text!r})")
     name, value = text.split("=", 1)
+    if value == "None":                  # Python's word for a default, as the parameters' docs write it (JSON: null)
+        return name, None
     try:
         return name, json.loads(value)
     except json.JSONDecodeError:
@@ -73,7 +75,8 @@ def parser() -> argparse.ArgumentParser:
                    help="no warning on stderr when more than a tenth of the rows lie outside the domain (the "
                         "release is written either way: whether it is written never turns on exact counts)")
     b.add_argument("--param", action="append", type=_param, default=[], metavar="NAME=VALUE",
-                   help="a method parameter, e.g. --param height=6 (repeatable)")
+                   help="a method parameter, e.g. --param height=6 (repeatable; a JSON value, None or null for the "
+                        "default)")
     b.add_argument("--nonnegative", action="store_true",
                    help="estimates by non-negative least squares over the released counts (no epsilon)")
     b.add_argument("--workload", default=None, metavar="FILE",

@@ -273,7 +273,4 @@ PARAMS = {
 }
 
 SPEC = MethodSpec("kd-privtree", build_kd_privtree, paper="PrivTree (SIGMOD'16) with kd cuts (psdviz's own)",
-                  params=PARAMS, rank=11,
-                  interval_caveat="its cells are cut where the data lie, and on points heaped on a few places "
-                                  "(flight origins: a few hundred airports) this interval was too narrow more often "
-                                  "than 1 time in 20")
+                  params=PARAMS, rank=11)

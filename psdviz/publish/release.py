@@ -390,12 +390,13 @@ class Release:
         (``edge``: which edge cuts each pair's cell; ``grow``: the edges' growth factors, by default the release's
         :func:`~psdviz.query.uniformity.edge_coherence`, each stretched to its cell's spacing; given, as for a
         region's border that turns every way, stretched by the larger of the two)."""
-        from ..query.uniformity import cut_cell_variance
+        from ..query.uniformity import cut_cell_variance, stacked_along
         kappa, placed = self._cut_model
         along = None
-        if edge is not None:                    # a vertical edge meets cells stacked in y, a horizontal one in x
-            by_y, by_x = self._stacked
-            along = np.where(edge < 2, by_y[node], by_x[node]) if grow is None else np.maximum(by_y, by_x)[node]
+        if edge is not None:                    # a region's border (grow given) turns every way: the larger stack
+            in_column, in_row = self._stacked
+            along = (stacked_along(edge, in_column[node], in_row[node]) if grow is None
+                     else np.maximum(in_column, in_row)[node])
         return np.sqrt(cut_cell_variance(reg, share, self._values()[node], kappa[node], n, placed[node], edge,
                                          self._coherence if grow is None else grow, along))
 

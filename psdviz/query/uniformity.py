@@ -93,7 +93,8 @@ def cut_factor(tree: FlatTree, values: np.ndarray, placed: np.ndarray) -> np.nda
 
 def _summed(tree: FlatTree, y: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each node's raw noisy count and its noise variance, a node not measured reading as the sum of its children's
-    (the measured leaves below it: independent noise, variances adding); NaN where a leaf below was not measured."""
+    (each its own measurement or, in turn, the sum of its children's: independent noise, variances adding); NaN
+    where a leaf below was not measured."""
     y, v = y.copy(), v.copy()
     child = np.flatnonzero(tree.parent >= 0)
     for d in range(int(tree.depth.max()), 0, -1):                 # one pass a depth, bottom up
@@ -125,8 +126,9 @@ def cut_cell_variance(region: np.ndarray, share: np.ndarray, cell_values: np.nda
     vertical, then a horizontal edge), the cells one edge cuts have correlated errors (points on one row or
     column of values, a road along the edge, sit on the same side of it in many cells it cuts): an edge's
     variance is F sum var, at most (sum sd)^2 (fully coherent); the four edges add as variances, and the cells
-    the data placed stay fully coherent with every other cell. ``along_edge`` (per pair, :func:`stacked_cells`
-    along the edge that cuts the cell) stretches each cell's F to its own spacing: F_cell = 1 + (F - 1) n / 2."""
+    the data placed stay fully coherent with every other cell. ``along_edge`` (per pair, :func:`stacked_along`:
+    n, the cells its family stacks along the edge that cuts it) stretches each cell's F to its own spacing:
+    F_cell = 1 + (F - 1) max(n / 2, 1)."""
     c = np.maximum(np.nan_to_num(np.asarray(cell_values, float)), 0.0)
     var = kappa * c * share * (1.0 - share)
     if edge is not None:
@@ -174,20 +176,28 @@ def stacked_cells(tree: FlatTree) -> tuple[np.ndarray, np.ndarray]:
     return out[0], out[1]
 
 
+def stacked_along(edge: np.ndarray, in_column: np.ndarray, in_row: np.ndarray) -> np.ndarray:
+    """Per (query, cell) pair: the cells its family stacks along the query edge that cuts it (``edge``, as
+    :func:`cutting_edge`): a vertical edge (0 left, 1 right) runs along a column of cells, a horizontal one along a
+    row; ``in_column`` and ``in_row`` are :func:`stacked_cells` of the pairs' cells."""
+    return np.where(np.asarray(edge) < 2, in_column, in_row)
+
+
 def edge_coherence(tree: FlatTree) -> tuple[float, float]:
     """(F_x, F_y): how much the cut cells' variances along one vertical (then horizontal) query edge grow from
     their errors' correlation, read from released counts (at least 1; inf: fully coherent).
 
-    For the families whose children are all measured leaves (as :func:`overdispersion`), a family's imbalance
-    along x is its left children's raw counts less its right children's (children spanning the centre left
+    For the families whose children are all measured leaves (the finest reading of how points line up), a family's
+    imbalance along x is its left children's raw counts less its right children's (children spanning the centre left
     out), with noise variance the sum of theirs. Families stacked on one another (the same x-range at the same
-    depth) whose imbalances agree show points lined up along the columns: a vertical query edge then cuts
-    every cell on the same side of their points. rho_k, the correlation of the imbalances of families k apart
-    (their noise variances out of the denominators), is read two standard deviations of the product's noise
-    above its estimate, for k = 1 and 4. The correlation of cells k apart is taken as rho_1 q^(k - 1), q the
-    slower of rho_1 and rho_4^(1/4) (the decay a correlation of rho_4 four apart implies: a road or a row of
-    values keeps its cells alike far along), so F = 1 + 2 rho_1 / (1 - q). With no stacked pair, or noise
-    swamping them, nothing is known: F is inf, the cells one edge cuts fully coherent."""
+    depth) whose imbalances agree show points lined up along the columns: a vertical query edge then cuts every cell
+    on the same side of their points. rho_k, the correlation of the imbalances of families k apart (their noise
+    variances out of the denominators), is read two standard deviations of the product's noise above its estimate,
+    for k = 1 and 4. The correlation of cells k apart is taken as rho_1 q^(k - 1), q the slower of rho_1 and
+    rho_4^(1/4) (the decay a correlation of rho_4 four apart implies: a road or a row of values keeps its cells
+    alike far along), so F = 1 + 2 rho_1 / (1 - q). With no stacked pair, or noise swamping them, nothing is known:
+    F is inf, the cells one edge cuts fully coherent.
+    """
     return _coherence(tree, 0), _coherence(tree, 1)
 
 

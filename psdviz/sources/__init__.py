@@ -1,4 +1,5 @@
-"""Data sources beyond in-memory arrays: files read by DuckDB, Dask DataFrames.
+"""Data sources beyond in-memory arrays: files read by DuckDB, Dask and Spark DataFrames, and the cluster or
+session the command line reads them on (``dask_frame.on_cluster``, ``spark_frame.on_session``).
 Part of psdviz.sources: may import psdviz.core only.
 
 Each is a :class:`psdviz.core.source.KeySource`: a method reads it only through grouped counts of

@@ -177,25 +177,37 @@ def test_cut_cells_the_data_placed_add_as_standard_deviations():
             assert np.sqrt((sd ** 2).sum()) * (1 - 1e-9) <= got <= sd.sum() * (1 + 1e-9)
 
 
-def test_stacked_cells_count_a_familys_rows_and_columns():
-    """A quadtree leaf's family has 2 rows and 2 columns; a kd-tree's median split 2 along its axis and 1 across;
-    AG's leaves as many rows and columns as their cell's fine grid."""
-    from psdviz.query.uniformity import stacked_cells
+def test_stacked_cells_count_a_familys_columns_and_rows():
+    """A quadtree leaf's family stacks 2 cells in its column and 2 in its row; a kd-tree's first split 2 in one and 1
+    in the other; AG's leaves as many as their cell's fine grid has per side; the h-tree's slices, cut along one
+    axis, many in a row and 1 in a column, and a vertical query edge meets that column."""
+    from psdviz.query.uniformity import stacked_along, stacked_cells
     pts = np.random.default_rng(3).uniform(0, 64, (20_000, 2))
     quad = _quadtree(pts, height=3)
-    rows, cols = stacked_cells(quad.tree)
+    in_column, in_row = stacked_cells(quad.tree)
     kids = quad.tree.parent >= 0
-    assert np.all(rows[kids] == 2) and np.all(cols[kids] == 2) and rows[~kids] == 1
+    assert np.all(in_column[kids] == 2) and np.all(in_row[kids] == 2) and in_column[~kids] == 1
     kd = pv.build(pts, DOM, "kdtree", 1.0, seed=1, height=1)
-    rows, cols = stacked_cells(kd.tree)
+    in_column, in_row = stacked_cells(kd.tree)
     kids = kd.tree.parent >= 0
-    assert np.all(rows[kids] == 2) and np.all(cols[kids] == 1)      # a column of 2, its halves split in y
+    assert np.all(in_column[kids] == 2) and np.all(in_row[kids] == 1)      # a column of 2, its halves split in y
     ag = pv.build(pts, DOM, "ag", 1.0, seed=1)
     t = ag.tree
-    rows, cols = stacked_cells(t)
+    in_column, in_row = stacked_cells(t)
     leaves = np.flatnonzero(t.is_leaf & (t.parent >= 0))
     side = np.sqrt(t.n_children[t.parent[leaves]])
-    assert side.max() > 2 and np.array_equal(rows[leaves], side) and np.array_equal(cols[leaves], side)
+    assert side.max() > 2 and np.array_equal(in_column[leaves], side) and np.array_equal(in_row[leaves], side)
+    h = pv.build(pts, DOM, "htree", 1.0, seed=1).tree
+    in_column, in_row = stacked_cells(h)
+    first = np.flatnonzero(h.parent == 0)
+    assert first.size > 2 and {float(in_column[first].max()), float(in_row[first].max())} == {1.0, float(first.size)}
+    r = h.rect[first]
+    side_by_side_in_x = np.all(r[:, 1] == r[0, 1]) and np.all(r[:, 3] == r[0, 3])     # each slice the full height
+    vertical, horizontal = np.zeros(first.size, np.int64), np.full(first.size, 2)
+    meets = (stacked_along(vertical, in_column[first], in_row[first]),
+             stacked_along(horizontal, in_column[first], in_row[first]))
+    one, many = (meets[0], meets[1]) if side_by_side_in_x else (meets[1], meets[0])
+    assert np.all(one == 1) and np.all(many == first.size)
 
 
 def test_an_edges_coherence_is_stretched_to_its_cells_spacing():
