@@ -92,21 +92,11 @@ def cut_factor(tree: FlatTree, values: np.ndarray, placed: np.ndarray) -> np.nda
 
 
 def _summed(tree: FlatTree, y: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each node's raw noisy count and its noise variance, a node not measured reading as the sum of its children's
-    (each its own measurement or, in turn, the sum of its children's: independent noise, variances adding); NaN
-    where a leaf below was not measured."""
-    y, v = y.copy(), v.copy()
-    child = np.flatnonzero(tree.parent >= 0)
-    for d in range(int(tree.depth.max()), 0, -1):                 # one pass a depth, bottom up
-        kids = child[tree.depth[child] == d]
-        up = tree.parent[kids]
-        sums = np.bincount(up, weights=y[kids], minlength=tree.n_nodes)
-        var = np.bincount(up, weights=v[kids], minlength=tree.n_nodes)
-        fill = np.zeros(tree.n_nodes, bool)
-        fill[up] = True
-        fill &= ~np.isfinite(y)
-        y[fill], v[fill] = sums[fill], var[fill]
-    return y, v
+    """Each node's raw noisy count and its noise variance, a node not measured reading as the sum of the leaves'
+    below it (:meth:`FlatTree.subtree_sum`: independent noise, variances adding); NaN where a leaf below was not
+    measured."""
+    own = np.isfinite(y)
+    return np.where(own, y, tree.subtree_sum(y)), np.where(own, v, tree.subtree_sum(v))
 
 
 def _raw(tree: FlatTree) -> tuple[np.ndarray, np.ndarray]:
