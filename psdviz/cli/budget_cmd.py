@@ -5,9 +5,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import BudgetError, ParameterError
-from ..present import (
-    unit_for,
-)
+from ..present import unit_for
 
 
 def run_budget(a: argparse.Namespace) -> int:

@@ -11,12 +11,7 @@ import numpy as np
 from .. import Domain
 from ..api import build
 from ..errors import InputDataError, ParameterError
-from ..present import (
-    LARGE_EPSILON,
-    require,
-    rows_read,
-    unit_for,
-)
+from ..present import LARGE_EPSILON, require, rows_read, unit_for
 from ..present import outside_warning as outside_line
 from ..sources.files import check_not_empty, expand_paths, file_kind
 from .output import say

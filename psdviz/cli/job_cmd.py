@@ -9,9 +9,7 @@ import numpy as np
 from .. import Domain
 from ..api import build, build_regions
 from ..errors import JobFileError, PsdvizError
-from ..present import (
-    MissingExtraError,
-)
+from ..present import MissingExtraError
 from .inputs import numeric_points, read_columns
 from .output import region_output, write_drawn
 

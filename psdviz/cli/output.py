@@ -11,9 +11,7 @@ from pathlib import Path
 from .. import LargeEpsilonWarning
 from ..api import NoiseDominatesWarning
 from ..errors import ParameterError
-from ..present import (
-    parameters_text,
-)
+from ..present import parameters_text
 
 
 @contextmanager

@@ -8,9 +8,7 @@ from typing import NoReturn
 
 import psdviz as pv
 
-from ..present import (
-    LARGE_EPSILON,
-)
+from ..present import LARGE_EPSILON
 from ..regions import POOLINGS
 
 EXIT_USAGE = 2
