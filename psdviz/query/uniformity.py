@@ -34,7 +34,7 @@ def overdispersion(tree: FlatTree) -> np.ndarray:
     of the measured leaves below it. Not only the families whose children are all leaves: in a tree a noisy
     count's threshold grew (PrivTree, kd-privtree; a pruned quadtree), a family is last because both children
     fell below the threshold, which caps how unevenly its count could split (a heap larger than the threshold is
-    never in one), and the figure read there alone was 3 to 60 times below the cut leaves' own.
+    never in one), so the figure read there alone takes heaps for even spreads.
 
     A leaf i of area share s_i of its parent (c points) has E (c_i - s_i c)^2 = c s_i (1 - s_i) when its points
     are uniform; kappa = max(1, (sum of (d_i^2 - var d_i) + 2 sd) / sum of c s_i (1 - s_i)), the deviations
@@ -149,7 +149,7 @@ def stacked_cells(tree: FlatTree) -> tuple[np.ndarray, np.ndarray]:
     :func:`edge_coherence` reads correlations one family apart; the cells an edge cuts sit one cell apart. Were
     the correlation a slowly decaying function of distance, a sum over n cells to a family step is n / 2 times
     the sum over the quadtree's two (the spacing the rule was stated for): F - 1 grows by n / 2. A two-level grid
-    (AG) stacks m cells, m up to 30; a quadtree 2; a median split 1 across its axis, and 2 along it once the
+    (AG) stacks its m x m grid's m; a quadtree 2; a median split 1 across its axis, and 2 along it once the
     halves are split the other way."""
     child = np.flatnonzero(tree.parent >= 0)
     out = []
