@@ -232,9 +232,13 @@ def _time_spec(item: dict, line: int, name: str) -> dict:
 
 def release_unit(r: JobRelease):
     """The privacy unit a job's release protects (for the budget check before any data is read)."""
+    from .over_time import unit_over_time
     from .temporal import privacy_unit
-    unit = r.spec.get("unit", "event") if r.kind == "over-time" else "event"
-    return privacy_unit(unit, int(r.spec.get("max_points_per_user") or 1), int(r.spec.get("w") or 1))
+    if r.kind != "over-time" or r.spec.get("unit", "event") == "event":
+        return privacy_unit("event")
+    s = r.spec
+    return unit_over_time(s["unit"], [str(v) for v in s["span"]], s.get("window", "1d"), s.get("max_points_per_window"),
+                          s.get("max_points_per_user"), s.get("w"))
 
 
 def _coco_spec(item: dict, line: int, name: str) -> dict:

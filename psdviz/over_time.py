@@ -19,6 +19,7 @@ from .core.domain import Domain, as_points
 from .core.errors import InputDataError, ParameterError
 from .core.grid import DEFAULT_RESOLUTION, Grid, check_resolution
 from .core.ledger import Ledger
+from .core.privacy_unit import PrivacyUnit
 from .core.rng import make_randomness
 from .core.validation import check_epsilon, check_fraction, check_int, warn_large_epsilon
 from .temporal.axis import TimeAxis, to_seconds
@@ -34,6 +35,9 @@ from .temporal.mechanisms import (
     window_sd,
 )
 from .temporal.release import TimeRelease
+from .temporal.user_bound import FRACTION as BOUND_FRACTION
+from .temporal.user_bound import MAX_BOUND, QUANTILE, choose_bound, score_sensitivity, user_totals
+from .temporal.user_bound import SPEND as BOUND_SPEND
 
 PARTITIONS = ("grid", "privtree")
 TREE_FRACTION = 0.95          # of the partition's epsilon for PrivTree's split decisions (its leaf counts are unused)
@@ -42,7 +46,7 @@ MAX_VALUES = 60_000_000       # cells x measured values held in memory (8 bytes 
 
 def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon: float = 1.0,
                     unit: str = "event", mechanism: str | None = None, user=None,
-                    max_points_per_window: int | None = None, max_points_per_user: int | None = None,
+                    max_points_per_window: int | None = None, max_points_per_user: int | str | None = None,
                     w: int | None = None, partition: str = "grid", grid_level: int = 4,
                     partition_fraction: float = 0.2, fanout: int | str = "auto", seed=None,
                     resolution: int = DEFAULT_RESOLUTION, nonfinite: str = "error", lon: str | None = None,
@@ -67,7 +71,9 @@ def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon:
     unit : {"event", "user", "w-event"}
         The privacy unit: one event; one user over the whole span (``user``, ``max_points_per_window`` m and
         ``max_points_per_user`` L); one user's events in any ``w`` consecutive windows (``user`` and m; without
-        ``user`` each event is its own user, m = 1).
+        ``user`` each event is its own user, m = 1). ``max_points_per_user="auto"``: L is bought from the users'
+        own totals with a slice of epsilon (:mod:`psdviz.temporal.user_bound`), and the privacy unit names the
+        most a user can keep, m times the windows.
     mechanism : str, optional
         event: "flat" (default; one noisy count a cell and window, parallel composition) or "tree"; user: "tree"
         (default; the tree mechanism over time) or "flat"; w-event: "ba" (default, budget absorption) or "bd"
@@ -112,7 +118,8 @@ def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon:
         raise ParameterError(f"{cells_bound:,} cells x {axis.windows:,} windows is above {MAX_VALUES:,} counts: "
                              "choose a coarser grid_level or a longer window")
     eps_part = check_fraction(partition_fraction, "partition_fraction") * epsilon if partition != "grid" else 0.0
-    punit = privacy_unit(unit, acct.total, acct.w)
+    auto_bound = acct.unit == "user" and acct.total == 0
+    punit = _unit(acct, axis.windows)
     rnd = make_randomness(seed)
     if privacy_budget is not None:         # before any data is read
         privacy_budget.check(epsilon, 0.0, punit)
@@ -122,36 +129,59 @@ def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon:
     report["rows_outside_domain"] = int((~inside).sum())
     report["rows_outside_span"] = int((inside & (win < 0)).sum())
     keep = inside & (win >= 0)
+    ledger = Ledger(epsilon)
+    notes: list[str] = []
+    eps_bound = 0.0
     if users is not None:
         kept = np.flatnonzero(keep)
+        if auto_bound:
+            eps_bound = BOUND_FRACTION * epsilon
+            acct = _bought_bound(users[kept], win[kept], acct.per_window, axis.windows, eps_bound, rnd, ledger, notes)
         ok = bound_over_time(users[kept], win[kept], acct.per_window, acct.total if unit == "user" else None, rnd.rng)
         keep[kept[~ok]] = False
         report["rows_dropped_by_contribution_bounds"] = int((~ok).sum())
     xy, win = xy[keep], win[keep]
     report["rows_used"] = int(keep.sum())
     keys = grid.keys(xy)
-    ledger = Ledger(epsilon)
-    notes: list[str] = []
+    eps_rest = epsilon - eps_part - eps_bound
     if partition == "grid":
         part = Partition.uniform(grid, level)
     else:
-        theta = axis.windows * window_sd(mech, axis.windows, epsilon - eps_part, acct, fanout)
+        theta = axis.windows * window_sd(mech, axis.windows, eps_rest, acct, fanout)
         part = _bought(xy, domain, bits, eps_part, theta, acct, rnd, ledger, notes)
     cell = part.cell_of(keys)
     counts = np.bincount(cell * axis.windows + win, minlength=part.size * axis.windows)
     counts = counts.reshape(part.size, axis.windows).astype(np.int64)
-    noisy, model = measure(counts, mech, epsilon - eps_part, acct, rnd.rng, ledger, fanout)
+    noisy, model = measure(counts, mech, eps_rest, acct, rnd.rng, ledger, fanout)
     params = {"unit": unit, "span": [str(np.datetime64(axis.start, "s")), str(np.datetime64(axis.end, "s"))],
               "window_seconds": axis.window, "partition": partition, "resolution": bits,
               **({"grid_level": level} if partition == "grid" else {"partition_fraction": float(partition_fraction)}),
               **({"fanout": fanout} if mech == "tree" else {}),
               **({"max_points_per_window": acct.per_window} if unit != "event" else {}),
               **({"max_points_per_user": acct.total} if unit == "user" else {}),
+              **({"max_points_per_user_chosen": True} if auto_bound else {}),
               **({"w": acct.w} if unit == "w-event" else {})}
     rel = TimeRelease(axis, part, mech, noisy, model, params, ledger, rnd, tuple(notes), punit, report)
     if privacy_budget is not None:
         privacy_budget.draw(rel, "over-time")
     return rel
+
+
+def unit_over_time(unit: str, span, window="1d", max_points_per_window: int | None = None,
+                   max_points_per_user: int | str | None = None, w: int | None = None) -> PrivacyUnit:
+    """The privacy unit a release over time with these public settings protects (what a budget checks before
+    any data is read): one point; one user with at most L points (``"auto"``: at most m times the windows, the
+    most a user can keep); one user in any ``w`` consecutive windows."""
+    if unit == "event":
+        return privacy_unit("event")
+    acct = _accounting(unit, 0, max_points_per_window or 1, max_points_per_user, w)
+    return _unit(acct, TimeAxis.over(span, window).windows)
+
+
+def _unit(acct: Accounting, windows: int) -> PrivacyUnit:
+    if acct.unit == "user" and acct.total == 0:
+        return privacy_unit("user", min(acct.per_window * windows, MAX_BOUND))
+    return privacy_unit(acct.unit, acct.total, acct.w)
 
 
 def _accounting(unit, user, m, total, w) -> Accounting:
@@ -166,10 +196,12 @@ def _accounting(unit, user, m, total, w) -> Accounting:
     if unit == "user":
         if user is None or m is None or total is None:
             raise ParameterError("unit='user' needs user (one id per event), max_points_per_window (m) and "
-                                 "max_points_per_user (L, in all)")
+                                 "max_points_per_user (L, in all, or 'auto' to choose it privately)")
         if w is not None:
             raise ParameterError("w is for unit='w-event'")
         m = check_int(m, "max_points_per_window", 1, 10_000)
+        if isinstance(total, str) and total == "auto":
+            return Accounting("user", m, 0)           # L: chosen from the data (_bought_bound)
         total = check_int(total, "max_points_per_user", 1, 1_000_000)
         if total < m:
             raise ParameterError(f"max_points_per_user ({total}) must be at least max_points_per_window ({m})")
@@ -183,6 +215,18 @@ def _accounting(unit, user, m, total, w) -> Accounting:
                              "user each event is its own user (m = 1)")
     m = 1 if m is None else check_int(m, "max_points_per_window", 1, 10_000)
     return Accounting("w-event", m, m, check_int(w, "w", 1, 100_000))
+
+
+def _bought_bound(users, win, m: int, windows: int, eps: float, rnd, ledger: Ledger, notes: list[str]
+                  ) -> Accounting:
+    """The user-level accounting with L drawn by :func:`psdviz.temporal.user_bound.choose_bound` at ``eps`` (its
+    ledger line and note recorded)."""
+    bound = choose_bound(user_totals(users, win, m), m, windows, eps, rnd.rng)
+    ledger.spend(BOUND_SPEND, eps, "exponential", sensitivity=score_sensitivity(QUANTILE),
+                 note=f"near the {QUANTILE:.0%} quantile of the users' totals")
+    notes.append(f"L = {bound:,}: chosen privately at epsilon {eps:g}, near the number of events that "
+                 f"{QUANTILE:.0%} of the users do not exceed; a user's events beyond L are dropped")
+    return Accounting("user", m, bound)
 
 
 def _read(points, time, user, lon, lat, nonfinite):

@@ -27,8 +27,8 @@ from .parsing import TIME_ONLY
 
 def run_time_build(a: argparse.Namespace) -> int:
     """``psdviz build ... --time COL``: a release over time written as its JSON file."""
-    from ..over_time import build_over_time
-    from ..temporal import check_mechanism, privacy_unit
+    from ..over_time import build_over_time, unit_over_time
+    from ..temporal import check_mechanism
     if not a.out.lower().endswith(".json"):
         raise ParameterError(f"with --time, --out is the release over time (.json) (got {a.out!r})")
     if a.span is None:
@@ -48,7 +48,8 @@ def run_time_build(a: argparse.Namespace) -> int:
     extra = {"resolution": a.resolution} if a.resolution is not None else {}
     budget = open_budget(a)
     if budget is not None:      # before any data is read
-        budget.check(a.epsilon, 0.0, privacy_unit(unit, a.max_points_per_user or 1, a.w or 1))
+        budget.check(a.epsilon, 0.0, unit_over_time(unit, tuple(a.span), a.window, a.max_points_per_window,
+                                                     a.max_points_per_user, a.w))
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         rel = build_over_time(a.input, Domain(*a.domain), time=a.time, span=tuple(a.span), window=a.window,

@@ -182,6 +182,9 @@ def check_input_options(a: argparse.Namespace) -> None:
     check_common_options(a)
     if (a.user is None) != (a.max_points_per_user is None):
         raise ParameterError("user-level privacy needs both --user COL and --max-points-per-user K")
+    if a.max_points_per_user == "auto":
+        raise ParameterError("--max-points-per-user auto is for a release over time (--time); a map needs a whole "
+                             "number K")
     if a.user is not None and a.user in (a.lon, a.lat):
         raise ParameterError(f"--user {a.user!r} is also a coordinate column: name the column that says whose each "
                              "point is (one id per person)")

@@ -170,6 +170,10 @@ def _fanout(text: str):
     return text if text == "auto" else int(text)
 
 
+def _bound(text: str):
+    return text if text == "auto" else int(text)
+
+
 def _input_arguments(sp: argparse.ArgumentParser, out: str, optional: bool = False) -> None:
     """The arguments every command that reads points shares: input, columns, budget, randomness,
     user-level bound, engines, output (``optional``: the input and its columns may be left out, as
@@ -187,7 +191,8 @@ def _input_arguments(sp: argparse.ArgumentParser, out: str, optional: bool = Fal
                     help="write a seeded run anyway, as a teaching file that says it is NOT private")
     sp.add_argument("--resolution", type=int, default=None, help="bits per axis of the public grid (default 20)")
     sp.add_argument("--user", default=None, help="user id column: user-level privacy")
-    sp.add_argument("--max-points-per-user", type=int, default=None, help="k: at most k points kept per user")
+    sp.add_argument("--max-points-per-user", type=_bound, default=None,
+                    help="k: at most k points kept per user (with --time, auto: chosen privately from the data)")
     sp.add_argument("--memory-limit", default=None,
                     help='the build\'s memory budget, e.g. "2GB": half caps DuckDB (it spills to disk), the '
                          "occupied grid cells are held when they fit in half, the tree gets at most half (a larger "

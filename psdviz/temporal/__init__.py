@@ -12,8 +12,9 @@ from .release import FORMAT, TimeRelease, load_time, true_answer_over_time
 from .sample import DOMAIN as FLIGHTS_DOMAIN
 from .sample import SPAN as FLIGHTS_SPAN
 from .sample import flight_departures, flights_available
+from .user_bound import FRACTION as BOUND_FRACTION
+from .user_bound import QUANTILE as BOUND_QUANTILE
 
-__all__ = ["FLIGHTS_DOMAIN", "FLIGHTS_SPAN", "FORMAT", "MECHANISMS", "UNITS", "Partition", "TimeAxis", "TimeRelease",
-           "check_mechanism", "flight_departures", "flights_available", "load_time", "parse_window", "privacy_unit",
-           "to_seconds",
-           "true_answer_over_time"]
+__all__ = ["BOUND_FRACTION", "BOUND_QUANTILE", "FLIGHTS_DOMAIN", "FLIGHTS_SPAN", "FORMAT", "MECHANISMS", "UNITS",
+           "Partition", "TimeAxis", "TimeRelease", "check_mechanism", "flight_departures", "flights_available",
+           "load_time", "parse_window", "privacy_unit", "to_seconds", "true_answer_over_time"]

@@ -39,6 +39,7 @@ from ..query.uniformity import overdispersion
 from .axis import TimeAxis
 from .cells import Partition
 from .mechanisms import FlatModel, StreamModel, TreeTimeModel, model_from_data
+from .user_bound import SPEND as BOUND_SPEND
 
 FORMAT = "psdviz-over-time"
 KIND = "over-time"
@@ -288,11 +289,11 @@ def _noisy(values, cells: int, model, windows: int) -> np.ndarray:
 def _check_ledger_against_model(ledger: Ledger, model, unit: PrivacyUnit, params: dict) -> None:
     """The ledger must state the very epsilons and sensitivities the time model's noise was drawn at, and the
     sensitivities must be those of the privacy unit the file states."""
-    spends = [s for s in ledger.spends if not s.what.startswith("partition")]
+    spends = [s for s in ledger.spends if not s.what.startswith(("partition", BOUND_SPEND))]
     if unit.kind == "point":
         want = 1
     elif unit.kind == "user":
-        want = int(unit.limit)
+        want = _user_bound(params, unit, ledger)
     else:
         want = int(params.get("max_points_per_window", 0) or 0)
     if model.sensitivity != want or any(s.sensitivity != want for s in spends):
@@ -308,6 +309,19 @@ def _check_ledger_against_model(ledger: Ledger, model, unit: PrivacyUnit, params
               and model.worst_window() <= spends[0].epsilon * (1 + 1e-9))
     if not ok:
         raise bad("the ledger does not state the epsilons the time model's noise was drawn at")
+
+
+def _user_bound(params: dict, unit: PrivacyUnit, ledger: Ledger) -> int:
+    """The L a user-level release's counts were drawn for: the unit's limit, or, when L was chosen privately, the
+    chosen L (at most the limit, its choice on the ledger)."""
+    if not params.get("max_points_per_user_chosen"):
+        return int(unit.limit)
+    bound = params.get("max_points_per_user")
+    if not (isinstance(bound, int) and not isinstance(bound, bool) and 1 <= bound <= unit.limit):
+        raise bad(f"a chosen max_points_per_user must be a whole number from 1 to {int(unit.limit)}")
+    if sum(s.what == BOUND_SPEND for s in ledger.spends) != 1:
+        raise bad("a chosen max_points_per_user needs its one ledger line")
+    return bound
 
 
 def true_answer_over_time(points, seconds, axis: TimeAxis, rects, first=None, last=None) -> np.ndarray:

@@ -65,7 +65,7 @@ def _synthetic() -> TimeData:
 
 
 @st.cache_resource(show_spinner="Building the release over time ...", max_entries=8)
-def _release(name: str, window: str, epsilon: float, unit: str, mechanism: str, m: int, total: int, w: int,
+def _release(name: str, window: str, epsilon: float, unit: str, mechanism: str, m: int, total: int | str, w: int,
              level: int, seed: int | None, nonce: int) -> temporal.TimeRelease:
     data = _data(name)
     kw: dict = {}
@@ -111,6 +111,8 @@ def render() -> None:
         return
     st.caption(f"{name}: {rel.partition.size:,} cells x {rel.windows:,} windows of {rel.axis.label()}; "
                f"`{rel.mechanism}`, epsilon {rel.epsilon:g} per {rel.privacy_unit}."
+               + (f" L = {rel.params['max_points_per_user']:,}: chosen privately from the data (a contributor's "
+                  "events beyond it are dropped)." if rel.params.get("max_points_per_user_chosen") else "")
                + (" Seeded: a teaching run, NOT private." if rel.randomness.seeded else ""))
     window = _time_control(rel)
     rect = _map(rel, window)
@@ -149,11 +151,17 @@ def _controls() -> tuple:
                              help="flat: one noisy count a cell and window; tree: every range of windows from a few "
                                   "noisy intervals (error grows with log T); ba / bd: w-event budget absorption or "
                                   "distribution.")
-    m = total = w = 1
+    m = w = 1
+    total: int | str = 1
     if unit != "event":
         m = int(st.number_input("At most m events a contributor in one window", 1, 1000, 3, key="time_m"))
     if unit == "user":
-        total = int(st.number_input("At most L events a contributor in all", m, 100_000, max(m, 200), key="time_l"))
+        chosen = st.checkbox("Choose L from the data, privately", key="time_l_auto",
+                             help=f"L is drawn near the number of events {temporal.BOUND_QUANTILE:.0%} of "
+                                  f"contributors do not exceed, with {temporal.BOUND_FRACTION:.0%} of epsilon (the "
+                                  "rest measures the counts).")
+        total = "auto" if chosen else int(st.number_input("At most L events a contributor in all", m, 100_000,
+                                                          max(m, 200), key="time_l"))
     if unit == "w-event":
         w = int(st.number_input("w: windows protected together", 1, 1000, 7, key="time_w"))
     level = int(st.select_slider("Grid (cells per axis)", [3, 4, 5], value=4, format_func=lambda v: f"{2 ** v}",

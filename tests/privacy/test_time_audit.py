@@ -138,3 +138,28 @@ def test_the_bought_partition_is_accounted_for_the_unit():
         assert abs(sum(s.epsilon for s in part) - 0.25) < 1e-12
         assert all(s.sensitivity == k for s in part if s.mechanism == "geometric")
         assert all(f"at most {k}" in s.note for s in part)
+
+
+def test_the_private_choice_of_l_and_a_leaky_choice_fails():
+    """The bound L bought from the users' totals (``max_points_per_user="auto"``): one user more, with the largest
+    total a user can keep, leaves the law of the drawn L within e^epsilon; the same choice calibrated to the
+    smaller side of the score's sensitivity, min(q, 1 - q), is caught by the same check."""
+    from psdviz.temporal import user_bound as ub
+    d = np.array([1, 2, 2, 3, 3, 3, 4, 5, 8, 9])
+    d2 = np.r_[d, 16]
+    eps = 1.0
+
+    def draws(totals, first, sens=None):
+        out = []
+        for s in range(first, first + RUNS):
+            rng = make_randomness(s).rng
+            if sens is None:
+                out.append(ub.choose_bound(totals, 1, 16, eps, rng))
+            else:
+                cands = ub.ladder(1, 16)
+                lw = ub.log_weights(totals, cands, eps) * ub.score_sensitivity(ub.QUANTILE) / sens
+                out.append(int(cands[np.argmax(lw + rng.gumbel(size=lw.size))]))
+        return np.array(out)
+    assert ratio_ok(*_hist(draws(d, 0), draws(d2, RUNS)), RUNS, eps)
+    low = 1 - ub.QUANTILE
+    assert not ratio_ok(*_hist(draws(d, 0, low), draws(d2, RUNS, low)), RUNS, eps)

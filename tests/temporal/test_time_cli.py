@@ -101,3 +101,30 @@ def test_a_job_writes_over_time_releases_from_one_read_and_the_budget_keeps_its_
     bad = tmp_path / "bad.yaml"
     bad.write_text(job.read_text().replace("window: 1w", "window: 1y"))
     assert main(["run", str(bad), "--dry-run"]) == 2
+
+
+def test_a_chosen_bound_from_the_command_line_and_a_job_with_a_budget_per_its_unit(events, tmp_path, capsys):
+    """``--max-points-per-user auto`` buys L (its note and ledger line printed); the budget is checked, before any
+    data is read, per the public unit m times the windows; a map refuses ``auto`` in one line."""
+    out = tmp_path / "auto.json"
+    pv.Budget(tmp_path / "b.json", total_epsilon=1.3, unit="one user, at most 62 points")
+    assert main(["build", str(events), *ARGS, "--user", "u", "--max-points-per-window", "2", "--max-points-per-user",
+                 "auto", "--grid-level", "1", "--budget", str(tmp_path / "b.json"), "--out", str(out)]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "chosen privately" in said
+    rel = pv.load_release(out)
+    assert rel.ledger.spends[0].what == "contribution bound L"
+    assert rel.privacy_unit == "one user, at most 62 points" and rel.params["max_points_per_user_chosen"]
+    assert main(["build", str(events), "--lon", "x", "--lat", "y", "--domain", "0", "0", "1", "1", "--user", "u",
+                 "--max-points-per-user", "auto", "--out", str(tmp_path / "m.parquet")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "for a release over time" in err[0]
+    pytest.importorskip("yaml")
+    (tmp_path / "events.parquet").write_bytes(events.read_bytes())
+    job = tmp_path / "job.yaml"
+    job.write_text("data: {path: events.parquet, lon: x, lat: y, domain: [0, 0, 1, 1]}\nbudget: b.json\nreleases:\n"
+                   "  - {kind: over-time, time: t, span: [2021-01-01, 2021-02-01], epsilon: 0.3, unit: user, user: u,"
+                   " max_points_per_window: 2, max_points_per_user: auto, grid_level: 1, out: j.json}\n")
+    assert main(["run", str(job)]) == 0
+    assert pv.load_release(tmp_path / "j.json").params["max_points_per_user_chosen"]
+    assert pv.Budget(tmp_path / "b.json").spent == pytest.approx(1.3)

@@ -80,6 +80,17 @@ def test_every_unit_and_mechanism_builds(unit, mechanism):
     assert any(f"`{mechanism}`" in c.value and unit_words in c.value for c in at.caption)
 
 
+def test_l_chosen_from_the_data_is_stated():
+    """The box "Choose L from the data, privately" builds with max_points_per_user="auto": the unit names the most a
+    contributor can keep (m times the windows) and the chosen L is said in the release's notes."""
+    at = _app()
+    at.radio(key="time_unit").set_value("user").run()
+    at.checkbox(key="time_l_auto").check().run()
+    assert not at.exception and not at.error
+    said = [c.value for c in at.caption if "one user, at most 546 points" in c.value]     # 3 a window, 182 windows
+    assert len(said) == 1 and "chosen privately from the data" in said[0]
+
+
 def test_a_bad_rectangle_is_said_in_words():
     at = _app()
     at.number_input(key="time_x1").set_value(at.number_input(key="time_x0").value - 0.1).run()

@@ -1,0 +1,73 @@
+"""A private choice of L, the bound on one user's events over the whole span, from the users' own totals.
+
+A public L is a guess: too low and the events of active users are dropped (a bias no noise estimate shows, and
+it does not shrink with longer ranges of windows), too high and every count carries L times the noise. Given
+``max_points_per_user="auto"``, the release buys L instead, with a slice of its epsilon, near the ``QUANTILE``
+of the users' totals (each user's events after the bound of m a window): most users then keep all their
+events, and the few most active keep L.
+
+The mechanism (the exponential mechanism, McSherry and Talwar, FOCS 2007, for a quantile): the candidates are a
+public ladder from m to m T (T windows) in quarter octaves (every distinct ceil(m 2^(k/4)), and m T itself);
+the score of a candidate L is -|#{users whose total <= L} - q n|, n the number of users holding at least one
+event in the span and the domain. Adding or removing one user (all their events) moves the count by at most 1
+and q n by q, so the score by at most max(q, 1 - q); drawing L with weights exp(epsilon score / (2 max(q,
+1 - q))) is epsilon-differentially private for one user. The totals after the per-window bound are the sum over
+windows of min(events, m), which no random choice touches. The rest of the release then runs at the remaining
+epsilon for the chosen L (sequential composition; its bounding and noise are private for any fixed L, and L is
+a released value). A ladder rather than every integer keeps the mass of far candidates small when users are
+few. The constants, chosen on a tuning family of streams and checked on others: docs/decisions/user-bound.md.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.expmech import segment_gumbel_max
+
+QUANTILE = 0.9      # the users' share kept whole (the rule; its tuning: docs/decisions/user-bound.md)
+FRACTION = 0.05     # of the release's epsilon spent on the choice of L
+STEPS_PER_OCTAVE = 4
+MAX_BOUND = 1_000_000
+SPEND = "contribution bound L"   # its ledger line
+
+
+def ladder(per_window: int, windows: int) -> np.ndarray:
+    """The public candidates for L: m, the distinct ceil(m 2^(k/4)) below m T, and m T (at most MAX_BOUND)."""
+    top = min(int(per_window) * int(windows), MAX_BOUND)
+    k = np.arange(int(np.ceil(STEPS_PER_OCTAVE * np.log2(max(top / per_window, 1.0)))) + 1)
+    steps = np.ceil(per_window * 2.0 ** (k / STEPS_PER_OCTAVE) - 1e-9).astype(np.int64)
+    return np.unique(np.r_[steps[steps < top], top]).astype(np.int64)
+
+
+def user_totals(user: np.ndarray, window: np.ndarray, per_window: int) -> np.ndarray:
+    """Each user's events after the bound of ``per_window`` a window (users with none are absent): the sum over
+    windows of min(events in the window, m). Deterministic: which events are kept does not matter here."""
+    u = np.asarray(user, np.int64)
+    if u.size == 0:
+        return np.zeros(0, np.int64)
+    n_w = int(np.max(window, initial=0)) + 1
+    keys, counts = np.unique(u * n_w + np.asarray(window, np.int64), return_counts=True)
+    _, start = np.unique(keys // n_w, return_index=True)
+    return np.add.reduceat(np.minimum(counts, per_window), start).astype(np.int64)
+
+
+def score_sensitivity(quantile: float) -> float:
+    """How far one user moves a candidate's score: max(q, 1 - q)."""
+    return max(float(quantile), 1.0 - float(quantile))
+
+
+def log_weights(totals: np.ndarray, candidates: np.ndarray, epsilon: float, quantile: float = QUANTILE
+                ) -> np.ndarray:
+    """The exponential mechanism's log-weights of the candidates (unnormalised): epsilon score / (2 sens)."""
+    t = np.sort(np.asarray(totals, np.int64))
+    below = np.searchsorted(t, np.asarray(candidates, np.int64), side="right")
+    score = -np.abs(below - quantile * t.size)
+    return epsilon * score / (2.0 * score_sensitivity(quantile))
+
+
+def choose_bound(totals: np.ndarray, per_window: int, windows: int, epsilon: float, rng: np.random.Generator,
+                 quantile: float = QUANTILE) -> int:
+    """L drawn by the exponential mechanism at ``epsilon`` from :func:`ladder`, near the ``quantile`` of the
+    users' ``totals`` (:func:`user_totals`)."""
+    cands = ladder(per_window, windows)
+    lw = log_weights(totals, cands, epsilon, quantile)
+    return int(cands[segment_gumbel_max(rng, lw, np.zeros(1, np.int64))[0]])

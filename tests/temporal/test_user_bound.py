@@ -1,0 +1,140 @@
+"""The bound L on a user's events over the span, chosen privately (``max_points_per_user="auto"``): the public
+ladder, the users' totals, the exponential mechanism's law (exact, and the sampler against it), and the release
+that carries it (ledger, unit, file, budget, CLI)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy.special import logsumexp
+
+import psdviz as pv
+from psdviz.errors import ParameterError, ReleaseFileError
+from psdviz.temporal import user_bound as ub
+
+DOM = pv.Domain(0, 0, 1, 1)
+
+
+def test_the_ladder_runs_from_m_to_m_times_the_windows_in_quarter_octaves():
+    for m, t in ((1, 365), (3, 64), (2, 1), (5, 7)):
+        rungs = ub.ladder(m, t)
+        assert rungs[0] == m and rungs[-1] == m * t
+        assert (np.diff(rungs) > 0).all()
+        assert (rungs[1:] <= np.ceil(rungs[:-1] * 2 ** 0.25) + 1).all()       # no rung skipped
+    assert ub.ladder(1, 365).size < 40
+    assert ub.ladder(10_000, 100_000)[-1] == ub.MAX_BOUND
+
+
+def test_user_totals_count_at_most_m_a_window():
+    user = np.array([0, 0, 0, 1, 1, 2, 0])
+    window = np.array([0, 0, 0, 0, 1, 3, 2])
+    np.testing.assert_array_equal(ub.user_totals(user, window, 2), [3, 2, 1])     # user 0: min(3, 2) + 1
+    np.testing.assert_array_equal(ub.user_totals(user, window, 1), [2, 2, 1])
+    assert ub.user_totals(np.zeros(0, int), np.zeros(0, int), 1).size == 0
+
+
+def _log_probs(totals, eps, q=ub.QUANTILE, sens=None):
+    cands = ub.ladder(1, 64)
+    t = np.sort(np.asarray(totals))
+    score = -np.abs(np.searchsorted(t, cands, side="right") - q * t.size)
+    lw = eps * score / (2 * (ub.score_sensitivity(q) if sens is None else sens))
+    np.testing.assert_allclose(lw, ub.log_weights(totals, cands, eps, q)) if sens is None else None
+    return lw - logsumexp(lw)
+
+
+@pytest.mark.parametrize("q", [0.5, ub.QUANTILE, 0.99])
+def test_one_user_more_or_less_moves_no_probability_by_more_than_e_to_the_epsilon(q):
+    """Exact: for totals of many shapes and one user added (with a total below, at or above every rung), the law
+    of L moves by at most epsilon in log-probability, pointwise."""
+    rng = np.random.default_rng(3)
+    eps = 0.3
+    for base in (np.array([1]), rng.integers(1, 65, 40), rng.geometric(0.2, 500).clip(1, 64), np.full(30, 64)):
+        for extra in (1, 5, 17, 64):
+            gap = np.abs(_log_probs(base, eps, q) - _log_probs(np.r_[base, extra], eps, q))
+            assert gap.max() <= eps + 1e-12, (q, extra)
+
+
+def test_a_choice_calibrated_to_the_smaller_sensitivity_is_caught():
+    """The toy that breaks the promise: the score's sensitivity taken as min(q, 1 - q) (as if only the count
+    moved, not q n), on the same pairs the exact test passes."""
+    eps, base = 0.3, np.random.default_rng(4).integers(1, 65, 40)
+    low = 1 - ub.QUANTILE
+    gap = max(np.abs(_log_probs(base, eps, sens=low) - _log_probs(np.r_[base, extra], eps, sens=low)).max()
+              for extra in (1, 5, 17, 64))
+    assert gap > eps
+
+
+def test_the_sampler_draws_the_mechanisms_law():
+    """20,000 draws with a fixed seed against the exact probabilities: every rung's share within five binomial
+    standard errors."""
+    totals = np.random.default_rng(5).geometric(0.15, 300).clip(1, 64)
+    cands, eps, n = ub.ladder(1, 64), 0.05, 20_000
+    p = np.exp(_log_probs(totals, eps))
+    rng = np.random.default_rng(6)
+    draws = np.array([ub.choose_bound(totals, 1, 64, eps, rng) for _ in range(n)])
+    share = (draws[:, None] == cands[None, :]).mean(axis=0)
+    assert np.isin(draws, cands).all()
+    assert (np.abs(share - p) <= 5 * np.sqrt(p * (1 - p) / n) + 1e-9).all()
+
+
+def _stream(seed=1, users=4000, days=32):
+    from psdviz.lab.synthetic import event_stream
+    return event_stream(users, days, DOM, np.random.default_rng(seed), rate=0.3)
+
+
+def _auto(xy, secs, user, days=32, **kw):
+    return pv.build_over_time(xy, DOM, time=secs, span=(0, days * 86400), unit="user", user=user,
+                              max_points_per_window=1, max_points_per_user="auto", grid_level=2, **kw)
+
+
+def test_a_release_buys_l_with_its_own_ledger_line_and_states_it(tmp_path):
+    xy, secs, user = _stream()
+    rel = _auto(xy, secs, user, seed=2, epsilon=0.8)
+    bound = rel.params["max_points_per_user"]
+    spends = rel.ledger.spends
+    assert spends[0].what == ub.SPEND and spends[0].epsilon == pytest.approx(ub.FRACTION * 0.8)
+    assert rel.ledger.total() == pytest.approx(0.8)
+    assert all(s.sensitivity == bound for s in spends[1:])
+    assert rel.params["max_points_per_user_chosen"] is True
+    assert rel.privacy_unit == "one user, at most 32 points"            # m times the windows: public
+    assert any(f"L = {bound}" in n for n in rel.notes)
+    totals = ub.user_totals(user, secs // 86400, 1)
+    rungs = ub.ladder(1, 32)
+    near = rungs[np.searchsorted(rungs, np.quantile(totals, ub.QUANTILE)) + np.array([-2, 2])]
+    assert near[0] <= bound <= near[1]                                   # thousands of users: near the quantile
+    path = tmp_path / "t.json"
+    rel.save(path, allow_seeded=True)
+    again = pv.load_release(path)
+    assert again.params["max_points_per_user"] == bound
+    np.testing.assert_array_equal(again.answer([[0, 0, 0.5, 0.5]], 0, 31), rel.answer([[0, 0, 0.5, 0.5]], 0, 31))
+
+
+@pytest.mark.parametrize("edit", ["above the unit", "no ledger line"])
+def test_an_edited_chosen_bound_is_refused(tmp_path, edit):
+    xy, secs, user = _stream(users=500)
+    path = tmp_path / "t.json"
+    _auto(xy, secs, user, seed=2).save(path, allow_seeded=True)
+    doc = json.loads(path.read_text())
+    rep = doc["report"]
+    if edit == "above the unit":
+        rep["parameters"]["max_points_per_user"] = 33
+    else:
+        rep["ledger"] = [s for s in rep["ledger"] if s["what"] != ub.SPEND]
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ReleaseFileError):
+        pv.load_release(path)
+
+
+def test_the_public_unit_and_a_budget_before_any_data_is_read(tmp_path):
+    from psdviz.over_time import unit_over_time
+    assert unit_over_time("user", (0, 365 * 86400), "1d", 2, "auto") == "one user, at most 730 points"
+    assert unit_over_time("user", (0, 365 * 86400), "1d", 2, 16) == "one user, at most 16 points"
+    assert unit_over_time("event", (0, 86400)) == "one point"
+    budget = pv.Budget(tmp_path / "b.json", total_epsilon=2.0, unit="one user, at most 32 points")
+    xy, secs, user = _stream(users=500)
+    _auto(xy, secs, user, privacy_budget=budget)
+    assert budget.spent == pytest.approx(1.0)
+    with pytest.raises(ParameterError, match="max_points_per_user"):
+        pv.build_over_time(xy, DOM, time=secs, span=(0, 32 * 86400), unit="user", user=user,
+                           max_points_per_window=1, max_points_per_user="most")
