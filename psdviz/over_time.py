@@ -19,6 +19,7 @@ from .core.domain import Domain, as_points
 from .core.errors import InputDataError, ParameterError
 from .core.grid import DEFAULT_RESOLUTION, Grid, check_resolution
 from .core.ledger import Ledger
+from .core.noise import check_noise_scale
 from .core.privacy_unit import PrivacyUnit
 from .core.rng import make_randomness
 from .core.validation import check_epsilon, check_fraction, check_int, warn_large_epsilon
@@ -35,6 +36,7 @@ from .temporal.mechanisms import (
     window_sd,
 )
 from .temporal.release import TimeRelease
+from .temporal.timetree import TimeTree
 from .temporal.user_bound import FRACTION as BOUND_FRACTION
 from .temporal.user_bound import MAX_BOUND, QUANTILE, choose_bound, score_sensitivity, user_totals
 from .temporal.user_bound import SPEND as BOUND_SPEND
@@ -119,6 +121,8 @@ def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon:
                              "choose a coarser grid_level or a longer window")
     eps_part = check_fraction(partition_fraction, "partition_fraction") * epsilon if partition != "grid" else 0.0
     auto_bound = acct.unit == "user" and acct.total == 0
+    if auto_bound:
+        _check_ladder(mech, axis.windows, epsilon, eps_part, acct.per_window, fanout)
     punit = _unit(acct, axis.windows)
     rnd = make_randomness(seed)
     if privacy_budget is not None:         # before any data is read
@@ -215,6 +219,27 @@ def _accounting(unit, user, m, total, w) -> Accounting:
                              "user each event is its own user (m = 1)")
     m = 1 if m is None else check_int(m, "max_points_per_window", 1, 10_000)
     return Accounting("w-event", m, m, check_int(w, "w", 1, 100_000))
+
+
+def _check_ladder(mech: str, windows: int, epsilon: float, eps_part: float, m: int, fanout: int) -> None:
+    """With L to be chosen: refuse, before any data is read, settings under which some rung of the ladder could
+    not be measured (no epsilon left, or a noise scale beyond exact sampling at the top rung), so that nothing
+    after the draw can fail on account of the L drawn (a refusal would reveal it)."""
+    eps_rest = epsilon * (1 - BOUND_FRACTION) - eps_part
+    if not eps_rest > 0:
+        raise ParameterError(f"partition_fraction leaves no epsilon for the counts: max_points_per_user='auto' spends "
+                             f"{BOUND_FRACTION:.0%} of epsilon on L, so partition_fraction must stay below "
+                             f"{1 - BOUND_FRACTION:g}")
+    top = float(min(m * windows, MAX_BOUND))
+    per_measurement = eps_rest / TimeTree(windows, fanout).levels if mech == "tree" else eps_rest
+    scales = [top / per_measurement]
+    if eps_part > 0:        # PrivTree at eps_part / L: its tests' Laplace scale and its leaf counts'
+        scales += [top * 3.0 / (TREE_FRACTION * eps_part), top / ((1 - TREE_FRACTION) * eps_part)]
+    try:
+        check_noise_scale(max(scales))
+    except ParameterError as exc:
+        raise ParameterError(f"with max_points_per_user='auto', L may reach {int(top):,} (m times the windows): "
+                             f"{exc}, or give max_points_per_user") from None
 
 
 def _bought_bound(users, win, m: int, windows: int, eps: float, rnd, ledger: Ledger, notes: list[str]

@@ -155,7 +155,8 @@ def _errors(rel) -> list[str]:
         return rows
     rows = ["| step | noise standard deviation of each measured count |", "|---|---:|"]
     for s in rel.ledger.records():
-        if float(s["epsilon"]) > 0:
+        counted = str(s["mechanism"]).startswith(("geometric", "laplace"))      # a choice measures no count
+        if float(s["epsilon"]) > 0 and counted and not str(s["what"]).startswith("partition:"):
             sd = math.sqrt(2) * float(s.get("sensitivity") or 1.0) / float(s["epsilon"])
             rows.append(f"| {_cell(s['what'])} | about {rounded(sd)} |")
     return rows

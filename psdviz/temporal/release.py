@@ -36,10 +36,10 @@ from ..kernel.freeze import freeze
 from ..kernel.intervals import whole_interval
 from ..kernel.protocol import owner_audit, report_header
 from ..query.uniformity import overdispersion
+from . import user_bound as ub
 from .axis import TimeAxis
 from .cells import Partition
 from .mechanisms import FlatModel, StreamModel, TreeTimeModel, model_from_data
-from .user_bound import SPEND as BOUND_SPEND
 
 FORMAT = "psdviz-over-time"
 KIND = "over-time"
@@ -289,15 +289,18 @@ def _noisy(values, cells: int, model, windows: int) -> np.ndarray:
 def _check_ledger_against_model(ledger: Ledger, model, unit: PrivacyUnit, params: dict) -> None:
     """The ledger must state the very epsilons and sensitivities the time model's noise was drawn at, and the
     sensitivities must be those of the privacy unit the file states."""
-    spends = [s for s in ledger.spends if not s.what.startswith(("partition", BOUND_SPEND))]
+    spends = [s for s in ledger.spends if not s.what.startswith(("partition", ub.SPEND))]
     if unit.kind == "point":
         want = 1
     elif unit.kind == "user":
-        want = _user_bound(params, unit, ledger)
+        want = _user_bound(params, unit, ledger, model.windows)
     else:
         want = int(params.get("max_points_per_window", 0) or 0)
     if model.sensitivity != want or any(s.sensitivity != want for s in spends):
         raise bad(f"the counts' sensitivity must be {want} for a release per {unit}")
+    k = want * (int(unit.limit) if unit.kind == "w-event" else 1)     # what one unit adds to the pooled events
+    if any(not math.isclose(s.sensitivity, k, rel_tol=1e-12) for s in ledger.spends if s.what.startswith("partition")):
+        raise bad(f"the partition's ledger lines must state sensitivity {k} (group privacy for {unit})")
     if isinstance(model, FlatModel):
         ok = len(spends) == 1 and math.isclose(spends[0].epsilon, model.epsilon, rel_tol=1e-12)
     elif isinstance(model, TreeTimeModel):
@@ -311,16 +314,29 @@ def _check_ledger_against_model(ledger: Ledger, model, unit: PrivacyUnit, params
         raise bad("the ledger does not state the epsilons the time model's noise was drawn at")
 
 
-def _user_bound(params: dict, unit: PrivacyUnit, ledger: Ledger) -> int:
+def _user_bound(params: dict, unit: PrivacyUnit, ledger: Ledger, windows: int) -> int:
     """The L a user-level release's counts were drawn for: the unit's limit, or, when L was chosen privately, the
-    chosen L (at most the limit, its choice on the ledger)."""
-    if not params.get("max_points_per_user_chosen"):
+    chosen L, which must be what the rule could have drawn: a rung of the public ladder, the unit m times the
+    windows, and the choice's one ledger line (the exponential mechanism at its share of epsilon and its
+    sensitivity)."""
+    chosen = params.get("max_points_per_user_chosen")
+    if chosen is None:
         return int(unit.limit)
-    bound = params.get("max_points_per_user")
-    if not (isinstance(bound, int) and not isinstance(bound, bool) and 1 <= bound <= unit.limit):
-        raise bad(f"a chosen max_points_per_user must be a whole number from 1 to {int(unit.limit)}")
-    if sum(s.what == BOUND_SPEND for s in ledger.spends) != 1:
-        raise bad("a chosen max_points_per_user needs its one ledger line")
+    m, bound = params.get("max_points_per_window"), params.get("max_points_per_user")
+    if chosen is not True or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in (m, bound)):
+        raise bad("a chosen max_points_per_user needs max_points_per_user_chosen true and whole numbers m and L")
+    if int(unit.limit) != min(m * windows, ub.MAX_BOUND):
+        raise bad(f"a release with a chosen L protects one user of at most m x the windows points "
+                  f"({min(m * windows, ub.MAX_BOUND):,}), not {int(unit.limit):,}")
+    if bound not in ub.ladder(m, windows):
+        raise bad(f"the chosen max_points_per_user {bound} is not a rung of the public ladder")
+    lines = [s for s in ledger.spends if s.what == ub.SPEND]
+    ok = (len(lines) == 1 and lines[0].mechanism == "exponential"
+          and math.isclose(lines[0].sensitivity, ub.score_sensitivity(ub.QUANTILE), rel_tol=1e-12)
+          and math.isclose(lines[0].epsilon, ub.FRACTION * ledger.budget, rel_tol=1e-9))
+    if not ok:
+        raise bad(f"a chosen max_points_per_user needs its one ledger line: the exponential mechanism at "
+                  f"{ub.FRACTION:g} of epsilon, sensitivity {ub.score_sensitivity(ub.QUANTILE):g}")
     return bound
 
 

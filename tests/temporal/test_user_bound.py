@@ -138,3 +138,61 @@ def test_the_public_unit_and_a_budget_before_any_data_is_read(tmp_path):
     with pytest.raises(ParameterError, match="max_points_per_user"):
         pv.build_over_time(xy, DOM, time=secs, span=(0, 32 * 86400), unit="user", user=user,
                            max_points_per_window=1, max_points_per_user="most")
+
+
+def _refused(**kw):
+    """The error a chosen-L build gives for these settings, on two data sets (the words must not differ)."""
+    said = []
+    for xy, secs, user in (_stream(users=200), (np.zeros((0, 2)), np.zeros(0, np.int64), np.zeros(0, np.int64))):
+        with pytest.raises(ParameterError) as exc:
+            _auto(xy, secs, user, **kw)
+        said.append(str(exc.value))
+    assert said[0] == said[1]
+    return said[0]
+
+
+def test_settings_some_rung_could_not_measure_are_refused_before_the_data():
+    """A refusal after L is drawn would reveal L: epsilon too small for the top rung's noise, or no epsilon left
+    beside the partition, is refused whatever the data (the same words on an empty data set)."""
+    assert "max_points_per_user='auto'" in _refused(epsilon=1e-13)
+    assert "partition_fraction" in _refused(partition="privtree", partition_fraction=0.96)
+    assert "max_points_per_user='auto'" in _refused(partition="privtree", partition_fraction=0.5, epsilon=5e-12)
+
+
+@pytest.mark.parametrize("edit", ["not a rung", "unit", "cheap line", "flag", "partition sensitivity"])
+def test_a_chosen_bound_the_rule_could_not_have_drawn_is_refused(tmp_path, edit):
+    xy, secs, user = _stream(users=500)
+    path = tmp_path / "t.json"
+    _auto(xy, secs, user, seed=2, partition="privtree").save(path, allow_seeded=True)
+    pv.load_release(path)
+    doc = json.loads(path.read_text())
+    rep = doc["report"]
+    params, bound = rep["parameters"], rep["parameters"]["max_points_per_user"]
+    if edit == "not a rung":
+        rungs = ub.ladder(1, 32)
+        params["max_points_per_user"] = int(next(v for v in range(1, 33) if v not in rungs))
+        rep["ledger"] = [{**s, "sensitivity": params["max_points_per_user"]} if s["what"].startswith("time tree")
+                         else s for s in rep["ledger"]]
+        doc["model"]["sensitivity"] = params["max_points_per_user"]
+    elif edit == "unit":
+        doc["privacy_unit"] = {"kind": "user", "limit": 1000}
+    elif edit == "cheap line":
+        rep["ledger"] = [{**s, "epsilon": 1e-12} if s["what"] == ub.SPEND else s for s in rep["ledger"]]
+    elif edit == "flag":
+        params["max_points_per_user_chosen"] = "yes"
+    else:
+        rep["ledger"] = [{**s, "sensitivity": 1} if s["what"].startswith("partition") else s for s in rep["ledger"]]
+    assert bound >= 1
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ReleaseFileError):
+        pv.load_release(path)
+
+
+def test_the_statement_lists_no_noise_for_the_choice():
+    """The markdown statement's table of noise per measured count leaves out the choice of L (the exponential
+    mechanism measures no count) and the partition's tests (none of its counts is released)."""
+    from psdviz.kernel.statement import markdown
+    xy, secs, user = _stream(users=500)
+    text = markdown(_auto(xy, secs, user, seed=2, partition="privtree"))
+    table = text.split("noise standard deviation of each measured count")[1].split("\n\n")[0]
+    assert "time tree level" in table and ub.SPEND not in table and "partition:" not in table
