@@ -323,7 +323,8 @@ def _user_bound(params: dict, unit: PrivacyUnit, ledger: Ledger, windows: int) -
     if chosen is None:
         return int(unit.limit)
     m, bound = params.get("max_points_per_window"), params.get("max_points_per_user")
-    if chosen is not True or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in (m, bound)):
+    if (chosen is not True or not isinstance(m, int) or not isinstance(bound, int) or isinstance(m, bool)
+            or isinstance(bound, bool) or m < 1 or bound < 1):
         raise bad("a chosen max_points_per_user needs max_points_per_user_chosen true and whole numbers m and L")
     if int(unit.limit) != min(m * windows, ub.MAX_BOUND):
         raise bad(f"a release with a chosen L protects one user of at most m x the windows points "
