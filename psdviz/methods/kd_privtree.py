@@ -28,6 +28,7 @@ import numpy as np
 
 from ..core.domain import Domain, PointSet
 from ..core.errors import ParameterError
+from ..core.grid import cap_by_resolution
 from ..core.ledger import Ledger
 from ..core.measure import measure_counts
 from ..core.params import Share
@@ -48,8 +49,36 @@ TREE_FRACTION = 0.3     # stop / split tests (module docstring)
 SPLIT_FRACTION = 0.3    # split positions
 SPLIT_LEVELS = 8        # depths whose positions are drawn privately; midpoints below
 BETA = 2                # PrivTree's beta for a binary tree
-MAX_DEPTH = 40          # safety cap (a node one grid step wide on both axes is a leaf anyway); cutting the
-                        # tree at a fixed depth is a function of the uncapped tree, so it costs no privacy
+MAX_DEPTH = 40          # safety cap when max_depth is unset (a node one grid step wide on both axes is a leaf
+                        # anyway); cutting the tree at a fixed depth is a function of the uncapped tree, so it
+                        # costs no privacy
+
+
+def deepest_depth(bits: int, split_levels: int) -> int:
+    """The deepest depth a kd-privtree on a 2^bits x 2^bits grid can reach with ``split_levels`` private depths.
+
+    Each of the private depths may shave one grid step off a side (a dyadic cut at offset 1), and below them a
+    cell w x h cut at the middle of its longer side is one step wide on both axes after ceil(log2 w) +
+    ceil(log2 h) <= 2 bits more depths; no cell is cut more often than its (w - 1) + (h - 1) inner grid lines.
+
+    Parameters
+    ----------
+    bits : int
+        The public resolution (grid positions per axis: 2^bits).
+    split_levels : int
+        The depths whose cut positions are drawn privately.
+
+    Returns
+    -------
+    int
+        No node of the tree is deeper, whatever the data.
+
+    Examples
+    --------
+    >>> deepest_depth(12, 8), deepest_depth(2, 8)
+    (32, 6)
+    """
+    return min(split_levels + 2 * bits, 2 * ((1 << bits) - 1))
 
 
 def _step(kx: np.ndarray, ky: np.ndarray, node: np.ndarray, level: tuple) -> np.ndarray:
@@ -214,22 +243,27 @@ def grow(src: KeySource, lam: float, delta: float, theta: float, eps_level: floa
 
 def build_kd_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomness, *,
                       tree_fraction: Share = TREE_FRACTION, split_fraction: Share = SPLIT_FRACTION,
-                      split_levels: int = SPLIT_LEVELS, theta: float = 0.0, max_depth: int = MAX_DEPTH) -> Release:
+                      split_levels: int = SPLIT_LEVELS, theta: float = 0.0, max_depth: int | None = None) -> Release:
     """kd-privtree with ``tree_fraction`` of epsilon for the stop / split tests, ``split_fraction`` for
-    the positions of the top ``split_levels`` depths, the rest for the leaf counts."""
+    the positions of the top ``split_levels`` depths, the rest for the leaf counts. ``max_depth`` unset: as
+    deep as the grid allows (:func:`deepest_depth`), at most 40; a value given above that depth is
+    capped to it with a note."""
     t_frac = check_fraction(tree_fraction, "tree_fraction")
     s_frac = check_fraction(split_fraction, "split_fraction")
     if t_frac + s_frac >= 1:
         raise ParameterError(f"tree_fraction + split_fraction must be below 1 to leave budget for the leaf counts "
                              f"(got {t_frac:g} + {s_frac:g})")
     split_levels = check_int(split_levels, "split_levels", 1, 64)
-    max_depth = check_int(max_depth, "max_depth", 1, 64)
+    asked = None if max_depth is None else check_int(max_depth, "max_depth", 1, 64)
     if not (isinstance(theta, (int, float)) and math.isfinite(theta)):
         raise ParameterError(f"theta must be a finite number (got {theta!r})")
     ledger = Ledger(epsilon)
     eps_t, eps_s = t_frac * epsilon, s_frac * epsilon
     eps_c = epsilon - eps_t - eps_s
     lam, delta = privtree_parameters(eps_t, BETA)
+    deepest = deepest_depth(ps.grid.bits, split_levels)
+    max_depth, capped = ((min(MAX_DEPTH, deepest), None) if asked is None
+                         else cap_by_resolution(asked, deepest, "max_depth", ps.grid.bits))
     levels_used = min(split_levels, max_depth)
     eps_level = eps_s / levels_used
     g = grow(ps, lam, delta, float(theta), eps_level, levels_used, max_depth, rnd.rng)
@@ -253,7 +287,7 @@ def build_kd_privtree(ps: PointSet, domain: Domain, epsilon: float, rnd: Randomn
               "max_depth": max_depth, "lambda": lam, "delta": delta, "depth_reached": int(tree.height),
               "leaves": int(leaf.sum())}
     return make_release("kd-privtree", params, domain, tree, ledger, rnd, ps.report(), consistent=True, grid=ps.grid,
-                        query_model={"answer": "tree", "variance": "leaf", "data_cuts": levels_used})
+                        notes=(capped,), query_model={"answer": "tree", "variance": "leaf", "data_cuts": levels_used})
 
 
 # what this module declares (psdviz/methods/spec.py): parameters whose meaning is its own, then the method
@@ -268,8 +302,10 @@ PARAMS = {
                         "between them); deeper cells are cut at the middle of their longer side, for free.", "", 1, 64),
     "theta": doc("kd-privtree: a cell is split while its noisy, depth-biased count exceeds theta "
                  "(PrivTree's rule; 0 as in the paper).", "PrivTree (SIGMOD'16)"),
-    "max_depth": doc("kd-privtree: a safety cap on the depth of the binary tree (no privacy cost).",
-                     "", 1, 64),
+    "max_depth": doc("kd-privtree: a safety cap on the depth of the binary tree (no privacy cost); the tree "
+                     "normally stops earlier. A value given above the deepest depth the grid allows is capped to it, "
+                     "and the release says so.", "", 1, 64,
+                     when_none=f"as deep as the grid allows (split_levels + 2 x resolution), at most {MAX_DEPTH}"),
 }
 
 SPEC = MethodSpec("kd-privtree", build_kd_privtree, paper="PrivTree (SIGMOD'16) with kd cuts (psdviz's own)",
