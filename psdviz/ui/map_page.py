@@ -279,7 +279,8 @@ def map_view(release: pv.Release, data: data_input.Dataset, depth: int, show_poi
 @st.fragment
 def map_and_query(release: pv.Release, data: data_input.Dataset, rid: str) -> None:
     """The map with the answer beside it (the first screen), the view's controls right under them (a change
-    reruns this fragment alone), then the legend, the typed query, the epsilon planner and the clicked cell."""
+    reruns this fragment alone), then the legend, the typed query and the epsilon planner. A clicked cell is
+    answered beside the map too, above the query."""
     top = st.container()                      # drawn first, filled once the view's controls below are read
     depth, show_points, outlines = view_controls(release, rid)
     view, info = map_view(release, data, depth, show_points, outlines)
@@ -295,8 +296,14 @@ def map_and_query(release: pv.Release, data: data_input.Dataset, rid: str) -> No
                                height=map_height(release.domain)) or {}
     drawn = _take_drawing(out)
     address.write_rect(st.session_state.get(keys.QUERY_RECT))     # the rectangle asked is part of the view
-    with beside:
+    _take_click(out, drawn)
+    with beside:     # a clicked cell is answered where the click was made: beside the map, above the query
+        clicked = st.session_state.get(keys.CLICKED) is not None
+        if clicked:
+            cell_panel(release, info.clickable)
         query_answer(release, data)
+        if not clicked:
+            st.caption("Click a cell to see its level, epsilon and noise.")
     st.markdown(legend_html(info.colours), unsafe_allow_html=True)
     st.download_button("Map (PNG, with its legend and privacy line)",
                        lambda: map_png(release, info.nodes, info.colours, release_line(release, markdown=False)),
@@ -306,20 +313,22 @@ def map_and_query(release: pv.Release, data: data_input.Dataset, rid: str) -> No
     noise_caption(release, info.nodes)
     if outlines and not info.outlines:
         st.caption(outline_note(release.domain))
-    left, right = st.columns(2)
-    click = clicked_point(out.get("last_object_clicked"))
-    fresh = click is not None and click != st.session_state.get(keys.CLICK_SEEN)   # the map repeats its last click
-    # a drag's end is reported as a click on the cell under the mouse: not a click on a cell
-    if fresh and not drawn and not at_rect_corner(click, st.session_state.get(keys.QUERY_RECT)):
-        st.session_state[keys.CLICKED] = click
-    if click is not None:
-        st.session_state[keys.CLICK_SEEN] = click
+    left, _ = st.columns(2)
     with left:
         typed_query(data)
         epsilon_panel.render(release.domain, st.session_state.get(keys.QUERY_RECT), release.method, release.params,
                              release.grid.bits)
-    with right:
-        cell_panel(release, info.clickable)
+
+
+def _take_click(value: dict, drawn: bool) -> None:
+    """A new click on the map in its returned ``value`` becomes the clicked cell; the end of a drag (a drawn
+    rectangle, reported as a click on the cell under the mouse) does not."""
+    click = clicked_point(value.get("last_object_clicked"))
+    fresh = click is not None and click != st.session_state.get(keys.CLICK_SEEN)   # the map repeats its last click
+    if fresh and not drawn and not at_rect_corner(click, st.session_state.get(keys.QUERY_RECT)):
+        st.session_state[keys.CLICKED] = click
+    if click is not None:
+        st.session_state[keys.CLICK_SEEN] = click
 
 
 MAP_WIDTH_PX = 720   # about the map's column (5 / 7 of the main column) on a 1400 px window with the sidebar open
@@ -440,9 +449,9 @@ def query_answer(release: pv.Release, data: data_input.Dataset) -> None:
 
 
 def cell_panel(release: pv.Release, nodes: np.ndarray) -> None:
+    """The clicked cell: its level, epsilon there and along its path, noise, noisy and estimated counts."""
     click = st.session_state.get(keys.CLICKED)
     if click is None:
-        st.caption("Click a cell to see its level, epsilon and noise.")
         return
     node = cell_at(release.tree, nodes, *click)
     if node is None:

@@ -1,0 +1,45 @@
+"""What a newcomer sees at 1280 x 800 without scrolling: a clicked cell's answer beside the map (not below the
+expanders)."""
+from __future__ import annotations
+
+import pytest
+from test_app_browser import ARGS, CHROMIUM, MAP_IFRAME, _map_frame, server  # noqa: F401
+from test_app_browser_uploads import _idle
+
+pytestmark = pytest.mark.browser
+WIDTH, HEIGHT = 1280, 800
+
+
+@pytest.fixture(scope="module")
+def small(server):  # noqa: F811
+    """One 1280 x 800 page on the map, its cells drawn."""
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        page = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}).new_page()
+        page.set_default_timeout(120_000)
+        page.goto(server)
+        _map_frame(page).locator("canvas.leaflet-zoom-animated, img.leaflet-image-layer").first.wait_for()
+        _idle(page)
+        yield page
+        browser.close()
+
+
+def _in_view(page, locator) -> bool:
+    box = locator.bounding_box()
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= HEIGHT
+
+
+def test_a_clicked_cell_is_answered_in_the_first_screen(small):
+    small.evaluate("() => { const m = document.querySelector('[data-testid=\"stMain\"]'); if (m) m.scrollTop = 0; }")
+    box = small.locator(MAP_IFRAME).last.bounding_box()
+    assert box is not None and box["y"] < HEIGHT / 2, box
+    seen = min(box["y"] + box["height"], HEIGHT) - box["y"]          # the part of the map in the window
+    small.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + seen * 0.6)
+    small.get_by_text("Clicked cell").wait_for()
+    _idle(small)
+    small.evaluate("() => { const m = document.querySelector('[data-testid=\"stMain\"]'); if (m) m.scrollTop = 0; }")
+    small.wait_for_timeout(200)
+    assert _in_view(small, small.get_by_text("Clicked cell", exact=True).first)
+    assert _in_view(small, small.get_by_text("count's epsilon", exact=False).first)
+    assert _in_view(small, small.get_by_text("estimated count", exact=False).first)
