@@ -2,9 +2,9 @@
 
 Up to :data:`MAX_SHAPES` cells are drawn as rectangles on a canvas renderer with tooltips;
 beyond that the view is a raster overlay (one pixel = the cell containing its centre, rasterised by
-the engine) and a click is looked up by the page, so the browser stays responsive. An optional
-OpenStreetMap basemap removes itself on the first failed tile, so the map works offline as before
-(Leaflet itself is served by the app, see :mod:`psdviz.ui.assets`). Thin
+the engine) and a click is looked up by the page, so the browser stays responsive. The map's background is
+the page's white; an optional OpenStreetMap basemap removes itself on the first failed tile and says so
+(:mod:`psdviz.ui.basemap`; Leaflet itself is served by the app, see :mod:`psdviz.ui.assets`). Thin
 grey country outlines (:mod:`psdviz.ui.outlines`) sit above the cells without catching the pointer,
 when the domain is lon/lat and the outline file was fetched.
 
@@ -39,6 +39,7 @@ from psdviz.present import (  # noqa: F401  (re-exported: the pages import them 
 )
 
 from .assets import use_local_leaflet
+from .basemap import Basemap, Paper
 from .macros import PlainMacro
 from .mapview import Frame, MapView, frame_of, overlay_script
 from .outlines import OutlineLayer, countries_json, is_lon_lat
@@ -244,33 +245,6 @@ class ClearDrawn(PlainMacro):
         self._name = "ClearDrawn"
 
 
-TRANSPARENT_GIF = "data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw=="
-
-
-class Basemap(PlainMacro):
-    """OpenStreetMap's standard tiles under the cells, with their attribution. Offline (or blocked),
-    the first tile error removes the layer: failed tiles show as transparent (never a broken-image
-    icon) and no further tiles are requested, so the map looks as it does without a basemap."""
-
-    _template = Template("""
-        {% macro script(this, kwargs) %}
-        (function (map) {
-            var layer = L.tileLayer("https://tile.openstreetmap.org/{z}/{x}/{y}.png", {
-                maxZoom: 19, errorTileUrl: {{ this.blank|tojson }},
-                attribution: '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors'
-            });
-            layer.once("tileerror", function () { map.removeLayer(layer); });
-            layer.addTo(map);
-        })({{ this._parent.get_name() }});
-        {% endmacro %}
-    """)
-
-    def __init__(self):
-        super().__init__()
-        self._name = "Basemap"
-        self.blank = TRANSPARENT_GIF
-
-
 def _frame(domain: Domain, outlines: bool, basemap: bool, body: str) -> tuple[folium.Map, bool]:
     """The folium map of a domain with ``body`` as its release's layers (:class:`ReleaseLayers`): fitted to
     the domain, the basemap and the country outlines when asked (lon/lat domains only), and Draw; True when
@@ -279,6 +253,7 @@ def _frame(domain: Domain, outlines: bool, basemap: bool, body: str) -> tuple[fo
     m = folium.Map(location=[(b[0][0] + b[1][0]) / 2, (b[0][1] + b[1][1]) / 2], zoom_start=2, tiles=None,
                    prefer_canvas=True, world_copy_jump=False, control_scale=True, zoom_snap=0.1)
     m.fit_bounds(b)
+    Paper().add_to(m)
     if basemap and is_lon_lat(domain.xmin, domain.ymin, domain.xmax, domain.ymax):
         Basemap().add_to(m)
     ReleaseLayers(body).add_to(m)

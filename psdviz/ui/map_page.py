@@ -254,10 +254,11 @@ def view_controls(release: pv.Release, rid: str) -> tuple[int, bool, bool]:
     outlines = c2.toggle("Country outlines", value=True, key="show_outlines",
                          help="Thin grey borders (Natural Earth 1:110m, public) for orientation; drawn for "
                               "longitude/latitude domains only, never for other coordinates.")
-    st.session_state.setdefault(keys.BASEMAP, True)
+    st.session_state.setdefault(keys.BASEMAP, False)
     c2.toggle("Basemap (OpenStreetMap)", key="basemap",
-              help="Map tiles under the cells when the internet is reachable (lon/lat domains only); offline the "
-                   "layer removes itself on the first failed tile and the outlines remain.")
+              help="Map tiles from openstreetmap.org under the cells (lon/lat domains only; off by default: the app "
+                   "works offline). When they cannot be loaded the layer removes itself, the map says so once, and "
+                   "the outlines remain.")
     return depth, show, outlines
 
 
@@ -269,7 +270,7 @@ def map_view(release: pv.Release, data: data_input.Dataset, depth: int, show_poi
     """This session's map of its release at this depth: its layers made once and kept with the session (the
     release is its own; a rerun, a drawn rectangle or a return to the page shows the same view again), in
     the domain's public frame made once per process (:func:`psdviz.ui.map_layers.release_view`)."""
-    basemap = bool(st.session_state.get(keys.BASEMAP, True))
+    basemap = bool(st.session_state.get(keys.BASEMAP, False))
     key = (data.fingerprint, str(data.domain), id(release), depth, show_points, outlines, basemap)
     pts = (lambda: cache.truth_index(data).xy) if show_points else (lambda: None)
     return remembered(keys.MAP_VIEWS, key, lambda: release_view(release, depth, pts(), outlines, basemap),

@@ -1,5 +1,6 @@
-"""What a newcomer sees at 1280 x 800 without scrolling: a clicked cell's answer beside the map (not below the
-expanders)."""
+"""What a newcomer sees at 1280 x 800 without scrolling, offline: a clicked cell's answer beside the map (not
+below the expanders), and a map on the page's white with no tile basemap by default; switched on with no
+internet, the basemap removes itself and the map says so once."""
 from __future__ import annotations
 
 import pytest
@@ -30,6 +31,14 @@ def _in_view(page, locator) -> bool:
     return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= HEIGHT
 
 
+def test_the_map_has_no_tile_basemap_by_default_and_no_grey_under_it(small):
+    frame = _map_frame(small)
+    assert "tile.openstreetmap.org" not in frame.locator("html").inner_html()
+    background = frame.locator(".leaflet-container").first.evaluate("e => getComputedStyle(e).backgroundColor")
+    assert background == "rgb(255, 255, 255)", background          # Leaflet's own is grey (221, 221, 221)
+    assert "OpenStreetMap" not in frame.locator(".leaflet-control-attribution").inner_text()
+
+
 def test_a_clicked_cell_is_answered_in_the_first_screen(small):
     small.evaluate("() => { const m = document.querySelector('[data-testid=\"stMain\"]'); if (m) m.scrollTop = 0; }")
     box = small.locator(MAP_IFRAME).last.bounding_box()
@@ -43,3 +52,15 @@ def test_a_clicked_cell_is_answered_in_the_first_screen(small):
     assert _in_view(small, small.get_by_text("Clicked cell", exact=True).first)
     assert _in_view(small, small.get_by_text("count's epsilon", exact=False).first)
     assert _in_view(small, small.get_by_text("estimated count", exact=False).first)
+
+
+def test_the_basemap_switched_on_offline_removes_itself_and_says_so_once(small):
+    small.get_by_text("Basemap (OpenStreetMap)", exact=True).click()
+    _idle(small)
+    frame = _map_frame(small)
+    frame.locator(".psdviz-basemap-note").first.wait_for()
+    assert "did not load" in frame.locator(".psdviz-basemap-note").inner_text()
+    assert frame.locator(".psdviz-basemap-note").count() == 1
+    live = next(f for f in reversed(small.frames) if f.locator(".psdviz-basemap-note").count())
+    live.wait_for_function("() => document.querySelectorAll('img.leaflet-tile').length === 0")
+    assert "OpenStreetMap" not in frame.locator(".leaflet-control-attribution").inner_text()
