@@ -303,9 +303,9 @@ PARAMS = {
     "theta": doc("kd-privtree: a cell is split while its noisy, depth-biased count exceeds theta "
                  "(PrivTree's rule; 0 as in the paper).", "PrivTree (SIGMOD'16)"),
     "max_depth": doc("kd-privtree: a safety cap on the depth of the binary tree (no privacy cost); the tree "
-                     "normally stops earlier. A value given above the deepest depth the grid allows is capped to it, "
-                     "and the release says so.", "", 1, 64,
-                     when_none=f"as deep as the grid allows (split_levels + 2 x resolution), at most {MAX_DEPTH}"),
+                     "normally stops earlier. No cell can be deeper than split_levels + 2 x resolution; a value given "
+                     "above that is capped to it, and the release says so.", "", 1, 64,
+                     when_none=f"as deep as the grid allows, at most {MAX_DEPTH}"),
 }
 
 SPEC = MethodSpec("kd-privtree", build_kd_privtree, paper="PrivTree (SIGMOD'16) with kd cuts (psdviz's own)",
