@@ -18,6 +18,7 @@ from ..coco import CocoRelease, Hierarchy
 from ..present import map_text
 from ..present import topojson as tj
 from .assets import use_local_leaflet
+from .basemap import Paper
 
 
 def node_labels(h: Hierarchy) -> list[str]:
@@ -71,6 +72,7 @@ def marker_map(pos: pd.DataFrame, level: int, groups: np.ndarray, selected: int 
     sel = pos[(pos["level"] == level) & pos["lat"].notna() & ~pos["node"].isin(list(regions))]
     fmap = folium.Map(tiles=None, zoom_control=True, prefer_canvas=False)
     use_local_leaflet(fmap)
+    Paper().add_to(fmap)
     g = groups[sel["node"].to_numpy()]
     if regions:
         _region_layer(pos, regions, groups, selected).add_to(fmap)

@@ -28,6 +28,7 @@ from ..present import region_noise_width as noise_width
 from ..present import region_shades as shades
 from ..regions import SOURCES
 from .assets import use_local_leaflet
+from .basemap import Paper
 
 NO_ANSWER = "#ffffff"     # a region outside a spatial release's domain: no data, never a count
 
@@ -99,6 +100,7 @@ def choropleth(frame, counts: pd.DataFrame, level: int, selected: str | None,
     cls = np.where(known, cls, -2)
     fmap = folium.Map(tiles=None, zoom_control=True, zoom_snap=0.25)   # fits the layer closely
     use_local_leaflet(fmap)
+    Paper().add_to(fmap)
     feats = []
     lows, highs = ((sub["low_95"].to_numpy(float), sub["high_95"].to_numpy(float)) if "low_95" in sub else
                    whole_interval(est, stated))      # a table without them: the same rule, from its errors

@@ -14,6 +14,7 @@ from psdviz import Release
 from psdviz.present import frontier, view_depth
 
 from .assets import url, use_local_leaflet
+from .basemap import Paper
 from .macros import PlainMacro
 from .map_layers import (
     MAX_SHAPES,
@@ -90,6 +91,7 @@ def error_map(release: Release, nodes: np.ndarray, diff: np.ndarray, z: np.ndarr
     b = _bounds(release)
     m = folium.Map(location=[(b[0][0] + b[1][0]) / 2, (b[0][1] + b[1][1]) / 2], zoom_start=2, tiles=None,
                    prefer_canvas=True, world_copy_jump=False, control_scale=True, zoom_snap=0.1)
+    Paper().add_to(m)
     m.fit_bounds(b)
     cls = np.where(np.isfinite(z), np.searchsorted(Z_EDGES, z), 2)
     r = np.round(release.tree.rect[nodes], 5).tolist()

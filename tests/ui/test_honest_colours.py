@@ -77,3 +77,15 @@ def test_a_cell_with_pale_parts_is_drawn_as_its_pieces_under_its_own_outline():
     inner = rows[:, 8] == 0                                        # the pieces drawn without borders: not parts
     assert (rows[inner, 4] == np.asarray(colours.index)[cell[~np.isin(pieces, colours.parts)]]).all()
     assert (rows[rows.shape[0] - pieces.size:][np.isin(pieces, colours.parts), 4] == 0).all()
+
+
+def test_every_map_the_pages_draw_is_on_the_pages_white():
+    """Leaflet's grey background showed through offline as a colour no legend has: every module of the pages that
+    makes a map (a line ``name = folium.Map(``) puts it on the page's white (``Paper``); one that does not is named."""
+    import re
+    from pathlib import Path
+    ui = Path(__file__).resolve().parents[2] / "psdviz" / "ui"
+    makers = [p for p in sorted(ui.glob("*.py")) if re.search(r"^\s*\w+\s*=\s*folium\.Map\(", p.read_text(), re.M)]
+    assert len(makers) >= 4
+    grey = [p.name for p in makers if "Paper().add_to(" not in p.read_text()]
+    assert not grey, grey
