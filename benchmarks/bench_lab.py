@@ -1,4 +1,4 @@
-"""Timing of the issue-8 lab computations (prints figures; 2 shared cores: pessimistic).
+"""Timing of the lab computations (prints figures; 2 shared cores: pessimistic).
 
 - Compare: the ICDE'12 Fig. 3 preset (4 quadtree variants x 3 epsilons, 4 shapes x 200 queries,
   1 trial) on the GeoNames sample (145k points), per cell and in total.

@@ -1,4 +1,4 @@
-"""Real-browser flows of the issue-8 pages (Playwright driving Debian's chromium): run a comparison
+"""Real-browser flows of the lab pages (Playwright driving Debian's chromium): run a comparison
 and see its charts; pick a hierarchy node by clicking its marker and see its histograms; build a
 sparse summary (points on a grid, then the flights table) and see the heatmap. Reuses the map
 page's server fixture; screenshots are saved under test-artifacts/ (lab_*.png)."""
