@@ -14,9 +14,9 @@ from .api import build
 from .coco import METHODS as COCO_METHODS
 from .coco import method_parameters as coco_parameters
 from .coco import publish
-from .core.params import Param
+from .core.params import Param, parameters_section
 from .methods.declarations import BUILD
-from .methods.param_info import parameter_info
+from .methods.param_info import method_help, parameter_info
 from .methods.registry import methods, references, spec_of, summary
 from .publish.release_load import load_release
 from .sparse import METHODS as SPARSE_METHODS
@@ -106,14 +106,33 @@ def _public() -> list[str]:
     return [line for line in out if " at 0x" not in line]
 
 
+def every_method() -> list[str]:
+    """The spatial methods and references, then the count-of-counts and sparse methods (``psdviz params``)."""
+    return [*methods(), *references(), *COCO_METHODS, *SPARSE_METHODS]
+
+
+def method_text(method: str) -> str:
+    """What ``psdviz params METHOD`` prints: a spatial method's help (:func:`psdviz.method_help`), or a
+    count-of-counts or sparse method's parameters in the same numpydoc section, from the same declarations."""
+    if method not in methods() + references():
+        if method in COCO_METHODS:
+            return f"count of counts, method {method!r} (psdviz.coco.publish)\n\n" + parameters_section(
+                coco_parameters(method))
+        if method in SPARSE_METHODS:
+            return f"sparse summary, method {method!r} (psdviz.sparse.summarize)\n\n" + parameters_section(
+                sparse_parameters(method))
+    return method_help(method)
+
+
 def reference() -> str:
     """docs/api.md as text."""
     lines = ["# psdviz API reference", "",
              "Generated from the engine's declarations (`psdviz params --reference > docs/api.md`); do not edit "
              "by hand. Each spatial method is declared in its own module (its `SPEC`, docs/how-to/add-a-method.md), "
-             "each parameter once (that `SPEC`, the shared vocabulary `psdviz/methods/declarations.py`, "
-             "`psdviz/sparse/api.py`, `psdviz/coco/publish.py`); validation, `method_parameters`, the app's controls "
-             "and this page read the same declarations.", ""]
+             "each parameter once and in one style for all three kinds: the signature of the function that takes "
+             "it gives its name, type and default, a declaration its meaning, source and range (that `SPEC`, the "
+             "shared vocabulary `psdviz/methods/declarations.py`, `psdviz/sparse/api.py`, `psdviz/coco/publish.py`); "
+             "validation, `method_parameters`, the app's controls and this page read the same declarations.", ""]
     lines += _entry("Spatial releases", build)
     defaults = inspect.signature(build).parameters
     own = {n: dataclasses.replace(d, name=n, kind="float" if n == "epsilon" else "int", default=defaults[n].default,

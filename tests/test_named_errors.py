@@ -15,6 +15,8 @@ INTERNAL = {
     ("coco/consistency.py", "top_down"): "the levels' estimates come from publish(), which checks the table",
     ("coco/rounding.py", "project_simplex"): "its rows come from coco's own estimates, never from a caller",
     ("coco/rounding.py", "largest_remainders"): "its rows come from project_simplex, never from a caller",
+    ("core/params.py", "declared_type"): "a parameter's declaration (psdviz's or a plug-in's), checked when read",
+    ("core/params.py", "declared"): "a parameter's declaration (psdviz's or a plug-in's), checked when read",
     ("core/expmech.py", "segment_gumbel_argmax"): "scores and segments are built by the split code",
     ("core/lattice.py", "dyadic"): "the weights come from the strategy optimiser",
     ("core/lattice.py", "_integers"): "called on the lattice's own integer arrays",
@@ -29,8 +31,6 @@ INTERNAL = {
     ("kernel/freeze.py", "FrozenDict._refuse"): "changing a built release's dict: TypeError, as Python's "
                                                 "immutable types raise",
     ("methods/declarations.py", "doc_for"): "a method's declaration (psdviz's or a plug-in's), checked at registration",
-    ("methods/param_info.py", "_declared_type"): "a method's declaration, checked at registration",
-    ("methods/param_info.py", "parameter_info"): "a method's declaration, checked at registration",
     ("methods/registry.py", "_declared"): "a plug-in's SPEC, checked at registration",
     ("methods/registry.py", "specs"): "two methods of one name, or a builder unlike its SPEC: checked at registration",
     ("methods/spec.py", "MethodSpec.__post_init__"): "a method's declaration, checked at registration",

@@ -31,6 +31,42 @@ def test_every_spatial_parameter_is_declared_with_its_signature_default(method):
             assert p.default in p.choices
 
 
+def test_count_of_counts_and_sparse_declare_in_the_spatial_style():
+    """Name, kind, default and choices come from the signature of the function that takes the parameter, the
+    meaning and range from a declaration, joined by the one function the spatial methods use."""
+    from psdviz.core.params import declared, doc
+    publish = inspect.signature(coco.publish).parameters
+    for m in coco.METHODS:
+        for name, p in coco.method_parameters(m).items():
+            assert p.default == publish[name].default and p.kind == "choice" and p.default in p.choices
+    assert coco.method_parameters("hc")["consistency"].choices == coco.CONSISTENCY
+    shared = [n for n, p in inspect.signature(sparse.summarize).parameters.items()
+              if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    for m in sparse.METHODS:
+        declared_here = sparse.method_parameters(m)
+        assert list(declared_here)[-len(shared):] == shared
+        for p in declared_here.values():
+            assert len(p.meaning) > 20 and (p.kind != "choice" or p.default in p.choices)
+    assert sparse.method_parameters("filter")["stats_fraction"].share
+
+    def toy(*, side: int = 4, shape: str = "square", undeclared: float = 1.0):
+        return side, shape, undeclared
+    docs = {"side": doc("Cells per side.", "", 1, 64), "shape": doc("Its shape.")}
+    found = declared(toy, docs, ("side", "shape"))
+    assert [(p.name, p.kind, p.default, p.high) for p in found.values()] == [("side", "int", 4, 64),
+                                                                             ("shape", "str", "square", None)]
+    with pytest.raises(ValueError, match="undeclared"):
+        declared(toy, docs, owner="toy")
+
+
+def test_the_cli_prints_count_of_counts_and_sparse_declarations(capsys):
+    from psdviz.cli import main
+    for method, declared_here in (("hc", coco.method_parameters("hc")), ("filter", sparse.method_parameters("filter"))):
+        assert main(["params", method]) == 0
+        out = capsys.readouterr().out
+        assert "Parameters\n----------" in out and all(p.meaning in out for p in declared_here.values())
+
+
 def test_every_product_line_answers_method_parameters_with_declarations():
     for m in sparse.METHODS:
         assert all(isinstance(p, Param) for p in sparse.method_parameters(m).values())

@@ -5,7 +5,7 @@ import argparse
 import json
 from pathlib import Path
 
-from .. import method_help
+from ..api_reference import method_text
 from ..errors import ParameterError
 from ..releases import load_release
 from .output import describe, write_table
@@ -43,5 +43,6 @@ def run_params(a: argparse.Namespace) -> int:
         return 0
     if a.method is None:
         raise ParameterError("give a method (psdviz params kdtree) or --reference")
-    print(method_help(a.method))
+    print(method_text(a.method))
     return 0
+

@@ -8,6 +8,7 @@ from typing import NoReturn
 
 import psdviz as pv
 
+from ..api_reference import every_method
 from ..present import LARGE_EPSILON
 from ..regions import POOLINGS
 
@@ -108,7 +109,8 @@ def parser() -> argparse.ArgumentParser:
                    help="sparse (default): a region whose private count is too small for its children is measured "
                         "again and its descendants get area shares of it; none: measure every region")
     p = sub.add_parser("params", help="a method's parameters: accepted values, defaults, meaning, paper section")
-    p.add_argument("method", nargs="?", choices=list(pv.METHODS) + list(pv.REFERENCES), help="a spatial method")
+    p.add_argument("method", nargs="?", choices=every_method(),
+                   help="a spatial, count-of-counts or sparse method")
     p.add_argument("--reference", action="store_true", help="print the whole API reference (docs/api.md)")
     bu = sub.add_parser("budget", help="a data set's privacy budget across releases: init or show its file")
     bu.add_argument("action", choices=["init", "show"])

@@ -13,7 +13,15 @@ from .consistency import aggregate_up, top_down
 from .error import emd, emd_by_level
 from .hierarchy import Hierarchy
 from .pav import IsotonicFit, isotonic
-from .publish import CONSISTENCY, METHODS, STRUCTURE_FROM_DATA, STRUCTURE_PUBLIC, method_parameters, publish
+from .publish import (
+    CONSISTENCY,
+    METHODS,
+    STRUCTURE_FROM_DATA,
+    STRUCTURE_PUBLIC,
+    Consistency,
+    method_parameters,
+    publish,
+)
 from .release import CocoRelease
 from .representations import from_cumulative, from_unattributed, to_cumulative, to_unattributed, true_histograms
 from .table import GroupedTable, from_sizes, group_records
@@ -24,6 +32,7 @@ __all__ = [
     "STRUCTURE_FROM_DATA",
     "STRUCTURE_PUBLIC",
     "CocoRelease",
+    "Consistency",
     "GroupedTable",
     "Hierarchy",
     "IsotonicFit",

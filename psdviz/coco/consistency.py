@@ -25,7 +25,7 @@ post-processing and costs no budget.
 """
 from __future__ import annotations
 
-from typing import cast
+from typing import Literal, cast, get_args
 
 import numpy as np
 
@@ -35,7 +35,8 @@ from .estimate import LevelEstimate
 from .hierarchy import Hierarchy
 from .representations import from_unattributed, segment_ids
 
-MERGES = ("weighted", "average")
+Merge = Literal["weighted", "average"]   # how a parent's estimate and its children's sum are merged
+MERGES: tuple[str, ...] = get_args(Merge)
 
 
 def merge(a: np.ndarray, va: np.ndarray, b: np.ndarray, vb: np.ndarray, how: str) -> tuple[np.ndarray, np.ndarray]:

@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from typing import Literal, get_args
 
 import numpy as np
 
 from ..core.errors import ParameterError
 from ..core.ledger import Ledger
-from ..core.params import Param
+from ..core.params import Param, declared, doc
 from ..core.rng import Randomness, make_randomness
 from ..core.validation import check_epsilon, warn_large_epsilon
 from . import cumulative, naive, unattributed
-from .consistency import MERGES, aggregate_up, top_down
+from .consistency import MERGES, Merge, aggregate_up, top_down
 from .estimate import LevelEstimate
 from .hierarchy import Hierarchy
 from .release import CocoRelease
@@ -38,19 +39,20 @@ METHODS: tuple[str, ...] = tuple(_MODULES)
 STRUCTURE_PUBLIC = "G per node and the hierarchy are public inputs (declared group list, empty groups included)"
 STRUCTURE_FROM_DATA = ("G and hierarchy from the data: not private (G per node is the exact number of groups "
                        "seen in the records; declare the group list to make them public inputs)")
-CONSISTENCY = ("top-down", "independent", "bottom-up")
-LOSSES = ("l2", "l1")
-_PARAMS = (
-    Param("consistency", "choice", "top-down", "How the levels are made consistent: top-down (match and merge "
-          "each node's children, the paper's method; needs hg or hc), independent (each node as estimated) or "
-          "bottom-up (the whole budget on the leaves, parents are sums).", "Kuo et al. VLDB'18, section 3",
-          choices=CONSISTENCY),
-    Param("loss", "choice", "l2", "Loss of the isotonic fits of hg / hc (l2: least squares, l1: least absolute "
-          "deviations).", "Kuo et al. VLDB'18, section 3.2", choices=LOSSES),
-    Param("merge", "choice", "weighted", "How a parent's estimate and its children's sum are merged top-down: "
-          "weighted by inverse variance (the paper) or a plain average (the slides' comparison).",
-          "Kuo et al. VLDB'18, section 3.3", choices=MERGES),
-)
+Consistency = Literal["top-down", "independent", "bottom-up"]
+Loss = Literal["l2", "l1"]
+CONSISTENCY: tuple[str, ...] = get_args(Consistency)
+LOSSES: tuple[str, ...] = get_args(Loss)
+# publish's options (name, kind, default and choices from its signature: :func:`psdviz.core.params.declared`)
+_DECLARED = {
+    "consistency": doc("How the levels are made consistent: top-down (match and merge each node's children, the "
+                       "paper's method; needs hg or hc), independent (each node as estimated) or bottom-up (the whole "
+                       "budget on the leaves, parents are sums).", "Kuo et al. VLDB'18, section 3"),
+    "loss": doc("Loss of the isotonic fits of hg / hc (l2: least squares, l1: least absolute deviations).",
+                "Kuo et al. VLDB'18, section 3.2"),
+    "merge": doc("How a parent's estimate and its children's sum are merged top-down: weighted by inverse variance "
+                 "(the paper) or a plain average (the slides' comparison).", "Kuo et al. VLDB'18, section 3.3"),
+}
 
 
 def method_parameters(method: str) -> dict[str, Param]:
@@ -58,7 +60,7 @@ def method_parameters(method: str) -> dict[str, Param]:
     :data:`METHODS`, used at every level; per-level mixes take the same options)."""
     if method not in METHODS:
         raise ParameterError(f"unknown count-of-counts method {method!r}; choose one of {METHODS}")
-    return {p.name: p for p in _PARAMS}
+    return declared(publish, _DECLARED, _DECLARED, "count-of-counts")
 
 
 def _per_level(value, n_levels: int, name: str) -> list:
@@ -127,7 +129,7 @@ def _measure(H: np.ndarray, method: str, eps: float, level: int, n_nodes: int, r
 
 def publish(table: GroupedTable, hierarchy: Hierarchy | None = None, method: str | Sequence[str] = "hc",
             epsilon: float | Sequence[float] = 1.0, seed: int | Randomness | None = None, *,
-            consistency: str = "top-down", loss: str = "l2", merge: str = "weighted",
+            consistency: Consistency = "top-down", loss: Loss = "l2", merge: Merge = "weighted",
             epsilon_per_level: float | Sequence[float] | None = None, privacy_budget=None) -> CocoRelease:
     """Private count-of-counts histograms of every node of the table's hierarchy.
 

@@ -1,13 +1,21 @@
 """A method parameter, declared once: name, kind, default, range or choices, meaning, paper section.
 
 Every product line (spatial methods, count of counts, sparse summaries) describes its parameters
-with :class:`Param`. Validation (:meth:`Param.coerce`), ``method_parameters``, the app's controls
-and help texts, builders' ``help()`` and the generated ``docs/api.md`` all read these objects, so
-a parameter's meaning, default and limits cannot drift between them.
+with :class:`Param`, in one style: the function that takes a parameter gives its name, type and
+default in its keyword signature (choices as ``Literal[...]``, shares as :data:`Share`), and a
+declaration (:func:`doc`) gives the rest; :func:`declared` joins the two. Validation
+(:meth:`Param.coerce`), ``method_parameters``, the app's controls and help texts, builders' ``help()``
+and the generated ``docs/api.md`` all read these objects, so a parameter's meaning, default and limits
+cannot drift between them.
 """
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import math
+import types
+import typing
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -112,3 +120,53 @@ def parameters_section(declared: dict[str, Param]) -> str:
         lines.append(f"    {p.meaning} Accepts {p.range_text()}{' or None' if p.optional else ''}."
                      + (f" ({p.paper})" if p.paper else ""))
     return "\n".join(lines)
+
+
+def doc(meaning: str, paper: str = "", low: float | None = None, high: float | None = None, **limits) -> Param:
+    """A parameter's declaration without its name, kind and default (the signature supplies them: :func:`declared`)."""
+    return Param("", "", None, meaning, paper, low=low, high=high, **limits)
+
+
+# the common ranges of declarations
+FRACTION = {"low": 0.0, "high": 1.0, "open_low": True, "open_high": True}
+POSITIVE = {"low": 0.0, "open_low": True}
+
+
+def declared_type(hint) -> tuple[str, tuple[str, ...], bool, bool]:
+    """(kind, choices, optional, share) of a parameter's resolved annotation: bool, int, float, str,
+    ``Literal[...]`` or :data:`Share`, optionally ``| None``."""
+    args = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
+    optional = type(None) in args
+    (base,) = [a for a in args if a is not type(None)] or [type(None)]
+    share = typing.get_origin(base) is typing.Annotated and SHARE in base.__metadata__
+    if share:
+        base = typing.get_args(base)[0]
+    if typing.get_origin(base) is typing.Literal:
+        return "choice", tuple(typing.get_args(base)), optional, False
+    for t, kind in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str")):
+        if base is t:
+            return kind, (), optional, share
+    raise ValueError(f"a method parameter must be annotated bool, int, float, str, Literal[...] or Share, "
+                     f"optionally | None (got {hint!r})")
+
+
+def declared(func: Callable, docs: Mapping[str, Param], names: Collection[str] | None = None,
+             owner: str = "") -> dict[str, Param]:
+    """name -> :class:`Param` for the keyword-only parameters of ``func`` (those in ``names`` when given), in
+    signature order: name, kind, default, choices, optional and share from the signature, the rest from the
+    declaration ``docs[name]``. A parameter without a declaration or a readable annotation is a ValueError
+    naming ``owner`` (a declaration is checked when it is first read)."""
+    hints = typing.get_type_hints(func, include_extras=True)
+    out = {}
+    for p in inspect.signature(func).parameters.values():
+        if p.kind is not inspect.Parameter.KEYWORD_ONLY or (names is not None and p.name not in names):
+            continue
+        try:
+            kind, choices, optional, share = declared_type(hints[p.name])
+            found = docs[p.name]
+        except (KeyError, ValueError) as err:
+            raise ValueError(f"parameter {p.name!r} of {owner or func.__qualname__!r}: "
+                             f"{err if isinstance(err, ValueError) else 'no annotation or no declaration'}") from None
+        out[p.name] = dataclasses.replace(found, name=p.name, kind=kind, default=p.default,
+                                          optional=optional or p.default is None, choices=choices, share=share)
+    return out

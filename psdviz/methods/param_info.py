@@ -9,49 +9,21 @@ None where the engine derives the value from the (private) data.
 """
 from __future__ import annotations
 
-import dataclasses
-import types
-import typing
-
 from ..core.errors import ParameterError
-from ..core.params import SHARE, Param, coerce_all, parameters_section
+from ..core.params import Param, coerce_all, declared, parameters_section
 from .declarations import doc_for
 from .registry import get_builder, keyword_parameters, spec_of, summary
 
 ParamInfo = Param   # the name the app and older code import
 
 
-def _declared_type(hint) -> tuple[str, tuple[str, ...], bool, bool]:
-    """(kind, choices, optional, share) of a builder parameter's resolved annotation."""
-    args = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
-    optional = type(None) in args
-    (base,) = [a for a in args if a is not type(None)] or [type(None)]
-    share = typing.get_origin(base) is typing.Annotated and SHARE in base.__metadata__
-    if share:
-        base = typing.get_args(base)[0]
-    if typing.get_origin(base) is typing.Literal:
-        return "choice", tuple(typing.get_args(base)), optional, False
-    for t, kind in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str")):
-        if base is t:
-            return kind, (), optional, share
-    raise ValueError(f"a method parameter must be annotated bool, int, float, str, Literal[...] or Share, "
-                     f"optionally | None (got {hint!r})")
-
-
 def parameter_info(method: str) -> dict[str, Param]:
     """name -> :class:`~psdviz.core.params.Param` for every keyword parameter of ``method``'s builder,
-    in signature order (``pv.method_parameters``)."""
+    in signature order (``pv.method_parameters``): :func:`psdviz.core.params.declared` over the builder and
+    its declarations, as count-of-counts and sparse summaries declare theirs."""
     spec = spec_of(method)
-    hints = typing.get_type_hints(get_builder(method), include_extras=True)
-    out = {}
-    for p in keyword_parameters(method):
-        try:
-            kind, choices, optional, share = _declared_type(hints[p.name])
-        except (KeyError, ValueError) as err:
-            raise ValueError(f"parameter {p.name!r} of {method!r}: {err}") from None
-        out[p.name] = dataclasses.replace(doc_for(spec, p.name), name=p.name, kind=kind, default=p.default,
-                                          optional=optional or p.default is None, choices=choices, share=share)
-    return out
+    names = [p.name for p in keyword_parameters(method)]
+    return declared(get_builder(method), {n: doc_for(spec, n) for n in names}, names, method)
 
 
 def method_help(method: str) -> str:

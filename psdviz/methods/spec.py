@@ -15,19 +15,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ..core.params import Param
+from ..core.params import FRACTION, POSITIVE, Param, doc
+
+__all__ = ["FRACTION", "POSITIVE", "WORKLOAD_KINDS", "MethodSpec", "doc"]   # doc and the ranges: core.params'
 
 WORKLOAD_KINDS = ("rectangles", "regions")
-
-
-def doc(meaning: str, paper: str = "", low: float | None = None, high: float | None = None, **limits) -> Param:
-    """A parameter's declaration without its name, kind and default (the builder's signature supplies them)."""
-    return Param("", "", None, meaning, paper, low=low, high=high, **limits)
-
-
-# the common ranges of declarations
-FRACTION = {"low": 0.0, "high": 1.0, "open_low": True, "open_high": True}
-POSITIVE = {"low": 0.0, "open_low": True}
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from ..core.errors import ParameterError
 from ..core.ledger import Ledger
@@ -28,7 +29,8 @@ from ..core.rng import Randomness
 from ..core.validation import check_fraction
 from .table import SparseTable
 
-STATS_MODES = ("noisy", "public")
+Stats = Literal["noisy", "public"]   # where n and ||M||_1 for the formulas come from
+STATS_MODES: tuple[str, ...] = get_args(Stats)
 
 
 @dataclass(frozen=True)

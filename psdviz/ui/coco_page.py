@@ -28,7 +28,7 @@ from .controls import choose_randomness
 
 FLIGHTS = "Bundled flights sample (NYC 2013: services grouped by USA > state > airport)"
 UPLOAD = "Upload a table of records"
-METHOD_CHOICES = {
+METHOD_CHOICES: dict[str, tuple[str, coco.Consistency]] = {
     "H_c (cumulative, top-down consistency)": ("hc", "top-down"),
     "H_g (unattributed, top-down consistency)": ("hg", "top-down"),
     "naive (noisy histogram per node, no consistency)": ("naive", "independent"),
@@ -118,7 +118,7 @@ def _upload_controls(max_size: int):
 
 # ---------------------------------------------------------------- engine call
 @st.cache_data(show_spinner="Publishing private histograms ...", max_entries=32)
-def _publish(fp: str, eps: tuple, method: str, consistency: str, seed: int | None, nonce: int,
+def _publish(fp: str, eps: tuple, method: str, consistency: coco.Consistency, seed: int | None, nonce: int,
              _table: coco.GroupedTable):
     """One cached release; with fresh randomness (seed None) ``nonce`` tells releases apart."""
     return coco.publish(_table, None, method, list(eps), seed=seed, consistency=consistency)
