@@ -152,7 +152,7 @@ def build(points, domain: Domain, method: str = "auto", epsilon: float = 0.5, se
         report(1, 1, f"{method}: done")
     if dropped is not None:
         release = to_user_level(release, k, epsilon)
-        release = release.evolve(points_report={**release.points_report, "rows_dropped_by_user_bound": dropped})
+        release = release.evolve(input_report={**release.input_report, "rows_dropped_by_user_bound": dropped})
     spent = release.ledger.total()
     if spent > epsilon * (1 + TOLERANCE):  # defensive: a builder bug must not ship
         raise RuntimeError(f"{method} spent {spent} > epsilon {epsilon}")
@@ -245,7 +245,7 @@ def _source(points, domain, rnd, user, max_points_per_user, outside, nonfinite, 
 
 def _warn_if_empty(release: Release, domain: Domain) -> None:
     """Tell the data owner (a warning, never the release) when no point was used."""
-    rep = release.points_report
+    rep = release.input_report
     if rep.get("rows_used", 1) == 0:
         warnings.warn(f"none of the {rep.get('rows_in', 0):,} input rows lies inside the domain x [{domain.xmin:g}, "
                       f"{domain.xmax:g}], y [{domain.ymin:g}, {domain.ymax:g}]: this release is pure noise; check "

@@ -1,5 +1,6 @@
-"""One release protocol for every product line (spatial releases, count of counts, sparse summaries):
-build, report, save, load, answer; and a release cannot be changed after it is built."""
+"""One release protocol for every product line (spatial releases, regions, count of counts, sparse summaries,
+counts over time): one header, build, report, save, load, answer; and a release cannot be changed after it is
+built."""
 from __future__ import annotations
 
 import dataclasses
@@ -126,25 +127,51 @@ def _regions():
     return pv.build_regions(PTS, layer, epsilon=1.0, domain=pv.Domain(0, 0, 1, 1))
 
 
-@pytest.mark.parametrize("make", [_spatial, _regions, _coco, _sparse], ids=["spatial", "regions", "coco", "sparse"])
-def test_every_kind_reports_one_header_with_one_schema(make):
-    """One function writes the head of every kind's report: the same keys, in the same order, with the
-    same types; each kind's own facts come after it."""
-    from psdviz.kernel.protocol import HEADER
-    rep = make().report()
-    assert tuple(rep)[:len(HEADER)] == HEADER
-    assert rep["kind"] in ("spatial", "regions", "count-of-counts", "sparse") and isinstance(rep["method"], str)
-    assert isinstance(rep["parameters"], dict) and isinstance(rep["ledger"], list) and rep["private"] is True
+def _over_time():
+    times = np.datetime64("2021-01-01") + (RNG.random(PTS.shape[0]) * 20 * 86400).astype("timedelta64[s]")
+    return pv.build_over_time(PTS, pv.Domain(0, 0, 1, 1), time=times, span=("2021-01-01", "2021-01-21"), window="1d",
+                              epsilon=1.0, grid_level=2)
+
+
+KINDS = {"spatial": _spatial, "regions": _regions, "count-of-counts": _coco, "sparse": _sparse, "over-time": _over_time}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_kind_holds_one_header_type_that_writes_its_report_head(kind):
+    """One type, ReleaseHeader, states what every kind shares, under one name each, and writes the head of every
+    kind's report: the same keys, in the same order, with the same types; each kind's own facts come after it."""
+    from psdviz.kernel.header import HEADER, ReleaseHeader
+    rel = KINDS[kind]()
+    head = rel.header
+    assert isinstance(head, ReleaseHeader) and head.kind == rel.kind == kind
+    for fact in ("method", "private", "epsilon", "ledger", "randomness", "privacy_unit", "notes"):
+        assert getattr(head, fact) == getattr(rel, fact), fact                 # one name for each fact
+    rep = rel.report()
+    assert tuple(rep)[:len(HEADER)] == HEADER and {k: rep[k] for k in HEADER} == head.report()
+    assert isinstance(rep["method"], str) and rep["private"] is True
+    assert isinstance(rep["parameters"], dict) and isinstance(rep["ledger"], list)
     assert "params" not in rep and "points_report" not in rep and "input_report" not in rep
-    assert make().input_report                                       # one name for the owner's counts
+    assert isinstance(rel, PrivateRelease) and rel.input_report    # one name for the owner's counts
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        head.method = "other"                                        # type: ignore[misc]
 
 
-def test_a_sparse_file_written_with_params_still_loads(tmp_path):
-    rel = _sparse()
-    doc = json.loads(rel.save(tmp_path / "s.json").read_text())
+def test_a_spatial_release_keeps_points_report_as_the_old_name_of_input_report():
+    rel = _spatial()
+    assert rel.points_report == rel.input_report and rel.input_report["rows_in"] == PTS.shape[0]
+    assert "input_report" in {f.name for f in dataclasses.fields(rel)}
+
+
+@pytest.mark.parametrize("kind", ["regions", "count-of-counts", "sparse", "over-time"])
+def test_a_json_file_written_with_params_still_loads(kind, tmp_path):
+    """Files written before the report's key was ``parameters`` hold ``params``; every JSON kind reads them
+    through the one header reader."""
+    rel = KINDS[kind]()
+    doc = json.loads(rel.save(tmp_path / "s.json", allow_seeded=True).read_text())
     doc["report"]["params"] = doc["report"].pop("parameters")           # the name files had before
     (tmp_path / "old.json").write_text(json.dumps(doc))
     back = pv.load_release(tmp_path / "old.json")
+    assert back.header.report() == pv.load_release(tmp_path / "s.json").header.report()
     assert back.report()["parameters"] == rel.report()["parameters"]
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import warnings
 from dataclasses import dataclass, field
-from typing import Literal, overload
+from functools import cached_property
+from typing import ClassVar, Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -20,7 +21,8 @@ from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness, check_seeded_export
 from ..kernel import json_release as jr
 from ..kernel.freeze import freeze
-from ..kernel.protocol import owner_audit, report_header
+from ..kernel.header import ReleaseHeader
+from ..kernel.protocol import owner_audit
 from .error import emd, emd_by_level
 from .hierarchy import Hierarchy
 from .representations import to_cumulative, to_unattributed
@@ -46,7 +48,7 @@ class CocoRelease:
     groups: np.ndarray            # G per node (public)
     histograms: np.ndarray        # (n_nodes, K + 1) int64, the released estimates
     independent: np.ndarray       # (n_nodes, K + 1) per-node estimates before consistency (nodes not measured: -1)
-    methods: tuple[str, ...]      # single-node method per level
+    level_methods: tuple[str, ...]   # single-node method per level
     consistency: str              # "top-down" | "independent" | "bottom-up"
     params: dict
     ledger: Ledger
@@ -54,15 +56,29 @@ class CocoRelease:
     notes: tuple[str, ...] = ()
     structure_public: bool = False   # G and the hierarchy were declared public inputs (else: from the data)
     input_report: dict = field(default_factory=dict)   # the owner's exact input counts: audit() only
+    kind: ClassVar[str] = "count-of-counts"
+    private: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        freeze(self, arrays=("groups", "histograms", "independent"), tuples=("notes", "methods"),
+        freeze(self, arrays=("groups", "histograms", "independent"), tuples=("notes", "level_methods"),
                dicts=("params", "input_report"))
 
     @property
     def privacy_unit(self) -> PrivacyUnit:
         """One record of the grouped table: it changes one group's size by one (Kuo et al., section 2)."""
         return PrivacyUnit("record")
+
+    @property
+    def method(self) -> str:
+        """The single-node method: its name when every level uses one, else the levels' names joined."""
+        m = self.level_methods
+        return m[0] if len(set(m)) == 1 else ", ".join(m)
+
+    @cached_property
+    def header(self) -> ReleaseHeader:
+        """The facts every release kind states first (:class:`~psdviz.kernel.header.ReleaseHeader`)."""
+        return ReleaseHeader(self.kind, self.method, self.params, self.ledger, self.randomness, self.privacy_unit,
+                             notes=self.notes)
 
     # ---- access -----------------------------------------------------------------------------------
     @property
@@ -107,9 +123,7 @@ class CocoRelease:
         from ..kernel.statement import check_format, markdown
         if check_format(format) == "markdown":
             return markdown(self)
-        method = self.methods[0] if len(set(self.methods)) == 1 else ", ".join(self.methods)
-        return {**report_header(self, "count-of-counts", method, dict(self.params)),
-                "methods": list(self.methods), "consistency": self.consistency,
+        return {**self.header.report(), "methods": list(self.level_methods), "consistency": self.consistency,
                 "max_size": self.max_size, "levels": self.hierarchy.n_levels, "nodes": self.hierarchy.n_nodes,
                 "structure": ("public inputs" if self.structure_public else
                               "G and hierarchy from the data: NOT PRIVATE")}

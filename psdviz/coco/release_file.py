@@ -11,8 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.privacy_unit import PrivacyUnit
 from ..kernel import json_release as jr
 from ..kernel.file_checks import bad
+from ..kernel.header import ReleaseHeader
 from .hierarchy import Hierarchy
 from .publish import CONSISTENCY
 from .release import FORMAT, CocoRelease
@@ -38,7 +40,7 @@ def load_coco(path) -> CocoRelease:
     """Read a count-of-counts release file; every bad file is a ValueError naming what is wrong."""
     doc = jr.read(path, FORMAT)
     rep = doc["report"]
-    ledger, rnd = jr.ledger_and_randomness(rep)
+    head = ReleaseHeader.from_report(rep, "count-of-counts", PrivacyUnit("record"))
     hd = doc.get("hierarchy")
     if not isinstance(hd, dict):
         raise bad("the file has no hierarchy")
@@ -66,9 +68,6 @@ def load_coco(path) -> CocoRelease:
         raise bad("methods must name one of naive, hg, hc per level")
     if rep.get("consistency") not in CONSISTENCY:
         raise bad(f"consistency must be one of {CONSISTENCY}")
-    params = rep.get("parameters")
-    if not isinstance(params, dict):
-        raise bad("parameters must be an object")
-    return CocoRelease(h, k, groups, hist, independent, tuple(methods), str(rep.get("consistency")), params,
-                       ledger, rnd, tuple(jr.text_list(rep.get("notes"), "notes")),
+    return CocoRelease(h, k, groups, hist, independent, tuple(methods), str(rep.get("consistency")), head.parameters,
+                       head.ledger, head.randomness, head.notes,
                        structure_public=rep.get("structure") == "public inputs")

@@ -28,7 +28,7 @@ from .release import Release
 
 
 def make_release(method: str, params: dict, domain: Domain, tree: FlatTree, ledger: Ledger,
-                 randomness: Randomness, points_report: dict, *, consistent: bool, query_model: QueryModel | dict,
+                 randomness: Randomness, input_report: dict, *, consistent: bool, query_model: QueryModel | dict,
                  grid: Grid, kept: np.ndarray | None = None, private: bool = True, notes=(),
                  privacy_unit: PrivacyUnit | str = ONE_POINT, parallel: Disjointness | None = None) -> Release:
     """A checked, immutable release with its query machinery built.
@@ -37,7 +37,7 @@ def make_release(method: str, params: dict, domain: Domain, tree: FlatTree, ledg
     ----------
     method, params : str, dict
         The method's name and the parameters it ran with (public).
-    domain, tree, ledger, randomness, points_report
+    domain, tree, ledger, randomness, input_report
         The public domain, the released tree, the budget spent, how the noise was drawn, and the
         input account (rows outside the domain, rows without coordinates).
     consistent : bool
@@ -60,7 +60,7 @@ def make_release(method: str, params: dict, domain: Domain, tree: FlatTree, ledg
     model = as_model(query_model).cut_at(tree.height)   # a tree stopped above its planned depth: every depth it kept
     check_paths(tree, ledger)
     ledger.check_parallel(parallel if parallel is not None else TreeTiling.of(tree, grid))
-    rel = Release(method, params, domain, tree, ledger, randomness, points_report, consistent, private=private,
+    rel = Release(method, params, domain, tree, ledger, randomness, input_report, consistent, private=private,
                   notes=tuple(n for n in notes if n), grid=grid, query_model=model, kept=kept,
                   privacy_unit=PrivacyUnit.parse(privacy_unit) if isinstance(privacy_unit, str) else privacy_unit)
     _ = rel.index   # the machinery is built now: a model that does not fit the tree fails here

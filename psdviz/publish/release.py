@@ -9,7 +9,7 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal, Protocol, overload
+from typing import ClassVar, Literal, Protocol, overload
 
 import numpy as np
 import pandas as pd
@@ -22,8 +22,8 @@ from ..core.privacy_unit import ONE_POINT, PrivacyUnit
 from ..core.rng import Randomness
 from ..core.tree import FlatTree, read_only
 from ..kernel.freeze import freeze
+from ..kernel.header import ReleaseHeader
 from ..kernel.intervals import whole_interval
-from ..kernel.protocol import report_header
 from ..query.decompose import answer_tree, decompose, leaf_weights
 from .query_model import QueryModel, as_model, machinery
 
@@ -69,7 +69,7 @@ class Release:
     tree: FlatTree
     ledger: Ledger
     randomness: Randomness
-    points_report: dict
+    input_report: dict            # the owner's exact input counts: audit() only
     consistent: bool              # est is consistent: every node equals the sum of its children
     private: bool = True
     notes: tuple[str, ...] = ()
@@ -78,9 +78,10 @@ class Release:
     kept: np.ndarray | None = None  # after pruning a complete tree: each node's id in the full tree
     privacy_unit: PrivacyUnit = ONE_POINT
     curve: np.ndarray | None = None  # Hilbert R-tree: each node's range [lo, hi) of curve positions, (n, 2)
+    kind: ClassVar[str] = "spatial"
 
     def __post_init__(self) -> None:
-        freeze(self, tuples=("notes",), dicts=("params", "points_report"))
+        freeze(self, tuples=("notes",), dicts=("params", "input_report"))
         object.__setattr__(self, "query_model", as_model(self.query_model))   # typed (a dict is its saved form)
         if isinstance(self.privacy_unit, str):
             object.__setattr__(self, "privacy_unit", PrivacyUnit.parse(self.privacy_unit))
@@ -91,10 +92,21 @@ class Release:
             object.__setattr__(self, "curve", read_only(np.asarray(self.curve, dtype=np.int64).reshape(-1, 2)))
 
     @property
-    def input_report(self) -> dict:
-        """The owner's counts about the input, under the name every release kind uses (spatial releases
-        keep them as ``points_report``); not private: read them through :meth:`audit`."""
-        return self.points_report
+    def points_report(self) -> dict:
+        """Deprecated name of :attr:`input_report` (the name every release kind uses for the owner's counts about
+        the input; not private: read them through :meth:`audit`)."""
+        return self.input_report
+
+    @cached_property
+    def header(self) -> ReleaseHeader:
+        """The facts every release kind states first (:class:`~psdviz.kernel.header.ReleaseHeader`), the
+        parameters named as the report names them (:func:`report_name`; a workload by its size)."""
+        params = {report_name(k, self.params): (
+            f"{len(v):,} rectangles (recorded in the release)" if k == "workload" and isinstance(v, (list, tuple))
+            else v if isinstance(v, (int, float, str, bool, type(None))) else str(v))
+            for k, v in self.params.items()}
+        return ReleaseHeader(self.kind, self.method, params, self.ledger, self.randomness, self.privacy_unit,
+                             self.private, self.notes)
 
     @cached_property
     def _query(self) -> tuple[QueryIndex | None, VarianceFn | None]:
@@ -485,7 +497,7 @@ class Release:
     def input_handling(self) -> dict:
         """How invalid or out-of-domain rows were treated (the rules only, no counts: counts of the
         private input are not part of a release, nor is whether any row was dropped)."""
-        rep = self.points_report
+        rep = self.input_report
         return {"outside_domain": rep.get("outside_rows", "dropped"),
                 "rows_with_nan_or_inf": rep.get("nonfinite_rows", "refused"),
                 "N": "private: not released" if "N" not in self.params else str(self.params["N"])}
@@ -494,7 +506,7 @@ class Release:
         """The data owner's audit: exact counts about the input (rows read, dropped, outside, used) and
         the seed of a seeded run. Not differentially private: never part of the report or of a release file."""
         from ..kernel.protocol import owner_audit
-        counts = self.points_report if "rows_in" in self.points_report else {}
+        counts = self.input_report if "rows_in" in self.input_report else {}
         return owner_audit(counts, self.randomness.seed, method=self.method)
 
     def save(self, path, crs=None, *, allow_seeded: bool = False):
@@ -524,11 +536,7 @@ class Release:
         from ..kernel.statement import check_format, markdown
         if check_format(format) == "markdown":
             return markdown(self)
-        params = {report_name(k, self.params): (
-            f"{len(v):,} rectangles (recorded in the release)" if k == "workload" and isinstance(v, (list, tuple))
-            else v if isinstance(v, (int, float, str, bool, type(None))) else str(v))
-            for k, v in self.params.items()}
-        return {**report_header(self, "spatial", self.method, params, self.private),
+        return {**self.header.report(),
                 "domain": [self.domain.xmin, self.domain.ymin, self.domain.xmax, self.domain.ymax],
                 "resolution": self.grid.describe(),
                 "input_handling": self.input_handling(),

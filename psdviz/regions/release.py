@@ -8,7 +8,8 @@ children) and the standard error of the least-squares step it was rounded from.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, overload
+from functools import cached_property
+from typing import ClassVar, Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -20,8 +21,9 @@ from ..core.rng import Randomness, check_seeded_export
 from ..kernel import json_release as jr
 from ..kernel.file_checks import bad, loaded_unit
 from ..kernel.freeze import freeze
+from ..kernel.header import ReleaseHeader
 from ..kernel.intervals import whole_interval
-from ..kernel.protocol import owner_audit, report_header
+from ..kernel.protocol import owner_audit
 
 FORMAT = "psdviz-regions"
 MEASURED, STOPPED, SHARED = 0, 1, 2       # how a region's count was obtained
@@ -44,6 +46,9 @@ class RegionRelease:
     privacy_unit: PrivacyUnit = field(default_factory=PrivacyUnit)
     input_report: dict = field(default_factory=dict)   # the owner's exact input counts: audit() only
     status: np.ndarray | None = None   # MEASURED, STOPPED or SHARED per region (None: every region measured)
+    kind: ClassVar[str] = "regions"
+    method: ClassVar[str] = "regions"
+    private: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         if self.status is None:
@@ -89,6 +94,12 @@ class RegionRelease:
             raise ParameterError("regions must be the layer this release was built on (the same ids in the same order)")
         return regions.frame[["id", "geometry"]].merge(self.counts(), on="id")
 
+    @cached_property
+    def header(self) -> ReleaseHeader:
+        """The facts every release kind states first (:class:`~psdviz.kernel.header.ReleaseHeader`)."""
+        return ReleaseHeader(self.kind, self.method, self.params, self.ledger, self.randomness, self.privacy_unit,
+                             notes=self.notes)
+
     @overload
     def report(self, format: Literal["json"] = "json") -> dict: ...
 
@@ -101,12 +112,12 @@ class RegionRelease:
         from ..kernel.statement import check_format, markdown
         if check_format(format) == "markdown":
             return markdown(self)
-        return {**report_header(self, "regions", "regions", dict(self.params)),
+        return {**self.header.report(),
                 "regions": int(self.table.shape[0]), "levels": int(self.table["level"].max()) + 1}
 
     def audit(self) -> dict:
         """The data owner's exact input counts (rows read, outside the domain, in no region): not private."""
-        return owner_audit(self.input_report, self.randomness.seed, method="regions")
+        return owner_audit(self.input_report, self.randomness.seed, method=self.method)
 
     def save(self, path, *, allow_seeded: bool = False):
         """Write the release file (JSON); ``pv.load_release`` opens it. A seeded run is refused unless
@@ -125,7 +136,7 @@ class RegionRelease:
 def load_regions(path) -> RegionRelease:
     """Read a region release file; a damaged or edited file is a ValueError naming what is wrong."""
     doc = jr.read(path, FORMAT)
-    ledger, rnd = jr.ledger_and_randomness(doc["report"])
+    head = ReleaseHeader.from_report(doc["report"], "regions", loaded_unit(doc.get("privacy_unit")))
     reg = doc.get("regions")
     if not isinstance(reg, dict):
         raise bad("the file has no regions")
@@ -152,15 +163,11 @@ def load_regions(path) -> RegionRelease:
         raise bad("every parent's count must equal the sum of its children's")
     table = pd.DataFrame({"id": ids, "name": jr.text_list(reg.get("name"), "regions.name"), "level": level,
                           "parent": parent})
-    params = doc["report"].get("parameters")
-    if not isinstance(params, dict):
-        raise bad("parameters must be an object")
     status = jr.int_array(doc.get("status", [MEASURED] * n), "status", MEASURED, SHARED + 1)
     if status.size != n or not np.array_equal(np.isnan(arrays[0]), status == SHARED):
         raise bad("status must name one source per region, and exactly the pooled regions have no noisy count")
-    return RegionRelease(table, arrays[0], est, arrays[1], arrays[2], params, ledger, rnd,
-                         tuple(jr.text_list(doc["report"].get("notes"), "notes")),
-                         loaded_unit(doc.get("privacy_unit")), status=status.astype(np.int8))
+    return RegionRelease(table, arrays[0], est, arrays[1], arrays[2], head.parameters, head.ledger, head.randomness,
+                         head.notes, head.privacy_unit, status=status.astype(np.int8))
 
 
 def _noisy(values) -> np.ndarray:

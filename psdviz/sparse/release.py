@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import Literal, overload
+from functools import cached_property
+from typing import ClassVar, Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -28,7 +29,8 @@ from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness, check_seeded_export
 from ..kernel import json_release as jr
 from ..kernel.freeze import freeze
-from ..kernel.protocol import json_value, owner_audit, report_header
+from ..kernel.header import ReleaseHeader
+from ..kernel.protocol import json_value, owner_audit
 from .dyadic import DyadicIndex, decompose_ranges
 from .table import _range_sums, _subset_sum
 
@@ -55,6 +57,8 @@ class SparseRelease:
     dyadic: DyadicIndex | None = None
     notes: tuple[str, ...] = ()
     input_report: dict = field(default_factory=dict)   # the owner's exact input counts: audit() only
+    kind: ClassVar[str] = "sparse"
+    private: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         freeze(self, arrays=("indices", "values", "weights"), tuples=("notes",),
@@ -64,6 +68,12 @@ class SparseRelease:
     def privacy_unit(self) -> PrivacyUnit:
         """One individual, whose rows change the table's counts by at most the declared sensitivity."""
         return PrivacyUnit("individual", float(self.params.get("sensitivity", 1.0)))
+
+    @cached_property
+    def header(self) -> ReleaseHeader:
+        """The facts every release kind states first (:class:`~psdviz.kernel.header.ReleaseHeader`)."""
+        return ReleaseHeader(self.kind, self.method, self.params, self.ledger, self.randomness, self.privacy_unit,
+                             notes=self.notes)
 
     @overload
     def report(self, format: Literal["json"] = "json") -> dict: ...
@@ -78,7 +88,7 @@ class SparseRelease:
         from ..kernel.statement import check_format, markdown
         if check_format(format) == "markdown":
             return markdown(self)
-        return {**report_header(self, "sparse", self.method, self.params),
+        return {**self.header.report(),
                 "m": int(self.m), "size": self.size, "layout": json_value(self.layout),
                 "dyadic_height": None if self.dyadic is None else self.dyadic.height}
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.privacy_unit import PrivacyUnit
 from ..kernel import json_release as jr
 from ..kernel.file_checks import bad
+from ..kernel.header import ReleaseHeader
 from .dyadic import DyadicIndex
 from .release import FORMAT, SparseRelease
 
@@ -21,7 +23,11 @@ def load_sparse(path) -> SparseRelease:
     """Read a sparse-summary release file; every bad file is a ValueError naming what is wrong."""
     doc = jr.read(path, FORMAT)
     rep = doc["report"]
-    ledger, rnd = jr.ledger_and_randomness(rep)
+    params = ReleaseHeader.parameters_of(rep)
+    sens = params.get("sensitivity", 1.0)
+    if not jr.finite_number(sens) or not sens > 0:
+        raise bad(f"sensitivity must be a finite number > 0 (got {str(sens)[:40]})")
+    head = ReleaseHeader.from_report(rep, "sparse", PrivacyUnit("individual", float(sens)))
     m = rep.get("m")
     if not isinstance(m, int) or isinstance(m, bool) or not 1 <= m <= MAX_CELLS:
         raise bad(f"m must be a whole number in [1, {MAX_CELLS:g}]")
@@ -34,11 +40,8 @@ def load_sparse(path) -> SparseRelease:
     weights = jr.float_array(doc.get("weights"), "weights")
     if not idx.size == values.size == weights.size or (np.diff(idx) <= 0).any():
         raise bad("indices must ascend, one value and one weight each")
-    params, layout = rep.get("parameters", rep.get("params")), rep.get("layout")   # "params": earlier files
-    if not isinstance(params, dict) or not isinstance(layout, dict) or not isinstance(rep.get("method"), str):
-        raise bad("method, params and layout must be text and objects")
-    sens = params.get("sensitivity", 1.0)
-    if not jr.finite_number(sens) or not sens > 0:
-        raise bad(f"sensitivity must be a finite number > 0 (got {str(sens)[:40]})")
-    return SparseRelease(rep["method"], params, m, idx, values, weights, ledger, rnd, layout, dyadic,
-                         tuple(jr.text_list(rep.get("notes"), "notes")))
+    layout = rep.get("layout")
+    if not isinstance(layout, dict):
+        raise bad("layout must be an object")
+    return SparseRelease(head.method, params, m, idx, values, weights, head.ledger, head.randomness, layout, dyadic,
+                         head.notes)

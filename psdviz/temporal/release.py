@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal, overload
+from functools import cached_property
+from typing import ClassVar, Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -33,8 +34,9 @@ from ..core.rng import Randomness, check_seeded_export
 from ..kernel import json_release as jr
 from ..kernel.file_checks import bad, loaded_unit
 from ..kernel.freeze import freeze
+from ..kernel.header import ReleaseHeader
 from ..kernel.intervals import whole_interval
-from ..kernel.protocol import owner_audit, report_header
+from ..kernel.protocol import owner_audit
 from ..query.uniformity import overdispersion
 from . import user_bound as ub
 from .axis import TimeAxis
@@ -63,6 +65,8 @@ class TimeRelease:
     input_report: dict = field(default_factory=dict)   # the owner's exact input counts: audit() only
     estimate: np.ndarray = field(init=False)          # (cells, windows), derived from the noisy values
     kappa: np.ndarray = field(init=False)             # (cells,) the cut cells' overdispersion factor
+    kind: ClassVar[str] = KIND
+    private: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "estimate", self.model.estimate(self.noisy))
@@ -84,7 +88,14 @@ class TimeRelease:
 
     @property
     def method(self) -> str:
+        """The time mechanism (``mechanism``, the name ``build_over_time`` takes it by)."""
         return self.mechanism
+
+    @cached_property
+    def header(self) -> ReleaseHeader:
+        """The facts every release kind states first (:class:`~psdviz.kernel.header.ReleaseHeader`)."""
+        return ReleaseHeader(self.kind, self.method, self.params, self.ledger, self.randomness, self.privacy_unit,
+                             notes=self.notes)
 
     @property
     def windows(self) -> int:
@@ -214,7 +225,7 @@ class TimeRelease:
         from ..kernel.statement import check_format, markdown
         if check_format(format) == "markdown":
             return markdown(self)
-        out = {**report_header(self, KIND, self.mechanism, dict(self.params)),
+        out = {**self.header.report(),
                "windows": self.windows, "window": self.axis.label(),
                "span": [self.axis.to_data()["start_utc"], self.axis.to_data()["end_utc"]],
                "time_cells": self.partition.size}
@@ -225,7 +236,7 @@ class TimeRelease:
     def audit(self) -> dict:
         """The data owner's exact input counts (rows read, outside the domain or the span, dropped by the
         contribution bounds, used): not private."""
-        return owner_audit(self.input_report, self.randomness.seed, method=self.mechanism)
+        return owner_audit(self.input_report, self.randomness.seed, method=self.method)
 
     def save(self, path, *, allow_seeded: bool = False):
         """Write the release file (JSON: the report, the axis, the partition, the time model and the noisy
@@ -241,8 +252,8 @@ def load_time(path) -> TimeRelease:
     """Read a release over time; a damaged or edited file is a ReleaseFileError naming what is wrong."""
     doc = jr.read(path, FORMAT)
     rep = doc["report"]
-    ledger, rnd = jr.ledger_and_randomness(rep)
-    unit = loaded_unit(doc.get("privacy_unit"))
+    head = ReleaseHeader.from_report(rep, KIND, loaded_unit(doc.get("privacy_unit")))
+    ledger, unit = head.ledger, head.privacy_unit
     try:
         ax = doc.get("axis")
         if not isinstance(ax, dict) or not all(isinstance(ax.get(k), int) and not isinstance(ax.get(k), bool)
@@ -257,12 +268,11 @@ def load_time(path) -> TimeRelease:
     except (ValueError, TypeError, KeyError) as exc:
         raise bad(f"{path}: {exc}") from None
     noisy = _noisy(doc.get("noisy"), partition.size, model, axis.windows)
-    params = rep.get("parameters")
-    if not isinstance(params, dict) or rep.get("method") != model.kind:
-        raise bad("the report's parameters must be an object and its method the time model's kind")
+    params = head.parameters
+    if head.method != model.kind:
+        raise bad("the report's method must be the time model's kind")
     _check_ledger_against_model(ledger, model, unit, params)
-    return TimeRelease(axis, partition, model.kind, noisy, model, params, ledger, rnd,
-                       tuple(jr.text_list(rep.get("notes"), "notes")), unit)
+    return TimeRelease(axis, partition, model.kind, noisy, model, params, ledger, head.randomness, head.notes, unit)
 
 
 def _noisy(values, cells: int, model, windows: int) -> np.ndarray:

@@ -212,7 +212,7 @@ def test_publish_bad_input():
         coco.publish(t, None, epsilon=0.1, consistency="sideways")
     with pytest.warns(DeprecationWarning, match="epsilons, method"):     # the earlier order still works
         old = coco.publish(t, None, 0.1, "naive", consistency="independent")
-    assert old.methods[0] == "naive" and old.epsilon == pytest.approx(0.1 * t.hierarchy.n_levels)
+    assert old.level_methods[0] == old.method == "naive" and old.epsilon == pytest.approx(0.1 * t.hierarchy.n_levels)
     other = random_table(np.random.default_rng(99), n_levels=2).hierarchy
     with pytest.raises(ValueError, match="hierarchy must be the one"):
         coco.publish(t, other, epsilon=0.1)
