@@ -9,13 +9,13 @@ which also reads the ``params`` key files had before ``parameters``). Each kind 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from ..core.ledger import Ledger
+from ..core.ledger import FrozenLedger, Ledger
 from ..core.privacy_unit import PrivacyUnit
 from ..core.rng import Randomness
 from .file_checks import bad
-from .freeze import freeze
+from .freeze import FrozenDict
 from .values import json_value
 
 HEADER = ("kind", "method", "private", "epsilon", "epsilon_spent", "delta", "parameters", "privacy_unit",
@@ -54,13 +54,15 @@ class ReleaseHeader:
     randomness: Randomness
     privacy_unit: PrivacyUnit
     private: bool = True
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise RuntimeError(f"kind must be one of {KINDS} (got {self.kind!r}): a bug in psdviz")
-        object.__setattr__(self, "parameters", dict(self.parameters))
-        freeze(self, tuples=("notes",), dicts=("parameters",))
+        object.__setattr__(self, "parameters", FrozenDict(self.parameters))
+        object.__setattr__(self, "notes", tuple(self.notes))
+        if not isinstance(self.ledger, FrozenLedger):          # a release's ledger is frozen already
+            object.__setattr__(self, "ledger", self.ledger.frozen())
 
     @property
     def epsilon(self) -> float:
