@@ -186,12 +186,25 @@ def clopper_pearson(k: int, n: int, alpha: float) -> tuple[float, float]:
     return lo, hi
 
 
+def _log_ratio_low(k_high: int, k_low: int, runs: int, alpha: float) -> float:
+    """The lower bound of log(P[event | high side] / P[event | low side]) from the counts of ``runs`` each."""
+    p_high = clopper_pearson(k_high, runs, alpha / 2)[0]
+    p_low = clopper_pearson(k_low, runs, alpha / 2)[1]
+    return -math.inf if p_high == 0 else math.log(p_high / p_low)
+
+
 def audit(run: Callable[[bool, int], Features], tune: int = 40, test: int = 160, alpha: float = 1e-3,
-          seed: int = 1000) -> AuditResult:
+          seed: int = 1000, epsilon: float | None = None) -> AuditResult:
     """The bounded D vs D' audit (module docstring). ``run(neighbour, seed)`` builds the release of D
     (``neighbour`` False) or D' with fresh randomness from ``seed`` and returns its features. The event is fixed
     on ``tune`` runs a side before ``test`` fresh runs a side are counted; each bound holds with probability at
-    least 1 - ``alpha``."""
+    least 1 - ``alpha``.
+
+    Given ``epsilon``, the fresh runs are counted in pairs (run i of D, run i of D', the seeds of the full count)
+    and counting stops once the remaining pairs cannot move the bound to the other side of ``epsilon``: the bound
+    rises with the count on the side the event favours and falls with the other's, so the verdict is the full
+    count's. The bound returned is then the one reachable from there that is nearest ``epsilon`` (the largest when
+    the audit passes, the smallest when it fails), and ``runs`` the pairs counted."""
     tuned = [[run(side, seed + 2 * i + side) for i in range(tune)] for side in (False, True)]
     best = None
     for name, event in _events(tuned):
@@ -202,9 +215,21 @@ def audit(run: Callable[[bool, int], Features], tune: int = 40, test: int = 160,
     assert best is not None
     score, name, event = best
     base = seed + 2 * tune + 10
-    counts = [sum(bool(event(run(side, base + 2 * i + side))) for i in range(test)) for side in (False, True)]
     high, low = (0, 1) if score >= 0 else (1, 0)
-    p_high = clopper_pearson(counts[high], test, alpha / 2)[0]
-    p_low = clopper_pearson(counts[low], test, alpha / 2)[1]
-    bound = -math.inf if p_high == 0 else math.log(p_high / p_low)
-    return AuditResult(name if high == 0 else f"{name} (more often on D')", (counts[0], counts[1]), test, bound)
+    counts = [0, 0]
+    bound = math.nan
+    for i in range(test):
+        for side in (0, 1):
+            counts[side] += bool(event(run(bool(side), base + 2 * i + side)))
+        left = test - i - 1
+        if epsilon is None and left:
+            continue
+        most = _log_ratio_low(counts[high] + left, counts[low], test, alpha)
+        least = _log_ratio_low(counts[high], counts[low] + left, test, alpha)
+        if not left or most <= epsilon:
+            bound = most
+            break
+        if least > epsilon:
+            bound = least
+            break
+    return AuditResult(name if high == 0 else f"{name} (more often on D')", (counts[0], counts[1]), i + 1, bound)

@@ -2,7 +2,8 @@
 where it plans for one: on small data D (48 points in distinct columns of the grid, resolution 6) and D' = D + one
 point, the event of a release's features (structure, answers near the point and for the whole domain, auto's facts
 and choice) that differs most on 40 tuning runs a side is counted on 160 fresh runs a side, and its Clopper-Pearson
-lower bound (confidence 0.999) on the log-ratio may not exceed epsilon. The exact-median toy, installed as a plug-in,
+lower bound (confidence 0.999) on the log-ratio may not exceed epsilon (counting stops once the runs left cannot
+change that verdict: the full count's, checked below on coins). The exact-median toy, installed as a plug-in,
 fails it."""
 from __future__ import annotations
 
@@ -41,11 +42,24 @@ CONFIGS = configurations(pv.METHODS)
 @pytest.mark.parametrize(("method", "kw"), [(m, {"workload": WORKLOAD} if kw else {}) for m, kw in CONFIGS],
                          ids=[f"{m}{' +workload' if kw else ''}" for m, kw in CONFIGS])
 def test_no_event_tells_d_from_d_prime_beyond_epsilon(method, kw):
-    result = audit(_run(method, kw))
+    result = audit(_run(method, kw), epsilon=EPSILON)
     assert result.lower_bound <= EPSILON, f"{method}: {result}"
 
 
 def test_the_audit_catches_the_exact_median_toy(leaky_toys):  # noqa: F811
     assert "leaky-median" in registry.methods()
-    result = audit(_run("leaky-median", {}))
+    result = audit(_run("leaky-median", {}), epsilon=EPSILON)
     assert result.lower_bound > EPSILON, str(result)
+
+
+@pytest.mark.parametrize(("p", "q"), [(0.5, 0.5), (0.2, 0.1), (0.6, 0.15), (0.75, 0.1), (0.9, 0.02), (0.97, 0.0)])
+def test_stopping_early_gives_the_full_counts_verdict(p, q):
+    """Features of a coin per side (probability p on D, q on D'), drawn from the run's seed: stopping once the
+    verdict is settled agrees with counting every run, on both sides of epsilon."""
+    def run(neighbour: bool, seed: int):
+        return {"coin": bool(np.random.default_rng(seed).random() < (q if neighbour else p))}
+    full, early = audit(run), audit(run, epsilon=EPSILON)
+    assert (full.lower_bound <= EPSILON) == (early.lower_bound <= EPSILON), (full, early)
+    assert full.runs == 160 and early.runs <= 160
+    if p == q:
+        assert early.runs < 80                      # a method that keeps its promise is settled early
