@@ -24,7 +24,7 @@ from .core.privacy_unit import PrivacyUnit
 from .core.rng import make_randomness
 from .core.validation import check_epsilon, check_fraction, check_int, warn_large_epsilon
 from .temporal.axis import TimeAxis, to_seconds
-from .temporal.bounding import bound_over_time
+from .temporal.bounding import bound_in_all, bound_per_window, kept_totals
 from .temporal.cells import MAX_CELLS, Partition
 from .temporal.mechanisms import (
     Accounting,
@@ -38,7 +38,7 @@ from .temporal.mechanisms import (
 from .temporal.release import TimeRelease
 from .temporal.timetree import TimeTree
 from .temporal.user_bound import FRACTION as BOUND_FRACTION
-from .temporal.user_bound import MAX_BOUND, QUANTILE, choose_bound, score_sensitivity, user_totals
+from .temporal.user_bound import MAX_BOUND, QUANTILE, choose_bound, score_sensitivity
 from .temporal.user_bound import SPEND as BOUND_SPEND
 
 PARTITIONS = ("grid", "privtree")
@@ -138,10 +138,13 @@ def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon:
     eps_bound = 0.0
     if users is not None:
         kept = np.flatnonzero(keep)
+        ok = bound_per_window(users[kept], win[kept], acct.per_window, rnd.rng)
         if auto_bound:
             eps_bound = BOUND_FRACTION * epsilon
-            acct = _bought_bound(users[kept], win[kept], acct.per_window, axis.windows, eps_bound, rnd, ledger, notes)
-        ok = bound_over_time(users[kept], win[kept], acct.per_window, acct.total if unit == "user" else None, rnd.rng)
+            totals = kept_totals(users[kept], ok)
+            acct = _bought_bound(totals, acct.per_window, axis.windows, eps_bound, rnd, ledger, notes)
+        if unit == "user":
+            ok = bound_in_all(users[kept], ok, acct.total, rnd.rng)
         keep[kept[~ok]] = False
         report["rows_dropped_by_contribution_bounds"] = int((~ok).sum())
     xy, win = xy[keep], win[keep]
@@ -242,11 +245,11 @@ def _check_ladder(mech: str, windows: int, epsilon: float, eps_part: float, m: i
                              f"{exc}, or give max_points_per_user") from None
 
 
-def _bought_bound(users, win, m: int, windows: int, eps: float, rnd, ledger: Ledger, notes: list[str]
+def _bought_bound(totals: np.ndarray, m: int, windows: int, eps: float, rnd, ledger: Ledger, notes: list[str]
                   ) -> Accounting:
-    """The user-level accounting with L drawn by :func:`psdviz.temporal.user_bound.choose_bound` at ``eps`` (its
-    ledger line and note recorded)."""
-    bound = choose_bound(user_totals(users, win, m), m, windows, eps, rnd.rng)
+    """The user-level accounting with L drawn by :func:`psdviz.temporal.user_bound.choose_bound` at ``eps`` from
+    the users' ``totals`` after the bound a window (its ledger line and note recorded)."""
+    bound = choose_bound(totals, m, windows, eps, rnd.rng)
     ledger.spend(BOUND_SPEND, eps, "exponential", sensitivity=score_sensitivity(QUANTILE),
                  note=f"near the {QUANTILE:.0%} quantile of the users' totals")
     notes.append(f"L = {bound:,}: chosen privately at epsilon {eps:g}, near the number of events that "

@@ -28,15 +28,33 @@ def _first_per_group(group: np.ndarray, k: int, rng: np.random.Generator) -> np.
     return keep
 
 
+def bound_per_window(user: np.ndarray, window: np.ndarray, per_window: int, rng: np.random.Generator) -> np.ndarray:
+    """A mask of the rows kept by the bound of ``per_window`` (m) a (user, window): ``user`` holds integer codes,
+    ``window`` window indices."""
+    u = np.asarray(user, np.int64)
+    wi = np.asarray(window, np.int64)
+    n_w = int(wi.max(initial=0)) + 1
+    return _first_per_group(u * n_w + wi, per_window, rng)
+
+
+def bound_in_all(user: np.ndarray, keep: np.ndarray, total: int, rng: np.random.Generator) -> np.ndarray:
+    """``keep`` (the rows the bound a window kept) narrowed to at most ``total`` (L) rows a user in all."""
+    keep = keep.copy()
+    idx = np.flatnonzero(keep)
+    keep[idx] = _first_per_group(np.asarray(user, np.int64)[idx], total, rng)
+    return keep
+
+
+def kept_totals(user: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Each user's number of kept rows (users with none are absent). After :func:`bound_per_window` it is the sum
+    over windows of min(events in the window, m), whichever events the random order kept."""
+    counts = np.bincount(np.asarray(user, np.int64)[keep])
+    return counts[counts > 0]
+
+
 def bound_over_time(user: np.ndarray, window: np.ndarray, per_window: int, total: int | None,
                     rng: np.random.Generator) -> np.ndarray:
     """A mask of the rows kept: at most ``per_window`` per (user, window) and ``total`` per user (None: no
     bound in all). ``user`` holds integer codes, ``window`` window indices."""
-    u = np.asarray(user, np.int64)
-    wi = np.asarray(window, np.int64)
-    n_w = int(wi.max(initial=0)) + 1
-    keep = _first_per_group(u * n_w + wi, per_window, rng)
-    if total is not None:
-        idx = np.flatnonzero(keep)
-        keep[idx] = _first_per_group(u[idx], total, rng)
-    return keep
+    keep = bound_per_window(user, window, per_window, rng)
+    return keep if total is None else bound_in_all(user, keep, total, rng)

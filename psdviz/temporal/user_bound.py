@@ -38,18 +38,6 @@ def ladder(per_window: int, windows: int) -> np.ndarray:
     return np.unique(np.r_[steps[steps < top], top]).astype(np.int64)
 
 
-def user_totals(user: np.ndarray, window: np.ndarray, per_window: int) -> np.ndarray:
-    """Each user's events after the bound of ``per_window`` a window (users with none are absent): the sum over
-    windows of min(events in the window, m). Deterministic: which events are kept does not matter here."""
-    u = np.asarray(user, np.int64)
-    if u.size == 0:
-        return np.zeros(0, np.int64)
-    n_w = int(np.max(window, initial=0)) + 1
-    keys, counts = np.unique(u * n_w + np.asarray(window, np.int64), return_counts=True)
-    _, start = np.unique(keys // n_w, return_index=True)
-    return np.add.reduceat(np.minimum(counts, per_window), start).astype(np.int64)
-
-
 def score_sensitivity(quantile: float) -> float:
     """How far one user moves a candidate's score: max(q, 1 - q)."""
     return max(float(quantile), 1.0 - float(quantile))
@@ -67,7 +55,7 @@ def log_weights(totals: np.ndarray, candidates: np.ndarray, epsilon: float, quan
 def choose_bound(totals: np.ndarray, per_window: int, windows: int, epsilon: float, rng: np.random.Generator,
                  quantile: float = QUANTILE) -> int:
     """L drawn by the exponential mechanism at ``epsilon`` from :func:`ladder`, near the ``quantile`` of the
-    users' ``totals`` (:func:`user_totals`)."""
+    users' ``totals`` (:func:`psdviz.temporal.bounding.kept_totals` after the bound a window)."""
     cands = ladder(per_window, windows)
     lw = log_weights(totals, cands, epsilon, quantile)
     return int(cands[segment_gumbel_max(rng, lw, np.zeros(1, np.int64))[0]])

@@ -28,7 +28,8 @@ import bench_time as bt  # noqa: E402
 import psdviz as pv  # noqa: E402
 from psdviz.lab.metrics import relative_error  # noqa: E402
 from psdviz.lab.synthetic import event_stream  # noqa: E402
-from psdviz.temporal.user_bound import ladder, user_totals  # noqa: E402
+from psdviz.temporal.bounding import bound_per_window, kept_totals  # noqa: E402
+from psdviz.temporal.user_bound import ladder  # noqa: E402
 
 OUT = Path(__file__).with_name("user_bound.md")
 QUANTILES = (0.5, 0.75, 0.85, 0.9, 0.95, 0.99)
@@ -60,7 +61,7 @@ def stream_cells(setting, seed: int) -> dict:
     truth = np.stack([pv.true_answer(xy[window == t], rects) for t in range(windows)])
     cum = np.vstack([np.zeros(len(rects)), np.cumsum(truth, axis=0)])
     starts = {name: rng.integers(0, windows - r + 1, 20) for name, r in zip(bt.RANGES, (1, 7, 30, windows))}
-    totals = user_totals(user, window, bt.M)
+    totals = kept_totals(user, bound_per_window(user, window, bt.M, rng))
     rungs = ladder(bt.M, windows)
     out = {}
     for q in QUANTILES:
