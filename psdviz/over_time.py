@@ -24,7 +24,7 @@ from .core.privacy_unit import PrivacyUnit
 from .core.rng import make_randomness
 from .core.validation import check_epsilon, check_fraction, check_int, warn_large_epsilon
 from .temporal.axis import TimeAxis, to_seconds
-from .temporal.bounding import bound_in_all, bound_per_window, kept_totals
+from .temporal.bounding import bound_in_all, bound_per_window, kept_totals, user_rank
 from .temporal.cells import MAX_CELLS, Partition
 from .temporal.mechanisms import (
     Accounting,
@@ -38,7 +38,14 @@ from .temporal.mechanisms import (
 from .temporal.release import TimeRelease
 from .temporal.timetree import TimeTree
 from .temporal.user_bound import FRACTION as BOUND_FRACTION
-from .temporal.user_bound import MAX_BOUND, QUANTILE, choose_bound, score_sensitivity
+from .temporal.user_bound import (
+    MAX_BOUND,
+    QUANTILE,
+    choose_bound,
+    choose_level_bounds,
+    level_quantiles,
+    score_sensitivity,
+)
 from .temporal.user_bound import SPEND as BOUND_SPEND
 
 PARTITIONS = ("grid", "privtree")
@@ -74,8 +81,9 @@ def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon:
         The privacy unit: one event; one user over the whole span (``user``, ``max_points_per_window`` m and
         ``max_points_per_user`` L); one user's events in any ``w`` consecutive windows (``user`` and m; without
         ``user`` each event is its own user, m = 1). ``max_points_per_user="auto"``: L is bought from the users'
-        own totals with a slice of epsilon (:mod:`psdviz.temporal.user_bound`), and the privacy unit names the
-        most a user can keep, m times the windows.
+        own totals with a slice of epsilon (:mod:`psdviz.temporal.user_bound`; the tree over time buys one L a
+        level, larger for longer intervals, ``params["max_points_per_user_levels"]``), and the privacy unit names
+        the most a user can keep, m times the windows.
     mechanism : str, optional
         event: "flat" (default; one noisy count a cell and window, parallel composition) or "tree"; user: "tree"
         (default; the tree mechanism over time) or "flat"; w-event: "ba" (default, budget absorption) or "bd"
@@ -136,14 +144,22 @@ def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon:
     ledger = Ledger(epsilon)
     notes: list[str] = []
     eps_bound = 0.0
+    rank = None
     if users is not None:
         kept = np.flatnonzero(keep)
         ok = bound_per_window(users[kept], win[kept], acct.per_window, rnd.rng)
         if auto_bound:
             eps_bound = BOUND_FRACTION * epsilon
             totals = kept_totals(users[kept], ok)
-            acct = _bought_bound(totals, acct.per_window, axis.windows, eps_bound, rnd, ledger, notes)
-        if unit == "user":
+            levels = TimeTree(axis.windows, fanout).levels if mech == "tree" else 1
+            acct = (_bought_level_bounds(totals, acct.per_window, axis.windows, levels, eps_bound, rnd, ledger, notes)
+                    if levels > 1 else _bought_bound(totals, acct.per_window, axis.windows, eps_bound, rnd, ledger,
+                                                     notes))
+        if acct.level_totals:
+            rank = user_rank(users[kept], ok, rnd.rng)
+            ok &= rank < acct.total
+            rank = rank[ok]
+        elif unit == "user":
             ok = bound_in_all(users[kept], ok, acct.total, rnd.rng)
         keep[kept[~ok]] = False
         report["rows_dropped_by_contribution_bounds"] = int((~ok).sum())
@@ -156,10 +172,15 @@ def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon:
     else:
         theta = axis.windows * window_sd(mech, axis.windows, eps_rest, acct, fanout)
         part = _bought(xy, domain, bits, eps_part, theta, acct, rnd, ledger, notes)
-    cell = part.cell_of(keys)
-    counts = np.bincount(cell * axis.windows + win, minlength=part.size * axis.windows)
-    counts = counts.reshape(part.size, axis.windows).astype(np.int64)
-    noisy, model = measure(counts, mech, eps_rest, acct, rnd.rng, ledger, fanout)
+    key = part.cell_of(keys) * axis.windows + win
+
+    def counts_within(bound: int | None = None) -> np.ndarray:
+        """(cells, windows): the kept events' counts, or only each user's first ``bound`` of them (one L a
+        level)."""
+        sel = key if bound is None or rank is None else key[rank < bound]
+        return np.bincount(sel, minlength=part.size * axis.windows).reshape(part.size, axis.windows).astype(np.int64)
+
+    noisy, model = measure(counts_within(), mech, eps_rest, acct, rnd.rng, ledger, fanout, counts_within)
     params = {"unit": unit, "span": [str(np.datetime64(axis.start, "s")), str(np.datetime64(axis.end, "s"))],
               "window_seconds": axis.window, "partition": partition, "resolution": bits,
               **({"grid_level": level} if partition == "grid" else {"partition_fraction": float(partition_fraction)}),
@@ -167,6 +188,7 @@ def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon:
               **({"max_points_per_window": acct.per_window} if unit != "event" else {}),
               **({"max_points_per_user": acct.total} if unit == "user" else {}),
               **({"max_points_per_user_chosen": True} if auto_bound else {}),
+              **({"max_points_per_user_levels": list(acct.level_totals)} if acct.level_totals else {}),
               **({"w": acct.w} if unit == "w-event" else {})}
     rel = TimeRelease(axis, part, mech, noisy, model, params, ledger, rnd, tuple(notes), punit, report)
     if privacy_budget is not None:
@@ -255,6 +277,23 @@ def _bought_bound(totals: np.ndarray, m: int, windows: int, eps: float, rnd, led
     notes.append(f"L = {bound:,}: chosen privately at epsilon {eps:g}, near the number of events that "
                  f"{QUANTILE:.0%} of the users do not exceed; a user's events beyond L are dropped")
     return Accounting("user", m, bound)
+
+
+def _bought_level_bounds(totals: np.ndarray, m: int, windows: int, levels: int, eps: float, rnd, ledger: Ledger,
+                         notes: list[str]) -> Accounting:
+    """The user-level accounting with one L a level of the tree over time, drawn by
+    :func:`psdviz.temporal.user_bound.choose_level_bounds` at ``eps`` in all (its ledger lines and note)."""
+    bounds = choose_level_bounds(totals, m, windows, levels, eps, rnd.rng)
+    for d, q in enumerate(level_quantiles(levels)):
+        ledger.spend(f"{BOUND_SPEND}, level {d}", eps / levels, "exponential", level=d,
+                     sensitivity=score_sensitivity(float(q)),
+                     note=f"near the {q:.0%} quantile of the users' totals")
+    qs = level_quantiles(levels)
+    notes.append(f"L per level of the tree over time, from the whole span to one window: "
+                 f"{', '.join(f'{int(b):,}' for b in bounds)}, chosen privately at epsilon {eps:g} in all, near the "
+                 f"numbers of events that {qs[0]:.0%} down to {qs[-1]:.0%} of the users do not exceed; a level "
+                 "counts each user's first L of their events in one random order")
+    return Accounting("user", m, int(bounds.max()), level_totals=tuple(int(b) for b in bounds))
 
 
 def _read(points, time, user, lon, lat, nonfinite):

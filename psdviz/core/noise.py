@@ -70,10 +70,10 @@ def geometric_noise(rng: np.random.Generator, size, epsilon: float, sensitivity:
     return two_sided_geometric(rng, sensitivity / epsilon, size)
 
 
-def geometric_variance(epsilon, sensitivity: float = 1.0):
+def geometric_variance(epsilon, sensitivity: float | np.ndarray = 1.0):
     """Variance 2a / (1 - a)^2 of two-sided geometric noise, a = exp(-epsilon / sensitivity).
 
-    Accepts arrays; an epsilon of 0 (nothing measured) gives an infinite variance.
+    Accepts arrays (either argument); an epsilon of 0 (nothing measured) gives an infinite variance.
     """
     eps = np.asarray(epsilon, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):

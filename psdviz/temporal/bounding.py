@@ -13,19 +13,25 @@ from __future__ import annotations
 import numpy as np
 
 
-def _first_per_group(group: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
-    """A mask of ``k`` rows of each group chosen uniformly at random (a random order, then a stable sort by group:
-    the order within a group stays uniformly random; integer sorts, no floating-point key)."""
+def _rank_in_group(group: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Each row's place (0, 1, ...) within its group in a uniformly random order (a random permutation, then a
+    stable sort by group: the order within a group stays uniformly random; integer sorts, no floating-point key)."""
+    rank = np.zeros(group.size, np.int64)
     if group.size == 0:
-        return np.zeros(0, bool)
+        return rank
     perm = rng.permutation(group.size)
     order = perm[np.argsort(group[perm], kind="stable")]
     g = group[order]
     start = np.r_[0, np.flatnonzero(g[1:] != g[:-1]) + 1]
-    rank = np.arange(g.size) - np.repeat(start, np.diff(np.r_[start, g.size]))
-    keep = np.zeros(group.size, bool)
-    keep[order[rank < k]] = True
-    return keep
+    rank[order] = np.arange(g.size) - np.repeat(start, np.diff(np.r_[start, g.size]))
+    return rank
+
+
+def _first_per_group(group: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """A mask of ``k`` rows of each group chosen uniformly at random (the first k of :func:`_rank_in_group`)."""
+    if group.size == 0:
+        return np.zeros(0, bool)
+    return _rank_in_group(group, rng) < k
 
 
 def bound_per_window(user: np.ndarray, window: np.ndarray, per_window: int, rng: np.random.Generator) -> np.ndarray:
@@ -43,6 +49,16 @@ def bound_in_all(user: np.ndarray, keep: np.ndarray, total: int, rng: np.random.
     idx = np.flatnonzero(keep)
     keep[idx] = _first_per_group(np.asarray(user, np.int64)[idx], total, rng)
     return keep
+
+
+def user_rank(user: np.ndarray, keep: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Each kept row's place within its user's kept rows in one uniformly random order (-1 for rows not kept).
+    Keeping the rows of rank < L is :func:`bound_in_all` at L; ranks below L_d for several L_d give nested sets
+    drawn from one order (one L a level of the tree over time). A user's ranks depend only on that user's rows."""
+    rank = np.full(keep.size, -1, np.int64)
+    idx = np.flatnonzero(keep)
+    rank[idx] = _rank_in_group(np.asarray(user, np.int64)[idx], rng)
+    return rank
 
 
 def kept_totals(user: np.ndarray, keep: np.ndarray) -> np.ndarray:

@@ -25,6 +25,7 @@ all, :mod:`psdviz.temporal.bounding`); every noise is two-sided geometric on int
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,12 +43,14 @@ MECHANISMS = {"event": ("flat", "tree"), "user": ("tree", "flat"), "w-event": ("
 @dataclass(frozen=True)
 class Accounting:
     """What one unit may add: ``per_window`` events to one window (m), ``total`` in all (L); ``w`` windows for
-    w-event privacy."""
+    w-event privacy. ``level_totals``: one L a level of the tree over time (root first; ``total`` is then the
+    largest), each level counting a user's first L_d kept events of one random order."""
 
     unit: str
     per_window: int = 1
     total: int = 1
     w: int = 0
+    level_totals: tuple[int, ...] = ()
 
 
 def privacy_unit(unit: str, total: int = 1, w: int = 1) -> PrivacyUnit:
@@ -95,19 +98,26 @@ class FlatModel:
 
 class TreeTimeModel(TreeModel):
     """The tree mechanism's model (:class:`psdviz.temporal.timetree.TreeModel`): each level's nodes measured
-    at ``level_epsilon[d]`` for L1 sensitivity ``sensitivity``."""
+    at ``level_epsilon[d]`` for L1 sensitivity ``sensitivity`` (one number, or one a level, root first)."""
 
     kind = "tree"
 
-    def __init__(self, windows: int, fanout: int, level_epsilon: np.ndarray, sensitivity: int):
+    def __init__(self, windows: int, fanout: int, level_epsilon: np.ndarray, sensitivity):
         self.level_epsilon = np.asarray(level_epsilon, float)
-        self.sensitivity = int(sensitivity)
-        super().__init__(TimeTree(windows, fanout), geometric_variance(self.level_epsilon, self.sensitivity))
+        self.level_sensitivity = np.broadcast_to(np.asarray(sensitivity, np.int64), self.level_epsilon.shape).copy()
+        self.sensitivity = int(self.level_sensitivity.max(initial=1))
+        super().__init__(TimeTree(windows, fanout), geometric_variance(self.level_epsilon, self.level_sensitivity))
         self.windows = int(windows)
 
+    @property
+    def per_level(self) -> bool:
+        """Whether the levels carry different sensitivities (one L a level)."""
+        return bool((self.level_sensitivity != self.sensitivity).any())
+
     def to_data(self) -> dict:
-        return {"kind": self.kind, "fanout": self.tree.fanout, "level_epsilon": self.level_epsilon.tolist(),
+        data = {"kind": self.kind, "fanout": self.tree.fanout, "level_epsilon": self.level_epsilon.tolist(),
                 "sensitivity": self.sensitivity}
+        return {**data, "level_sensitivity": self.level_sensitivity.tolist()} if self.per_level else data
 
     def approximation(self, weights: np.ndarray) -> np.ndarray:
         return np.zeros(np.atleast_2d(weights).shape[0])
@@ -161,25 +171,36 @@ class StreamModel:
 # ---- the mechanisms ------------------------------------------------------------------------------------------
 
 def measure(counts: np.ndarray, mechanism: str, epsilon: float, acct: Accounting, rng: np.random.Generator,
-            ledger: Ledger, fanout: int = 2):
-    """(noisy values, model) of ``mechanism`` on ``counts`` at ``epsilon``, its spends recorded in ``ledger``."""
+            ledger: Ledger, fanout: int = 2, counts_within: Callable[[int], np.ndarray] | None = None):
+    """(noisy values, model) of ``mechanism`` on ``counts`` at ``epsilon``, its spends recorded in ``ledger``.
+    With one L a level (``acct.level_totals``), the tree reads level d's counts as ``counts_within(L_d)``: the
+    counts of each user's first L_d kept events."""
     if mechanism == "flat":
         return _flat(counts, epsilon, acct, rng, ledger)
     if mechanism == "tree":
-        return _tree(counts, epsilon, acct, rng, ledger, fanout)
+        return _tree(counts, epsilon, acct, rng, ledger, fanout, counts_within)
     return _stream(counts, mechanism, epsilon, acct, rng, ledger)
 
 
-def _sensitivity(acct: Accounting) -> int:
-    """The L1 change one unit makes to all the counts of one level (flat: the only level)."""
-    return 1 if acct.unit == "event" else int(acct.total)
+def _sensitivity(acct: Accounting, level: int | None = None) -> int:
+    """The L1 change one unit makes to all the counts of one level (flat: the only level; one L a level: that
+    level's)."""
+    if acct.unit == "event":
+        return 1
+    return int(acct.level_totals[level]) if acct.level_totals and level is not None else int(acct.total)
 
 
-def _why(acct: Accounting, what: str) -> str:
+def level_sensitivities(acct: Accounting, levels: int) -> np.ndarray:
+    """One sensitivity a level of the tree over time, root first."""
+    return np.asarray([_sensitivity(acct, d) for d in range(levels)], dtype=np.int64)
+
+
+def _why(acct: Accounting, what: str, level: int | None = None) -> str:
     if acct.unit == "event":
         return f"one event lies in one cell and one {what}: disjoint, parallel composition (sensitivity 1)"
-    return (f"a user's at most {acct.total} kept events change the counts of the disjoint cells and {what}s by at "
-            f"most {acct.total} in L1 (sensitivity {acct.total})")
+    s = _sensitivity(acct, level)
+    return (f"a user's at most {s} kept events change the counts of the disjoint cells and {what}s by at "
+            f"most {s} in L1 (sensitivity {s})")
 
 
 def _flat(counts, epsilon, acct, rng, ledger):
@@ -220,20 +241,25 @@ def check_fanout(fanout) -> int:
     return int(fanout)
 
 
-def _tree(counts, epsilon, acct, rng, ledger, fanout):
+def _tree(counts, epsilon, acct, rng, ledger, fanout, counts_within=None):
     cells, windows = counts.shape
     tree = TimeTree(windows, check_fanout(fanout))
-    s = _sensitivity(acct)
+    sens = level_sensitivities(acct, tree.levels)
+    if acct.level_totals and (len(acct.level_totals) != tree.levels or counts_within is None):
+        raise ValueError("one L a level needs one L for each of the tree's levels and the counts within each")
     eps_level = epsilon / tree.levels
-    nodes = tree.node_counts(counts)
-    noisy = np.empty(nodes.shape, dtype=float)
+    nodes, nodes_of = None, -1
+    noisy = np.empty((cells, tree.n_nodes), dtype=float)
     for d in range(tree.levels):
         lo, hi = tree.bounds[d], tree.bounds[d + 1]
+        s = int(sens[d])
+        if nodes is None or (acct.level_totals and s != nodes_of):
+            nodes, nodes_of = tree.node_counts(counts_within(s) if acct.level_totals else counts), s
         ledger.spend(f"time tree level {d}: intervals of {int(tree.node_size[d]):,} windows", eps_level, "geometric",
                      level=d, nodes=cells * int(tree.level_nodes[d]), sensitivity=s,
-                     note=_why(acct, f"interval of level {d}") + f"; {tree.levels} levels compose sequentially")
+                     note=_why(acct, f"interval of level {d}", d) + f"; {tree.levels} levels compose sequentially")
         noisy[:, lo:hi] = nodes[:, lo:hi] + geometric_noise(rng, (cells, hi - lo), eps_level, s)
-    return noisy, TreeTimeModel(windows, tree.fanout, np.full(tree.levels, eps_level), s)
+    return noisy, TreeTimeModel(windows, tree.fanout, np.full(tree.levels, eps_level), sens)
 
 
 def _stream(counts, kind, epsilon, acct, rng, ledger):
@@ -288,7 +314,8 @@ def window_sd(mechanism: str, windows: int, epsilon: float, acct: Accounting, fa
         return float(np.sqrt(geometric_variance(epsilon, _sensitivity(acct))))
     if mechanism == "tree":
         tree = TimeTree(windows, fanout)
-        model = TreeTimeModel(windows, fanout, np.full(tree.levels, epsilon / tree.levels), _sensitivity(acct))
+        model = TreeTimeModel(windows, fanout, np.full(tree.levels, epsilon / tree.levels),
+                              level_sensitivities(acct, tree.levels))
         return float(np.sqrt(model.variance(np.eye(1, windows))[0]))
     return float(np.sqrt(geometric_variance(epsilon / (2 * acct.w), acct.per_window)))
 
@@ -307,7 +334,7 @@ def model_from_data(data, windows: int):
         eps = np.asarray([_positive(e, "level_epsilon") for e in _list(data.get("level_epsilon"))])
         if eps.size != TimeTree(windows, fanout).levels:
             raise ReleaseFileError("the time tree needs one epsilon per level")
-        return TreeTimeModel(windows, fanout, eps, s)
+        return TreeTimeModel(windows, fanout, eps, _level_sensitivity(data, s, eps.size))
     w = data.get("w")
     if isinstance(w, bool) or not isinstance(w, int) or w < 1:
         raise ReleaseFileError("w must be a whole number >= 1")
@@ -323,6 +350,19 @@ def model_from_data(data, windows: int):
         raise ReleaseFileError("the w-event schedule is inconsistent: a window is published exactly when it has a "
                          "publication epsilon, and repeats the last publication otherwise")
     return StreamModel(data["kind"], src, eps, thr, s, w)
+
+
+def _level_sensitivity(data: dict, s: int, levels: int) -> np.ndarray:
+    """A tree's sensitivity a level (root first): ``level_sensitivity`` if the file states one (whole numbers >= 1,
+    one a level, the largest equal to ``sensitivity``), else ``sensitivity`` at every level."""
+    if "level_sensitivity" not in data:
+        return np.full(levels, s, np.int64)
+    v = data["level_sensitivity"]
+    if not (isinstance(v, list) and len(v) == levels
+            and all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v) and max(v) == s):
+        raise ReleaseFileError("the time tree's level_sensitivity must hold one whole number >= 1 a level, the "
+                               "largest equal to its sensitivity")
+    return np.asarray(v, np.int64)
 
 
 def _list(v) -> list:

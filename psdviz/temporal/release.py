@@ -301,14 +301,18 @@ def _check_ledger_against_model(ledger: Ledger, model, unit: PrivacyUnit, params
     sensitivities must be those of the privacy unit the file states."""
     spends = [s for s in ledger.spends if not s.what.startswith(("partition", ub.SPEND))]
     if unit.kind == "point":
-        want = 1
+        want = np.ones(1, np.int64)
     elif unit.kind == "user":
-        want = _user_bound(params, unit, ledger, model.windows)
+        want = _user_bound(params, unit, ledger, model)
     else:
-        want = int(params.get("max_points_per_window", 0) or 0)
-    if model.sensitivity != want or any(s.sensitivity != want for s in spends):
-        raise bad(f"the counts' sensitivity must be {want} for a release per {unit}")
-    k = want * (int(unit.limit) if unit.kind == "w-event" else 1)     # what one unit adds to the pooled events
+        want = np.full(1, int(params.get("max_points_per_window", 0) or 0), np.int64)
+    have = model.level_sensitivity if isinstance(model, TreeTimeModel) else np.full(1, model.sensitivity)
+    each = np.broadcast_to(want, have.shape) if isinstance(model, TreeTimeModel) else np.full(len(spends), want[0])
+    if not (np.array_equal(np.broadcast_to(want, have.shape), have) and len(spends) == each.size
+            and all(s.sensitivity == w for s, w in zip(spends, each))):
+        said = ", ".join(map(str, want.tolist())) + (" (one a level)" if want.size > 1 else "")
+        raise bad(f"the counts' sensitivity must be {said} for a release per {unit}")
+    k = int(want.max()) * (int(unit.limit) if unit.kind == "w-event" else 1)     # one unit's pooled events
     if any(not math.isclose(s.sensitivity, k, rel_tol=1e-12) for s in ledger.spends if s.what.startswith("partition")):
         raise bad(f"the partition's ledger lines must state sensitivity {k} (group privacy for {unit})")
     if isinstance(model, FlatModel):
@@ -324,31 +328,52 @@ def _check_ledger_against_model(ledger: Ledger, model, unit: PrivacyUnit, params
         raise bad("the ledger does not state the epsilons the time model's noise was drawn at")
 
 
-def _user_bound(params: dict, unit: PrivacyUnit, ledger: Ledger, windows: int) -> int:
-    """The L a user-level release's counts were drawn for: the unit's limit, or, when L was chosen privately, the
-    chosen L, which must be what the rule could have drawn: a rung of the public ladder, the unit m times the
-    windows, and the choice's one ledger line (the exponential mechanism at its share of epsilon and its
-    sensitivity)."""
+def _user_bound(params: dict, unit: PrivacyUnit, ledger: Ledger, model) -> np.ndarray:
+    """The L a user-level release's counts were drawn for (one, or one a level of the tree, root first): the
+    unit's limit, or, when L was chosen privately, what the rule could have drawn: rungs of the public ladder, the
+    unit m times the windows, and the choice's ledger lines (the exponential mechanism at its share of epsilon
+    and its sensitivity, one line, or one a level at the level's quantile)."""
     chosen = params.get("max_points_per_user_chosen")
     if chosen is None:
-        return int(unit.limit)
-    m, bound = params.get("max_points_per_window"), params.get("max_points_per_user")
+        if "max_points_per_user_levels" in params:
+            raise bad("one L a level is only drawn with max_points_per_user_chosen")
+        return np.full(1, int(unit.limit), np.int64)
+    m, bound, levels = (params.get("max_points_per_window"), params.get("max_points_per_user"),
+                        params.get("max_points_per_user_levels"))
     if (chosen is not True or not isinstance(m, int) or not isinstance(bound, int) or isinstance(m, bool)
             or isinstance(bound, bool) or m < 1 or bound < 1):
         raise bad("a chosen max_points_per_user needs max_points_per_user_chosen true and whole numbers m and L")
+    windows = model.windows
     if int(unit.limit) != min(m * windows, ub.MAX_BOUND):
         raise bad(f"a release with a chosen L protects one user of at most m x the windows points "
                   f"({min(m * windows, ub.MAX_BOUND):,}), not {int(unit.limit):,}")
-    if bound not in ub.ladder(m, windows):
-        raise bad(f"the chosen max_points_per_user {bound} is not a rung of the public ladder")
-    lines = [s for s in ledger.spends if s.what == ub.SPEND]
-    ok = (len(lines) == 1 and lines[0].mechanism == "exponential"
-          and math.isclose(lines[0].sensitivity, ub.score_sensitivity(ub.QUANTILE), rel_tol=1e-12)
-          and math.isclose(lines[0].epsilon, ub.FRACTION * ledger.budget, rel_tol=1e-9))
+    tree_levels = model.tree.levels if isinstance(model, TreeTimeModel) else 1
+    bounds = _chosen_levels(levels, bound, tree_levels)
+    if not np.isin(bounds, ub.ladder(m, windows)).all():
+        raise bad(f"the chosen max_points_per_user {', '.join(map(str, bounds.tolist()))} is not on the public ladder")
+    quantiles = ub.level_quantiles(bounds.size) if bounds.size > 1 else np.array([ub.QUANTILE])
+    share = ub.FRACTION * ledger.budget / bounds.size
+    lines = [s for s in ledger.spends if s.what.startswith(ub.SPEND)]
+    ok = len(lines) == bounds.size and all(
+        s.mechanism == "exponential" and math.isclose(s.sensitivity, ub.score_sensitivity(float(q)), rel_tol=1e-12)
+        and math.isclose(s.epsilon, share, rel_tol=1e-9) for s, q in zip(lines, quantiles))
     if not ok:
-        raise bad(f"a chosen max_points_per_user needs its one ledger line: the exponential mechanism at "
-                  f"{ub.FRACTION:g} of epsilon, sensitivity {ub.score_sensitivity(ub.QUANTILE):g}")
-    return bound
+        raise bad(f"a chosen max_points_per_user needs its ledger lines: the exponential mechanism at "
+                  f"{ub.FRACTION:g} of epsilon in all, one line a level, sensitivity max(q, 1 - q) at each level's "
+                  "quantile")
+    return bounds
+
+
+def _chosen_levels(levels, bound: int, tree_levels: int) -> np.ndarray:
+    """The chosen L a level (root first) a file states: ``max_points_per_user_levels`` (whole numbers, one a level of
+    a tree of more than one level, the largest ``max_points_per_user``), or the one L."""
+    if levels is None:
+        return np.full(1, bound, np.int64)
+    whole = isinstance(levels, list) and all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in levels)
+    if not (whole and len(levels) == tree_levels > 1 and max(levels) == bound):
+        raise bad("max_points_per_user_levels must hold one whole number a level of the tree over time, the largest "
+                  "equal to max_points_per_user")
+    return np.asarray(levels, np.int64)
 
 
 def true_answer_over_time(points, seconds, axis: TimeAxis, rects, first=None, last=None) -> np.ndarray:

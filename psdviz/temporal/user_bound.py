@@ -16,6 +16,14 @@ windows of min(events, m), which no random choice touches. The rest of the relea
 epsilon for the chosen L (sequential composition; its bounding and noise are private for any fixed L, and L is
 a released value). A ladder rather than every integer keeps the mass of far candidates small when users are
 few. The constants, chosen on a tuning family of streams and checked on others: docs/decisions/user-bound.md.
+
+The tree over time takes one L a level instead (:func:`choose_level_bounds`): a level of long intervals counts
+many events a node, where dropping the most active users' events costs more than their noise, and a level of
+single windows the reverse, so the quantile runs from ``ROOT_QUANTILE`` at the root to ``LEAF_QUANTILE`` at the
+leaves. Each level's L is drawn as above at ``FRACTION`` epsilon / (h + 1); the h + 1 draws compose sequentially
+(``FRACTION`` epsilon in all), each user's kept events are put in one random order and level d counts the first
+L_d of them (:func:`psdviz.temporal.bounding.user_rank`), so one user changes level d's nodes by at most L_d in
+L1: its counts are calibrated to sensitivity L_d.
 """
 from __future__ import annotations
 
@@ -24,6 +32,8 @@ import numpy as np
 from ..core.expmech import segment_gumbel_max
 
 QUANTILE = 0.9      # the users' share kept whole (the rule; its tuning: docs/decisions/user-bound.md)
+LEAF_QUANTILE = 0.6     # one L a level of the tree over time: the quantile at the leaves ...
+ROOT_QUANTILE = 0.95    # ... and at the root, linear in depth between (docs/decisions/user-bound.md)
 FRACTION = 0.05     # of the release's epsilon spent on the choice of L
 STEPS_PER_OCTAVE = 4
 MAX_BOUND = 1_000_000
@@ -59,3 +69,17 @@ def choose_bound(totals: np.ndarray, per_window: int, windows: int, epsilon: flo
     cands = ladder(per_window, windows)
     lw = log_weights(totals, cands, epsilon, quantile)
     return int(cands[segment_gumbel_max(rng, lw, np.zeros(1, np.int64))[0]])
+
+
+def level_quantiles(levels: int) -> np.ndarray:
+    """The quantile each level of a tree over time reads, root first: linear in depth from ``ROOT_QUANTILE`` to
+    ``LEAF_QUANTILE``."""
+    return np.linspace(ROOT_QUANTILE, LEAF_QUANTILE, int(levels))
+
+
+def choose_level_bounds(totals: np.ndarray, per_window: int, windows: int, levels: int, epsilon: float,
+                        rng: np.random.Generator) -> np.ndarray:
+    """One L a level (root first), each drawn by :func:`choose_bound` at ``epsilon / levels`` near its level's
+    quantile (:func:`level_quantiles`)."""
+    return np.asarray([choose_bound(totals, per_window, windows, epsilon / levels, rng, float(q))
+                       for q in level_quantiles(levels)], dtype=np.int64)

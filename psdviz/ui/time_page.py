@@ -111,8 +111,7 @@ def render() -> None:
         return
     st.caption(f"{name}: {rel.partition.size:,} cells x {rel.windows:,} windows of {rel.axis.label()}; "
                f"`{rel.mechanism}`, epsilon {rel.epsilon:g} per {rel.privacy_unit}."
-               + (f" L = {rel.params['max_points_per_user']:,}: chosen privately from the data (a contributor's "
-                  "events beyond it are dropped)." if rel.params.get("max_points_per_user_chosen") else "")
+               + _bound_words(rel.params)
                + (" Seeded: a teaching run, NOT private." if rel.randomness.seeded else ""))
     window = _time_control(rel)
     rect = _map(rel, window)
@@ -169,6 +168,19 @@ def _controls() -> tuple:
     from .controls import choose_randomness
     seed, nonce = choose_randomness("time", "release over time")
     return name, window, epsilon, unit, mechanism, m, total, w, level, seed, nonce
+
+
+def _bound_words(params: dict) -> str:
+    """The caption's sentence on a privately chosen L (one, or one a level of the tree over time)."""
+    if not params.get("max_points_per_user_chosen"):
+        return ""
+    levels = params.get("max_points_per_user_levels")
+    if levels:
+        return (f" L = {', '.join(f'{b:,}' for b in levels)} from the whole span down to one window: chosen "
+                "privately from the data (longer ranges keep more of each contributor's events; at each level, a "
+                "contributor's events beyond its L are dropped).")
+    return (f" L = {params['max_points_per_user']:,}: chosen privately from the data (a contributor's events beyond "
+            "it are dropped).")
 
 
 def _time_control(rel: temporal.TimeRelease) -> int:

@@ -163,3 +163,39 @@ def test_the_private_choice_of_l_and_a_leaky_choice_fails():
     assert ratio_ok(*_hist(draws(d, 0), draws(d2, RUNS)), RUNS, eps)
     low = 1 - ub.QUANTILE
     assert not ratio_ok(*_hist(draws(d, 0, low), draws(d2, RUNS, low)), RUNS, eps)
+
+
+def _level_runs(d, user, first, runs, fn=None):
+    """Noisy node counts of the tree over time (T = 2: a root and two leaves) with one L a level (root 8, leaves
+    1): level d counts each user's first L_d events; the user added (``user`` True) has four events in window 0,
+    then four in window 1, in that order."""
+    acct = Accounting("user", 4, 8, level_totals=(8, 1))
+
+    def within(bound):
+        return d + user * np.array([[min(bound, 4), min(max(bound - 4, 0), 4)]])
+    out = []
+    for s in range(first, first + runs):
+        rng = make_randomness(s).rng
+        out.append((fn or mech._tree)(within(8), 1.0, acct, rng, Ledger(1.0), 2, within)[0][0])
+    return np.array(out)
+
+
+def test_one_bound_a_level_and_a_level_counting_past_its_bound_fails():
+    """One user more with eight events (four in each of two windows of one cell: a root and two leaves) under one L
+    a level, 8 at the root and 1 at the leaves: each node's noisy count and the statistic S (the user's
+    contribution to each node times its noisy count) keep their laws within e^epsilon. A tree whose levels are
+    calibrated to their own L but count every kept event (the leaves see all eight at sensitivity 1) fails on the
+    sum of the leaves."""
+    d = np.array([[3, 2]])
+    contribution = np.array([8.0, 1, 0])                      # root: all 8; window 0: the first event only
+    a, b = _level_runs(d, False, 0, RUNS), _level_runs(d, True, RUNS, RUNS)
+    assert _laws_ok(a, b, 1.0)
+    assert ratio_ok(*_tails(a @ contribution, b @ contribution), RUNS, 1.0)
+    src = inspect.getsource(mech._tree)
+    leaky_src = src.replace("counts_within(s) if acct.level_totals else counts", "counts")
+    assert leaky_src != src
+    space = dict(vars(mech))
+    exec(leaky_src, space)
+    la, lb = _level_runs(d, False, 0, RUNS, space["_tree"]), _level_runs(d, True, RUNS, RUNS, space["_tree"])
+    leaves = np.array([0.0, 1, 1])
+    assert not ratio_ok(*_tails(la @ leaves, lb @ leaves), RUNS, 1.0)

@@ -113,7 +113,7 @@ def test_a_chosen_bound_from_the_command_line_and_a_job_with_a_budget_per_its_un
     said = " ".join(capsys.readouterr().out.split())
     assert "chosen privately" in said
     rel = pv.load_release(out)
-    assert rel.ledger.spends[0].what == "contribution bound L"
+    assert rel.ledger.spends[0].what.startswith("contribution bound L")
     assert rel.privacy_unit == "one user, at most 62 points" and rel.params["max_points_per_user_chosen"]
     assert main(["build", str(events), "--lon", "x", "--lat", "y", "--domain", "0", "0", "1", "1", "--user", "u",
                  "--max-points-per-user", "auto", "--out", str(tmp_path / "m.parquet")]) == 2

@@ -95,15 +95,15 @@ def _auto(xy, secs, user, days=32, **kw):
                               max_points_per_window=1, max_points_per_user="auto", grid_level=2, **kw)
 
 
-def test_a_release_buys_l_with_its_own_ledger_line_and_states_it(tmp_path):
+def test_a_flat_release_buys_one_l_with_its_own_ledger_line_and_states_it(tmp_path):
     xy, secs, user = _stream()
-    rel = _auto(xy, secs, user, seed=2, epsilon=0.8)
+    rel = _auto(xy, secs, user, seed=2, epsilon=0.8, mechanism="flat")
     bound = rel.params["max_points_per_user"]
     spends = rel.ledger.spends
     assert spends[0].what == ub.SPEND and spends[0].epsilon == pytest.approx(ub.FRACTION * 0.8)
     assert rel.ledger.total() == pytest.approx(0.8)
     assert all(s.sensitivity == bound for s in spends[1:])
-    assert rel.params["max_points_per_user_chosen"] is True
+    assert rel.params["max_points_per_user_chosen"] is True and "max_points_per_user_levels" not in rel.params
     assert rel.privacy_unit == "one user, at most 32 points"            # m times the windows: public
     assert any(f"L = {bound}" in n for n in rel.notes)
     totals = _totals(user, secs // 86400, 1)
@@ -117,6 +117,63 @@ def test_a_release_buys_l_with_its_own_ledger_line_and_states_it(tmp_path):
     np.testing.assert_array_equal(again.answer([[0, 0, 0.5, 0.5]], 0, 31), rel.answer([[0, 0, 0.5, 0.5]], 0, 31))
 
 
+def test_the_tree_buys_one_l_a_level_near_its_levels_quantile_and_states_them(tmp_path):
+    """The tree over time: one choice a level (root first) at FRACTION epsilon / levels each, every level's counts
+    at its own L's sensitivity, each L near its level's quantile (thousands of users), the file round trip."""
+    xy, secs, user = _stream()
+    rel = _auto(xy, secs, user, seed=2, epsilon=0.8, fanout=2)
+    levels = rel.model.tree.levels
+    bounds = rel.params["max_points_per_user_levels"]
+    assert len(bounds) == levels == 6 and rel.params["max_points_per_user"] == max(bounds)
+    choice = [s for s in rel.ledger.spends if s.what.startswith(ub.SPEND)]
+    counts = [s for s in rel.ledger.spends if s.what.startswith("time tree")]
+    assert [s.epsilon for s in choice] == pytest.approx([ub.FRACTION * 0.8 / levels] * levels)
+    assert [s.sensitivity for s in choice] == pytest.approx([ub.score_sensitivity(q)
+                                                             for q in ub.level_quantiles(levels)])
+    assert [s.sensitivity for s in counts] == bounds == rel.model.level_sensitivity.tolist()
+    assert rel.ledger.total() == pytest.approx(0.8)
+    assert rel.privacy_unit == "one user, at most 32 points"
+    assert any(", ".join(map(str, bounds)) in n for n in rel.notes)
+    totals = _totals(user, secs // 86400, 1)
+    rungs = ub.ladder(1, 32)
+    for bound, q in zip(bounds, ub.level_quantiles(levels)):
+        near = rungs[np.clip(np.searchsorted(rungs, np.quantile(totals, q)) + np.array([-2, 2]), 0, rungs.size - 1)]
+        assert near[0] <= bound <= near[1], (bound, q)
+    assert bounds[0] > bounds[-1]                                          # the root keeps more than a window
+    path = tmp_path / "t.json"
+    rel.save(path, allow_seeded=True)
+    again = pv.load_release(path)
+    assert again.params["max_points_per_user_levels"] == bounds
+    np.testing.assert_array_equal(again.model.level_sensitivity, rel.model.level_sensitivity)
+    np.testing.assert_array_equal(again.answer([[0, 0, 0.5, 0.5]], 0, 31), rel.answer([[0, 0, 0.5, 0.5]], 0, 31))
+
+
+def test_each_level_counts_each_users_first_l_of_one_random_order():
+    """The release's counts are the mechanism's on the counts of each user's first L_d kept events (one random
+    order from the release's stream): rebuilt step by step from the same seed, the noisy values are equal."""
+    from psdviz.core.ledger import Ledger
+    from psdviz.core.rng import make_randomness
+    from psdviz.temporal import mechanisms as mech
+    from psdviz.temporal.bounding import user_rank
+    xy, secs, user = _stream(users=300, days=8)
+    rel = pv.build_over_time(xy, DOM, time=secs, span=(0, 8 * 86400), unit="user", user=user, max_points_per_window=1,
+                             max_points_per_user="auto", grid_level=1, fanout=2, seed=9, epsilon=1.0)
+    rng = make_randomness(9).rng
+    win = secs // 86400
+    ok = bound_per_window(user, win, 1, rng)
+    bounds = ub.choose_level_bounds(kept_totals(user, ok), 1, 8, 4, ub.FRACTION, rng)
+    assert bounds.tolist() == rel.params["max_points_per_user_levels"]
+    rank = user_rank(user, ok, rng)
+    cell = (xy[:, 1] >= 0.5).astype(int) * 2 + (xy[:, 0] >= 0.5)
+
+    def within(bound):
+        sel = ok & (rank < bound)
+        return np.bincount(cell[sel] * 8 + win[sel], minlength=32).reshape(4, 8)
+    acct = mech.Accounting("user", 1, int(bounds.max()), level_totals=tuple(bounds.tolist()))
+    noisy = mech.measure(within(bounds.max()), "tree", 1.0 - ub.FRACTION, acct, rng, Ledger(1.0), 2, within)[0]
+    np.testing.assert_array_equal(rel.noisy, noisy)
+
+
 @pytest.mark.parametrize("edit", ["above the unit", "no ledger line"])
 def test_an_edited_chosen_bound_is_refused(tmp_path, edit):
     xy, secs, user = _stream(users=500)
@@ -127,7 +184,7 @@ def test_an_edited_chosen_bound_is_refused(tmp_path, edit):
     if edit == "above the unit":
         rep["parameters"]["max_points_per_user"] = 33
     else:
-        rep["ledger"] = [s for s in rep["ledger"] if s["what"] != ub.SPEND]
+        rep["ledger"] = [s for s in rep["ledger"] if not s["what"].startswith(ub.SPEND)]
     path.write_text(json.dumps(doc))
     with pytest.raises(ReleaseFileError):
         pv.load_release(path)
@@ -166,7 +223,8 @@ def test_settings_some_rung_could_not_measure_are_refused_before_the_data():
     assert "max_points_per_user='auto'" in _refused(partition="privtree", partition_fraction=0.5, epsilon=5e-12)
 
 
-@pytest.mark.parametrize("edit", ["not a rung", "unit", "cheap line", "flag", "partition sensitivity"])
+@pytest.mark.parametrize("edit", ["not a rung", "unit", "cheap line", "flag", "partition sensitivity",
+                                  "a level not a rung", "a level's noise", "levels unflagged"])
 def test_a_chosen_bound_the_rule_could_not_have_drawn_is_refused(tmp_path, edit):
     xy, secs, user = _stream(users=500)
     path = tmp_path / "t.json"
@@ -184,12 +242,23 @@ def test_a_chosen_bound_the_rule_could_not_have_drawn_is_refused(tmp_path, edit)
     elif edit == "unit":
         doc["privacy_unit"] = {"kind": "user", "limit": 1000}
     elif edit == "cheap line":
-        rep["ledger"] = [{**s, "epsilon": 1e-12} if s["what"] == ub.SPEND else s for s in rep["ledger"]]
+        rep["ledger"] = [{**s, "epsilon": 1e-12} if s["what"].startswith(ub.SPEND) else s for s in rep["ledger"]]
     elif edit == "flag":
         params["max_points_per_user_chosen"] = "yes"
+    elif edit == "a level not a rung":               # the leaves' L off the ladder, stated consistently everywhere
+        rungs, levels = ub.ladder(1, 32), params["max_points_per_user_levels"]
+        odd = int(next(v for v in range(1, max(levels)) if v not in rungs))
+        levels[-1] = odd
+        doc["model"]["level_sensitivity"][-1] = odd
+        leaf = [s for s in rep["ledger"] if s["what"].startswith("time tree")][-1]
+        leaf["sensitivity"] = odd
+    elif edit == "a level's noise":                  # the model's leaves drawn at a smaller sensitivity than stated
+        doc["model"]["level_sensitivity"][-1] = 1
+    elif edit == "levels unflagged":
+        del params["max_points_per_user_chosen"]
     else:
         rep["ledger"] = [{**s, "sensitivity": 1} if s["what"].startswith("partition") else s for s in rep["ledger"]]
-    assert bound >= 1
+    assert bound >= 1 and len(params.get("max_points_per_user_levels", [])) >= 2       # the tree: one L a level
     path.write_text(json.dumps(doc))
     with pytest.raises(ReleaseFileError):
         pv.load_release(path)

@@ -89,6 +89,7 @@ def test_l_chosen_from_the_data_is_stated():
     assert not at.exception and not at.error
     said = [c.value for c in at.caption if "one user, at most 546 points" in c.value]     # 3 a window, 182 windows
     assert len(said) == 1 and "chosen privately from the data" in said[0]
+    assert "from the whole span down to one window" in said[0]                  # the tree: one L a level
 
 
 def test_a_bad_rectangle_is_said_in_words():
