@@ -158,7 +158,9 @@ def test_every_kind_holds_one_header_type_that_writes_its_report_head(kind):
 
 def test_a_spatial_release_keeps_points_report_as_the_old_name_of_input_report():
     rel = _spatial()
-    assert rel.points_report == rel.input_report and rel.input_report["rows_in"] == PTS.shape[0]
+    with pytest.warns(DeprecationWarning, match="input_report"):
+        old = rel.points_report
+    assert old == rel.input_report and rel.input_report["rows_in"] == PTS.shape[0]
     assert "input_report" in {f.name for f in dataclasses.fields(rel)}
 
 

@@ -6,6 +6,7 @@ made. True counts never live inside it.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -94,7 +95,9 @@ class Release:
     @property
     def points_report(self) -> dict:
         """Deprecated name of :attr:`input_report` (the name every release kind uses for the owner's counts about
-        the input; not private: read them through :meth:`audit`)."""
+        the input; not private: read them through :meth:`audit`). Reading it warns (``DeprecationWarning``)."""
+        warnings.warn("Release.points_report is deprecated: read Release.input_report (the same counts)",
+                      DeprecationWarning, stacklevel=2)
         return self.input_report
 
     @cached_property

@@ -104,9 +104,9 @@ def render() -> None:
         st.error(f"Cannot build {spec.method}: {words.file_text(exc)}")
         return
     row_warnings(data, release)      # the bad-rows rule's words, above the map
-    if release.points_report["rows_used"] == 0:   # the engine released pure noise; tell the data owner
+    if release.input_report["rows_used"] == 0:   # the engine released pure noise; tell the data owner
         d = data.domain
-        st.error(f"None of the {rows_read(release.points_report):,} points lies inside the domain "
+        st.error(f"None of the {rows_read(release.input_report):,} points lies inside the domain "
                  f"x [{d.xmin:g}, {d.xmax:g}], y [{d.ymin:g}, {d.ymax:g}]: a release now would be pure noise. "
                  "Check the bounds or the column order (lon, lat).")
         return
@@ -197,7 +197,7 @@ def row_warnings(data: data_input.Dataset, release: pv.Release) -> None:
     """The bad-rows rule's warnings for the data owner, above the map where they are seen without opening
     anything (exact counts: the owner's view, never the release's): rows missing a coordinate, and many rows
     outside the domain with the likely cause (the columns the other way round)."""
-    rep = release.points_report
+    rep = release.input_report
     read = rows_read(rep)
     missing = missing_words(read, rep["rows_nonfinite_dropped"])
     if missing:
@@ -217,7 +217,7 @@ def row_warnings(data: data_input.Dataset, release: pv.Release) -> None:
 
 def release_details(data: data_input.Dataset, release: pv.Release) -> None:
     """Under the map: how auto chose, the data read and used, the parameters and the public grid."""
-    rep = release.points_report
+    rep = release.input_report
     if release.method == "auto":
         auto_details(release)
     details = st.expander("Data, parameters and public grid of this release")

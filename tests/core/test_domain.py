@@ -26,8 +26,8 @@ def test_nonfinite_rows_are_refused_with_their_count_or_dropped_and_reported():
     with pytest.raises(ValueError, match="4 of 500 rows contain NaN or inf"):
         pv.build(p, DOM, method="quadtree", epsilon=1.0, seed=0, height=3)
     rel = pv.build(p, DOM, method="quadtree", epsilon=1.0, seed=0, nonfinite="drop", height=3)
-    assert rel.points_report["rows_nonfinite_dropped"] == 4
-    assert rel.points_report["rows_used"] == 496
+    assert rel.input_report["rows_nonfinite_dropped"] == 4
+    assert rel.input_report["rows_used"] == 496
 
 
 def test_outside_points_dropped_or_clipped_and_reported():
@@ -38,9 +38,9 @@ def test_outside_points_dropped_or_clipped_and_reported():
     assert clipped.n_outside == 3 and clipped.n == 504
     np.testing.assert_array_equal(clipped.xy[-4:], [[0, 5], [10, 5], [5, 10], [10, 10]])
     rel = pv.build(p, DOM, method="quadtree", epsilon=1.0, seed=0, outside="clip", height=3)
-    assert rel.points_report["rows_outside_domain"] == 3
-    assert rel.points_report["outside_rows"] == "clipped to the boundary"
-    assert pv.build(p, DOM, method="quadtree", epsilon=1.0, seed=0, height=3).points_report["outside_rows"] == "dropped"
+    assert rel.input_report["rows_outside_domain"] == 3
+    assert rel.input_report["outside_rows"] == "clipped to the boundary"
+    assert pv.build(p, DOM, method="quadtree", epsilon=1.0, seed=0, height=3).input_report["outside_rows"] == "dropped"
 
 
 def test_callers_array_is_never_modified():
@@ -60,9 +60,9 @@ def test_empty_and_all_outside_input_release_noise():
     """No longer an error (a data-dependent error leaks): the release is pure noise, and the owner's
     report says no row was used (tests/privacy/test_data_dependent_errors.py covers every method)."""
     rel = pv.build(np.empty((0, 2)), DOM, method="quadtree", epsilon=1.0, height=3)
-    assert rel.points_report["rows_in"] == 0 and rel.points_report["rows_used"] == 0
+    assert rel.input_report["rows_in"] == 0 and rel.input_report["rows_used"] == 0
     rel = pv.build([[20, 20], [30, 30]], DOM, method="quadtree", epsilon=1.0, height=3)
-    assert rel.points_report["rows_in"] == 2 and rel.points_report["rows_outside_domain"] == 2
+    assert rel.input_report["rows_in"] == 2 and rel.input_report["rows_outside_domain"] == 2
 
 
 @pytest.mark.parametrize("shape", [(5,), (5, 3), (2, 2, 2)])

@@ -21,7 +21,7 @@ def _same(a, b) -> None:
         if isinstance(v, np.ndarray):
             assert np.array_equal(v, w, equal_nan=True), name
     assert a.ledger.records() == b.ledger.records() and a.params == b.params
-    assert a.points_report == b.points_report and a.notes == b.notes
+    assert a.input_report == b.input_report and a.notes == b.notes
 
 
 @pytest.mark.parametrize("method", pv.METHODS + pv.REFERENCES)

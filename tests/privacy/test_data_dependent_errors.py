@@ -23,7 +23,7 @@ def test_no_point_inside_still_releases(method, data):
     q = [[0.0, 0.0, 0.5, 0.5], [0.2, 0.1, 0.9, 0.8]]
     assert np.isfinite(rel.answer(q)).all() and np.isfinite(rel.answer_variance(q)).all()
     # the data owner can still see that nothing was used (not part of the release)
-    assert rel.points_report["rows_used"] == 0
+    assert rel.input_report["rows_used"] == 0
 
 
 def test_empty_release_is_noise_around_zero():

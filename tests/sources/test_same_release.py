@@ -56,7 +56,7 @@ def _same(a, b) -> None:
     np.testing.assert_array_equal(ta.est, tb.est)
     assert a.ledger.records() == b.ledger.records()
     drop = lambda r: {k: v for k, v in r.items() if k not in ("data_passes", "files_read")}   # audit only
-    assert drop(a.points_report) == drop(b.points_report)
+    assert drop(a.input_report) == drop(b.input_report)
     assert a.params == b.params
 
 
@@ -75,7 +75,7 @@ def test_sources_report_what_validation_did(data, client):
     ddf = dd.from_pandas(data["df"], npartitions=3)
     for src in (data["parquet"], ddf):
         rel = pv.build(src, DOM, "ug", 1.0, seed=1, lon="lon", lat="lat", nonfinite="drop", resolution=RES)
-        assert rel.points_report["rows_in"] == len(data["xy"])
-        assert rel.points_report["rows_nonfinite_dropped"] == 1
-        assert rel.points_report["rows_outside_domain"] == 1
-        assert rel.points_report["rows_used"] == len(data["xy"]) - 2
+        assert rel.input_report["rows_in"] == len(data["xy"])
+        assert rel.input_report["rows_nonfinite_dropped"] == 1
+        assert rel.input_report["rows_outside_domain"] == 1
+        assert rel.input_report["rows_used"] == len(data["xy"]) - 2

@@ -44,7 +44,7 @@ def test_nonfinite_rows_follow_the_rule(files):
     with pytest.raises(ValueError, match="1 of 50 rows contain NaN"):
         pv.build(str(files / "nan.parquet"), DOM, "ug", 1.0, lon="x", lat="y")
     rel = pv.build(str(files / "nan.parquet"), DOM, "ug", 1.0, lon="x", lat="y", nonfinite="drop")
-    assert rel.points_report["rows_nonfinite_dropped"] == 1
+    assert rel.input_report["rows_nonfinite_dropped"] == 1
 
 
 def test_no_match_and_unknown_kinds(files):

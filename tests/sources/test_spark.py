@@ -86,4 +86,4 @@ def test_a_column_named_with_a_dot_is_one_column(spark):
     """A column "a.b" is that column, not field b of a struct a (it was an AnalysisException)."""
     pdf = pd.DataFrame({"pos.lon": [0.1, 0.2, 0.3], "pos.lat": [0.1, 0.2, 0.3]})
     rel = pv.build(spark.createDataFrame(pdf), pv.Domain(0, 0, 1, 1), "ug", 1.0, lon="pos.lon", lat="pos.lat")
-    assert rel.points_report["rows_in"] == 3
+    assert rel.input_report["rows_in"] == 3
