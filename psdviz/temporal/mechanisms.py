@@ -98,21 +98,42 @@ class FlatModel:
 
 class TreeTimeModel(TreeModel):
     """The tree mechanism's model (:class:`psdviz.temporal.timetree.TreeModel`): each level's nodes measured
-    at ``level_epsilon[d]`` for L1 sensitivity ``sensitivity`` (one number, or one a level, root first)."""
+    at ``level_epsilon[d]`` for L1 sensitivity ``sensitivity`` (one number, or one a level, root first).
+
+    With one L a level the levels count nested sets of events (each user's first L_d), so a lower level's counts
+    are a smaller share of the events than the root's. ``level_scale`` (root first, the root 1) is that share,
+    read from the noisy values (:func:`kept_shares`: post-processing); each level's counts are divided by it (and
+    their noise variance by its square) before the least squares, so that every level estimates the events the
+    root keeps and the long ranges are not pulled towards the lower levels' smaller sums."""
 
     kind = "tree"
 
-    def __init__(self, windows: int, fanout: int, level_epsilon: np.ndarray, sensitivity):
+    def __init__(self, windows: int, fanout: int, level_epsilon: np.ndarray, sensitivity,
+                 level_scale: np.ndarray | None = None):
         self.level_epsilon = np.asarray(level_epsilon, float)
         self.level_sensitivity = np.broadcast_to(np.asarray(sensitivity, np.int64), self.level_epsilon.shape).copy()
         self.sensitivity = int(self.level_sensitivity.max(initial=1))
-        super().__init__(TimeTree(windows, fanout), geometric_variance(self.level_epsilon, self.level_sensitivity))
+        self.level_scale = np.ones(self.level_epsilon.shape) if level_scale is None else np.asarray(level_scale, float)
+        noise = geometric_variance(self.level_epsilon, self.level_sensitivity) / self.level_scale ** 2
+        super().__init__(TimeTree(windows, fanout), noise)
         self.windows = int(windows)
 
     @property
     def per_level(self) -> bool:
         """Whether the levels carry different sensitivities (one L a level)."""
         return bool((self.level_sensitivity != self.sensitivity).any())
+
+    def for_values(self, noisy: np.ndarray) -> TreeTimeModel:
+        """The model with its ``level_scale`` read from the released ``noisy`` node counts (one L a level; else
+        unchanged)."""
+        if not self.per_level:
+            return self
+        return TreeTimeModel(self.windows, self.tree.fanout, self.level_epsilon, self.level_sensitivity,
+                             kept_shares(noisy, self.tree))
+
+    def estimate(self, noisy: np.ndarray) -> np.ndarray:
+        scaled = np.asarray(noisy, float) / np.repeat(self.level_scale, self.tree.level_nodes)[None, :]
+        return super().estimate(scaled)
 
     def to_data(self) -> dict:
         data = {"kind": self.kind, "fanout": self.tree.fanout, "level_epsilon": self.level_epsilon.tolist(),
@@ -121,6 +142,19 @@ class TreeTimeModel(TreeModel):
 
     def approximation(self, weights: np.ndarray) -> np.ndarray:
         return np.zeros(np.atleast_2d(weights).shape[0])
+
+
+MIN_SHARE = 0.05      # a level's share of the root's events is read as at least this (a noisy sum near zero)
+
+
+def kept_shares(noisy: np.ndarray, tree: TimeTree) -> np.ndarray:
+    """Each level's noisy sum over every cell and node (the whole span) over the root's, clipped to [``MIN_SHARE``,
+    1]: the share of the root's events a level with a smaller L keeps (released values only)."""
+    y = np.asarray(noisy, float)
+    sums = np.array([y[:, tree.bounds[d]:tree.bounds[d + 1]].sum() for d in range(tree.levels)])
+    if not sums[0] > 0:
+        return np.ones(tree.levels)
+    return np.clip(sums / sums[0], MIN_SHARE, 1.0)
 
 
 class StreamModel:
@@ -259,7 +293,7 @@ def _tree(counts, epsilon, acct, rng, ledger, fanout, counts_within=None):
                      level=d, nodes=cells * int(tree.level_nodes[d]), sensitivity=s,
                      note=_why(acct, f"interval of level {d}", d) + f"; {tree.levels} levels compose sequentially")
         noisy[:, lo:hi] = nodes[:, lo:hi] + geometric_noise(rng, (cells, hi - lo), eps_level, s)
-    return noisy, TreeTimeModel(windows, tree.fanout, np.full(tree.levels, eps_level), sens)
+    return noisy, TreeTimeModel(windows, tree.fanout, np.full(tree.levels, eps_level), sens).for_values(noisy)
 
 
 def _stream(counts, kind, epsilon, acct, rng, ledger):

@@ -268,6 +268,8 @@ def load_time(path) -> TimeRelease:
     except (ValueError, TypeError, KeyError) as exc:
         raise bad(f"{path}: {exc}") from None
     noisy = _noisy(doc.get("noisy"), partition.size, model, axis.windows)
+    if isinstance(model, TreeTimeModel):
+        model = model.for_values(noisy)
     params = head.parameters
     if head.method != model.kind:
         raise bad("the report's method must be the time model's kind")

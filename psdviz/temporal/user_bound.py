@@ -23,7 +23,8 @@ single windows the reverse, so the quantile runs from ``ROOT_QUANTILE`` at the r
 leaves. Each level's L is drawn as above at ``FRACTION`` epsilon / (h + 1); the h + 1 draws compose sequentially
 (``FRACTION`` epsilon in all), each user's kept events are put in one random order and level d counts the first
 L_d of them (:func:`psdviz.temporal.bounding.user_rank`), so one user changes level d's nodes by at most L_d in
-L1: its counts are calibrated to sensitivity L_d.
+L1: its counts are calibrated to sensitivity L_d. The least squares then reads each level at the share of the
+root's events it keeps (:class:`psdviz.temporal.mechanisms.TreeTimeModel`, post-processing).
 """
 from __future__ import annotations
 
@@ -32,8 +33,8 @@ import numpy as np
 from ..core.expmech import segment_gumbel_max
 
 QUANTILE = 0.9      # the users' share kept whole (the rule; its tuning: docs/decisions/user-bound.md)
-LEAF_QUANTILE = 0.6     # one L a level of the tree over time: the quantile at the leaves ...
-ROOT_QUANTILE = 0.95    # ... and at the root, linear in depth between (docs/decisions/user-bound.md)
+LEAF_QUANTILE = 0.5     # one L a level of the tree over time: the quantile at the leaves ...
+ROOT_QUANTILE = 0.99    # ... and at the root, linear in depth between (docs/decisions/user-bound.md)
 FRACTION = 0.05     # of the release's epsilon spent on the choice of L
 STEPS_PER_OCTAVE = 4
 MAX_BOUND = 1_000_000

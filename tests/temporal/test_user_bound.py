@@ -272,3 +272,21 @@ def test_the_statement_lists_no_noise_for_the_choice():
     text = markdown(_auto(xy, secs, user, seed=2, partition="privtree"))
     table = text.split("noise standard deviation of each measured count")[1].split("\n\n")[0]
     assert "time tree level" in table and ub.SPEND not in table and "partition:" not in table
+
+
+def test_each_level_is_read_at_the_share_of_the_roots_events_it_keeps():
+    """One L a level: lower levels count fewer of each user's events. Node counts whose leaves hold exactly half
+    of what the root holds (and no noise) give shares (1, 0.5) and estimates whose sum over the span is the root's
+    count, with the leaves' proportions; an L the same at every level leaves the counts as they are."""
+    from psdviz.temporal.mechanisms import TreeTimeModel, kept_shares
+    from psdviz.temporal.timetree import TimeTree
+    tree = TimeTree(4, 4)                                   # a root over four windows
+    leaves = np.array([[10.0, 30, 20, 40], [5, 5, 5, 5]])
+    noisy = np.hstack([2 * leaves.sum(axis=1, keepdims=True), leaves])
+    np.testing.assert_allclose(kept_shares(noisy, tree), [1.0, 0.5])
+    model = TreeTimeModel(4, 4, [0.5, 0.5], [8, 2]).for_values(noisy)
+    est = model.estimate(noisy)
+    np.testing.assert_allclose(est.sum(axis=1), noisy[:, 0])
+    np.testing.assert_allclose(est / est.sum(axis=1, keepdims=True), leaves / leaves.sum(axis=1, keepdims=True))
+    same = TreeTimeModel(4, 4, [0.5, 0.5], [8, 8])
+    assert same.for_values(noisy) is same and (same.level_scale == 1).all()
