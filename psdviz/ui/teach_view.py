@@ -47,6 +47,8 @@ def linked_maps(left: Release, right: Release, height: int = 520) -> tuple[DualM
     dual = DualMap(location=[(b[0][0] + b[1][0]) / 2, (b[0][1] + b[1][1]) / 2], zoom_start=2, tiles=None,
                    prefer_canvas=True, world_copy_jump=False, control_scale=True, zoom_snap=0.1)
     dual.default_js = [("Leaflet.Sync", url("sync_js"))]
+    Paper().add_to(dual.m1)                                    # each map on the page's white, not Leaflet's grey
+    Paper().add_to(dual.m2)
     dual.fit_bounds(b)
     add_release_layers(dual.m1, left, na, ca, outlines=True)
     add_release_layers(dual.m2, right, nb, cb, outlines=True)

@@ -26,6 +26,8 @@ def test_the_linked_maps_move_together_and_answer_one_rectangle(pg, server):  # 
     maps = _maps(pg)
     maps.locator("#map_div2 canvas").first.wait_for()                        # both maps drawn, with outlines
     maps.locator(".leaflet-outlines-pane path").nth(20).wait_for(state="attached")
+    papers = maps.evaluate("() => [map_div, map_div2].map(m => getComputedStyle(m.getContainer()).backgroundColor)")
+    assert papers == ["rgb(255, 255, 255)"] * 2, papers      # the page's white, not Leaflet's grey (221, 221, 221)
     before = maps.evaluate(CENTRES)
     box = pg.locator(MAP_IFRAME).last.bounding_box()
     x, y = box["x"] + box["width"] * 0.25, box["y"] + box["height"] * 0.5   # the middle of the left map

@@ -5,6 +5,8 @@ the map shows one level with noise around it; a cell within noise of zero is pal
 breaks; the GeoNames sample keeps its structure (at least five classes drawn)."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -81,11 +83,28 @@ def test_a_cell_with_pale_parts_is_drawn_as_its_pieces_under_its_own_outline():
 
 def test_every_map_the_pages_draw_is_on_the_pages_white():
     """Leaflet's grey background showed through offline as a colour no legend has: every module of the pages that
-    makes a map (a line ``name = folium.Map(``) puts it on the page's white (``Paper``); one that does not is named."""
-    import re
+    makes a map (a line ``name = folium.Map(``, or ``DualMap(``: two maps) puts each map on the page's white
+    (``Paper().add_to(``, once a map); one that does not is named."""
     from pathlib import Path
     ui = Path(__file__).resolve().parents[2] / "psdviz" / "ui"
-    makers = [p for p in sorted(ui.glob("*.py")) if re.search(r"^\s*\w+\s*=\s*folium\.Map\(", p.read_text(), re.M)]
-    assert len(makers) >= 4
-    grey = [p.name for p in makers if "Paper().add_to(" not in p.read_text()]
+    maker = re.compile(r"^\s*\w+\s*=\s*(folium\.Map|DualMap)\(", re.M)
+    texts = {p.name: p.read_text() for p in sorted(ui.glob("*.py"))}
+    maps = {name: sum(2 if m == "DualMap" else 1 for m in maker.findall(t)) for name, t in texts.items()}
+    makers = {name: n for name, n in maps.items() if n}
+    assert len(makers) >= 4 and any(n >= 2 for n in makers.values())
+    grey = [name for name, n in makers.items() if texts[name].count("Paper().add_to(") < n]
     assert not grey, grey
+
+
+def test_the_teach_pages_linked_maps_are_both_on_the_pages_white():
+    """The Teach page's two side-by-side maps (a DualMap, ``map_div`` and ``map_div2`` in the browser) each get the
+    page's white, as streamlit-folium sends them: Leaflet's grey showed as a band between them and beyond the domain."""
+    from streamlit_folium import _get_map_string
+
+    from psdviz.ui.basemap import PAPER
+    from psdviz.ui.teach_view import linked_maps
+    rel = pv.build(UNIFORM[:2000], DOM, "quadtree", 1.0, seed=1)
+    dual, _, _ = linked_maps(rel, rel)
+    script = _get_map_string(dual)
+    for name in ("map_div", "map_div2"):
+        assert re.search(rf"\b{name}\.getContainer\(\)\.style\.background = \"{PAPER}\"", script), name
