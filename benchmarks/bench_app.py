@@ -1,6 +1,6 @@
 """App speed in headless chromium: first paint (cold and warm server), draw-to-answer, a 500,000-cell
 release on "Open a release" (shown after choosing the file, a click's details), the Regions page's US
-counties and the spatial release planned for them.
+counties and the spatial release planned for them; and the bytes of the map the page sends as it opens.
 
 Starts `streamlit run app.py` on 127.0.0.1, drives Debian's chromium with Playwright and prints the
 figures, median of 5 by default (targets: first paint <= 1.5 s warm and <= 3 s cold, rectangle to answer
@@ -202,6 +202,19 @@ def open_big(browser, url: str, path: Path) -> tuple[float, float]:
     return shown, clicked
 
 
+def map_message(seed: int = 1) -> tuple[int, int, int]:
+    """Bytes of the map the page sends as it opens (the GeoNames sample, auto, epsilon 0.5, the world, outlines on;
+    a seeded build, so the figure is the same on every machine): the component's script, of which the release's
+    layers (the cells) and the public frame (the outlines, Leaflet's set-up)."""
+    import psdviz as pv
+    from psdviz.io.samples import sample_points
+    from psdviz.present import view_depth
+    from psdviz.ui.map_layers import MAX_SHAPES, release_view
+    rel = pv.build(sample_points("geonames"), pv.Domain.world(), "auto", 0.5, seed=seed)
+    view, _ = release_view(rel, view_depth(rel.tree, MAX_SHAPES))
+    return len(view.script.encode()), len(view.layers.encode()), len(view.frame.script.encode())
+
+
 def page_text(lines: list[str], repeats: int) -> str:
     """The generated page: the machine, its load, the date and the figures (the one place they live)."""
     load = " / ".join(f"{v:.2f}" for v in os.getloadavg())
@@ -235,7 +248,10 @@ def main(repeats: int = 5, write: bool = True) -> None:
             browser.close()
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
+    script, cells, frame = map_message()
     lines = [
+        f"- the map as the page opens (seeded build, bytes: the same on every machine): {script:,} bytes of script, "
+        f"of which the cells {cells:,} and the public frame (outlines, Leaflet's set-up) {frame:,}",
         f"- server start until healthy (imports the pages): {STARTUP[0]:.2f} s",
         f"- first paint, cold server (first visitor: sample load, build): {cold:.2f} s",
         f"- first paint, warm server (new session, cached build): median {statistics.median(warm):.2f} s "

@@ -3,9 +3,14 @@ script) to a new Element built from that text as a Jinja template, so the text i
 only to give back the same text. For a layer of cells or outlines that is hundreds of KB on every rerun,
 twice (streamlit-folium renders the figure and then the map), and most of the map's server time
 (docs/decisions/classroom.md). :class:`PlainMacro` adds each part as it is (:class:`Verbatim`); the page
-is the same, since no part holds Jinja syntax of its own."""
+is the same, since no part holds Jinja syntax of its own. The maps' numbers travel as base64 typed arrays
+(:func:`b64_table`, decoded by :data:`TABLE_JS`)."""
 from __future__ import annotations
 
+import base64
+import json
+
+import numpy as np
 from branca.element import Element, Figure, MacroElement
 
 PARTS = ("header", "html", "script")
@@ -38,3 +43,16 @@ class PlainMacro(MacroElement):
                 getattr(figure, part).add_child(Verbatim(str(macro(self, kwargs))), name=self.get_name())
         for child in self._children.values():
             child.render(**kwargs)
+
+
+# The maps' binary tables: numbers sent as base64 typed arrays (little-endian), decoded in the browser by TABLE_JS.
+TABLE_JS = """function table(s, Type) {
+    var b = atob(s), u = new Uint8Array(b.length);
+    for (var k = 0; k < b.length; k++) { u[k] = b.charCodeAt(k); }
+    return new Type(u.buffer);
+}"""
+
+
+def b64_table(a: np.ndarray, dtype: str = "<f8") -> str:
+    """``a`` as a JSON string of base64 ``dtype`` bytes, for ``table(s, Type)`` of :data:`TABLE_JS`."""
+    return json.dumps(base64.b64encode(np.ascontiguousarray(a, dtype=dtype).tobytes()).decode())

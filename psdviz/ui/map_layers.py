@@ -40,14 +40,15 @@ from psdviz.present import (  # noqa: F401  (re-exported: the pages import them 
 
 from .assets import use_local_leaflet
 from .basemap import Basemap, Paper
-from .macros import PlainMacro
+from .macros import TABLE_JS, PlainMacro, b64_table
 from .mapview import Frame, MapView, frame_of, overlay_script
-from .outlines import OutlineLayer, countries_json, is_lon_lat
+from .outlines import OutlineLayer, countries_packed, is_lon_lat
 
 MAX_SHAPES = 5000
 LAT_LIMIT = 85.0
 POINT_LIMIT = 3000
 QUERY_COLOUR = "#0a7d00"
+FLOAT32_COUNTS = 2.0 ** 20   # counts (to a tenth) below this are sent as float32 (:func:`_counts`)
 
 
 def _bounds(release: Release) -> list[list[float]]:
@@ -58,25 +59,29 @@ def _domain_bounds(d: Domain) -> list[list[float]]:
     return [[max(d.ymin, -LAT_LIMIT), d.xmin], [min(d.ymax, LAT_LIMIT), d.xmax]]
 
 
-CELLS_JS = """var t = table(%(table)s), cols = 9, edges = table(%(edges)s), pal = %(palette)s,
+CELLS_JS = """var d = %(domain)s, shape = table(%(shape)s, Float32Array), counts = table(%(counts)s, %(count_type)s),
+    codes = table(%(codes)s, Uint16Array), edges = table(%(edges)s, Float32Array), pal = %(palette)s,
     g = L.featureGroup();
-function table(s) {
-    var b = atob(s), u = new Uint8Array(b.length);
-    for (var k = 0; k < b.length; k++) { u[k] = b.charCodeAt(k); }
-    return new Float64Array(u.buffer);
+%(table_js)s
+function box(a, k) {
+    return [[d[1] + a[k + 1] * d[3], d[0] + a[k] * d[2]], [d[1] + a[k + 3] * d[3], d[0] + a[k + 2] * d[2]]];
 }
-for (var i = 0; i < t.length; i += cols) {
-    var cell = L.rectangle([[t[i + 1], t[i]], [t[i + 3], t[i + 2]]],
-        {color: "#555555", weight: 0.4, stroke: t[i + 8] === 1, fillColor: pal[t[i + 4]], fillOpacity: 0.55});
-    cell.bindTooltip("level " + t[i + 5] + "<br>noisy count " + (isNaN(t[i + 6]) ? "not measured" : t[i + 6])
-        + "<br>estimated count " + t[i + 7]
-        + (t[i + 7] < 0 || t[i + 6] < 0 ? "<br>below zero: the noise's doing (a count cannot be)" : ""),
-        {sticky: true});
+function tenth(v) { return Math.round(v * 10) / 10; }
+function words(i) {
+    var noisy = tenth(counts[2 * i]), est = tenth(counts[2 * i + 1]);
+    return "level " + codes[3 * i + 1] + "<br>noisy count " + (isNaN(noisy) ? "not measured" : noisy)
+        + "<br>estimated count " + est
+        + (est < 0 || noisy < 0 ? "<br>below zero: the noise's doing (a count cannot be)" : "");
+}
+for (var i = 0; i < codes.length / 3; i++) {
+    var cell = L.rectangle(box(shape, 4 * i), {color: "#555555", weight: 0.4, stroke: codes[3 * i + 2] === 1,
+        fillColor: pal[codes[3 * i]], fillOpacity: 0.55});
+    cell.row = i;
     g.addLayer(cell);
 }
+g.bindTooltip(function (cell) { return words(cell.row); }, {sticky: true});
 for (var j = 0; j < edges.length; j += 4) {
-    g.addLayer(L.rectangle([[edges[j + 1], edges[j]], [edges[j + 3], edges[j + 2]]],
-        {color: "#555555", weight: 0.4, fill: false, interactive: false}));
+    g.addLayer(L.rectangle(box(edges, j), {color: "#555555", weight: 0.4, fill: false, interactive: false}));
 }
 g.addTo(map);"""
 RASTER_JS = """L.imageOverlay(%(url)s, %(bounds)s, {"interactive": true}).addTo(map);"""
@@ -109,19 +114,21 @@ var {{ this.get_name() }} = (function (map) {
         self.body = body
 
 
-def _b64(a: np.ndarray) -> str:
-    import base64
-    return json.dumps(base64.b64encode(np.ascontiguousarray(a, dtype="<f8").tobytes()).decode())
+def _shares(rects: np.ndarray, d: Domain) -> np.ndarray:
+    """Rectangles as shares of the domain's width and height (float32): a grid position j / 2^bits is exact in
+    float32 up to 24 bits, and ``xmin + share * width`` in the browser gives back the released coordinate."""
+    lo, size = np.array([d.xmin, d.ymin] * 2), np.array([d.width, d.height] * 2)
+    return ((rects - lo) / size).astype("<f4")
 
 
 def _table(release: Release, shown: np.ndarray, colour: np.ndarray, about: np.ndarray, stroke: np.ndarray
            ) -> np.ndarray:
     """(k, 9) rows [x0, y0, x1, y1, colour, level, noisy, estimate, stroke] of each rectangle ``shown``
-    (coordinates to 5 decimals, counts to 1; noisy NaN when not measured); the tooltip tells of the node
+    (coordinates as released, counts to 1 decimal; noisy NaN when not measured); the tooltip tells of the node
     ``about`` (a piece of a cell speaks for its cell)."""
     t = release.tree
     noisy = np.where(np.isfinite(t.noisy[about]), np.round(t.noisy[about], 1), np.nan)
-    return np.column_stack([np.round(t.rect[shown], 5), colour, t.depth[about], noisy, np.round(t.est[about], 1),
+    return np.column_stack([t.rect[shown], colour, t.depth[about], noisy, np.round(t.est[about], 1),
                             stroke]).astype(float)
 
 
@@ -138,15 +145,30 @@ def cell_table(release: Release, nodes: np.ndarray, colours: Colours) -> tuple[n
     rows = np.concatenate([_table(release, nodes[whole], index[whole], nodes[whole], np.ones(whole.size)),
                            _table(release, pieces, np.where(is_part, 0, index[cell]),
                                   np.where(is_part, pieces, nodes[cell]), is_part)]).reshape(-1, 9)
-    return rows, np.round(release.tree.rect[nodes[split]], 5).reshape(-1, 4)
+    return rows, release.tree.rect[nodes[split]].reshape(-1, 4)
+
+
+def _counts(rows: np.ndarray) -> tuple[str, str]:
+    """The noisy and estimated counts (to one decimal) as base64 and their typed array: float32 while every
+    count is below 2^20 (its error is then under 0.032, and the browser's rounding to a tenth gives the count
+    back exactly), else float64."""
+    counts = rows[:, 6:8]
+    small = not np.isfinite(counts).any() or np.nanmax(np.abs(counts)) < FLOAT32_COUNTS
+    return (b64_table(counts, "<f4"), "Float32Array") if small else (b64_table(counts), "Float64Array")
 
 
 def _cells_js(release: Release, nodes: np.ndarray, colours: Colours) -> str:
-    """The cells as Leaflet rectangles from a compact table (float64, base64), with tooltips of the released
-    counts; every rectangle is a layer of the map, so clicks reach streamlit-folium. folium's GeoJson would
-    embed ~350 bytes of JSON per cell; this sends 72."""
+    """The cells as Leaflet rectangles from compact tables (base64): corners as float32 shares of the domain,
+    the noisy and estimated counts (:func:`_counts`), colour, level and border as uint16: 30 bytes a cell
+    (folium's GeoJson: ~350). One tooltip for the group speaks for the cell under the pointer; every rectangle
+    is a layer of the map, so clicks reach streamlit-folium."""
     rows, edges = cell_table(release, nodes, colours)
-    return CELLS_JS % {"table": _b64(rows), "edges": _b64(edges), "palette": json.dumps(PALETTE)}
+    d = release.domain
+    counts, count_type = _counts(rows)
+    return CELLS_JS % {"domain": json.dumps([d.xmin, d.ymin, d.width, d.height]),
+                       "shape": b64_table(_shares(rows[:, :4], d), "<f4"), "counts": counts, "count_type": count_type,
+                       "codes": b64_table(rows[:, [4, 5, 8]], "<u2"), "edges": b64_table(_shares(edges, d), "<f4"),
+                       "palette": json.dumps(PALETTE), "table_js": TABLE_JS}
 
 
 def _hex_rgba(c: str, alpha: int) -> list[int]:
@@ -319,9 +341,9 @@ def _outline_layer(d: Domain) -> OutlineLayer | None:
     if not is_lon_lat(d.xmin, d.ymin, d.xmax, d.ymax):
         return None   # a non-geographic domain (e.g. metres): country borders would mislead
     mx, my = d.width / 10, d.height / 10
-    fc = countries_json((max(d.xmin - mx, -180), max(d.ymin - my, -90), min(d.xmax + mx, 180),
-                         min(d.ymax + my, 90)))
-    return OutlineLayer(fc) if fc is not None else None
+    packed = countries_packed((max(d.xmin - mx, -180), max(d.ymin - my, -90), min(d.xmax + mx, 180),
+                               min(d.ymax + my, 90)))
+    return OutlineLayer(packed) if packed is not None else None
 
 
 def query_script(rect: tuple[float, ...], typed: bool) -> str:

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import functools
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 from folium.template import Template
 
 from psdviz.present import topojson as tj
 
 from .assets import STATIC_DIR
-from .macros import PlainMacro
+from .macros import TABLE_JS, PlainMacro, b64_table
 
 WORLD_FILE = "world-atlas/countries-110m.json"
 STATES_FILE = "us-atlas/states-10m.json"
@@ -82,21 +84,22 @@ def countries(bounds: tuple[float, float, float, float], static_dir: Path | None
     return {"type": "FeatureCollection", "features": keep}
 
 
-def countries_json(bounds: tuple[float, float, float, float]) -> str | None:
-    """:func:`countries` as compact JSON, or None when there is none to draw: made once per box and file
-    (public inputs only), since every session's map of a domain draws the same outlines."""
+def countries_packed(bounds: tuple[float, float, float, float]) -> PackedOutlines | None:
+    """:func:`countries` packed for the map (:class:`PackedOutlines`), or None when there is none to draw: made
+    once per box and file (public inputs only), since every session's map of a domain draws the same outlines."""
     path = STATIC_DIR / WORLD_FILE
     try:
         mtime = path.stat().st_mtime
     except OSError:
         return None
-    return _countries_json(tuple(float(v) for v in bounds), path.parent.parent, mtime)
+    return _countries_packed(tuple(float(v) for v in bounds), path.parent.parent, mtime)
 
 
 @functools.lru_cache(maxsize=64)
-def _countries_json(bounds: tuple[float, float, float, float], static_dir: Path, mtime: float) -> str | None:
+def _countries_packed(bounds: tuple[float, float, float, float], static_dir: Path, mtime: float
+                      ) -> PackedOutlines | None:
     fc = countries(bounds, static_dir)
-    return json.dumps(fc, separators=(",", ":")) if fc and fc["features"] else None
+    return pack(fc) if fc and fc["features"] else None
 
 
 def state_regions(names: list[str], static_dir: Path | None = None) -> dict[str, dict] | None:
@@ -115,26 +118,62 @@ def state_regions(names: list[str], static_dir: Path | None = None) -> dict[str,
     return out
 
 
+@dataclass(frozen=True)
+class PackedOutlines:
+    """Outlines as three binary tables (base64, :func:`psdviz.ui.macros.b64_table`): rings per feature (uint16),
+    points per ring (uint32), and each point's lon, lat in hundredths of a degree (int16; the outlines are rounded
+    to :data:`DECIMALS`, so ``v / 100`` in the browser is the same number as the GeoJSON's)."""
+
+    features: str
+    rings: str
+    points: str
+
+
+def pack(collection: dict) -> PackedOutlines:
+    """A FeatureCollection of (Multi)Polygons rounded to hundredths as :class:`PackedOutlines`."""
+    rings = [tj.rings(f["geometry"]) for f in collection["features"]]
+    flat = [r for fr in rings for r in fr]
+    xy = np.concatenate(flat) if flat else np.zeros((0, 2))
+    hundredths = np.rint(xy * 10 ** DECIMALS)
+    if np.abs(hundredths).max(initial=0) > np.iinfo(np.int16).max:
+        raise ValueError("outline coordinates beyond +-327.67 degrees cannot be packed (not lon/lat)")
+    return PackedOutlines(b64_table(np.array([len(fr) for fr in rings]), "<u2"),
+                          b64_table(np.array([len(r) for r in flat]), "<u4"), b64_table(hundredths, "<i2"))
+
+
 class OutlineLayer(PlainMacro):
     """Thin grey outlines in their own pane above the cells, not interactive: the pane ignores the
     pointer (CSS pointer-events none) and its own SVG renderer keeps the paths out of the cells'
-    canvas, so clicks, tooltips and drawing still reach the cells below."""
+    canvas, so clicks, tooltips and drawing still reach the cells below. One path a feature, its rings unfilled,
+    from :class:`PackedOutlines` (a third of the GeoJSON's bytes)."""
 
     _template = Template("""
         {% macro script(this, kwargs) %}
         var {{ this.get_name() }} = (function (map) {
+            {{ this.table_js }}
             var pane = map.getPane("outlines") || map.createPane("outlines");
             pane.style.zIndex = 450;
             pane.style.pointerEvents = "none";
-            return L.geoJSON({{ this.data }}, {pane: "outlines", renderer: L.svg({pane: "outlines"}),
-                interactive: false, style: function () {
-                    return {color: "#3c3c3c", weight: 0.8, opacity: 0.7, fill: false};
-                }}).addTo(map);
+            var per = table({{ this.data.features }}, Uint16Array), sizes = table({{ this.data.rings }}, Uint32Array),
+                xy = table({{ this.data.points }}, Int16Array), renderer = L.svg({pane: "outlines"}),
+                g = L.featureGroup(), p = 0, r = 0;
+            for (var f = 0; f < per.length; f++) {
+                var shape = [];
+                for (var k = 0; k < per[f]; k++, r++) {
+                    var ring = [];
+                    for (var end = p + 2 * sizes[r]; p < end; p += 2) { ring.push([xy[p + 1] / 100, xy[p] / 100]); }
+                    shape.push(ring);
+                }
+                g.addLayer(L.polygon(shape, {pane: "outlines", renderer: renderer, interactive: false,
+                    color: "#3c3c3c", weight: 0.8, opacity: 0.7, fill: false}));
+            }
+            return g.addTo(map);
         })({{ this._parent.get_name() }});
         {% endmacro %}
     """)
 
-    def __init__(self, collection: dict | str):
+    def __init__(self, collection: dict | PackedOutlines):
         super().__init__()
         self._name = "OutlineLayer"
-        self.data = collection if isinstance(collection, str) else json.dumps(collection, separators=(",", ":"))
+        self.data = collection if isinstance(collection, PackedOutlines) else pack(collection)
+        self.table_js = TABLE_JS

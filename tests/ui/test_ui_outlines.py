@@ -127,3 +127,27 @@ def test_map_page_outlines_on_by_default_and_toggled_off():
     assert at.session_state["has_outlines"]
     at.toggle(key="show_outlines").set_value(False).run()
     assert not at.exception and not at.session_state["has_outlines"]
+
+
+@needs_files
+def test_packed_outlines_give_back_every_rounded_point_in_a_third_of_the_geojsons_bytes():
+    """The map sends the outlines as binary tables (rings per feature, points per ring, hundredths of a degree):
+    decoded as the browser does (``v / 100``), every point of every ring is the GeoJSON's, in its order."""
+    import base64
+    import json
+
+    from psdviz.io import topojson as tj
+
+    def decoded(text: str, dtype: str) -> np.ndarray:
+        return np.frombuffer(base64.b64decode(json.loads(text)), dtype)
+
+    fc = outlines.countries(outlines.LON_LAT)
+    packed = outlines.pack(fc)
+    per, sizes = decoded(packed.features, "<u2"), decoded(packed.rings, "<u4")
+    xy = decoded(packed.points, "<i2").reshape(-1, 2) / 100
+    rings = [tj.rings(f["geometry"]) for f in fc["features"]]
+    assert per.tolist() == [len(r) for r in rings] and len(per) == 177
+    assert sizes.tolist() == [len(r) for fr in rings for r in fr]
+    assert np.array_equal(xy, np.concatenate([r for fr in rings for r in fr]))
+    size = len(packed.features) + len(packed.rings) + len(packed.points)
+    assert size < len(json.dumps(fc, separators=(",", ":"))) / 2.5
