@@ -40,6 +40,8 @@ def test_the_linked_maps_move_together_and_answer_one_rectangle(pg, server):  # 
     assert abs(same[0] - before[0]["lng"]) > 1          # the left map moved, and the right one with it
     maps.evaluate("() => { map_div2.setZoom(map_div2.getZoom() + 1, {animate: false}); }")   # ... and the other way
     maps.wait_for_function("() => map_div.getZoom() === map_div2.getZoom()")
+    pg.mouse.move(x, box["y"] - 40)                                    # off the map: no tooltip in the picture
+    maps.locator(".leaflet-tooltip").first.wait_for(state="detached")
     pg.screenshot(path=str(ARTIFACTS / "09_teach.png"), full_page=True)
     # one rectangle, drawn on the left map, answered by both releases beside the truth
     pg.frame_locator(MAP_IFRAME).last.locator("a.leaflet-draw-draw-rectangle").click()
