@@ -109,7 +109,7 @@ def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon:
     epsilon = check_epsilon(epsilon)
     warn_large_epsilon(epsilon)
     mech = check_mechanism(unit, mechanism)
-    acct = _accounting(unit, user, max_points_per_window, max_points_per_user, w)
+    acct = _accounting(unit, user is not None, max_points_per_window, max_points_per_user, w)
     if partition not in PARTITIONS:
         raise ParameterError(f"partition must be one of {PARTITIONS} (got {partition!r})")
     if not (isinstance(fanout, str) and fanout == "auto"):
@@ -203,7 +203,7 @@ def unit_over_time(unit: str, span, window="1d", max_points_per_window: int | No
     most a user can keep); one user in any ``w`` consecutive windows."""
     if unit == "event":
         return privacy_unit("event")
-    acct = _accounting(unit, 0, max_points_per_window or 1, max_points_per_user, w)
+    acct = _accounting(unit, True, max_points_per_window or 1, max_points_per_user, w)
     return _unit(acct, TimeAxis.over(span, window).windows)
 
 
@@ -213,17 +213,17 @@ def _unit(acct: Accounting, windows: int) -> PrivacyUnit:
     return privacy_unit(acct.unit, acct.total, acct.w)
 
 
-def _accounting(unit, user, m, total, w) -> Accounting:
-    """The bounds one unit may add, checked before any data is read."""
+def _accounting(unit: str, has_user: bool, m, total, w) -> Accounting:
+    """The bounds one unit may add, checked before any data is read (``has_user``: user ids were given)."""
     if unit == "event":
-        given = [n for n, v in (("user", user), ("max_points_per_window", m), ("max_points_per_user", total),
-                                ("w", w)) if v is not None]
+        given = [n for n, v in (("user", True if has_user else None), ("max_points_per_window", m),
+                                ("max_points_per_user", total), ("w", w)) if v is not None]
         if given:
             raise ParameterError(f"{given[0]} is for unit='user' or 'w-event'; an event-level release protects one "
                                  "event and takes none")
         return Accounting("event")
     if unit == "user":
-        if user is None or m is None or total is None:
+        if not has_user or m is None or total is None:
             raise ParameterError("unit='user' needs user (one id per event), max_points_per_window (m) and "
                                  "max_points_per_user (L, in all, or 'auto' to choose it privately)")
         if w is not None:
@@ -239,7 +239,7 @@ def _accounting(unit, user, m, total, w) -> Accounting:
         raise ParameterError("unit='w-event' needs w, the number of consecutive windows protected")
     if total is not None:
         raise ParameterError("max_points_per_user is for unit='user'; w-event bounds each window only")
-    if (user is None) != (m is None):
+    if has_user != (m is not None):
         raise ParameterError("unit='w-event' with users needs both user and max_points_per_window (m); without "
                              "user each event is its own user (m = 1)")
     m = 1 if m is None else check_int(m, "max_points_per_window", 1, 10_000)
