@@ -28,7 +28,7 @@ def test_neighbouring_counts_audit(rows):
     standard errors; the same draws fail the bound for a third of epsilon (the audit has power)."""
     ex, ey = np.linspace(0, 8, 5), np.linspace(0, 4, 5)
     strategy = plan_strategy(DOM, ex, ey, np.array([[0, 0, 8, 4], [0, 0, 4, 2], [0, 0, 2, 1]]), rows=rows)
-    eps, runs = 2.0, 10_000
+    eps, runs = 2.0, 5_000
     d = np.array([[3, 1, 0, 2], [0, 4, 1, 0], [2, 0, 0, 1], [1, 1, 5, 0]], np.int64)
     d2 = d.copy()
     d2[0, 0] += 1

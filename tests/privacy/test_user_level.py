@@ -90,7 +90,7 @@ def test_one_user_audit():
     users = np.arange(60)
     extra = np.full((8, 2), 0.1)
     d2, u2 = np.vstack([base, extra]), np.r_[users, np.full(8, 999)]
-    runs, eps, k = 3000, 1.0, 8
+    runs, eps, k = 1500, 1.0, 8
 
     def law(pts, us, n=runs, **kw):
         vals = [pv.build(pts, DOM, "ug", eps, seed=s, resolution=8, grid_size=2, **kw).tree.noisy[1]
