@@ -1,7 +1,8 @@
 """The fast lane: ``pytest -m "not slow and not browser"`` (docs/development.md). Files whose tests repeat a
 mechanism many times (privacy audits: D against D' over many runs; variance against simulation), start a
 cluster engine (Spark, Dask) or read every bundled layer cell by cell are marked ``slow`` here, in one place,
-so the fast lane stays a quick check while the full suite (the README's test command) runs everything."""
+so the fast lane stays a quick check while the full suite (the README's test command) runs everything. The
+full suite's files run longest first (``LONGEST_FIRST``) so that its two workers finish together."""
 from __future__ import annotations
 
 from pathlib import Path
