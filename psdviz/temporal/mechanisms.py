@@ -124,12 +124,12 @@ class TreeTimeModel(TreeModel):
         return bool((self.level_sensitivity != self.sensitivity).any())
 
     def for_values(self, noisy: np.ndarray) -> TreeTimeModel:
-        """The model with its ``level_scale`` read from the released ``noisy`` node counts (one L a level; else
-        unchanged)."""
+        """The model with its ``level_scale`` read from the released ``noisy`` node counts (one L a level, each
+        level's sensitivity its L; else unchanged)."""
         if not self.per_level:
             return self
         return TreeTimeModel(self.windows, self.tree.fanout, self.level_epsilon, self.level_sensitivity,
-                             kept_shares(noisy, self.tree))
+                             kept_shares(noisy, self.tree, self.level_sensitivity))
 
     def estimate(self, noisy: np.ndarray) -> np.ndarray:
         scaled = np.asarray(noisy, float) / np.repeat(self.level_scale, self.tree.level_nodes)[None, :]
@@ -147,14 +147,16 @@ class TreeTimeModel(TreeModel):
 MIN_SHARE = 0.05      # a level's share of the root's events is read as at least this (a noisy sum near zero)
 
 
-def kept_shares(noisy: np.ndarray, tree: TimeTree) -> np.ndarray:
+def kept_shares(noisy: np.ndarray, tree: TimeTree, level_bound: np.ndarray) -> np.ndarray:
     """Each level's noisy sum over every cell and node (the whole span) over the root's, clipped to [``MIN_SHARE``,
-    1]: the share of the root's events a level with a smaller L keeps (released values only)."""
+    1]: the share of the root's events a level with a smaller L keeps (released values only). A level whose L is
+    the root's counts the same events: its share is 1 exactly."""
     y = np.asarray(noisy, float)
     sums = np.array([y[:, tree.bounds[d]:tree.bounds[d + 1]].sum() for d in range(tree.levels)])
+    same = np.asarray(level_bound) >= np.asarray(level_bound)[0]
     if not sums[0] > 0:
         return np.ones(tree.levels)
-    return np.clip(sums / sums[0], MIN_SHARE, 1.0)
+    return np.where(same, 1.0, np.clip(sums / sums[0], MIN_SHARE, 1.0))
 
 
 class StreamModel:

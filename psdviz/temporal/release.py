@@ -308,6 +308,8 @@ def _check_ledger_against_model(ledger: Ledger, model, unit: PrivacyUnit, params
         want = _user_bound(params, unit, ledger, model)
     else:
         want = np.full(1, int(params.get("max_points_per_window", 0) or 0), np.int64)
+    if isinstance(model, TreeTimeModel) and any(s.level != d for d, s in enumerate(spends)):
+        raise bad("the time tree's ledger lines must state their levels, from the root (0) down")
     have = model.level_sensitivity if isinstance(model, TreeTimeModel) else np.full(1, model.sensitivity)
     each = np.broadcast_to(want, have.shape) if isinstance(model, TreeTimeModel) else np.full(len(spends), want[0])
     if not (np.array_equal(np.broadcast_to(want, have.shape), have) and len(spends) == each.size
@@ -353,12 +355,15 @@ def _user_bound(params: dict, unit: PrivacyUnit, ledger: Ledger, model) -> np.nd
     bounds = _chosen_levels(levels, bound, tree_levels)
     if not np.isin(bounds, ub.ladder(m, windows)).all():
         raise bad(f"the chosen max_points_per_user {', '.join(map(str, bounds.tolist()))} is not on the public ladder")
+    if (np.diff(bounds) > 0).any():
+        raise bad("the chosen L a level must not grow from the root down (each is at most its ancestors')")
     quantiles = ub.level_quantiles(bounds.size) if bounds.size > 1 else np.array([ub.QUANTILE])
     share = ub.FRACTION * ledger.budget / bounds.size
     lines = [s for s in ledger.spends if s.what.startswith(ub.SPEND)]
     ok = len(lines) == bounds.size and all(
-        s.mechanism == "exponential" and math.isclose(s.sensitivity, ub.score_sensitivity(float(q)), rel_tol=1e-12)
-        and math.isclose(s.epsilon, share, rel_tol=1e-9) for s, q in zip(lines, quantiles))
+        (bounds.size == 1 or s.level == d) and s.mechanism == "exponential"
+        and math.isclose(s.sensitivity, ub.score_sensitivity(float(q)), rel_tol=1e-12)
+        and math.isclose(s.epsilon, share, rel_tol=1e-9) for d, (s, q) in enumerate(zip(lines, quantiles)))
     if not ok:
         raise bad(f"a chosen max_points_per_user needs its ledger lines: the exponential mechanism at "
                   f"{ub.FRACTION:g} of epsilon in all, one line a level, sensitivity max(q, 1 - q) at each level's "

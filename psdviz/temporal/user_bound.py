@@ -81,6 +81,9 @@ def level_quantiles(levels: int) -> np.ndarray:
 def choose_level_bounds(totals: np.ndarray, per_window: int, windows: int, levels: int, epsilon: float,
                         rng: np.random.Generator) -> np.ndarray:
     """One L a level (root first), each drawn by :func:`choose_bound` at ``epsilon / levels`` near its level's
-    quantile (:func:`level_quantiles`)."""
-    return np.asarray([choose_bound(totals, per_window, windows, epsilon / levels, rng, float(q))
-                       for q in level_quantiles(levels)], dtype=np.int64)
+    quantile (:func:`level_quantiles`), then made non-increasing from the root down (each L at most its
+    ancestors': post-processing of the draws, so that a lower level never carries more noise than the root nor
+    raises the partition's group factor)."""
+    eps = epsilon / levels
+    drawn = [choose_bound(totals, per_window, windows, eps, rng, float(q)) for q in level_quantiles(levels)]
+    return np.minimum.accumulate(np.asarray(drawn, dtype=np.int64))

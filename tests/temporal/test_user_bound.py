@@ -148,6 +148,16 @@ def test_the_tree_buys_one_l_a_level_near_its_levels_quantile_and_states_them(tm
     np.testing.assert_array_equal(again.answer([[0, 0, 0.5, 0.5]], 0, 31), rel.answer([[0, 0, 0.5, 0.5]], 0, 31))
 
 
+def test_the_levels_l_never_grow_from_the_root_down():
+    """The draws are independent; each L is then at most its ancestors' (post-processing of released draws): on
+    few users, where draws scatter, every result is non-increasing and on the ladder."""
+    totals = np.random.default_rng(8).integers(1, 30, 12)
+    rng, rungs = np.random.default_rng(9), ub.ladder(1, 64)
+    for _ in range(200):
+        bounds = ub.choose_level_bounds(totals, 1, 64, 3, 0.05, rng)
+        assert (np.diff(bounds) <= 0).all() and np.isin(bounds, rungs).all()
+
+
 def test_each_level_counts_each_users_first_l_of_one_random_order():
     """The release's counts are the mechanism's on the counts of each user's first L_d kept events (one random
     order from the release's stream): rebuilt step by step from the same seed, the noisy values are equal."""
@@ -224,7 +234,8 @@ def test_settings_some_rung_could_not_measure_are_refused_before_the_data():
 
 
 @pytest.mark.parametrize("edit", ["not a rung", "unit", "cheap line", "flag", "partition sensitivity",
-                                  "a level not a rung", "a level's noise", "levels unflagged"])
+                                  "a level not a rung", "a level's noise", "levels unflagged", "levels growing",
+                                  "choice lines' levels", "count lines' levels"])
 def test_a_chosen_bound_the_rule_could_not_have_drawn_is_refused(tmp_path, edit):
     xy, secs, user = _stream(users=500)
     path = tmp_path / "t.json"
@@ -256,6 +267,16 @@ def test_a_chosen_bound_the_rule_could_not_have_drawn_is_refused(tmp_path, edit)
         doc["model"]["level_sensitivity"][-1] = 1
     elif edit == "levels unflagged":
         del params["max_points_per_user_chosen"]
+    elif edit == "levels growing":                   # the leaves' L above the root's, stated consistently
+        levels = params["max_points_per_user_levels"]
+        levels[0], levels[-1] = levels[-1], levels[0]
+        doc["model"]["level_sensitivity"] = levels
+        counts = [s for s in rep["ledger"] if s["what"].startswith("time tree")]
+        counts[0]["sensitivity"], counts[-1]["sensitivity"] = levels[0], levels[-1]
+    elif edit.startswith("choice"):
+        rep["ledger"] = [{**s, "level": 0} if s["what"].startswith(ub.SPEND) else s for s in rep["ledger"]]
+    elif edit.startswith("count"):
+        rep["ledger"] = [{**s, "level": 0} if s["what"].startswith("time tree") else s for s in rep["ledger"]]
     else:
         rep["ledger"] = [{**s, "sensitivity": 1} if s["what"].startswith("partition") else s for s in rep["ledger"]]
     assert bound >= 1 and len(params.get("max_points_per_user_levels", [])) >= 2       # the tree: one L a level
@@ -283,7 +304,8 @@ def test_each_level_is_read_at_the_share_of_the_roots_events_it_keeps():
     tree = TimeTree(4, 4)                                   # a root over four windows
     leaves = np.array([[10.0, 30, 20, 40], [5, 5, 5, 5]])
     noisy = np.hstack([2 * leaves.sum(axis=1, keepdims=True), leaves])
-    np.testing.assert_allclose(kept_shares(noisy, tree), [1.0, 0.5])
+    np.testing.assert_allclose(kept_shares(noisy, tree, np.array([8, 2])), [1.0, 0.5])
+    np.testing.assert_allclose(kept_shares(noisy, tree, np.array([8, 8])), [1.0, 1.0])    # the same L: the same events
     model = TreeTimeModel(4, 4, [0.5, 0.5], [8, 2]).for_values(noisy)
     est = model.estimate(noisy)
     np.testing.assert_allclose(est.sum(axis=1), noisy[:, 0])
