@@ -37,6 +37,8 @@ INTERNAL = {
     ("publish/factory.py", "check_paths"): "a method's tree against its own ledger; a damaged file trips it and "
                                            "its reader raises ReleaseFileError",
     ("query/pyramid.py", "Pyramid.from_grids"): "the grids come from the query model",
+    ("temporal/mechanisms.py", "_tree"): "one L a level and its counts come from build_over_time, never a caller",
+    ("ui/outlines.py", "pack"): "the outlines are psdviz's own bundled lon/lat layers",
     ("query/split_index.py", "SplitIndex.__init__"): "the tree comes from a method or a checked file",
     ("query/split_index.py", "_make_level"): "asked only after the tree's shape was found to fit",
     ("regions/layer.py", "_properties"): "caught beside it and raised again as InputDataError naming the file",
