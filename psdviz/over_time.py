@@ -24,7 +24,7 @@ from .core.privacy_unit import PrivacyUnit
 from .core.rng import make_randomness
 from .core.validation import check_epsilon, check_fraction, check_int, warn_large_epsilon
 from .temporal.axis import TimeAxis, to_seconds
-from .temporal.bounding import bound_in_all, bound_per_window, kept_totals, user_rank
+from .temporal.bounding import bound_per_window, kept_totals, user_rank
 from .temporal.cells import MAX_CELLS, Partition
 from .temporal.mechanisms import (
     Accounting,
@@ -155,12 +155,10 @@ def build_over_time(points, domain: Domain, *, time, span, window="1d", epsilon:
             acct = (_bought_level_bounds(totals, acct.per_window, axis.windows, levels, eps_bound, rnd, ledger, notes)
                     if levels > 1 else _bought_bound(totals, acct.per_window, axis.windows, eps_bound, rnd, ledger,
                                                      notes))
-        if acct.level_totals:
+        if unit == "user":                  # L in all (the largest L, with one a level): bound_in_all's draws
             rank = user_rank(users[kept], ok, rnd.rng)
             ok &= rank < acct.total
             rank = rank[ok]
-        elif unit == "user":
-            ok = bound_in_all(users[kept], ok, acct.total, rnd.rng)
         keep[kept[~ok]] = False
         report["rows_dropped_by_contribution_bounds"] = int((~ok).sum())
     xy, win = xy[keep], win[keep]
@@ -284,11 +282,11 @@ def _bought_level_bounds(totals: np.ndarray, m: int, windows: int, levels: int, 
     """The user-level accounting with one L a level of the tree over time, drawn by
     :func:`psdviz.temporal.user_bound.choose_level_bounds` at ``eps`` in all (its ledger lines and note)."""
     bounds = choose_level_bounds(totals, m, windows, levels, eps, rnd.rng)
-    for d, q in enumerate(level_quantiles(levels)):
+    qs = level_quantiles(levels)
+    for d, q in enumerate(qs):
         ledger.spend(f"{BOUND_SPEND}, level {d}", eps / levels, "exponential", level=d,
                      sensitivity=score_sensitivity(float(q)),
                      note=f"near the {q:.0%} quantile of the users' totals")
-    qs = level_quantiles(levels)
     notes.append(f"L per level of the tree over time, from the whole span to one window: "
                  f"{', '.join(f'{int(b):,}' for b in bounds)}, chosen privately at epsilon {eps:g} in all, near the "
                  f"numbers of events that {qs[0]:.0%} down to {qs[-1]:.0%} of the users do not exceed; a level "

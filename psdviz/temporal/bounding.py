@@ -29,8 +29,6 @@ def _rank_in_group(group: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def _first_per_group(group: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
     """A mask of ``k`` rows of each group chosen uniformly at random (the first k of :func:`_rank_in_group`)."""
-    if group.size == 0:
-        return np.zeros(0, bool)
     return _rank_in_group(group, rng) < k
 
 
@@ -44,11 +42,9 @@ def bound_per_window(user: np.ndarray, window: np.ndarray, per_window: int, rng:
 
 
 def bound_in_all(user: np.ndarray, keep: np.ndarray, total: int, rng: np.random.Generator) -> np.ndarray:
-    """``keep`` (the rows the bound a window kept) narrowed to at most ``total`` (L) rows a user in all."""
-    keep = keep.copy()
-    idx = np.flatnonzero(keep)
-    keep[idx] = _first_per_group(np.asarray(user, np.int64)[idx], total, rng)
-    return keep
+    """``keep`` (the rows the bound a window kept) narrowed to at most ``total`` (L) rows a user in all: the kept
+    rows of :func:`user_rank` below L."""
+    return keep & (user_rank(user, keep, rng) < total)
 
 
 def user_rank(user: np.ndarray, keep: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -394,11 +394,17 @@ def _level_sensitivity(data: dict, s: int, levels: int) -> np.ndarray:
     if "level_sensitivity" not in data:
         return np.full(levels, s, np.int64)
     v = data["level_sensitivity"]
-    if not (isinstance(v, list) and len(v) == levels
-            and all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v) and max(v) == s):
+    if not one_whole_a_level(v, levels, s):
         raise ReleaseFileError("the time tree's level_sensitivity must hold one whole number >= 1 a level, the "
                                "largest equal to its sensitivity")
     return np.asarray(v, np.int64)
+
+
+def one_whole_a_level(v, levels: int, largest: int) -> bool:
+    """Whether a file's ``v`` is a list of ``levels`` whole numbers >= 1 whose largest is ``largest`` (one L or
+    sensitivity a level of the tree over time)."""
+    return (isinstance(v, list) and len(v) == levels and levels >= 1
+            and all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v) and max(v) == largest)
 
 
 def _list(v) -> list:

@@ -41,7 +41,7 @@ from ..query.uniformity import overdispersion
 from . import user_bound as ub
 from .axis import TimeAxis
 from .cells import Partition
-from .mechanisms import FlatModel, StreamModel, TreeTimeModel, model_from_data
+from .mechanisms import FlatModel, StreamModel, TreeTimeModel, model_from_data, one_whole_a_level
 
 FORMAT = "psdviz-over-time"
 KIND = "over-time"
@@ -376,8 +376,7 @@ def _chosen_levels(levels, bound: int, tree_levels: int) -> np.ndarray:
     a tree of more than one level, the largest ``max_points_per_user``), or the one L."""
     if levels is None:
         return np.full(1, bound, np.int64)
-    whole = isinstance(levels, list) and all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in levels)
-    if not (whole and len(levels) == tree_levels > 1 and max(levels) == bound):
+    if not (tree_levels > 1 and one_whole_a_level(levels, tree_levels, bound)):
         raise bad("max_points_per_user_levels must hold one whole number a level of the tree over time, the largest "
                   "equal to max_points_per_user")
     return np.asarray(levels, np.int64)

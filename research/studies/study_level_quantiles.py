@@ -33,12 +33,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "research" / "studies"))
 import bench_time as bt  # noqa: E402
-from study_user_bound import TUNING  # noqa: E402
+from study_user_bound import TUNING, tuning_stream  # noqa: E402
 
-import psdviz as pv  # noqa: E402
 from psdviz.core.noise import geometric_noise, geometric_variance  # noqa: E402
 from psdviz.lab.metrics import relative_error  # noqa: E402
-from psdviz.lab.synthetic import event_stream  # noqa: E402
 from psdviz.temporal.bounding import bound_per_window, kept_totals  # noqa: E402
 from psdviz.temporal.mechanisms import choose_fanout  # noqa: E402
 from psdviz.temporal.timetree import TimeTree, TreeModel  # noqa: E402
@@ -60,15 +58,9 @@ def level_bounds(totals: np.ndarray, m: int, windows: int, levels: int, q_leaf: 
 
 
 def stream_cells(setting, seed: int) -> dict:
-    users, rate, spread, windows = setting
-    rng = np.random.default_rng(seed)
-    xy, secs, user = event_stream(users, windows, bt.DOM, rng, rate=rate, spread_of_activity=spread)
-    window = secs // 86_400
-    rects = bt.rectangles(rng)
-    truth = np.stack([pv.true_answer(xy[window == t], rects) for t in range(windows)])
-    cum = np.vstack([np.zeros(len(rects)), np.cumsum(truth, axis=0)])
+    windows = setting[3]
+    rng, xy, secs, user, window, rects, cum, starts = tuning_stream(setting, seed)
     lengths = dict(zip(bt.RANGES, (1, 7, 30, windows)))
-    starts = {name: rng.integers(0, windows - r + 1, 20) for name, r in lengths.items()}
     keep = bound_per_window(user, window, bt.M, rng)
     totals = kept_totals(user, keep)
     kept = np.flatnonzero(keep)

@@ -52,7 +52,9 @@ def errors(xy, secs, user, windows: int, bound: int, rects, starts, cum) -> list
     return out
 
 
-def stream_cells(setting, seed: int) -> dict:
+def tuning_stream(setting, seed: int):
+    """One tuning stream and what it is measured on: (rng, xy, seconds, user, window, rectangles, the rectangles'
+    cumulative true counts over the windows, the 20 starts of each range length)."""
     users, rate, spread, windows = setting
     rng = np.random.default_rng(seed)
     xy, secs, user = event_stream(users, windows, bt.DOM, rng, rate=rate, spread_of_activity=spread)
@@ -61,6 +63,12 @@ def stream_cells(setting, seed: int) -> dict:
     truth = np.stack([pv.true_answer(xy[window == t], rects) for t in range(windows)])
     cum = np.vstack([np.zeros(len(rects)), np.cumsum(truth, axis=0)])
     starts = {name: rng.integers(0, windows - r + 1, 20) for name, r in zip(bt.RANGES, (1, 7, 30, windows))}
+    return rng, xy, secs, user, window, rects, cum, starts
+
+
+def stream_cells(setting, seed: int) -> dict:
+    windows = setting[3]
+    rng, xy, secs, user, window, rects, cum, starts = tuning_stream(setting, seed)
     totals = kept_totals(user, bound_per_window(user, window, bt.M, rng))
     rungs = ladder(bt.M, windows)
     out = {}
